@@ -1,0 +1,18 @@
+/**
+ * The trust boundary for folders an agent names (DESIGN.md §2): `projectRoot`, `targetDirectory`, ... must lie inside
+ * the allowed roots — the client's MCP roots when it offers them, else `--allow-root` / WORKGRAPH_ALLOWED_ROOTS, else
+ * the user's home folder and the system temp folder.
+ */
+export interface PathPolicy {
+  /**
+   * Resolves `path` (absolute, symlinks followed) and checks it is inside an allowed root.
+   * @param field the argument name, used in the error message.
+   * @param opts.mustExist default true: the folder must exist and be a directory.
+   * @returns the resolved real path.
+   * @throws PathNotAllowedError outside the roots; UnsafePathError for NUL bytes; InvalidArgumentsError when it must
+   *   exist and does not, or is not a directory.
+   */
+  resolveAllowedDirectory(path: string, field: string, opts?: { mustExist?: boolean }): Promise<string>;
+  /** The roots currently in force (resolved real paths). */
+  allowedRoots(): Promise<string[]>;
+}

@@ -1,0 +1,24 @@
+/**
+ * Injection tokens. Each module adds its own section; a token is declared once and imported where it is injected.
+ */
+export const Tokens = {
+  // foundation
+  Config: Symbol.for('workgraph.Config'),
+  Logger: Symbol.for('workgraph.Logger'),
+  Clock: Symbol.for('workgraph.Clock'),
+  PathPolicy: Symbol.for('workgraph.PathPolicy'),
+  ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
+  SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
+  ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
+
+  // workflow module
+  WorkflowStorage: Symbol.for('workgraph.WorkflowStorage'),
+  ConditionEvaluator: Symbol.for('workgraph.ConditionEvaluator'),
+  ValidationEngine: Symbol.for('workgraph.ValidationEngine'),
+  ListWorkflows: Symbol.for('workgraph.ListWorkflows'),
+  GetWorkflow: Symbol.for('workgraph.GetWorkflow'),
+  GetNextStep: Symbol.for('workgraph.GetNextStep'),
+  ValidateStepOutput: Symbol.for('workgraph.ValidateStepOutput'),
+  ValidateWorkflowJson: Symbol.for('workgraph.ValidateWorkflowJson'),
+  GetWorkflowSchema: Symbol.for('workgraph.GetWorkflowSchema'),
+} as const;

@@ -1,0 +1,217 @@
+/**
+ * The one errors module of workgraph.
+ *
+ * Every error a use case throws is a {@link WorkgraphError} with a stable, snake_case `code`. The RPC layer maps
+ * errors to MCP results in one place (`infrastructure/rpc/error-mapper.ts`): the code goes into
+ * `_meta["workgraph/errorCode"]` and at the start of the text, the message follows. Messages are one line, name the
+ * field, file or id at fault, and say what was expected. Structured fields are kept on `details` for programmatic use.
+ *
+ * Codes are part of the public contract (spec/mcp-api.md): never rename one, only add.
+ */
+
+/** Stable error codes. */
+export const ErrorCodes = {
+  InvalidArguments: 'invalid_arguments',
+  NotFound: 'not_found',
+  InvalidWorkflow: 'invalid_workflow',
+  InvalidGraph: 'invalid_graph',
+  PathNotAllowed: 'path_not_allowed',
+  UnsafePath: 'unsafe_path',
+  AlreadyExists: 'already_exists',
+  InvalidTransition: 'invalid_transition',
+  Conflict: 'conflict',
+  CycleDetected: 'cycle_detected',
+  HasDependents: 'has_dependents',
+  ExecutionLimit: 'execution_limit',
+  ExpressionError: 'expression_error',
+  ExternalToolError: 'external_tool_error',
+  CommandFailed: 'command_failed',
+  Cancelled: 'cancelled',
+  StorageError: 'storage_error',
+  LockError: 'lock_error',
+  Internal: 'internal_error',
+} as const;
+
+export type ErrorCode = (typeof ErrorCodes)[keyof typeof ErrorCodes];
+
+/** Base class of every error workgraph throws on purpose. */
+export class WorkgraphError extends Error {
+  /** Stable machine-readable code. */
+  readonly code: ErrorCode;
+  /** Structured fields describing the failure (ids, paths, statuses). Never contains secrets or whole inputs. */
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(oneLine(message), options);
+    this.name = new.target.name;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/**
+ * Thrown when input does not have the expected shape or value: a tool argument failing its JSON Schema, an unknown
+ * step id, a malformed condition. `field` names the offending field as a JSON pointer or dotted path when known.
+ */
+export class InvalidArgumentsError extends WorkgraphError {
+  constructor(message: string, readonly field?: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.InvalidArguments, message, { ...details, ...(field !== undefined ? { field } : {}) });
+  }
+}
+
+/** Thrown when a named thing (workflow, step, project, node, execution, tool) does not exist. */
+export class NotFoundError extends WorkgraphError {
+  constructor(readonly kind: string, readonly id: string, message?: string) {
+    super(ErrorCodes.NotFound, message ?? `${kind} '${id}' not found`, { kind, id });
+  }
+}
+
+/** Thrown when a workflow file exists but is invalid (bad JSON or fails the workflow schema); says which file and why. */
+export class InvalidWorkflowError extends WorkgraphError {
+  constructor(readonly workflowId: string, readonly file: string | undefined, readonly reason: string) {
+    super(ErrorCodes.InvalidWorkflow, `workflow '${workflowId}' is invalid${file ? ` (${file})` : ''}: ${reason}`, {
+      workflowId,
+      file,
+      reason,
+    });
+  }
+}
+
+/** Thrown when a graph config fails to load: schema, references, reachability, expression syntax, name clashes. */
+export class InvalidGraphError extends WorkgraphError {
+  constructor(message: string, details: { file?: string; tool?: string; node?: string; line?: number } = {}) {
+    super(ErrorCodes.InvalidGraph, message, details);
+  }
+}
+
+/** Thrown when a folder an agent names (projectRoot, targetDirectory) lies outside the allowed roots. */
+export class PathNotAllowedError extends WorkgraphError {
+  constructor(readonly path: string, readonly roots: readonly string[], field?: string) {
+    super(
+      ErrorCodes.PathNotAllowed,
+      `${field ? `${field}: ` : ''}'${path}' is outside the allowed roots (${roots.join(', ') || 'none'})`,
+      { path, roots, field },
+    );
+  }
+}
+
+/**
+ * Thrown when an id or file name could escape its folder: `..` segments, absolute paths, NUL bytes, path separators
+ * where a plain name is expected, or a symlink resolving outside the folder.
+ */
+export class UnsafePathError extends WorkgraphError {
+  constructor(readonly value: string, readonly reason: string, field?: string) {
+    super(ErrorCodes.UnsafePath, `${field ? `${field}: ` : ''}${JSON.stringify(value)} is not a safe name: ${reason}`, {
+      value,
+      reason,
+      field,
+    });
+  }
+}
+
+/** Thrown when creating something that already exists and the caller did not ask to replace it. */
+export class AlreadyExistsError extends WorkgraphError {
+  constructor(readonly kind: string, readonly id: string, hint?: string) {
+    super(ErrorCodes.AlreadyExists, `${kind} '${id}' already exists${hint ? `; ${hint}` : ''}`, { kind, id });
+  }
+}
+
+/**
+ * Thrown when a state machine refuses a transition (tasks). The message states the current status and which calls
+ * are allowed from it.
+ */
+export class InvalidTransitionError extends WorkgraphError {
+  constructor(
+    readonly entity: string,
+    readonly from: string,
+    readonly attempted: string,
+    readonly allowed: readonly string[],
+  ) {
+    super(
+      ErrorCodes.InvalidTransition,
+      `${entity} is ${from}; ${attempted} is not allowed from ${from}` +
+        (allowed.length ? ` (allowed: ${allowed.join(', ')})` : ' (no further calls are allowed)'),
+      { entity, from, attempted, allowed },
+    );
+  }
+}
+
+/** Thrown when a compare-and-swap lost a race: the state changed between read and write (another process won). */
+export class ConflictError extends WorkgraphError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.Conflict, message, details);
+  }
+}
+
+/** Thrown when a dependency graph has a cycle; `cycle` lists it, first id repeated at the end (`a -> b -> a`). */
+export class CycleDetectedError extends WorkgraphError {
+  constructor(readonly cycle: readonly string[]) {
+    super(ErrorCodes.CycleDetected, `dependency cycle: ${cycle.join(' -> ')}`, { cycle });
+  }
+}
+
+/** Thrown when an operation is refused because other items depend on the target (e.g. resetting a task). */
+export class HasDependentsError extends WorkgraphError {
+  constructor(message: string, readonly dependents: readonly string[]) {
+    super(ErrorCodes.HasDependents, message, { dependents });
+  }
+}
+
+/** Thrown when a run exceeds a configured limit (node executions, time, output size, iterations). */
+export class ExecutionLimitError extends WorkgraphError {
+  constructor(readonly limit: string, readonly value: number, message?: string) {
+    super(ErrorCodes.ExecutionLimit, message ?? `execution limit ${limit} (${value}) exceeded`, { limit, value });
+  }
+}
+
+/** Thrown when a JSONata / JSON Logic expression fails to compile or evaluate (syntax, runtime, time or depth limit). */
+export class ExpressionError extends WorkgraphError {
+  constructor(message: string, details: { node?: string; expression?: string; position?: number } = {}) {
+    super(ErrorCodes.ExpressionError, message, details);
+  }
+}
+
+/** Thrown when an external MCP tool called by a graph fails (isError, transport error, server exit). */
+export class ExternalToolError extends WorkgraphError {
+  constructor(message: string, details: { node?: string; server?: string; tool?: string; stderrTail?: string } = {}) {
+    super(ErrorCodes.ExternalToolError, message, details);
+  }
+}
+
+/** Thrown when a command could not be started at all (not when it exits non-zero: that is a result). */
+export class CommandFailedError extends WorkgraphError {
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(ErrorCodes.CommandFailed, message, details);
+  }
+}
+
+/** Thrown when the caller cancelled the operation (MCP notifications/cancelled, AbortSignal). */
+export class CancelledError extends WorkgraphError {
+  constructor(message = 'operation cancelled') {
+    super(ErrorCodes.Cancelled, message);
+  }
+}
+
+/** Thrown when reading or writing a data file fails (I/O error, corrupt file that cannot be worked around). */
+export class StorageError extends WorkgraphError {
+  constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(ErrorCodes.StorageError, message, details, options);
+  }
+}
+
+/** Thrown when a cross-process lock cannot be taken in time, or was compromised while held. */
+export class LockError extends WorkgraphError {
+  constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(ErrorCodes.LockError, message, details, options);
+  }
+}
+
+/** Collapse a message to one line: error texts go into one-line tool results and `file:line:col: message` output. */
+export function oneLine(message: string): string {
+  return message.replace(/\s*[\r\n]+\s*/g, ' ').trim();
+}
+
+/** Narrowing helper. */
+export function isWorkgraphError(e: unknown): e is WorkgraphError {
+  return e instanceof WorkgraphError;
+}

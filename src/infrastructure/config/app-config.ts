@@ -1,0 +1,29 @@
+/** A workflow source folder, in override order (later sources override earlier ones by workflow id). */
+export interface WorkflowSource {
+  dir: string;
+  /** Label reported by workflow_list: `bundled`, `project`, `env`, `flag`. */
+  source: string;
+}
+
+/**
+ * Resolved configuration of one server or CLI process (flags beat environment variables beat defaults; see
+ * `src/cli/resolve-config.ts`).
+ */
+export interface AppConfig {
+  /** workgraph's package version. */
+  version: string;
+  /** Workflow folders in override order: bundled, ./workflows, WORKGRAPH_WORKFLOWS_PATH, --workflows. */
+  workflowSources: WorkflowSource[];
+  /** Graph files or folders (--graphs, WORKGRAPH_GRAPHS_PATH). Default none. */
+  graphPaths: string[];
+  /** Default `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
+  dataDir: string;
+  /** Explicit allowed roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS). Empty means: client roots, else home + temp. */
+  allowedRoots: string[];
+  /** pino level. Default `info`. */
+  logLevel: string;
+  /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
+  knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
+  workflowCacheTtlMs: number;
+}

@@ -1,0 +1,6 @@
+import type { ToolDefinition } from '../tool-definition';
+
+/** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
+export function builtinTools(): ToolDefinition[] {
+  return [];
+}
