@@ -1,0 +1,178 @@
+import { fileURLToPath } from 'node:url';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  type JSONRPCRequest,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext } from '../../application/ports/call-context';
+import type { Logger } from '../../application/ports/logger';
+import type { Sampler } from '../../application/ports/sampler';
+import type { PinoLogger, LogLevel } from '../logging/pino-logger';
+import type { AllowedRootsPolicy } from '../paths/allowed-roots-policy';
+import { toJsonRpcError } from './error-mapper';
+import { JsonRpcErrorCodes } from './json-rpc-codes';
+import type { ToolDispatcher } from './tool-dispatcher';
+import type { ToolRegistry } from './tool-registry';
+
+export interface WorkgraphServerDeps {
+  version: string;
+  registry: ToolRegistry;
+  dispatcher: ToolDispatcher;
+  logger: Logger;
+  /** When given, log entries are forwarded as notifications/message once the client sets a level. */
+  pinoLogger?: PinoLogger;
+  /** When given, the client's MCP roots become the allowed roots. */
+  pathPolicy?: AllowedRootsPolicy;
+  /** Aborted when the server shuts down; every call's signal follows it. */
+  shutdownSignal: AbortSignal;
+}
+
+type RequestExtra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+};
+
+const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
+
+/**
+ * The MCP server: the SDK's low-level `Server` with the tool registry behind `tools/list` and `tools/call`, the plain
+ * JSON-RPC workflow methods, client roots and sampling, and MCP logging.
+ */
+export class WorkgraphServer {
+  readonly sdk: Server;
+  private mcpLogLevel?: LoggingLevel;
+  private rootsCache?: Promise<string[] | undefined>;
+
+  constructor(private readonly deps: WorkgraphServerDeps) {
+    this.sdk = new Server(
+      { name: 'workgraph', version: deps.version },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions:
+          'workgraph: guided workflows (workflow_*), graph tools, a task DAG whose validation commands the server runs, and a knowledge graph.',
+      },
+    );
+    this.installHandlers();
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.sdk.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.sdk.close().catch(() => undefined);
+  }
+
+  private installHandlers(): void {
+    const { registry, dispatcher } = this.deps;
+
+    this.sdk.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: registry.list().map((t) => ({
+        name: t.name,
+        ...(t.title ? { title: t.title } : {}),
+        description: t.description,
+        inputSchema: t.inputSchema as { type: 'object' },
+        outputSchema: t.outputSchema as { type: 'object' },
+        annotations: t.annotations,
+      })),
+    }));
+
+    this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const def = registry.get(request.params.name);
+      if (!def) throw new McpError(JsonRpcErrorCodes.InvalidParams, `Unknown tool: ${request.params.name}`);
+      return dispatcher.callTool(def, request.params.arguments, this.callContext(extra as unknown as RequestExtra));
+    });
+
+    // Plain JSON-RPC methods (workflow_*), answered before or without initialize; anything else is -32601.
+    this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
+      const def = registry.get(request.method);
+      if (!def || !def.plainMethod) {
+        throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+      }
+      const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      try {
+        const { value } = await dispatcher.run(def, params, this.callContext(extra as unknown as RequestExtra));
+        return value as Record<string, unknown>;
+      } catch (e) {
+        throw toJsonRpcError(e, this.deps.logger);
+      }
+    };
+
+    // MCP logging: forward only once the client asked for it, at the level it asked for.
+    this.sdk.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      this.mcpLogLevel = request.params.level;
+      return {};
+    });
+    this.deps.pinoLogger?.addSink((level, msg, fields) => {
+      if (!this.mcpLogLevel) return;
+      const mcpLevel = TO_MCP_LEVEL[level];
+      if (LEVELS.indexOf(mcpLevel) < LEVELS.indexOf(this.mcpLogLevel)) return;
+      void this.sdk.sendLoggingMessage({ level: mcpLevel, logger: 'workgraph', data: { msg, ...fields } }).catch(() => undefined);
+    });
+
+    registry.onChange(() => {
+      if (this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
+    });
+
+    this.sdk.oninitialized = () => {
+      const caps = this.sdk.getClientCapabilities();
+      if (caps?.roots && this.deps.pathPolicy) {
+        this.deps.pathPolicy.setClientRootsProvider(() => (this.rootsCache ??= this.fetchClientRoots()));
+      }
+    };
+    this.sdk.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      this.rootsCache = undefined;
+    });
+  }
+
+  private async fetchClientRoots(): Promise<string[] | undefined> {
+    try {
+      const { roots } = await this.sdk.listRoots(undefined, { timeout: 10_000 });
+      return roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
+    } catch (e) {
+      this.rootsCache = undefined;
+      this.deps.logger.warn('could not list client roots; using the configured roots', { err: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  private callContext(extra: RequestExtra): CallContext {
+    const signal = AbortSignal.any([extra.signal, this.deps.shutdownSignal]);
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? () => undefined
+        : (value: number, total?: number, message?: string) => {
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+              })
+              .catch(() => undefined);
+          };
+    return { signal, progress, sampler: this.sampler() };
+  }
+
+  private sampler(): Sampler | undefined {
+    if (!this.sdk.getClientCapabilities()?.sampling) return undefined;
+    return {
+      complete: async ({ systemPrompt, prompt, maxTokens }, signal) => {
+        const result = await this.sdk.createMessage(
+          { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], systemPrompt, maxTokens },
+          { signal, timeout: 5 * 60_000 },
+        );
+        const content = Array.isArray(result.content) ? result.content[0] : result.content;
+        if (!content || content.type !== 'text') throw new Error('the client answered the sampling request without text');
+        return content.text;
+      },
+    };
+  }
+}
