@@ -10,6 +10,7 @@ export const Tokens = {
   ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
+  Lifecycle: Symbol.for('workgraph.Lifecycle'),
 
   // workflow module
   WorkflowStorage: Symbol.for('workgraph.WorkflowStorage'),

@@ -1,0 +1,13 @@
+import { Option, type Command } from 'commander';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+/** Adds the options shared by commands that load workflows, graphs or data (flags beat environment variables). */
+export function withCommonOptions(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('--workflows <dir>', 'workflow folder, repeatable (env WORKGRAPH_WORKFLOWS_PATH)').argParser(collect))
+    .addOption(new Option('--graphs <path>', 'graph file or folder, repeatable (env WORKGRAPH_GRAPHS_PATH)').argParser(collect))
+    .addOption(new Option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)'))
+    .addOption(new Option('--allow-root <dir>', 'folder agents may name as projectRoot/targetDirectory, repeatable (env WORKGRAPH_ALLOWED_ROOTS)').argParser(collect))
+    .addOption(new Option('--log-level <level>', 'stderr log level').choices(['debug', 'info', 'warn', 'error', 'silent']).default(undefined));
+}

@@ -1,0 +1,31 @@
+import { Command } from 'commander';
+import { withCommonOptions } from './common-options';
+import { resolveConfig, type CommonFlags } from '../resolve-config';
+
+/** `workgraph serve`: MCP over stdio. Modules are loaded here, lazily, so `--help` stays fast. */
+export function serveCommand(): Command {
+  return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)')).action(
+    async (flags: CommonFlags) => {
+      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
+      const { createContainer } = await import('../../di/container');
+      const { runServer } = await import('../../infrastructure/rpc/run-server');
+      const config = resolveConfig(flags);
+      const logger = PinoLogger.create(config.logLevel);
+      process.on('uncaughtException', (e) => {
+        logger.error('uncaught exception', { err: e.message, stack: e.stack });
+        process.exit(1);
+      });
+      const running = await runServer({
+        container: createContainer(config, logger),
+        input: process.stdin,
+        output: process.stdout,
+        pinoLogger: logger,
+      });
+      const stop = () => void running.stop();
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+      await running.closed;
+      process.exit(0);
+    },
+  );
+}

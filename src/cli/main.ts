@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+import 'reflect-metadata';
+import { runCli } from './program';
+
+void runCli(process.argv).then((code) => {
+  if (code !== undefined) process.exitCode = code;
+});

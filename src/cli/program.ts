@@ -1,0 +1,41 @@
+import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../infrastructure/config/package-root';
+import { serveCommand } from './commands/serve-command';
+import { validateCommand } from './commands/validate-command';
+import { listCommand } from './commands/list-command';
+
+/** Exit codes of the CLI. */
+export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
+
+/** The `workgraph` program: `serve` (the default), `validate`, `list`, and the module commands. */
+export function buildProgram(): Command {
+  const program = new Command('workgraph')
+    .description('An MCP server that keeps AI coding agents on rails: guided workflows, tool graphs, task DAGs, a knowledge graph.')
+    .version(packageVersion(), '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  program.addCommand(serveCommand(), { isDefault: true });
+  program.addCommand(validateCommand());
+  program.addCommand(listCommand());
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/**
+ * Runs the CLI. Returns the exit code for commands that finish (serve keeps running and returns undefined).
+ * Usage errors exit 2, `--help`/`--version` exit 0.
+ */
+export async function runCli(argv: string[]): Promise<number | undefined> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return undefined;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return ExitCodes.Ok;
+      return e.exitCode === 0 ? ExitCodes.Ok : ExitCodes.Usage;
+    }
+    process.stderr.write(`workgraph: ${(e as Error).message}\n`);
+    return ExitCodes.Problems;
+  }
+}

@@ -1,0 +1,85 @@
+import type { Readable, Writable } from 'node:stream';
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from '../../application/ports/logger';
+import type { WorkflowStorage } from '../../application/ports/workflow-storage';
+import { Tokens } from '../../di/tokens';
+import type { AppConfig } from '../config/app-config';
+import type { Lifecycle } from '../lifecycle/lifecycle';
+import type { PinoLogger } from '../logging/pino-logger';
+import type { AllowedRootsPolicy } from '../paths/allowed-roots-policy';
+import { LineTransport, type LineTransportOptions } from './line-transport';
+import { WorkgraphServer } from './mcp-server';
+import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
+import type { ToolRegistry } from './tool-registry';
+import { builtinTools } from './tools';
+
+export interface RunServerOptions {
+  container: DependencyContainer;
+  input: Readable;
+  output: Writable;
+  pinoLogger?: PinoLogger;
+  transport?: LineTransportOptions;
+}
+
+export interface RunningServer {
+  server: WorkgraphServer;
+  /** Resolves once the session has ended and every shutdown hook has run. */
+  closed: Promise<void>;
+  /** Ends the session (as if stdin had ended). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves MCP on the given streams until the input ends, the output breaks or `stop()` is called; then runs the
+ * shutdown hooks (children killed, clients closed).
+ */
+export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
+  const c = opts.container;
+  const config = c.resolve<AppConfig>(Tokens.Config);
+  const logger = c.resolve<Logger>(Tokens.Logger);
+  const lifecycle = c.resolve<Lifecycle>(Tokens.Lifecycle);
+  const registry = c.resolve<ToolRegistry>(Tokens.ToolRegistry);
+  registry.register(builtinTools(), 'builtin');
+
+  const dispatcher = new ToolDispatcher(
+    () => c.resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
+    (token) => c.resolve(token),
+    logger,
+  );
+  const server = new WorkgraphServer({
+    version: config.version,
+    registry,
+    dispatcher,
+    logger,
+    pinoLogger: opts.pinoLogger,
+    pathPolicy: c.resolve<AllowedRootsPolicy>(Tokens.PathPolicy),
+    shutdownSignal: lifecycle.signal,
+  });
+  const transport = new LineTransport(opts.input, opts.output, opts.transport);
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  transport.onclose = () => {
+    void lifecycle.shutdown().then(resolveClosed);
+  };
+  transport.onerror = (e) => logger.debug('transport error', { err: e.message });
+  await server.connect(transport);
+
+  void announce(c, config, registry, logger);
+  return { server, closed, stop: () => transport.close().then(() => closed) };
+}
+
+/** The start line on stderr: version, tool count, workflow and graph counts, data dir. */
+async function announce(c: DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
+  let workflows = 'workflows unknown';
+  try {
+    const listing = await c.resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
+    workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
+  } catch (e) {
+    logger.warn('could not list workflows at start', { err: (e as Error).message });
+  }
+  const graphTools = registry.list().filter((t) => t.module === 'graph').length;
+  logger.info(
+    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tools, data dir ${config.dataDir}`,
+  );
+}
