@@ -22,4 +22,7 @@ export const Tokens = {
   ValidateStepOutput: Symbol.for('workgraph.ValidateStepOutput'),
   ValidateWorkflowJson: Symbol.for('workgraph.ValidateWorkflowJson'),
   GetWorkflowSchema: Symbol.for('workgraph.GetWorkflowSchema'),
+  /** The parsed spec/workflow.schema.json (loaded lazily from the package root). */
+  WorkflowSchema: Symbol.for('workgraph.WorkflowSchema'),
+  WorkflowDocumentChecker: Symbol.for('workgraph.WorkflowDocumentChecker'),
 } as const;
