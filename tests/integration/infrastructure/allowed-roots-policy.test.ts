@@ -1,0 +1,58 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { AllowedRootsPolicy } from '../../../src/infrastructure/paths/allowed-roots-policy';
+
+describe('AllowedRootsPolicy', () => {
+  let root: string;
+  let outside: string;
+  beforeEach(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-roots-')));
+    outside = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-out-')));
+    fs.mkdirSync(path.join(root, 'proj'));
+  });
+  afterEach(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+
+  it('accepts a folder inside an explicit root and returns its real path', async () => {
+    const p = new AllowedRootsPolicy([root]);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'projectRoot')).resolves.toBe(path.join(root, 'proj'));
+  });
+
+  it('refuses folders outside, `..` escapes and symlinks pointing out', async () => {
+    const p = new AllowedRootsPolicy([root]);
+    await expect(p.resolveAllowedDirectory(outside, 'projectRoot')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj', '..', '..', path.basename(outside)), 'projectRoot')).rejects.toMatchObject({
+      code: 'path_not_allowed',
+    });
+    fs.symlinkSync(outside, path.join(root, 'link'));
+    await expect(p.resolveAllowedDirectory(path.join(root, 'link'), 'projectRoot')).rejects.toThrow(/projectRoot: .* outside the allowed roots/);
+  });
+
+  it('refuses NUL bytes, relative paths, missing folders and files', async () => {
+    const p = new AllowedRootsPolicy([root]);
+    await expect(p.resolveAllowedDirectory(root + '/a\0b', 'f')).rejects.toMatchObject({ code: 'unsafe_path' });
+    await expect(p.resolveAllowedDirectory('relative/x', 'f')).rejects.toThrow(/absolute/);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'missing'), 'f')).rejects.toThrow(/does not exist/);
+    fs.writeFileSync(path.join(root, 'file'), 'x');
+    await expect(p.resolveAllowedDirectory(path.join(root, 'file'), 'f')).rejects.toThrow(/not a directory/);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'missing'), 'f', { mustExist: false })).resolves.toBe(path.join(root, 'missing'));
+  });
+
+  it('prefers the client roots when the client offers some', async () => {
+    const p = new AllowedRootsPolicy([root]);
+    p.setClientRootsProvider(async () => [outside]);
+    await expect(p.resolveAllowedDirectory(outside, 'f')).resolves.toBe(outside);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    p.setClientRootsProvider(async () => []);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).resolves.toBeTruthy();
+  });
+
+  it('defaults to the home and temp folders', async () => {
+    const roots = await new AllowedRootsPolicy([]).allowedRoots();
+    expect(roots).toContain(fs.realpathSync(os.tmpdir()));
+    expect(roots).toContain(fs.realpathSync(os.homedir()));
+  });
+});
