@@ -1,0 +1,4 @@
+/** Makes new unique ids (knowledge nodes added without one). */
+export interface IdGenerator {
+  next(): string;
+}
