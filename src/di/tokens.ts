@@ -25,4 +25,13 @@ export const Tokens = {
   /** The parsed spec/workflow.schema.json (loaded lazily from the package root). */
   WorkflowSchema: Symbol.for('workgraph.WorkflowSchema'),
   WorkflowDocumentChecker: Symbol.for('workgraph.WorkflowDocumentChecker'),
+
+  // knowledge module
+  KnowledgeStore: Symbol.for('workgraph.KnowledgeStore'),
+  KnowledgeIdGenerator: Symbol.for('workgraph.KnowledgeIdGenerator'),
+  AddKnowledgeNodes: Symbol.for('workgraph.AddKnowledgeNodes'),
+  ListKnowledgeNodes: Symbol.for('workgraph.ListKnowledgeNodes'),
+  GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
+  DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
+  RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
 } as const;
