@@ -1,0 +1,59 @@
+// Shared helpers of the benchmarks: spawn servers through the SDK client, statistics, one JSON line per figure.
+const path = require('node:path');
+const fs = require('node:fs');
+const os = require('node:os');
+const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
+const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+
+const ROOT = path.resolve(__dirname, '..');
+const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
+const ECHO = path.join(__dirname, 'fixtures', 'echo-server.js');
+
+function tempDir(prefix) {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+}
+
+function cleanEnv(extra = {}) {
+  const env = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKGRAPH_')) env[k] = v;
+  return { ...env, WORKGRAPH_LOG_LEVEL: 'warn', ...extra };
+}
+
+async function connect(command, args, env) {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'ignore' });
+  const client = new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {} });
+  await client.connect(transport);
+  return client;
+}
+
+function workgraph(extraArgs = [], env = {}) {
+  return connect(process.execPath, [CLI, 'serve', ...extraArgs], cleanEnv(env));
+}
+
+function echoServer() {
+  return connect(process.execPath, [ECHO], cleanEnv());
+}
+
+function quantile(sorted, q) {
+  if (sorted.length === 0) return NaN;
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[i];
+}
+
+function stats(samples) {
+  const s = [...samples].sort((a, b) => a - b);
+  return { median: quantile(s, 0.5), p99: quantile(s, 0.99), min: s[0], n: s.length };
+}
+
+/** Prints one JSON line per figure: the value, its baseline measured in the same run, and their ratio. */
+function report(bench, figure, value, baseline, unit, extra = {}) {
+  const line = { bench, figure, value: round(value), unit };
+  if (baseline !== undefined) Object.assign(line, { baseline: round(baseline), ratio: round(value / baseline) });
+  console.log(JSON.stringify({ ...line, ...extra }));
+}
+
+function round(x) {
+  return Math.round(x * 1000) / 1000;
+}
+
+module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, echoServer, stats, report };

@@ -1,0 +1,22 @@
+// `npm run bench`: runs every benchmark in turn; each prints one JSON line per figure. Pass names to run some only:
+// `npm run bench -- rpc-latency cold-start`.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const all = fs
+  .readdirSync(__dirname)
+  .filter((f) => f.endsWith('.js') && !['run-all.js', 'lib.js'].includes(f))
+  .map((f) => f.replace(/\.js$/, ''))
+  .sort();
+const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;
+let failed = 0;
+for (const name of chosen) {
+  if (!all.includes(name)) {
+    console.error(`unknown benchmark ${name}; known: ${all.join(', ')}`);
+    process.exit(2);
+  }
+  const r = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, `${name}.js`)], { stdio: 'inherit' });
+  if (r.status !== 0) failed++;
+}
+process.exit(failed ? 1 : 0);
