@@ -34,4 +34,17 @@ export const Tokens = {
   GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
   DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
   RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
+
+  // tasks module
+  TaskGraphStore: Symbol.for('workgraph.TaskGraphStore'),
+  CommandRunner: Symbol.for('workgraph.CommandRunner'),
+  ValidationRunRegistry: Symbol.for('workgraph.ValidationRunRegistry'),
+  ScaffoldFileWriter: Symbol.for('workgraph.ScaffoldFileWriter'),
+  InitProjectGraph: Symbol.for('workgraph.InitProjectGraph'),
+  GetReadyTasks: Symbol.for('workgraph.GetReadyTasks'),
+  GetProjectGraph: Symbol.for('workgraph.GetProjectGraph'),
+  StartTask: Symbol.for('workgraph.StartTask'),
+  ValidateTaskLoop: Symbol.for('workgraph.ValidateTaskLoop'),
+  ResetTaskNode: Symbol.for('workgraph.ResetTaskNode'),
+  ScaffoldProjectDocs: Symbol.for('workgraph.ScaffoldProjectDocs'),
 } as const;

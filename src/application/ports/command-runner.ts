@@ -1,0 +1,47 @@
+/** Output cap per stream: 64 KiB, the tail is kept. */
+export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
+
+export interface CommandRequest {
+  /** A shell command line (run with the platform shell, `/bin/sh -c` on Linux and macOS). */
+  command: string;
+  /** Working directory. */
+  cwd: string;
+  /** Kill the whole process tree after this many milliseconds. */
+  timeoutMs: number;
+  /** Aborting kills the whole process tree; the result then has `cancelled: true`. */
+  signal?: AbortSignal;
+  /** Called with the latest non-empty output line (stdout or stderr) as output arrives. */
+  onOutput?: (lastLine: string) => void;
+  /** Bytes kept per stream (the tail). Default {@link DEFAULT_OUTPUT_CAP_BYTES}. */
+  maxOutputBytes?: number;
+}
+
+export interface CommandResult {
+  /** Exit code, or null when the process was ended by a signal. */
+  exitCode: number | null;
+  /** The signal that ended the process (`SIGTERM`, `SIGKILL`), or null. */
+  signal: string | null;
+  durationMs: number;
+  /** The tail of stdout (UTF-8, invalid bytes replaced). */
+  stdout: string;
+  /** The tail of stderr. */
+  stderr: string;
+  /** True when either stream was longer than the cap and only its tail is kept. */
+  truncated: boolean;
+  /** True when the run hit `timeoutMs` and was killed. */
+  timedOut: boolean;
+  /** True when the run was killed because `signal` was aborted. */
+  cancelled: boolean;
+}
+
+/**
+ * Runs shell commands. The environment a command gets is the server's own environment (documented in
+ * docs/tasks.md); output is captured with a cap and never held unbounded in memory.
+ */
+export interface CommandRunner {
+  /**
+   * Runs `command` to its end, timeout or cancellation. A non-zero exit is a result, not an error.
+   * @throws CommandFailedError when the command cannot be started at all (e.g. `cwd` missing).
+   */
+  run(request: CommandRequest): Promise<CommandResult>;
+}

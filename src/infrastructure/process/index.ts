@@ -1,0 +1,3 @@
+export * from './shell-command-runner';
+export * from './running-commands';
+export * from './tail-buffer';

@@ -1,0 +1,2 @@
+export * from './file-task-graph-store';
+export * from './fs-scaffold-file-writer';
