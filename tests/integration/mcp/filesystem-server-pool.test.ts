@@ -57,7 +57,9 @@ describe('SdkMcpClientPool with the official filesystem MCP server', () => {
     const listNode = nodes.find((n) => n.id === 'list_directory_node')!;
     const countNode = nodes.find((n) => n.id === 'count_files_node')!;
     // The example's paths are relative to workgraph's working directory: the root of the checkout.
-    const server: McpServerRef = { name: 'filesystem', config: { ...graph.mcpServers.filesystem, cwd: REPO_ROOT } };
+    const declared = graph.mcpServers.filesystem;
+    if (!('command' in declared)) throw new Error('count_files.yaml: the filesystem server should be a stdio server');
+    const server: McpServerRef = { name: 'filesystem', config: { ...declared, cwd: REPO_ROOT } };
 
     const count = async (directory: string): Promise<unknown> => {
       const context: Record<string, unknown> = { entry_count_files: { directory } };
