@@ -1,6 +1,7 @@
 import type { ToolDefinition } from '../tool-definition';
+import { tasksTools } from './tasks-tools';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {
-  return [];
+  return [...tasksTools];
 }
