@@ -1,0 +1,17 @@
+import { readPath } from './context-path';
+
+/** `{{name}}` or `{{ a.b.c }}`: a dotted path into the context. */
+const PLACEHOLDER = /\{\{\s*([A-Za-z_$][\w$-]*(?:\.[\w$-]+)*)\s*\}\}/g;
+
+/**
+ * Replaces `{{name}}` placeholders with context values: strings as they are, other values as JSON. A placeholder whose
+ * path is missing is left as written, so the agent sees what the workflow expected rather than an empty hole.
+ */
+export function substitutePlaceholders(text: string, context: Record<string, unknown>): string {
+  if (!text.includes('{{')) return text;
+  return text.replace(PLACEHOLDER, (whole, path: string) => {
+    const value = readPath(context, path);
+    if (value === undefined) return whole;
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
