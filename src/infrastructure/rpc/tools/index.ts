@@ -1,7 +1,8 @@
 import type { ToolDefinition } from '../tool-definition';
 import { tasksTools } from './tasks-tools';
+import { knowledgeTools } from './knowledge-tools';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {
-  return [...tasksTools];
+  return [...tasksTools, ...knowledgeTools];
 }

@@ -1,0 +1,92 @@
+import * as fs from 'node:fs/promises';
+import { constants as fsConstants } from 'node:fs';
+import * as path from 'node:path';
+
+/** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
+const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
+
+export function backupStamp(epochMs: number): string {
+  const d = new Date(epochMs);
+  const p = (n: number, w = 2) => String(n).padStart(w, '0');
+  return `${p(d.getUTCFullYear(), 4)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}-${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}`;
+}
+
+/**
+ * Copies `source` into `backupDir` under a timestamped name never used before: the copy is made with COPYFILE_EXCL,
+ * so two backups in the same second (or two processes) get `-1`, `-2`, ... instead of overwriting each other.
+ * A missing source gives an empty backup. Not fsynced: the deleted nodes are also in the fsynced deleted file, and the
+ * rebuilt graph is durable on its own; the backup is a convenience copy.
+ */
+export async function createBackup(source: string, backupDir: string, epochMs: number): Promise<string> {
+  await fs.mkdir(backupDir, { recursive: true });
+  const stamp = backupStamp(epochMs);
+  for (let n = 0; ; n++) {
+    const target = path.join(backupDir, `knowledge_graph_${stamp}${n === 0 ? '' : `-${n}`}.ndjson`);
+    try {
+      await fs.copyFile(source, target, fsConstants.COPYFILE_EXCL);
+      return target;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') continue;
+      if (code === 'ENOENT' && !(await exists(source))) {
+        try {
+          await fs.writeFile(target, '', { flag: 'wx' });
+          return target;
+        } catch (e2) {
+          if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') continue;
+          throw e2;
+        }
+      }
+      throw e;
+    }
+  }
+}
+
+/**
+ * Removes backups older than `maxAgeDays` and, of the rest, all but the newest `maxCount`. `keep` (the backup just
+ * made) is never removed. Files not named like backups are left alone. Returns the paths removed.
+ */
+export async function pruneBackups(
+  backupDir: string,
+  opts: { nowMs: number; maxAgeDays: number; maxCount: number; keep?: string },
+): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await fs.readdir(backupDir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw e;
+  }
+  const backups = names
+    .map((name) => ({ name, m: BACKUP_NAME.exec(name) }))
+    .filter((b): b is { name: string; m: RegExpExecArray } => b.m !== null)
+    .map(({ name, m }) => ({
+      file: path.join(backupDir, name),
+      time: Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!),
+      seq: m[7] ? +m[7] : 0,
+    }))
+    .sort((a, b) => b.time - a.time || b.seq - a.seq);
+  const maxAgeMs = opts.maxAgeDays * 86_400_000;
+  const removed: string[] = [];
+  let kept = 0;
+  for (const b of backups) {
+    const isKeep = b.file === opts.keep;
+    const tooOld = opts.nowMs - b.time > maxAgeMs;
+    if (isKeep || (!tooOld && kept < opts.maxCount)) {
+      kept++;
+      continue;
+    }
+    await fs.rm(b.file, { force: true });
+    removed.push(b.file);
+  }
+  return removed;
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
