@@ -47,4 +47,7 @@ export const Tokens = {
   ValidateTaskLoop: Symbol.for('workgraph.ValidateTaskLoop'),
   ResetTaskNode: Symbol.for('workgraph.ResetTaskNode'),
   ScaffoldProjectDocs: Symbol.for('workgraph.ScaffoldProjectDocs'),
+
+  // graph module: MCP clients of graph `mcp` nodes
+  McpClientPool: Symbol.for('workgraph.McpClientPool'),
 } as const;

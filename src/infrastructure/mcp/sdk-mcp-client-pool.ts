@@ -29,6 +29,8 @@ export interface SdkMcpClientPoolOptions {
  */
 export class SdkMcpClientPool implements McpClientPool {
   private readonly connections = new Map<string, Promise<McpServerConnection>>();
+  /** Connections that are open right now, for the synchronous {@link killAll}. */
+  private readonly live = new Set<McpServerConnection>();
   private readonly settings: McpConnectionSettings;
 
   constructor(options: SdkMcpClientPoolOptions = {}) {
@@ -63,6 +65,22 @@ export class SdkMcpClientPool implements McpClientPool {
     );
   }
 
+  /**
+   * Kills every server process this pool started, at once and synchronously (SIGKILL): for `process.on('exit')`,
+   * where nothing asynchronous runs any more. Prefer {@link closeAll}, which lets servers end cleanly.
+   */
+  killAll(): void {
+    for (const connection of this.live) {
+      const pid = connection.pid;
+      if (pid === null) continue;
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  }
+
   private connection(server: McpServerRef, tool: string): Promise<McpServerConnection> {
     const key = connectionKey(server);
     const existing = this.connections.get(key);
@@ -73,11 +91,14 @@ export class SdkMcpClientPool implements McpClientPool {
       if (this.connections.get(key) === opening) this.connections.delete(key);
     };
     opening.then(
-      (connection) =>
+      (connection) => {
+        this.live.add(connection);
         connection.onClose(() => {
           this.settings.logger.debug('mcp server connection closed', { server: server.name });
+          this.live.delete(connection);
           forget();
-        }),
+        });
+      },
       forget, // a failed start is not cached: the next call tries again
     );
     return opening;

@@ -220,4 +220,13 @@ describe('SdkMcpClientPool over stdio', () => {
     pids.push(c);
     expect(c).not.toBe(a);
   });
+
+  it('killAll ends every server process synchronously (for process exit)', async () => {
+    const a = await echoPid(pool, fixtureServer('a'));
+    const b = await echoPid(pool, fixtureServer('b'));
+    pids.push(a, b);
+    pool.killAll();
+    expect(await waitUntilDead(a)).toBe(true);
+    expect(await waitUntilDead(b)).toBe(true);
+  });
 });

@@ -1,0 +1,34 @@
+/**
+ * The server's cold start must not pay for the MCP SDK client: the pool loads it only when a graph first calls a
+ * server. Each SDK client module is replaced by a factory that records when it is required.
+ */
+describe('SdkMcpClientPool module loading', () => {
+  it('does not load the SDK client modules until the first call', async () => {
+    const loaded: string[] = [];
+    const modules = [
+      '@modelcontextprotocol/sdk/client/index.js',
+      '@modelcontextprotocol/sdk/client/stdio.js',
+      '@modelcontextprotocol/sdk/client/streamableHttp.js',
+    ];
+    let pool: { callTool: (...args: unknown[]) => Promise<unknown>; closeAll(): Promise<void> } | undefined;
+    jest.isolateModules(() => {
+      for (const name of modules) {
+        jest.doMock(name, () => {
+          loaded.push(name);
+          return jest.requireActual(name);
+        });
+      }
+      const { SdkMcpClientPool } = require('../../../../src/infrastructure/mcp') as typeof import('../../../../src/infrastructure/mcp');
+      pool = new SdkMcpClientPool();
+    });
+    expect(loaded).toEqual([]);
+
+    // The first call loads what it needs (stdio here), and nothing for HTTP.
+    const error = await pool!
+      .callTool({ name: 'ghost', config: { command: 'workgraph-no-such-command-xyz' } }, 'echo', {})
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(loaded.sort()).toEqual([modules[0], modules[1]].sort());
+    await pool!.closeAll();
+  });
+});
