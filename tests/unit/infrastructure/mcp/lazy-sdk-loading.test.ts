@@ -10,7 +10,7 @@ describe('SdkMcpClientPool module loading', () => {
       '@modelcontextprotocol/sdk/client/stdio.js',
       '@modelcontextprotocol/sdk/client/streamableHttp.js',
     ];
-    let pool: { callTool: (...args: unknown[]) => Promise<unknown>; closeAll(): Promise<void> } | undefined;
+    let pool: import('../../../../src/application/ports/mcp-client-pool').McpClientPool | undefined;
     jest.isolateModules(() => {
       for (const name of modules) {
         jest.doMock(name, () => {
