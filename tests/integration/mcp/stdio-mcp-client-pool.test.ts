@@ -121,6 +121,19 @@ describe('SdkMcpClientPool over stdio', () => {
     expect(after).not.toBe(before);
   });
 
+  it('starts a new process when the server died between calls', async () => {
+    const server = fixtureServer('killed');
+    const before = await echoPid(pool, server);
+    pids.push(before);
+    process.kill(before, 'SIGKILL');
+    expect(await waitUntilDead(before)).toBe(true);
+    // The pool may see the exit only now; either way the call must reach a fresh, working process.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await echoPid(pool, server);
+    pids.push(after);
+    expect(after).not.toBe(before);
+  });
+
   it('reports a server that cannot start, with its stderr, and tries again on the next call', async () => {
     const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'wg-mcp-bad-'));
     try {
