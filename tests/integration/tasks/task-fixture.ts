@@ -1,0 +1,107 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../../../src/domain/errors';
+import { systemClock, type Clock } from '../../../src/application/ports/clock';
+import { silentLogger } from '../../../src/application/ports/logger';
+import type { PathPolicy } from '../../../src/application/ports/path-policy';
+import { ValidationRunRegistry } from '../../../src/application/services/validation-run-registry';
+import { GetProjectGraph } from '../../../src/application/use-cases/get-project-graph';
+import { GetReadyTasks } from '../../../src/application/use-cases/get-ready-tasks';
+import { InitProjectGraph } from '../../../src/application/use-cases/init-project-graph';
+import { ResetTaskNode } from '../../../src/application/use-cases/reset-task-node';
+import { ScaffoldProjectDocs } from '../../../src/application/use-cases/scaffold-project-docs';
+import { StartTask } from '../../../src/application/use-cases/start-task';
+import { ValidateTaskLoop, type ValidationFinalAnswer } from '../../../src/application/use-cases/validate-task-loop';
+import { ProjectLayout } from '../../../src/infrastructure/files/project-layout';
+import { isInside } from '../../../src/infrastructure/files/safe-name';
+import { ShellCommandRunner } from '../../../src/infrastructure/process/shell-command-runner';
+import { FileTaskGraphStore } from '../../../src/infrastructure/tasks/file-task-graph-store';
+import { FsScaffoldFileWriter } from '../../../src/infrastructure/tasks/fs-scaffold-file-writer';
+
+/**
+ * A real (small) PathPolicy for tests: allows folders inside the given roots after following symlinks — the same
+ * contract as the server's policy, without MCP roots.
+ */
+export class RootsPathPolicy implements PathPolicy {
+  constructor(private readonly roots: string[]) {}
+
+  async allowedRoots(): Promise<string[]> {
+    return Promise.all(this.roots.map((r) => fs.realpath(r)));
+  }
+
+  async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean } = {}): Promise<string> {
+    if (p.includes('\0')) throw new UnsafePathError(p, 'contains a NUL byte', field);
+    const abs = path.resolve(p);
+    let real: string;
+    try {
+      real = await fs.realpath(abs);
+      if (!(await fs.stat(real)).isDirectory()) throw new InvalidArgumentsError(`${field}: '${p}' is not a directory`, field);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      if (opts.mustExist ?? true) throw new InvalidArgumentsError(`${field}: '${p}' does not exist`, field);
+      real = path.join(await fs.realpath(path.dirname(abs)), path.basename(abs));
+    }
+    const roots = await this.allowedRoots();
+    if (!roots.some((r) => isInside(r, real))) throw new PathNotAllowedError(p, roots, field);
+    return real;
+  }
+}
+
+/** Temp data dir + project folder, with every use case wired by hand (as the DI module does). */
+export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number } = {}) {
+  const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'wg-tasks-')));
+  const dataDir = path.join(base, 'data');
+  const projectRoot = path.join(base, 'project');
+  await fs.mkdir(projectRoot, { recursive: true });
+  const clock = opts.clock ?? systemClock;
+  const layout = new ProjectLayout(dataDir);
+  const store = new FileTaskGraphStore(layout);
+  const runner = new ShellCommandRunner(undefined, { killGraceMs: opts.killGraceMs ?? 500 });
+  const runs = new ValidationRunRegistry<ValidationFinalAnswer>();
+  const policy = new RootsPathPolicy([base]);
+  const fx = {
+    base,
+    dataDir,
+    projectRoot,
+    layout,
+    store,
+    runner,
+    runs,
+    policy,
+    init: new InitProjectGraph(store, policy, clock),
+    ready: new GetReadyTasks(store),
+    graph: new GetProjectGraph(store),
+    start: new StartTask(store, clock),
+    validate: new ValidateTaskLoop(store, runner, runs, clock, silentLogger),
+    reset: new ResetTaskNode(store, clock, runs),
+    scaffold: new ScaffoldProjectDocs(policy, new FsScaffoldFileWriter()),
+    async cleanup() {
+      runner.killAll();
+      await fs.rm(base, { recursive: true, force: true });
+    },
+  };
+  return fx;
+}
+
+export type TaskFixture = Awaited<ReturnType<typeof taskFixture>>;
+
+/** True while a process with this pid exists. */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Polls `cond` every 25 ms until it holds or `timeoutMs` passes. */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    if (await cond()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return cond();
+}
