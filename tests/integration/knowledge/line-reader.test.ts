@@ -1,0 +1,53 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { forEachLine, forEachLineBackward } from '../../../src/infrastructure/knowledge/line-reader';
+
+describe('NDJSON line readers (byte offsets, any chunk size)', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'wg-lines-'));
+  });
+  afterAll(() => fs.rm(dir, { recursive: true, force: true }));
+
+  const lines = ['{"a":1}', 'é€😀 multi-byte', '', 'x'.repeat(50), 'crlf line\r', 'last'];
+
+  it.each([1, 2, 3, 7, 64, 1 << 16])('forward and backward agree with chunk size %i', async (chunkSize) => {
+    const file = path.join(dir, `f${chunkSize}.ndjson`);
+    const text = lines.join('\n') + '\n';
+    await fs.writeFile(file, text);
+    const fwd: { t: string; o: number }[] = [];
+    await forEachLine(file, (t, o) => fwd.push({ t, o }), { chunkSize });
+    expect(fwd.map((l) => l.t)).toEqual(['{"a":1}', 'é€😀 multi-byte', '', 'x'.repeat(50), 'crlf line', 'last']);
+    const buf = Buffer.from(text);
+    for (const l of fwd) expect(buf.toString('utf8', l.o, l.o + Buffer.byteLength(l.t))).toBe(l.t);
+
+    const back: { t: string; o: number }[] = [];
+    await forEachLineBackward(file, (t, o) => (back.push({ t, o }), true), { chunkSize });
+    expect(back).toEqual(fwd.filter((l) => l.t !== '').reverse());
+
+    // Stopping gives the offset of the last line visited; resuming from it continues with the older lines.
+    const firstTwo: string[] = [];
+    const { stoppedAt } = await forEachLineBackward(file, (t) => (firstTwo.push(t), firstTwo.length < 2), { chunkSize });
+    expect(firstTwo).toEqual(['last', 'crlf line']);
+    const rest: string[] = [];
+    await forEachLineBackward(file, (t) => (rest.push(t), true), { chunkSize, from: stoppedAt! });
+    expect(rest).toEqual(['x'.repeat(50), 'é€😀 multi-byte', '{"a":1}']);
+  });
+
+  it('reports an unterminated last line as such', async () => {
+    const file = path.join(dir, 'torn.ndjson');
+    await fs.writeFile(file, '{"a":1}\n{"b":');
+    const seen: [string, boolean][] = [];
+    await forEachLine(file, (t, _o, _n, terminated) => seen.push([t, terminated]), { chunkSize: 4 });
+    expect(seen).toEqual([
+      ['{"a":1}', true],
+      ['{"b":', false],
+    ]);
+  });
+
+  it('treats a missing file as empty', async () => {
+    expect(await forEachLine(path.join(dir, 'none'), () => undefined)).toEqual({ lines: 0, bytes: 0 });
+    expect((await forEachLineBackward(path.join(dir, 'none'), () => true)).stoppedAt).toBeNull();
+  });
+});
