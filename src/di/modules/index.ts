@@ -3,9 +3,10 @@ import type { AppConfig } from '../../infrastructure/config/app-config';
 import { tasksModule } from './tasks-module';
 import { mcpClientPoolModule } from './mcp-client-pool-module';
 import { knowledgeModule } from './knowledge-module';
+import { workflowModule } from './workflow-module';
 
 /** Registers one module's ports, services and use cases. Each module has its own file in this folder. */
 export type ModuleRegistration = (container: DependencyContainer, config: AppConfig) => void;
 
 /** Every module, in registration order. A module adds itself here with one import and one entry. */
-export const moduleRegistrations: ModuleRegistration[] = [tasksModule, mcpClientPoolModule, knowledgeModule];
+export const moduleRegistrations: ModuleRegistration[] = [tasksModule, mcpClientPoolModule, knowledgeModule, workflowModule];

@@ -1,0 +1,62 @@
+import { inject, injectable } from 'tsyringe';
+import { Tokens } from '../../di/tokens';
+import type { Workflow } from '../../domain/workflow/types';
+import type { CallContext } from '../ports/call-context';
+import type { UseCase } from '../ports/use-case';
+import type { WorkflowStorage } from '../ports/workflow-storage';
+
+export interface GetWorkflowInput {
+  id: string;
+  /** Absent: the whole workflow. `metadata`: its description without steps. `preview`: metadata plus the first step. */
+  mode?: 'metadata' | 'preview';
+}
+
+export interface WorkflowMetadata {
+  id: string;
+  name: string;
+  description: string;
+  version: string;
+  preconditions?: string[];
+  clarificationPrompts?: string[];
+  metaGuidance?: string[];
+  /** Number of top-level steps. */
+  totalSteps: number;
+}
+
+export interface WorkflowPreview extends WorkflowMetadata {
+  /** The first step workflow_next would hand out with no completed steps and an empty context; null if none. */
+  firstStep: Record<string, unknown> | null;
+}
+
+/** The slice of GetNextStep (workflow_next) the preview needs. */
+type NextStep = UseCase<
+  { workflowId: string; completedSteps: string[]; context?: Record<string, unknown> },
+  { step: Record<string, unknown> | null }
+>;
+
+/** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
+@injectable()
+export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | WorkflowMetadata | WorkflowPreview> {
+  constructor(
+    @inject(Tokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(Tokens.GetNextStep) private readonly nextStep: NextStep,
+  ) {}
+
+  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {
+    const workflow = await this.storage.get(input.id);
+    if (input.mode === undefined) return workflow;
+    const metadata: WorkflowMetadata = {
+      id: workflow.id,
+      name: workflow.name,
+      description: workflow.description,
+      version: workflow.version,
+      ...(workflow.preconditions ? { preconditions: workflow.preconditions } : {}),
+      ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
+      ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
+      totalSteps: workflow.steps.length,
+    };
+    if (input.mode === 'metadata') return metadata;
+    const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
+    return { ...metadata, firstStep: next.step };
+  }
+}

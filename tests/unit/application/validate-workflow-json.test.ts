@@ -1,0 +1,127 @@
+import * as fs from 'node:fs';
+import { SchemaRegistry } from '../../../src/application/services/schema-registry';
+import { WorkflowDocumentChecker } from '../../../src/application/services/workflow-document-checker';
+import { ValidateWorkflowJson } from '../../../src/application/use-cases/validate-workflow-json';
+import { loadWorkflowSchema } from '../../../src/infrastructure/storage/workflow-schema-file';
+
+const exampleText = fs.readFileSync('/work/shared/examples/code-review.workflow.json', 'utf8');
+
+function useCase(): ValidateWorkflowJson {
+  return new ValidateWorkflowJson(new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema()));
+}
+
+/** Line/column (1-based) of the first occurrence of `needle` in `text`. */
+function positionOf(text: string, needle: string, from = 0): { line: number; column: number } {
+  const offset = text.indexOf(needle, from);
+  if (offset < 0) throw new Error(`${needle} not in text`);
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: before[before.length - 1].length + 1 };
+}
+
+describe('ValidateWorkflowJson', () => {
+  it('accepts the code-review example', () => {
+    expect(useCase().execute({ workflowJson: exampleText })).toEqual({ valid: true, issues: [], suggestions: [] });
+  });
+
+  it('reports a syntax error with its line and column', () => {
+    const text = '{\n  "id": "x",\n  "name": "y"\n  "description": "z"\n}';
+    const result = useCase().execute({ workflowJson: text });
+    expect(result.valid).toBe(false);
+    expect(result.issues[0]).toEqual({ path: '', line: 4, column: 3, message: expect.stringMatching(/expected ','/) });
+    expect(result.suggestions.join(' ')).toMatch(/strict JSON/);
+  });
+
+  it('refuses comments and trailing commas (strict JSON), saying so', () => {
+    const comment = useCase().execute({ workflowJson: '{\n  // note\n  "id": "x"\n}' });
+    expect(comment.issues[0]).toMatchObject({ line: 2, column: 3, message: expect.stringMatching(/comments are not allowed/) });
+    const trailing = useCase().execute({ workflowJson: '{\n  "id": "x",\n}' });
+    expect(trailing.issues[0]).toMatchObject({ line: 3, column: 1, message: expect.stringMatching(/trailing commas/) });
+  });
+
+  it('reports empty input', () => {
+    const result = useCase().execute({ workflowJson: '' });
+    expect(result.valid).toBe(false);
+    expect(result.issues[0]).toMatchObject({ line: 1, column: 1 });
+  });
+
+  it('reports a schema error with the JSON pointer and the position of the value it points at', () => {
+    const doc = JSON.parse(exampleText);
+    doc.steps[2].loop.maxIterations = 0;
+    const text = JSON.stringify(doc, null, 2);
+    const result = useCase().execute({ workflowJson: text });
+    expect(result.valid).toBe(false);
+    const issue = result.issues.find((i) => i.path === '/steps/2/loop/maxIterations');
+    expect(issue).toEqual({
+      path: '/steps/2/loop/maxIterations',
+      ...positionOf(text, '0', text.indexOf('"maxIterations"') + '"maxIterations": '.length - 1),
+      message: expect.stringMatching(/>= 1/),
+    });
+    expect(result.suggestions.join(' ')).toMatch(/maxIterations/);
+  });
+
+  it('points at a misspelt property and names the allowed ones', () => {
+    const doc = JSON.parse(exampleText);
+    doc.steps[0] = { id: 'gather', title: 'Gather', promt: 'typo' };
+    const text = JSON.stringify(doc, null, 2);
+    const result = useCase().execute({ workflowJson: text });
+    const unknown = result.issues.find((i) => i.path === '/steps/0/promt');
+    expect(unknown).toMatchObject({ ...positionOf(text, '"typo"'), message: expect.stringMatching(/not an allowed property.*prompt/) });
+    const missing = result.issues.find((i) => i.path === '/steps/0/prompt');
+    // A missing property has no value: its position is the object that lacks it.
+    expect(missing).toMatchObject({ ...positionOf(text, '{', text.indexOf('"steps"')), message: 'is required' });
+    expect(result.suggestions.join(' ')).toMatch(/promt/);
+  });
+
+  it('checks loop requirements and nested validation criteria', () => {
+    const doc = JSON.parse(exampleText);
+    doc.steps[2].loop = { type: 'while', maxIterations: 3 };
+    doc.steps[2].body[0].validationCriteria.and[1].or[0] = { type: 'contains' };
+    const result = useCase().execute({ workflowJson: JSON.stringify(doc) });
+    const paths = result.issues.map((i) => i.path);
+    expect(paths).toEqual(expect.arrayContaining(['/steps/2/loop/condition', '/steps/2/body/0/validationCriteria/and/1/or/0/value']));
+    expect(result.issues.every((i) => !/must match "(then|else)" schema/.test(i.message))).toBe(true);
+  });
+
+  it('reports structure issues (duplicate step ids, unknown body references) with positions', () => {
+    const text = JSON.stringify(
+      {
+        id: 'dupes',
+        name: 'Dupes',
+        description: 'Has structural problems',
+        version: '1.0.0',
+        steps: [
+          { id: 'a', title: 'A', prompt: 'Do A' },
+          { id: 'a', title: 'A again', prompt: 'Do A again' },
+          { id: 'loop', type: 'loop', title: 'L', loop: { type: 'for', count: 2, maxIterations: 5 }, body: 'ghost' },
+        ],
+      },
+      null,
+      2,
+    );
+    const result = useCase().execute({ workflowJson: text });
+    expect(result.valid).toBe(false);
+    expect(result.issues).toEqual([
+      { path: '/steps/1/id', ...positionOf(text, '"a"', text.indexOf('"a"') + 1), message: expect.stringMatching(/duplicate step id 'a'/) },
+      { path: '/steps/2/body', ...positionOf(text, '"ghost"'), message: expect.stringMatching(/unknown step 'ghost'/) },
+    ]);
+    expect(result.suggestions.join(' ')).toMatch(/unique/);
+  });
+
+  it('never echoes the input back', () => {
+    const secret = 'TOP-SECRET-PROMPT-TEXT-' + 'x'.repeat(200);
+    const doc = JSON.parse(exampleText);
+    doc.steps[0].prompt = secret;
+    doc.steps[0].oops = secret;
+    const result = useCase().execute({ workflowJson: JSON.stringify(doc) });
+    expect(result.valid).toBe(false);
+    expect(JSON.stringify(result)).not.toContain('TOP-SECRET');
+  });
+
+  it('caps the number of issues', () => {
+    const doc = JSON.parse(exampleText);
+    doc.steps = Array.from({ length: 80 }, (_, i) => ({ id: `s${i}`, title: 'T', prompt: 'P', bad: true }));
+    const result = useCase().execute({ workflowJson: JSON.stringify(doc) });
+    expect(result.issues).toHaveLength(51);
+    expect(result.issues[50].message).toMatch(/30 more issue\(s\)/);
+  });
+});
