@@ -217,7 +217,7 @@ function readArgs(value: unknown, path: DocPath, tool: string | undefined, node:
         ctx.issues.push({
           tool,
           node,
-          message: `argument ${pathText(path)}: an {expr} object must have exactly one key 'expr' holding a JSONata string`,
+          message: `argument ${pathText(path.slice(path.indexOf('args')))}: an {expr} object must have exactly one key 'expr' holding a JSONata string`,
           position: ctx.positionOf(path),
         });
         return { kind: 'literal', value: null };
