@@ -1,0 +1,2 @@
+export { validateFiles, type FileProblem } from './validate-files';
+export { registerGraphValidator, type GraphValidator, type FileProblemAt } from './graph-validators';

@@ -1,0 +1,68 @@
+import * as fs from 'node:fs/promises';
+import type { ValidateWorkflowJson } from '../../application/use-cases/validate-workflow-json';
+import { detectFileKind } from './detect-file-kind';
+import { registeredGraphValidator } from './graph-validators';
+
+/** One problem, printed by `workgraph validate` as `file:line:column: message`. Positions are 1-based. */
+export interface FileProblem {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}
+
+export interface ValidateFilesOptions {
+  /** The workflow checker; default: built from the real schema and structure checks. */
+  workflowValidator?: Pick<ValidateWorkflowJson, 'execute'>;
+}
+
+/**
+ * Checks each file and returns every problem, file by file in the order given. The kind of each file is told by its
+ * content (see detectFileKind): workflows are checked like workflow_validate_json; graphs by the graph module's
+ * registered checker. A missing or unreadable file is one problem naming it; the other files are still checked.
+ */
+export async function validateFiles(paths: readonly string[], options: ValidateFilesOptions = {}): Promise<FileProblem[]> {
+  const problems: FileProblem[] = [];
+  let workflowValidator = options.workflowValidator;
+  for (const file of paths) {
+    const at = (line: number, column: number, message: string) => problems.push({ file, line, column, message });
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (e) {
+      const err = e as NodeJS.ErrnoException;
+      at(1, 1, err.code === 'ENOENT' ? 'file not found' : err.code === 'EISDIR' ? 'is a folder, not a file' : `cannot read the file (${err.code ?? err.message})`);
+      continue;
+    }
+    const detected = detectFileKind(text);
+    if (detected.syntax.length > 0) {
+      for (const s of detected.syntax) at(s.line, s.column, s.message);
+      continue;
+    }
+    if (detected.kind === 'workflow') {
+      if (!detected.json) {
+        at(1, 1, 'looks like a workflow (it has "steps") but is not JSON; workflow files are JSON');
+        continue;
+      }
+      workflowValidator ??= await defaultWorkflowValidator();
+      const result = await workflowValidator.execute({ workflowJson: text });
+      for (const issue of result.issues) at(issue.line, issue.column, issue.path ? `${issue.path}: ${issue.message}` : issue.message);
+    } else if (detected.kind === 'graph') {
+      const graphValidator = registeredGraphValidator();
+      if (!graphValidator) {
+        at(1, 1, 'looks like a graph file, but graph validation is not available in this build; the file was not checked');
+        continue;
+      }
+      for (const p of await graphValidator(file, text)) at(p.line, p.column, p.message);
+    } else {
+      at(1, 1, 'neither a workflow (no "steps") nor a graph (no "tools" or "nodes")');
+    }
+  }
+  return problems;
+}
+
+/** Built lazily: only a run that meets a workflow file pays for the schema compilation. */
+async function defaultWorkflowValidator(): Promise<Pick<ValidateWorkflowJson, 'execute'>> {
+  const { createWorkflowJsonValidator } = await import('./workflow-json-validator');
+  return createWorkflowJsonValidator();
+}
