@@ -1,0 +1,39 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { NotFoundError } from '../../../src/domain/errors';
+import type { Workflow, WorkflowSummary } from '../../../src/domain/workflow/types';
+import type { WorkflowListing, WorkflowStorage } from '../../../src/application/ports/workflow-storage';
+
+/** A real WorkflowStorage over a Map, for use case tests (the storage adapters are tested on their own). */
+export class MapWorkflowStorage implements WorkflowStorage {
+  private readonly workflows = new Map<string, Workflow>();
+
+  constructor(workflows: Workflow[] = []) {
+    for (const w of workflows) this.workflows.set(w.id, w);
+  }
+
+  async list(): Promise<WorkflowListing> {
+    const workflows: WorkflowSummary[] = [...this.workflows.values()].map((w) => ({
+      id: w.id,
+      name: w.name,
+      description: w.description,
+      version: w.version,
+      source: 'memory',
+    }));
+    return { workflows, invalid: [] };
+  }
+
+  async get(id: string): Promise<Workflow> {
+    const workflow = this.workflows.get(id);
+    if (!workflow) throw new NotFoundError('workflow', id);
+    // A deep copy, as a file-backed store would hand out: use cases must not rely on object identity.
+    return JSON.parse(JSON.stringify(workflow)) as Workflow;
+  }
+}
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** Reads a workflow JSON file relative to the repository root. */
+export function loadWorkflow(relativePath: string): Workflow {
+  return JSON.parse(readFileSync(join(ROOT, relativePath), 'utf8')) as Workflow;
+}
