@@ -8,6 +8,7 @@ import { StartTask } from '../../application/use-cases/start-task';
 import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
 import { ProjectLayout } from '../../infrastructure/files/project-layout';
+import type { Lifecycle as ServerLifecycle } from '../../infrastructure/lifecycle/lifecycle';
 import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from '../../infrastructure/tasks/file-task-graph-store';
 import { FsScaffoldFileWriter } from '../../infrastructure/tasks/fs-scaffold-file-writer';
@@ -32,6 +33,10 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(Tokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
   container.register(Tokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
   container.register(Tokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
+  // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
+  if (container.isRegistered(Tokens.Lifecycle, true)) {
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+  }
 };
 
 /**
