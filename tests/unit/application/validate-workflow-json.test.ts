@@ -82,6 +82,15 @@ describe('ValidateWorkflowJson', () => {
     expect(result.issues.every((i) => !/must match "(then|else)" schema/.test(i.message))).toBe(true);
   });
 
+  it('accepts range comparisons and JSON Logic conditions, and catches a misspelt comparison operator', () => {
+    const doc = JSON.parse(exampleText);
+    doc.steps[1].runCondition = { and: [{ var: 'changedLines', gte: 400, lte: 5000 }, { '>': [{ var: 'changedLines' }, 0] }] };
+    expect(useCase().execute({ workflowJson: JSON.stringify(doc) }).issues).toEqual([]);
+    doc.steps[1].runCondition = { or: [{ var: 'changedLines', greater: 400 }] };
+    const result = useCase().execute({ workflowJson: JSON.stringify(doc) });
+    expect(result.issues).toEqual([expect.objectContaining({ path: '/steps/1/runCondition/or/0/greater', message: expect.stringMatching(/not an allowed property/) })]);
+  });
+
   it('reports structure issues (duplicate step ids, unknown body references) with positions', () => {
     const text = JSON.stringify(
       {
