@@ -3,6 +3,7 @@ import { packageVersion } from '../infrastructure/config/package-root';
 import { serveCommand } from './commands/serve-command';
 import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
+import { tasksCommand } from './commands/tasks-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   program.addCommand(serveCommand(), { isDefault: true });
   program.addCommand(validateCommand());
   program.addCommand(listCommand());
+  program.addCommand(tasksCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

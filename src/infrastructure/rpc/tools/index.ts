@@ -5,5 +5,5 @@ import { workflowTools } from './workflow-tools';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {
-  return [...tasksTools, ...knowledgeTools, ...workflowTools];
+  return [...workflowTools, ...tasksTools, ...knowledgeTools];
 }
