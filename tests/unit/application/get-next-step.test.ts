@@ -1,0 +1,48 @@
+import { InvalidArgumentsError, NotFoundError } from '../../../src/domain/errors';
+import { loadWorkflow } from './workflow-test-helpers';
+import { workflowUseCases } from './use-case-container';
+
+const codeReview = loadWorkflow('tests/fixtures/workflows/code-review.json');
+const { next } = workflowUseCases([codeReview]);
+
+describe('GetNextStep', () => {
+  test('the first step with its guidance prompt and the context', async () => {
+    const r = await next.execute({ workflowId: 'code-review', completedSteps: [] });
+    expect(r.isComplete).toBe(false);
+    expect(r.step).toMatchObject({ id: 'gather', completionId: 'gather', title: 'Gather the change' });
+    expect(r.guidance.prompt).toContain('## Role\nYou are a careful reviewer');
+    expect(r.guidance.prompt).toContain('## Task: Gather the change');
+    expect(r.guidance.prompt).toContain('## Guidance\n- Include renamed and deleted files');
+    expect(r.context).toEqual({});
+  });
+
+  test('a loop step: completionId, loop info, substituted prompt and bound variables', async () => {
+    const r = await next.execute({ workflowId: 'code-review', completedSteps: ['gather'], context: { files: ['x.py'], changedLines: 3 } });
+    expect(r.step).toMatchObject({ completionId: 'review-files[0].review', loop: { id: 'review-files', iteration: 0, item: 'x.py' } });
+    expect(r.guidance.prompt).toContain('Review x.py.');
+    expect(r.context).toEqual({ files: ['x.py'], changedLines: 3, file: 'x.py', fileIndex: 0 });
+  });
+
+  test('completion: step null, isComplete, guidance says so', async () => {
+    const r = await next.execute({
+      workflowId: 'code-review',
+      completedSteps: ['gather', 'review-files[0].review', 'summary'],
+      context: { files: ['x.py'], changedLines: 3 },
+    });
+    expect(r).toMatchObject({ step: null, isComplete: true });
+    expect(r.guidance.prompt).toMatch(/complete/);
+  });
+
+  test('an unknown workflow is a NotFoundError from storage', async () => {
+    await expect(next.execute({ workflowId: 'nope', completedSteps: [] })).rejects.toThrow(NotFoundError);
+  });
+
+  test('completedSteps must be strings; context must be an object', async () => {
+    await expect(next.execute({ workflowId: 'code-review', completedSteps: [1] as never })).rejects.toThrow(InvalidArgumentsError);
+    await expect(next.execute({ workflowId: 'code-review', completedSteps: [], context: [] as never })).rejects.toThrow(/context must be an object/);
+  });
+
+  test('a forEach loop reached without its items names the missing context variable', async () => {
+    await expect(next.execute({ workflowId: 'code-review', completedSteps: ['gather'], context: {} })).rejects.toThrow(/context\.files/);
+  });
+});

@@ -1,0 +1,28 @@
+import { container as root, type DependencyContainer } from 'tsyringe';
+import { Tokens } from '../../../src/di/tokens';
+import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
+import { SchemaRegistry } from '../../../src/application/services/schema-registry';
+import { ValidationEngine } from '../../../src/application/services/validation-engine';
+import { GetNextStep } from '../../../src/application/use-cases/get-next-step';
+import { ValidateStepOutput } from '../../../src/application/use-cases/validate-step-output';
+import type { Workflow } from '../../../src/domain/workflow/types';
+import { MapWorkflowStorage } from './workflow-test-helpers';
+
+/**
+ * A child container wired the way the workflow DI module wires production (real services, tokens and decorators),
+ * with an in-memory WorkflowStorage holding `workflows`.
+ */
+export function workflowUseCases(workflows: Workflow[]): {
+  container: DependencyContainer;
+  next: GetNextStep;
+  validate: ValidateStepOutput;
+} {
+  const c = root.createChildContainer();
+  c.registerInstance(Tokens.WorkflowStorage, new MapWorkflowStorage(workflows));
+  c.registerSingleton(Tokens.SchemaRegistry, SchemaRegistry);
+  c.registerSingleton(Tokens.ConditionEvaluator, ConditionEvaluator);
+  c.registerSingleton(Tokens.ValidationEngine, ValidationEngine);
+  c.register(Tokens.GetNextStep, { useClass: GetNextStep });
+  c.register(Tokens.ValidateStepOutput, { useClass: ValidateStepOutput });
+  return { container: c, next: c.resolve<GetNextStep>(Tokens.GetNextStep), validate: c.resolve<ValidateStepOutput>(Tokens.ValidateStepOutput) };
+}
