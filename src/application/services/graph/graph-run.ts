@@ -262,7 +262,7 @@ export class GraphRun implements ExecutionController {
       if (this.telemetry) this.count(cnode.kind, nodeId, endTime - startTime, false);
       if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, output, endTime - startTime);
 
-      if (cnode.kind === 'exit') return tool.wrapOutput ? { result: output } : output;
+      if (cnode.kind === 'exit') return plainJson(tool.wrapOutput ? { result: output } : output);
       nodeId = next;
       first = false;
     }
@@ -346,12 +346,15 @@ export class GraphRun implements ExecutionController {
     this.status = 'paused';
     this.pauseRequested = false;
     this.stepRequested = false;
+    // The wake-up is armed before anything can observe the pause, so a resume()/step()/stop() called from onPause or
+    // from a step() continuation is never lost.
+    const woken = new Promise<void>((resolve) => (this.wake = resolve));
     // A step ends when the run pauses again.
     this.resolveStepWaiters();
     const pausedAt = this.deps.now();
     if (!this.stopRequested) {
       if (hooks?.onPause) await hooks.onPause(index, nodeId);
-      if (!this.stopRequested) await new Promise<void>((resolve) => (this.wake = resolve));
+      if (!this.stopRequested) await woken;
     }
     this.wake = undefined;
     this.pausedMs += this.deps.now() - pausedAt;
@@ -400,4 +403,13 @@ function asWorkgraphError(err: unknown, nodeId: string, stopped: CancelledError 
   if (stopped) return stopped;
   if (isWorkgraphError(err)) return err;
   return new WorkgraphError('internal_error', `node '${nodeId}': ${(err as Error)?.message ?? String(err)}`, { node: nodeId });
+}
+
+/**
+ * The tool result as plain JSON: JSONata builds null-prototype objects and arrays tagged as sequences; the caller
+ * gets ordinary values (undefined becomes null). Done once per run, on the result only.
+ */
+function plainJson(value: unknown): unknown {
+  const text = JSON.stringify(value);
+  return text === undefined ? null : (JSON.parse(text) as unknown);
 }
