@@ -1,4 +1,4 @@
-import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { systemClock } from '../application/ports/clock';
 import { silentLogger, type Logger } from '../application/ports/logger';
 import type { AppConfig } from '../infrastructure/config/app-config';
@@ -6,15 +6,25 @@ import { ProjectLayout } from '../infrastructure/files/project-layout';
 import { Lifecycle } from '../infrastructure/lifecycle/lifecycle';
 import { AllowedRootsPolicy } from '../infrastructure/paths/allowed-roots-policy';
 import { ToolRegistry } from '../infrastructure/rpc/tool-registry';
-import { SchemaRegistry } from '../application/services/schema-registry';
-import { moduleRegistrations } from './modules';
 import { Tokens } from './tokens';
 
+export interface ContainerOptions {
+  /**
+   * Default false. When true the modules (use cases, storage, engines and the libraries they pull in: Ajv, JSONata,
+   * proper-lockfile, ...) are registered on the first {@link ensureModules} call instead of now, so a server answers
+   * `initialize` and `tools/list` before loading them (cold start).
+   */
+  lazyModules?: boolean;
+}
+
+const loaded = new WeakSet<DependencyContainer>();
+const configs = new WeakMap<DependencyContainer, AppConfig>();
+
 /**
- * The production container: foundation services, then every module's registrations. Use cases are resolved lazily,
- * on a tool's first call.
+ * The production container: foundation services, then every module's registrations (now, or on first use with
+ * `lazyModules`).
  */
-export function createContainer(config: AppConfig, logger: Logger): DependencyContainer {
+export function createContainer(config: AppConfig, logger: Logger, options: ContainerOptions = {}): DependencyContainer {
   const c = rootContainer.createChildContainer();
   c.registerInstance(Tokens.Config, config);
   c.registerInstance(Tokens.Logger, logger);
@@ -23,7 +33,24 @@ export function createContainer(config: AppConfig, logger: Logger): DependencyCo
   c.registerInstance(Tokens.Lifecycle, new Lifecycle());
   c.registerInstance(Tokens.ToolRegistry, new ToolRegistry());
   c.registerInstance(Tokens.ProjectFiles, new ProjectLayout(config.dataDir));
-  c.registerSingleton(Tokens.SchemaRegistry, SchemaRegistry);
+  // Ajv is loaded on the first validation, not at start.
+  c.register(Tokens.SchemaRegistry, {
+    useFactory: instanceCachingFactory(() => {
+      const { SchemaRegistry } = require('../application/services/schema-registry') as typeof import('../application/services/schema-registry');
+      return new SchemaRegistry();
+    }),
+  });
+  configs.set(c, config);
+  if (!options.lazyModules) ensureModules(c);
+  return c;
+}
+
+/** Registers every module on `c` once (a no-op after the first call). */
+export function ensureModules(c: DependencyContainer): DependencyContainer {
+  if (loaded.has(c)) return c;
+  loaded.add(c);
+  const { moduleRegistrations } = require('./modules') as typeof import('./modules');
+  const config = configs.get(c) ?? c.resolve<AppConfig>(Tokens.Config);
   for (const register of moduleRegistrations) register(c, config);
   return c;
 }

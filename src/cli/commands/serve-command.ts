@@ -16,7 +16,7 @@ export function serveCommand(): Command {
         process.exit(1);
       });
       const running = await runServer({
-        container: createContainer(config, logger),
+        container: createContainer(config, logger, { lazyModules: true }),
         input: process.stdin,
         output: process.stdout,
         pinoLogger: logger,

@@ -2,6 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../application/ports/logger';
 import type { WorkflowStorage } from '../../application/ports/workflow-storage';
+import { ensureModules } from '../../di/container';
 import { Tokens } from '../../di/tokens';
 import type { AppConfig } from '../config/app-config';
 import type { Lifecycle } from '../lifecycle/lifecycle';
@@ -43,7 +44,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
 
   const dispatcher = new ToolDispatcher(
     () => c.resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
-    (token) => c.resolve(token),
+    (token) => ensureModules(c).resolve(token),
     logger,
   );
   const server = new WorkgraphServer({
@@ -65,7 +66,17 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
 
-  void announce(c, config, registry, logger);
+  // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
+  // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
+  let announced = false;
+  const announceOnce = () => {
+    if (announced) return;
+    announced = true;
+    void announce(c, config, registry, logger);
+  };
+  const fallback = setTimeout(announceOnce, 300);
+  fallback.unref();
+  server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
   return { server, closed, stop: () => transport.close().then(() => closed) };
 }
 
@@ -73,7 +84,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
 async function announce(c: DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
   let workflows = 'workflows unknown';
   try {
-    const listing = await c.resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
+    const listing = await ensureModules(c).resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
     workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
   } catch (e) {
     logger.warn('could not list workflows at start', { err: (e as Error).message });
@@ -82,4 +93,11 @@ async function announce(c: DependencyContainer, config: AppConfig, registry: Too
   logger.info(
     `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tools, data dir ${config.dataDir}`,
   );
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
 }
