@@ -29,6 +29,11 @@ export function buildProgram(): Command {
  */
 export async function runCli(argv: string[]): Promise<number | undefined> {
   const program = buildProgram();
+  const first = argv[2];
+  if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first || c.aliases().includes(first))) {
+    process.stderr.write(`workgraph: unknown command '${first}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see --help)\n`);
+    return ExitCodes.Usage;
+  }
   try {
     await program.parseAsync(argv);
     return undefined;
