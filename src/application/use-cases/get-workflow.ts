@@ -1,3 +1,4 @@
+import { InvalidArgumentsError } from '../../domain/errors';
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../di/tokens';
 import type { Workflow } from '../../domain/workflow/types';
@@ -26,6 +27,8 @@ export interface WorkflowMetadata {
 export interface WorkflowPreview extends WorkflowMetadata {
   /** The first step workflow_next would hand out with no completed steps and an empty context; null if none. */
   firstStep: Record<string, unknown> | null;
+  /** Why there is no firstStep although the workflow has steps (it needs context to resolve). */
+  firstStepNote?: string;
 }
 
 /** The slice of GetNextStep (workflow_next) the preview needs. */
@@ -56,7 +59,14 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       totalSteps: workflow.steps.length,
     };
     if (input.mode === 'metadata') return metadata;
-    const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
-    return { ...metadata, firstStep: next.step };
+    try {
+      const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
+      return { ...metadata, firstStep: next.step };
+    } catch (e) {
+      // A first step that needs context (a forEach over a context array, a for with a context count) cannot be
+      // previewed with an empty context: say so instead of failing the whole call.
+      if (!(e instanceof InvalidArgumentsError)) throw e;
+      return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
+    }
   }
 }

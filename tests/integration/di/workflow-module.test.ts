@@ -107,6 +107,29 @@ describe('workflow module (container + tool declarations)', () => {
     expect(preview.steps).toBeUndefined();
   });
 
+  it('workflow_get preview of a workflow that starts with a forEach says the first step needs context', async () => {
+    const loopFirst = {
+      id: 'loop-first',
+      name: 'Loop first',
+      description: 'starts with a loop over a context array',
+      version: '1.0.0',
+      steps: [
+        {
+          id: 'each',
+          type: 'loop',
+          title: 'Each file',
+          loop: { type: 'forEach', items: 'files', itemVar: 'file', maxIterations: 10 },
+          body: [{ id: 'look', title: 'Look', prompt: 'Look at {{file}}' }],
+        },
+      ],
+    };
+    await fs.writeFile(path.join(flag, 'loop-first.json'), JSON.stringify(loopFirst));
+    c.resolve<CachingWorkflowStorage>(Tokens.WorkflowStorage).invalidate();
+    const preview = await call(c, 'workflow_get', { id: 'loop-first', mode: 'preview' });
+    expect(preview.firstStep).toBeNull();
+    expect(preview.firstStepNote).toMatch(/depends on the context: .*files/);
+  });
+
   it('workflow_get of an invalid file says invalid and why', async () => {
     await expect(c.resolve<UseCase>(Tokens.GetWorkflow).execute({ id: 'broken' })).rejects.toBeInstanceOf(InvalidWorkflowError);
   });

@@ -111,6 +111,7 @@ export const workflowTools: ToolDefinition[] = [
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps (whole workflow only).' },
         totalSteps: { type: 'integer', description: 'Number of top-level steps (metadata and preview).' },
         firstStep: { anyOf: [returnedStep, { type: 'null' }], description: 'The first step to do (preview only).' },
+        firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
       },
     },
     annotations: { ...readOnly, title: 'Get a workflow' },
