@@ -50,4 +50,7 @@ export const Tokens = {
 
   // graph module: MCP clients of graph `mcp` nodes
   McpClientPool: Symbol.for('workgraph.McpClientPool'),
+
+  // graph module: loaded graphs, runs and their debugger (GraphHost from src/infrastructure/graph)
+  GraphHost: Symbol.for('workgraph.GraphHost'),
 } as const;

@@ -4,9 +4,10 @@ import { tasksModule } from './tasks-module';
 import { mcpClientPoolModule } from './mcp-client-pool-module';
 import { knowledgeModule } from './knowledge-module';
 import { workflowModule } from './workflow-module';
+import { graphModule } from './graph-module';
 
 /** Registers one module's ports, services and use cases. Each module has its own file in this folder. */
 export type ModuleRegistration = (container: DependencyContainer, config: AppConfig) => void;
 
 /** Every module, in registration order. A module adds itself here with one import and one entry. */
-export const moduleRegistrations: ModuleRegistration[] = [tasksModule, mcpClientPoolModule, knowledgeModule, workflowModule];
+export const moduleRegistrations: ModuleRegistration[] = [tasksModule, mcpClientPoolModule, knowledgeModule, workflowModule, graphModule];
