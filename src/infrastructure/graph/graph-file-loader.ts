@@ -53,9 +53,9 @@ export class GraphFileLoader {
   }
 
   /** Every problem of one file (empty when it loads), for `workgraph validate`. */
-  async check(file: string): Promise<GraphFileProblem[]> {
+  async check(file: string, text?: string): Promise<GraphFileProblem[]> {
     const abs = path.resolve(file);
-    const { issues } = await this.read(abs);
+    const { issues } = text === undefined ? await this.read(abs) : await this.readText(abs, text);
     return issues.map((i) => ({ file, line: i.position?.line ?? 1, column: i.position?.column ?? 1, message: describeIssue(i) }));
   }
 
@@ -67,6 +67,11 @@ export class GraphFileLoader {
     } catch (err) {
       return { issues: [{ message: `cannot read graph file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }] };
     }
+    return this.readText(file, text);
+  }
+
+  /** Like {@link read}, for text already read (`file` names it in messages and tells JSON from YAML by extension). */
+  async readText(file: string, text: string): Promise<{ graph?: CompiledGraph; issues: GraphIssue[] }> {
     const doc = parseGraphDocument(text, file);
     if (!doc.ok) return { issues: doc.errors.map((e) => ({ message: e.message, position: e.position })) };
 

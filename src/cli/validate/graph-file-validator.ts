@@ -1,0 +1,11 @@
+import { registerGraphValidator } from './graph-validators';
+
+/**
+ * Plugs the graph module's checker into `workgraph validate`: parse with positions, spec/graph.schema.json, the
+ * structural checks and expression compilation — every problem with its line and column. The graph code is
+ * required on first use, so `workgraph validate` of workflow files alone never loads it.
+ */
+registerGraphValidator(async (file, text) => {
+  const { GraphFileLoader } = await import('../../infrastructure/graph/graph-file-loader');
+  return (await new GraphFileLoader().check(file, text)).map(({ line, column, message }) => ({ line, column, message }));
+});
