@@ -12,24 +12,18 @@ export interface GetWorkflowInput {
   mode?: 'metadata' | 'preview';
 }
 
-export interface WorkflowMetadata {
-  id: string;
-  name: string;
-  description: string;
-  version: string;
-  preconditions?: string[];
-  clarificationPrompts?: string[];
-  metaGuidance?: string[];
+/** The workflow without its steps, plus how many top-level steps it has. */
+export type WorkflowMetadata = Omit<Workflow, 'steps'> & {
   /** Number of top-level steps. */
   totalSteps: number;
-}
+};
 
-export interface WorkflowPreview extends WorkflowMetadata {
+export type WorkflowPreview = WorkflowMetadata & {
   /** The first step workflow_next would hand out with no completed steps and an empty context; null if none. */
   firstStep: Record<string, unknown> | null;
   /** Why there is no firstStep although the workflow has steps (it needs context to resolve). */
   firstStepNote?: string;
-}
+};
 
 /** The slice of GetNextStep (workflow_next) the preview needs. */
 type NextStep = UseCase<
