@@ -53,4 +53,5 @@ export const Tokens = {
 
   // graph module: loaded graphs, runs and their debugger (GraphHost from src/infrastructure/graph)
   GraphHost: Symbol.for('workgraph.GraphHost'),
+  InspectGraphExecution: Symbol.for('workgraph.InspectGraphExecution'),
 } as const;

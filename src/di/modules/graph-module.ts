@@ -1,3 +1,5 @@
+import { Lifecycle as Scope } from 'tsyringe';
+import { InspectGraphExecution } from '../../application/use-cases/inspect-graph-execution';
 import type { McpClientPool } from '../../application/ports/mcp-client-pool';
 import type { GraphHost } from '../../infrastructure/graph/graph-host';
 import type { Lifecycle } from '../../infrastructure/lifecycle/lifecycle';
@@ -18,11 +20,14 @@ export const graphModule: ModuleRegistration = (container) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('../../infrastructure/graph/graph-host') as typeof import('../../infrastructure/graph/graph-host');
+      const { builtinTools } = require('../../infrastructure/rpc/tools') as typeof import('../../infrastructure/rpc/tools');
       return (host = new Host({
+        reservedToolNames: builtinTools().map((t) => t.name),
         ...(c.isRegistered(Tokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(Tokens.McpClientPool) } : {}),
       }));
     },
   });
+  container.register(Tokens.InspectGraphExecution, { useClass: InspectGraphExecution }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
   }

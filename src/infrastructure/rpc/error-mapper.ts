@@ -1,7 +1,7 @@
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../../domain/errors';
 import type { Logger } from '../../application/ports/logger';
-import { ERROR_CODE_META_KEY, JsonRpcErrorCodes } from './json-rpc-codes';
+import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes } from './json-rpc-codes';
 
 /** The one place errors become protocol answers. */
 
@@ -20,7 +20,11 @@ export function describeError(e: unknown, logger?: Logger): { code: ErrorCode; m
  */
 export function toErrorResult(e: unknown, logger?: Logger): CallToolResult {
   const { code, message } = describeError(e, logger);
-  return errorResult(code, message);
+  const result = errorResult(code, message);
+  // A failed graph run still names its execution, so the agent can inspect it with graph_inspect.
+  const executionId = isWorkgraphError(e) ? e.details.executionId : undefined;
+  if (typeof executionId === 'string') result._meta = { ...result._meta, [EXECUTION_ID_META_KEY]: executionId };
+  return result;
 }
 
 export function errorResult(code: ErrorCode, message: string): CallToolResult {

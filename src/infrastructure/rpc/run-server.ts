@@ -41,6 +41,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   const lifecycle = c.resolve<Lifecycle>(Tokens.Lifecycle);
   const registry = c.resolve<ToolRegistry>(Tokens.ToolRegistry);
   registry.register(builtinTools(), 'builtin');
+  if (config.graphPaths.length > 0) await publishGraphTools(c, registry, logger, lifecycle, config.graphPaths);
 
   const dispatcher = new ToolDispatcher(
     () => c.resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
@@ -78,6 +79,21 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   fallback.unref();
   server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
   return { server, closed, stop: () => transport.close().then(() => closed) };
+}
+
+/** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */
+async function publishGraphTools(
+  c: DependencyContainer,
+  registry: ToolRegistry,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  paths: readonly string[],
+): Promise<void> {
+  const { GraphToolPublisher } = require('../graph/graph-tool-publisher') as typeof import('../graph/graph-tool-publisher');
+  const host = ensureModules(c).resolve<import('../graph/graph-host').GraphHost>(Tokens.GraphHost);
+  const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
+  lifecycle.onShutdown('graph file watchers', () => publisher.close());
+  await publisher.start();
 }
 
 /** The start line on stderr: version, tool count, workflow and graph counts, data dir. */

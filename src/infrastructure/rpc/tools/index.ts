@@ -2,8 +2,9 @@ import type { ToolDefinition } from '../tool-definition';
 import { tasksTools } from './tasks-tools';
 import { knowledgeTools } from './knowledge-tools';
 import { workflowTools } from './workflow-tools';
+import { graphTools } from './graph-tools';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {
-  return [...workflowTools, ...tasksTools, ...knowledgeTools];
+  return [...workflowTools, ...graphTools, ...tasksTools, ...knowledgeTools];
 }
