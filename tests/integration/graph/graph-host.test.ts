@@ -18,7 +18,7 @@ afterEach(async () => {
 });
 
 describe('loadGraph / GraphHost', () => {
-  it.each([1, 10, 1000, 100_000])('runs the seed sum_to_n unchanged: n=%i gives n(n+1)/2', async (n) => {
+  it.each([1, 10, 1000, 10_000])('runs the seed sum_to_n unchanged: n=%i gives n(n+1)/2', async (n) => {
     const host = await loadGraph(sumToNFile);
     const { result, history } = await host.executeTool('sum_to_n', { n }).promise;
     expect(result).toEqual({ sum: (n * (n + 1)) / 2 });
