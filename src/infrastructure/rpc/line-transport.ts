@@ -125,7 +125,9 @@ export class LineTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch (e) {
-      this.replyError(null, JsonRpcErrorCodes.ParseError, `Parse error: ${(e as Error).message}`);
+      // V8's message quotes a snippet of the input: control characters in it would break the one-line rule.
+      const reason = (e as Error).message.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ');
+      this.replyError(null, JsonRpcErrorCodes.ParseError, `Parse error: ${reason}`);
       return;
     }
     const frame = classifyMessage(parsed);

@@ -61,6 +61,7 @@ export class WorkgraphServer {
       },
     );
     this.installHandlers();
+    answerSchemaFailuresAsInvalidParams(this.sdk);
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -174,5 +175,34 @@ export class WorkgraphServer {
         return content.text;
       },
     };
+  }
+}
+
+type SdkRequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK parses a request's params with its zod schema before the handler runs and lets the ZodError escape, which
+ * it answers as -32603 Internal error with the issues as a multi-line JSON dump (`tools/call` with `name: null`,
+ * `initialize` without `clientInfo`, `logging/setLevel` with an unknown level...). JSON-RPC says invalid params are
+ * -32602: every registered handler (the SDK's own `initialize` and `ping` included) is wrapped so such a failure is
+ * answered -32602 with a one-line message naming the fields (zod 4 names the error `$ZodError`). Relies on SDK 1.x keeping its handlers in
+ * `_requestHandlers`; the fuzz e2e test fails if that changes.
+ */
+function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
+  const handlers = (sdk as unknown as { _requestHandlers?: Map<string, SdkRequestHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (e) {
+        const issues = (e as { issues?: unknown }).issues;
+        if (!(e instanceof Error) || !/ZodError$/.test(e.name) || !Array.isArray(issues)) throw e;
+        const fields = (issues as Array<{ path?: unknown[]; message?: string }>)
+          .slice(0, 3)
+          .map((i) => `${(i.path ?? []).join('.') || 'params'}: ${String(i.message ?? 'invalid').replace(/\s+/g, ' ')}`);
+        throw new McpError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}: ${fields.join('; ')}`);
+      }
+    });
   }
 }
