@@ -4,7 +4,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { connectClient, tempDir } from './helpers/server-process';
 
 const ROOT = path.resolve(__dirname, '../..');
-const text = (r: { content?: unknown }) => (r.content as Array<{ text: string }>)[0].text;
+const text = (r: unknown) => (r as { content: Array<{ text: string }> }).content[0].text;
 
 function jsonGraph(tool: string, expr: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({
