@@ -4,6 +4,7 @@ import { serveCommand } from './commands/serve-command';
 import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
+import { runCommand } from './commands/run-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.addCommand(validateCommand());
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
+  program.addCommand(runCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }
