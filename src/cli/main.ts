@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import 'reflect-metadata';
 import { runCli } from './program';
 
 void runCli(process.argv).then((code) => {

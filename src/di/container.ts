@@ -1,11 +1,10 @@
+import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import { systemClock } from '../application/ports/clock';
 import { silentLogger, type Logger } from '../application/ports/logger';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { ProjectLayout } from '../infrastructure/files/project-layout';
-import { Lifecycle } from '../infrastructure/lifecycle/lifecycle';
-import { AllowedRootsPolicy } from '../infrastructure/paths/allowed-roots-policy';
-import { ToolRegistry } from '../infrastructure/rpc/tool-registry';
+import { createServerCore, type ServerCore } from './server-core';
 import { Tokens } from './tokens';
 
 export interface ContainerOptions {
@@ -15,6 +14,8 @@ export interface ContainerOptions {
    * `initialize` and `tools/list` before loading them (cold start).
    */
   lazyModules?: boolean;
+  /** Instances already built for a server (registered as they are); default: built here. */
+  core?: ServerCore;
 }
 
 const loaded = new WeakSet<DependencyContainer>();
@@ -26,12 +27,13 @@ const configs = new WeakMap<DependencyContainer, AppConfig>();
  */
 export function createContainer(config: AppConfig, logger: Logger, options: ContainerOptions = {}): DependencyContainer {
   const c = rootContainer.createChildContainer();
+  const core = options.core ?? createServerCore(config, logger);
   c.registerInstance(Tokens.Config, config);
   c.registerInstance(Tokens.Logger, logger);
   c.registerInstance(Tokens.Clock, systemClock);
-  c.registerInstance(Tokens.PathPolicy, new AllowedRootsPolicy(config.allowedRoots));
-  c.registerInstance(Tokens.Lifecycle, new Lifecycle());
-  c.registerInstance(Tokens.ToolRegistry, new ToolRegistry());
+  c.registerInstance(Tokens.PathPolicy, core.pathPolicy);
+  c.registerInstance(Tokens.Lifecycle, core.lifecycle);
+  c.registerInstance(Tokens.ToolRegistry, core.registry);
   c.registerInstance(Tokens.ProjectFiles, new ProjectLayout(config.dataDir));
   // Ajv is loaded on the first validation, not at start.
   c.register(Tokens.SchemaRegistry, {

@@ -7,7 +7,7 @@ export function serveCommand(): Command {
   return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)')).action(
     async (flags: CommonFlags) => {
       const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
-      const { createContainer } = await import('../../di/container');
+      const { createServerCore } = await import('../../di/server-core');
       const { runServer } = await import('../../infrastructure/rpc/run-server');
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
@@ -15,8 +15,11 @@ export function serveCommand(): Command {
         logger.error('uncaught exception', { err: e.message, stack: e.stack });
         process.exit(1);
       });
+      const core = createServerCore(config, logger);
       const running = await runServer({
-        container: createContainer(config, logger, { lazyModules: true }),
+        core,
+        // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
+        container: () => (require('../../di/container') as typeof import('../../di/container')).createContainer(config, logger, { core }),
         input: process.stdin,
         output: process.stdout,
         pinoLogger: logger,

@@ -9,6 +9,7 @@ export function validateCommand(): Command {
     .description('check workflow JSON and graph YAML/JSON files; prints file:line:column: message per problem')
     .argument('<files...>', 'files to check (kind told apart by content)')
     .action(async (files: string[]) => {
+      await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
       const { validateFiles } = await import('../validate');
       const problems = await validateFiles(files);
       for (const p of problems) process.stdout.write(`${p.file}:${p.line}:${p.column}: ${p.message}\n`);

@@ -1,4 +1,4 @@
-import pino from 'pino';
+import type pino from 'pino';
 import type { Logger } from '../../application/ports/logger';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
@@ -11,8 +11,11 @@ export type LogSink = (level: LogLevel, msg: string, fields: Record<string, unkn
  * nothing ever reaches stdout. Extra sinks (MCP logging) are shared by every child logger.
  */
 export class PinoLogger implements Logger {
+  private instance?: pino.Logger;
+
   private constructor(
-    private readonly pino: pino.Logger,
+    /** Builds this logger's pino instance on its first entry: pino stays out of the server's cold start. */
+    private readonly make: () => pino.Logger,
     private readonly sinks: Set<LogSink>,
     private readonly bound: Record<string, unknown>,
   ) {}
@@ -22,8 +25,15 @@ export class PinoLogger implements Logger {
    * @param fd file descriptor to write to, default 2.
    */
   static create(level = 'info', fd = 2): PinoLogger {
-    const instance = pino({ level, base: { pid: process.pid }, name: 'workgraph' }, pino.destination({ fd, sync: true }));
-    return new PinoLogger(instance, new Set(), {});
+    const make = () => {
+      const pinoFn = require('pino') as typeof pino;
+      return pinoFn({ level, base: { pid: process.pid }, name: 'workgraph' }, pinoFn.destination({ fd, sync: true }));
+    };
+    return new PinoLogger(make, new Set(), {});
+  }
+
+  private get pino(): pino.Logger {
+    return (this.instance ??= this.make());
   }
 
   /** Adds a sink; returns a function removing it. */
@@ -46,7 +56,7 @@ export class PinoLogger implements Logger {
   }
 
   child(fields: Record<string, unknown>): Logger {
-    return new PinoLogger(this.pino.child(fields), this.sinks, { ...this.bound, ...fields });
+    return new PinoLogger(() => this.pino.child(fields), this.sinks, { ...this.bound, ...fields });
   }
 
   private log(level: LogLevel, msg: string, fields: Record<string, unknown>): void {

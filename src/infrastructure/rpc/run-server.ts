@@ -2,12 +2,11 @@ import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../application/ports/logger';
 import type { WorkflowStorage } from '../../application/ports/workflow-storage';
-import { ensureModules } from '../../di/container';
 import { Tokens } from '../../di/tokens';
+import type { ServerCore } from '../../di/server-core';
 import type { AppConfig } from '../config/app-config';
 import type { Lifecycle } from '../lifecycle/lifecycle';
 import type { PinoLogger } from '../logging/pino-logger';
-import type { AllowedRootsPolicy } from '../paths/allowed-roots-policy';
 import { LineTransport, type LineTransportOptions } from './line-transport';
 import { WorkgraphServer } from './mcp-server';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
@@ -15,7 +14,13 @@ import type { ToolRegistry } from './tool-registry';
 import { builtinTools } from './tools';
 
 export interface RunServerOptions {
-  container: DependencyContainer;
+  /** What the server needs before its first tool call. */
+  core: ServerCore;
+  /**
+   * Builds the DI container (with every module registered) over `core`; called once, on the first tool call or
+   * when graph files must be loaded — so a server answers `initialize` and `tools/list` without loading the modules.
+   */
+  container: () => DependencyContainer;
   input: Readable;
   output: Writable;
   pinoLogger?: PinoLogger;
@@ -35,17 +40,15 @@ export interface RunningServer {
  * shutdown hooks (children killed, clients closed).
  */
 export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
-  const c = opts.container;
-  const config = c.resolve<AppConfig>(Tokens.Config);
-  const logger = c.resolve<Logger>(Tokens.Logger);
-  const lifecycle = c.resolve<Lifecycle>(Tokens.Lifecycle);
-  const registry = c.resolve<ToolRegistry>(Tokens.ToolRegistry);
+  const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
+  let built: DependencyContainer | undefined;
+  const c = () => (built ??= opts.container());
   registry.register(builtinTools(), 'builtin');
-  if (config.graphPaths.length > 0) await publishGraphTools(c, registry, logger, lifecycle, config.graphPaths);
+  if (config.graphPaths.length > 0) await publishGraphTools(c(), registry, logger, lifecycle, config.graphPaths);
 
   const dispatcher = new ToolDispatcher(
-    () => c.resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
-    (token) => ensureModules(c).resolve(token),
+    () => c().resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
+    (token) => c().resolve(token),
     logger,
   );
   const server = new WorkgraphServer({
@@ -54,7 +57,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     dispatcher,
     logger,
     pinoLogger: opts.pinoLogger,
-    pathPolicy: c.resolve<AllowedRootsPolicy>(Tokens.PathPolicy),
+    pathPolicy,
     shutdownSignal: lifecycle.signal,
   });
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
@@ -90,17 +93,17 @@ async function publishGraphTools(
   paths: readonly string[],
 ): Promise<void> {
   const { GraphToolPublisher } = require('../graph/graph-tool-publisher') as typeof import('../graph/graph-tool-publisher');
-  const host = ensureModules(c).resolve<import('../graph/graph-host').GraphHost>(Tokens.GraphHost);
+  const host = c.resolve<import('../graph/graph-host').GraphHost>(Tokens.GraphHost);
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();
 }
 
 /** The start line on stderr: version, tool count, workflow and graph counts, data dir. */
-async function announce(c: DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
+async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
   let workflows = 'workflows unknown';
   try {
-    const listing = await ensureModules(c).resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
+    const listing = await c().resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
     workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
   } catch (e) {
     logger.warn('could not list workflows at start', { err: (e as Error).message });
