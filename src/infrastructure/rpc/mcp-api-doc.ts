@@ -52,5 +52,13 @@ const PROTOCOL_NOTES = `## Protocol
 - Successful results carry \`structuredContent\` and the same JSON as a text block.
 - Plain JSON-RPC methods (the workflow tools) answer with the object a tool call puts in \`structuredContent\`; bad
   params → -32602 naming the field; a failure inside → -32000 with \`data: {code}\`.
-- Requests before \`initialize\` are served (the SDK does not gate them); a second \`initialize\` is answered again.
-- The end of stdin or a broken stdout pipe ends the server with exit code 0, after children are killed.`;
+- Params the SDK's own schemas refuse (\`initialize\` without \`clientInfo\`, \`tools/call\` whose \`name\` is not a
+  string or whose \`arguments\` is not an object, \`logging/setLevel\` with an unknown level, a non-string
+  \`tools/list\` cursor) → -32602 with a one-line message naming the fields. A non-object \`_meta\` → -32600.
+- Lifecycle (tested in tests/e2e/lifecycle.test.ts): \`initialize\` with a revision the server does not know is
+  answered with the latest one (2025-11-25); a supported older revision is kept. Requests sent before \`initialize\`
+  (\`ping\`, \`tools/list\`, \`tools/call\`, the plain methods) are served: the SDK does not gate them. A second
+  \`initialize\` is answered again and negotiates the revision anew; the session goes on.
+- The end of stdin or a broken stdout pipe (noticed on the next write, e.g. a progress notification) ends the server
+  with exit code 0 and no stack trace, even with a tool call in flight: running validation commands' process groups
+  are killed and graph MCP clients closed first. The call in flight is never answered.`;
