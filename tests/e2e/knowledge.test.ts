@@ -213,6 +213,38 @@ describe('knowledge module e2e (built server, SDK client)', () => {
     expect(graphIds('extracted')).toEqual(['sum']);
   });
 
+  it('falls back to the extractive summary when the client fails the sampling request', async () => {
+    const failing = await connectClient({ dataDir, capabilities: { sampling: {} } });
+    failing.client.setRequestHandler(CreateMessageRequestSchema, async () => {
+      throw new Error('the user declined the sampling request');
+    });
+    try {
+      await addSummarized(failing, 'declined');
+      const result = (await failing.client.callTool({
+        name: 'delete_nodes',
+        arguments: { projectContext: 'declined', nodeIds: ['c'], recalculateSummaries: true },
+      })) as CallToolResult;
+      schemas.check('delete_nodes', result);
+      const s = result.structuredContent as Structured;
+      expect(s.success).toBe(true);
+      expect(s.summaries).toEqual([expect.objectContaining({ summaryId: 'sum', status: 'recalculated', method: 'extractive' })]);
+      expect(s.summaries[0].message).toMatch(/sampling failed/);
+      expect((await ok(failing, 'get_node', { projectContext: 'declined', id: 'sum' })).node.thought).toContain('Summary of 2 node(s)');
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('refuses a list cursor made before a delete rewrote the file', async () => {
+    await ok(plain, 'add_nodes', { projectContext: 'cursors', nodes: ['x1', 'x2', 'x3', 'x4'].map((id) => ({ id, thought: id, role: 'actor' })) });
+    const first = await ok(plain, 'list_nodes', { projectContext: 'cursors', limit: 2 });
+    expect(first.nextCursor).toEqual(expect.any(String));
+    await ok(plain, 'delete_nodes', { projectContext: 'cursors', nodeIds: ['x4'] });
+    const stale = await call(plain, 'list_nodes', { projectContext: 'cursors', limit: 2, cursor: first.nextCursor });
+    expect(stale.isError).toBe(true);
+    expect(text(stale)).toMatch(/list again without a cursor/);
+  });
+
   it('reports an affected summary without recalculating it when not asked', async () => {
     await addSummarized(plain, 'untouched');
     const result = await ok(plain, 'delete_nodes', { projectContext: 'untouched', nodeIds: ['c'] });

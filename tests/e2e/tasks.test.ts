@@ -265,6 +265,67 @@ describe('tasks module e2e (built server, SDK client)', () => {
     expect(fs.readFileSync(runs, 'utf8')).toBe('run\n'); // one run, not two
   });
 
+  it('two concurrent calls on one node share one run and get the same answer', async () => {
+    const runs = path.join(projectRoot, 'concurrent-runs.txt');
+    await ok('init_project_graph', {
+      projectName: 'concurrent',
+      projectRoot,
+      nodes: [{ id: 'c', title: 'C', depends_on: [], validation_command: `echo run >> '${runs}'; sleep 1; exit 3` }],
+    });
+    await ok('start_task', { project: 'concurrent', nodeId: 'c' });
+    const [a, b] = await Promise.all([
+      call('validate_task_loop', { project: 'concurrent', nodeId: 'c' }),
+      call('validate_task_loop', { project: 'concurrent', nodeId: 'c' }),
+    ]);
+    expect(a.isError).toBeFalsy();
+    expect(b.structuredContent).toEqual(a.structuredContent);
+    expect((a.structuredContent as Structured).result.exitCode).toBe(3);
+    expect((a.structuredContent as Structured).node).toMatchObject({ status: 'RETRYING', current_attempt: 1 });
+    expect(fs.readFileSync(runs, 'utf8')).toBe('run\n');
+  });
+
+  it('cancelling a call that waits for an earlier run cancels that run', async () => {
+    const pidFile = path.join(projectRoot, 'cancel2.pid');
+    await ok('init_project_graph', {
+      projectName: 'cancel-later',
+      projectRoot,
+      nodes: [{ id: 'long', title: 'Long', depends_on: [], validation_command: `sleep 60 & echo $! > '${pidFile}'; wait` }],
+    });
+    await ok('start_task', { project: 'cancel-later', nodeId: 'long' });
+    const first = await ok('validate_task_loop', { project: 'cancel-later', nodeId: 'long', waitSeconds: 0.2 });
+    expect(first.running).toBe(true);
+    const sleepPid = await readPid(pidFile);
+    const controller = new AbortController();
+    const pending = conn.client.callTool({ name: 'validate_task_loop', arguments: { project: 'cancel-later', nodeId: 'long' } }, undefined, {
+      signal: controller.signal,
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort('user cancelled');
+    await expect(pending).rejects.toThrow();
+    await waitFor('the command to be gone', () => !isAlive(sleepPid));
+    const back = await waitFor('IN_PROGRESS after cancel', async () => {
+      const n = await node('cancel-later', 'long');
+      return n.status === 'IN_PROGRESS' ? n : undefined;
+    });
+    expect(back.current_attempt).toBe(0);
+  });
+
+  it('a timeout through the server kills the command tree and uses an attempt', async () => {
+    const pidFile = path.join(projectRoot, 'timeout.pid');
+    await ok('init_project_graph', {
+      projectName: 'timeout',
+      projectRoot,
+      nodes: [{ id: 't', title: 'T', depends_on: [], timeout_ms: 500, max_attempts: 2, validation_command: `sleep 60 & echo $! > '${pidFile}'; wait` }],
+    });
+    await ok('start_task', { project: 'timeout', nodeId: 't' });
+    const r = await ok('validate_task_loop', { project: 'timeout', nodeId: 't' });
+    expect(r.validation_passed).toBe(false);
+    expect(r.node).toMatchObject({ status: 'RETRYING', current_attempt: 1 });
+    expect(r.node.error_logs[0]).toMatchObject({ attempt: 1, timed_out: true });
+    expect(r.message).toContain('attempt 1/2');
+    await waitFor('the timed-out command tree to be gone', () => !isAlive(Number(fs.readFileSync(pidFile, 'utf8').trim())));
+  });
+
   it('refuses a projectRoot outside the allowed roots with path_not_allowed', async () => {
     const result = await call('init_project_graph', {
       projectName: 'escape',
@@ -391,7 +452,11 @@ describe('tasks e2e: the server ends with its client', () => {
       const serverPid = conn.transport.pid!;
       const sleepPid = await startLongValidation((name, args) => conn.client.callTool({ name, arguments: args }), tmp.dir, path.join(tmp.dir, 'close.pid'));
       expect(isAlive(sleepPid)).toBe(true);
+      // The SDK transport ends stdin, then sends SIGTERM after 2 s: a clean exit on end of stdin is code 0, no signal.
+      const proc = (conn.transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
+      const exited = new Promise((resolve) => proc.once('exit', (code, signal) => resolve({ code, signal })));
       await conn.close();
+      expect(await exited).toEqual({ code: 0, signal: null });
       await waitFor('the server to exit', () => !isAlive(serverPid));
       await waitFor('the command tree to be gone', () => !isAlive(sleepPid));
     } finally {
