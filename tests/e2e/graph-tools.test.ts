@@ -136,3 +136,34 @@ describe('graph tools (built server, SDK client)', () => {
     expect(typeof r._meta?.['workgraph/executionId']).toBe('string');
   });
 });
+
+/** A long graph run must not starve the server: pings and other tools are answered, and cancellation stops it. */
+describe('graph runs and the event loop (built server)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let conn: Awaited<ReturnType<typeof connectClient>>;
+  beforeAll(async () => {
+    tmp = tempDir('wg-graph-loop-');
+    conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), args: ['--graphs', path.join(ROOT, 'examples/graphs/sum_to_n.yaml')] });
+  });
+  afterAll(async () => {
+    await conn.close();
+    tmp.cleanup();
+  });
+
+  it('answers pings and workflow tools while a long run goes on, and stops the run on cancellation', async () => {
+    const controller = new AbortController();
+    const long = conn.client
+      .callTool({ name: 'sum_to_n', arguments: { n: 5_000_000 } }, undefined, { signal: controller.signal, timeout: 120_000 })
+      .catch((e: unknown) => e);
+    await new Promise((r) => setTimeout(r, 300));
+    // Served in between the run's time slices (a liveness check, not a speed figure).
+    for (let i = 0; i < 3; i++) await expect(conn.client.ping({ timeout: 5_000 })).resolves.toBeDefined();
+    const list = await conn.client.callTool({ name: 'workflow_list', arguments: {} }, undefined, { timeout: 5_000 });
+    expect(list.isError).toBeFalsy();
+    controller.abort();
+    expect(await long).toBeInstanceOf(Error);
+    // The cancelled run has stopped: a fresh small run completes right away with the right answer.
+    const small = await conn.client.callTool({ name: 'sum_to_n', arguments: { n: 10 } }, undefined, { timeout: 10_000 });
+    expect(small.structuredContent).toEqual({ sum: 55 });
+  });
+});
