@@ -126,8 +126,9 @@ export class GraphToolPublisher {
       description: info.description || `Graph tool ${info.name} (${info.graph})`,
       inputSchema: info.inputSchema,
       outputSchema: info.outputSchema,
-      // A graph may call any MCP server: no read-only or idempotency promise can be made for it.
-      annotations: { title: info.name, openWorldHint: true },
+      // A graph may call any MCP server: no read-only, non-destructive or idempotency promise can be made for it, so
+      // the hints say so explicitly (the MCP defaults, spelled out for clients that only read what is present).
+      annotations: { title: info.name, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       module: 'graph',
       handler: async (args: unknown, ctx: CallContext) => {
         const handle = host.executeTool(info.name, args, { signal: ctx.signal });

@@ -58,7 +58,7 @@ export const graphTools: ToolDefinition[] = [
       },
       required: ['executionId'],
     },
-    annotations: { title: 'Inspect a graph run', readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: { title: 'Inspect a graph run', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: Tokens.InspectGraphExecution,
     module: 'graph',
   },
