@@ -7,6 +7,7 @@ import type { PathPolicy } from '../ports/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../ports/use-case';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
+import { projectIdFromName } from '../../domain/project-id';
 
 export interface InitProjectGraphInput {
   projectName: string;
@@ -31,7 +32,8 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
   ) {}
 
   async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
-    const projectId = this.store.projectIdOf(input.projectName);
+    // The domain's slug (what the store's projectIdOf uses), called here so a refused name names this tool's field.
+    const projectId = projectIdFromName(input.projectName, 'projectName');
     const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', { mustExist: true });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
