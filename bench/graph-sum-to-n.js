@@ -4,9 +4,12 @@
 // The floor is "the expressions and nothing else": no records, no limits, no hooks, no yielding.
 //
 // Goal (DESIGN.md §4): engine cost per iteration within 1.25x of the floor at every n, and flat across n (linear).
-// n defaults to 1,000 / 10,000 / 100,000; override with BENCH_GRAPH_NS=1000,5000. Rounds per n: BENCH_GRAPH_ROUNDS
-// (default 15 up to n = 1,000, 7 up to 10,000, 3 above: short runs need more rounds to find a quiet moment on a shared
-// machine), engine and floor alternating; the best round of each is reported.
+// Each n prints one line: value = engine ms per iteration (best round), baseline = floor ms per iteration (best round),
+// with the CPU-time ratio and the median of the per-round ratios beside them (both steadier on a busy machine).
+// n defaults to 1,000 / 10,000 / 100,000; override with BENCH_GRAPH_NS=1000,5000. Each timing runs the tool
+// ceil(10,000 / n) times back to back (so short runs are not lost in the noise of a shared machine) and is divided
+// back to one run. Rounds per n: BENCH_GRAPH_ROUNDS (default 7 up to n = 10,000, 3 above), engine and floor
+// alternating; the best round of each is reported.
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { ROOT, report } = require('./lib');
@@ -86,14 +89,29 @@ async function engineRun(host, n) {
   return result;
 }
 
-async function timed(fn, n) {
+/**
+ * Wall time and CPU time (user + system, all threads of this process) of one run. The CPU time hardly moves when other
+ * processes compete for the cores, so it is reported beside the wall time as a check on a busy machine.
+ */
+async function timed(fn, n, reps) {
   if (global.gc) global.gc();
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
-  const result = await fn();
+  let result;
+  for (let i = 0; i < reps; i++) result = await fn();
   const ms = performance.now() - t0;
+  const c = process.cpuUsage(c0);
   const expected = (n * (n + 1)) / 2;
   if (!result || result.sum !== expected) throw new Error(`wrong result at n=${n}: ${JSON.stringify(result)} (expected sum ${expected})`);
-  return ms;
+  return { ms: ms / reps, cpuMs: (c.user + c.system) / 1000 / reps };
+}
+
+function best(a, b) {
+  return { ms: Math.min(a.ms, b.ms), cpuMs: Math.min(a.cpuMs, b.cpuMs) };
+}
+
+function round1(x) {
+  return Math.round(x * 10) / 10;
 }
 
 async function main() {
@@ -109,26 +127,41 @@ async function main() {
 
   const perIteration = [];
   for (const n of NS) {
-    const rounds = Number(process.env.BENCH_GRAPH_ROUNDS || (n <= 1_000 ? 15 : n <= 10_000 ? 7 : 3));
-    let engine = Infinity;
-    let floor = Infinity;
+    const rounds = Number(process.env.BENCH_GRAPH_ROUNDS || (n <= 10_000 ? 7 : 3));
+    const reps = Math.max(1, Math.ceil(10_000 / n));
+    let e = { ms: Infinity, cpuMs: Infinity };
+    let f = { ms: Infinity, cpuMs: Infinity };
+    // Each round's engine/floor ratio: their median is a second, load-robust view of the same comparison.
+    const paired = [];
     for (let r = 0; r < rounds; r++) {
       // Alternate which goes first so drift of the machine hits both alike.
+      let er;
+      let fr;
       if (r % 2 === 0) {
-        engine = Math.min(engine, await timed(() => engineRun(host, n), n));
-        floor = Math.min(floor, await timed(() => floorRun(exprs, n), n));
+        er = await timed(() => engineRun(host, n), n, reps);
+        fr = await timed(() => floorRun(exprs, n), n, reps);
       } else {
-        floor = Math.min(floor, await timed(() => floorRun(exprs, n), n));
-        engine = Math.min(engine, await timed(() => engineRun(host, n), n));
+        fr = await timed(() => floorRun(exprs, n), n, reps);
+        er = await timed(() => engineRun(host, n), n, reps);
       }
+      e = best(e, er);
+      f = best(f, fr);
+      paired.push(er.ms / fr.ms);
     }
-    perIteration.push({ n, engine: engine / n, floor: floor / n });
-    report('graph-sum-to-n', `sum_to_n n=${n} ms per iteration`, engine / n, floor / n, 'ms', {
+    paired.sort((a, b) => a - b);
+    perIteration.push({ n, engine: e.ms / n, floor: f.ms / n });
+    report('graph-sum-to-n', `sum_to_n n=${n} ms per iteration`, e.ms / n, f.ms / n, 'ms', {
       n,
-      engineTotalMs: Math.round(engine * 10) / 10,
-      floorTotalMs: Math.round(floor * 10) / 10,
-      engineUsPerIteration: Math.round((engine / n) * 1e4) / 10,
+      engineTotalMs: round1(e.ms),
+      floorTotalMs: round1(f.ms),
+      engineUsPerIteration: round1((e.ms / n) * 1000),
+      floorUsPerIteration: round1((f.ms / n) * 1000),
+      engineCpuMs: round1(e.cpuMs),
+      floorCpuMs: round1(f.cpuMs),
+      cpuRatio: Math.round((e.cpuMs / f.cpuMs) * 1000) / 1000,
+      pairedMedianRatio: Math.round(paired[paired.length >> 1] * 1000) / 1000,
       rounds,
+      runsPerRound: reps,
       goal: 'ratio <= 1.25',
     });
   }
