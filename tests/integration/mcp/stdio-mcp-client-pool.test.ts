@@ -208,13 +208,14 @@ describe('SdkMcpClientPool over stdio', () => {
   });
 
   it('fails a call that gets no answer within the request timeout, naming the limit', async () => {
-    const quick = new SdkMcpClientPool({ requestTimeoutMs: 1_000 });
+    // Long enough for the server to start on a loaded 2-core machine (the handshake has the same limit).
+    const quick = new SdkMcpClientPool({ requestTimeoutMs: 4_000 });
     try {
       const server = fixtureServer();
       pids.push(await echoPid(quick, server));
-      const error = (await quick.callTool(server, 'slow', { ms: 10_000 }).catch((e: unknown) => e)) as ExternalToolError;
+      const error = (await quick.callTool(server, 'slow', { ms: 30_000 }).catch((e: unknown) => e)) as ExternalToolError;
       expect(error).toBeInstanceOf(ExternalToolError);
-      expect(error.message).toMatch(/tool 'slow' failed: no answer within 1000 ms/);
+      expect(error.message).toMatch(/tool 'slow' failed: no answer within 4000 ms/);
     } finally {
       await quick.closeAll();
     }
