@@ -25,7 +25,7 @@ export function findStep(workflow: Workflow, ref: string): StepLookup | undefine
     });
     return found ? { step: found, loops: [] } : undefined;
   }
-  const index = new WorkflowIndex(workflow);
+  const index = WorkflowIndex.of(workflow);
   const loops: StepLookup['loops'] = [];
   let candidates: readonly WorkflowStep[] = workflow.steps;
   for (const segment of parsed.loops) {

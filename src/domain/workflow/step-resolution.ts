@@ -69,7 +69,7 @@ export function resolveNextStep(
   context: Record<string, unknown> | undefined,
   evaluate: EvaluateCondition,
 ): NextStepResult {
-  const index = new WorkflowIndex(workflow);
+  const index = WorkflowIndex.of(workflow);
   const base = withoutLoopVariables(context, index.loopVariables);
   const resolver = new Resolver(workflow.id, index, completedSteps, evaluate);
   const found = resolver.sequence(index.sequence, '', base, []);

@@ -5,6 +5,8 @@ import { isLoopStep, type LoopStep, type Workflow, type WorkflowStep } from './t
  * The shape of a workflow as step resolution sees it: which top-level steps run on their own (a step named by a loop's
  * `body` runs inside that loop only) and each loop's body as a list of steps.
  */
+const indexes = new WeakMap<Workflow, WorkflowIndex>();
+
 export class WorkflowIndex {
   /** Top-level steps by id (the steps a string `body` may name). */
   readonly topLevelById: ReadonlyMap<string, WorkflowStep>;
@@ -30,6 +32,16 @@ export class WorkflowIndex {
     });
     this.sequence = steps.filter((s) => !referenced.has(s.id));
     this.loopVariables = variables;
+  }
+
+  /**
+   * The index of a workflow, built once per workflow object: workflows come from a cached storage snapshot and are
+   * never mutated, so every call for the same workflow shares one index.
+   */
+  static of(workflow: Workflow): WorkflowIndex {
+    let index = indexes.get(workflow);
+    if (!index) indexes.set(workflow, (index = new WorkflowIndex(workflow)));
+    return index;
   }
 
   /**
