@@ -251,7 +251,8 @@ async function main() {
         mcpgraphUsPerIteration: r1((m.ms / n) * 1000),
         sum: wg.result.sum,
         runs: { workgraph: wg.runs.length, mcpgraph: mg.runs.length },
-        goal: 'speedup >= 40',
+        // Issue 3's goal is set at n = 10,000 (mcpgraph 20-40 s there); below it the gap is smaller and widens with n.
+        goal: n >= 10_000 ? 'speedup >= 40' : 'speedup rising with n, >= 40 from n = 10,000',
       });
     }
   } finally {
