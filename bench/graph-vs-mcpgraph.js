@@ -205,9 +205,6 @@ async function main() {
 
   const seed = YAML.parse(fs.readFileSync(SEED, 'utf8'));
   const config = mcpgraphConfig(seed);
-  const dir = tempDir('wg-bench-mcpgraph-');
-  const mcpgraphFile = path.join(dir, 'sum_to_n.mcpgraph.yaml');
-  fs.writeFileSync(mcpgraphFile, YAML.stringify(config));
   const mcpgraphVersion = JSON.parse(fs.readFileSync(path.join(MCPGRAPH_DIR, 'package.json'), 'utf8')).version;
 
   console.log(
@@ -225,7 +222,10 @@ async function main() {
   );
 
   const points = [];
+  const dir = tempDir('wg-bench-mcpgraph-');
+  const mcpgraphFile = path.join(dir, 'sum_to_n.mcpgraph.yaml');
   try {
+    fs.writeFileSync(mcpgraphFile, YAML.stringify(config));
     for (const [i, n] of ns.entries()) {
       const mgRuns = mgRunsFor(n);
       // Alternate which engine goes first, so drift of a shared machine hits both alike.
