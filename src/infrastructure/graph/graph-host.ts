@@ -143,6 +143,8 @@ export async function loadGraph(paths: string | readonly string[], options: Load
 export async function expandGraphPaths(paths: string | readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const p of typeof paths === 'string' ? [paths] : paths) {
+    // fs would refuse it with ERR_INVALID_ARG_VALUE; say what is wrong, with the byte shown escaped.
+    if (p.includes('\0')) throw new InvalidGraphError(`${JSON.stringify(p)}: graph path contains a NUL byte`, { file: p });
     const abs = path.resolve(p);
     let stat;
     try {

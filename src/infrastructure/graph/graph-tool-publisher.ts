@@ -32,6 +32,8 @@ interface Fingerprint {
 export class GraphToolPublisher {
   private readonly watchers: fs.FSWatcher[] = [];
   private readonly fingerprints = new Map<string, Fingerprint>();
+  /** Graph-named entries of the folders that are not readable files (dangling symlink, folder), each logged once. */
+  private skipped = new Set<string>();
   private timer?: NodeJS.Timeout;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
@@ -72,10 +74,20 @@ export class GraphToolPublisher {
   private async doSync(): Promise<void> {
     const files = await this.currentFiles();
     const current = new Map<string, Fingerprint>();
+    const skipped = new Set<string>();
     for (const file of files) {
-      const stat = await fs.promises.stat(file).catch(() => undefined);
-      if (stat?.isFile()) current.set(file, { mtimeMs: stat.mtimeMs, size: stat.size });
+      const stat = await fs.promises.stat(file).catch((e: NodeJS.ErrnoException) => e);
+      if (stat instanceof fs.Stats && stat.isFile()) {
+        current.set(file, { mtimeMs: stat.mtimeMs, size: stat.size });
+        continue;
+      }
+      // Never silently: a `*.yaml` that is a dangling symlink or a folder would otherwise just be missing.
+      skipped.add(file);
+      if (this.skipped.has(file)) continue;
+      const why = stat instanceof fs.Stats ? (stat.isDirectory() ? 'is a folder, not a file' : 'is not a regular file') : `cannot be read (${stat.code ?? stat.message})`;
+      this.logger.warn(`graph file skipped: ${file} ${why}`, { file });
     }
+    this.skipped = skipped;
     const changed = [...current].filter(([f, fp]) => {
       const old = this.fingerprints.get(f);
       return !old || old.mtimeMs !== fp.mtimeMs || old.size !== fp.size;
