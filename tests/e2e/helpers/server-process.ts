@@ -22,6 +22,8 @@ export interface ServerEnvOptions {
   dataDir: string;
   args?: string[];
   env?: Record<string, string>;
+  /** The server's working directory; default this process's. */
+  cwd?: string;
 }
 
 function serverEnv(opts: ServerEnvOptions): Record<string, string> {
@@ -43,6 +45,7 @@ export async function connectClient(opts: ServerEnvOptions & { capabilities?: Re
     args: [CLI, 'serve', ...(opts.args ?? [])],
     env: serverEnv(opts),
     stderr: 'pipe',
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
   });
   let err = '';
   transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
@@ -65,7 +68,7 @@ export class RawServer {
 
   constructor(opts: ServerEnvOptions) {
     assertBuilt();
-    this.child = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], { env: serverEnv(opts) });
+    this.child = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], { env: serverEnv(opts), cwd: opts.cwd });
     this.child.stdout.on('data', (d: Buffer) => {
       this.partial += d.toString('utf8');
       let nl: number;
