@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RawServer, tempDir } from './helpers/server-process';
+import { isAlive } from '../helpers/processes';
 
 /**
  * Issue 6 / DESIGN.md §2: a client that leaves (closes the server's stdin) ends the server with exit 0, and no child
@@ -12,21 +13,6 @@ const FIXTURE = path.resolve(__dirname, '../fixtures/mcp-servers/test-server.js'
 /** Generous liveness bounds on a loaded machine, not speed figures. */
 const EXIT_BOUND_MS = 15_000;
 
-/** A process is gone when it no longer exists or is a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    if (fs.existsSync('/proc/self')) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 async function gone(pid: number, timeoutMs = EXIT_BOUND_MS): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { connectClient, RawServer, tempDir } from './helpers/server-process';
 import { OutputSchemaChecker } from './helpers/output-schemas';
+import { isAlive } from '../helpers/processes';
 
 /** The tasks module through the built server and the SDK's real client: the DAG, real commands, progress, cancel. */
 
@@ -12,21 +13,6 @@ type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint
 
 const LIVENESS_MS = 20_000;
 
-/** A process is gone when it no longer exists or is a zombie waiting to be reaped. */
-function isAlive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    if (fs.existsSync('/proc/self')) return false;
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 async function waitFor<T>(what: string, probe: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = LIVENESS_MS): Promise<T> {
   const deadline = Date.now() + timeoutMs;

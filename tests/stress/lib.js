@@ -1,7 +1,6 @@
 // Shared helpers of the stress scripts (`npm run stress`, not part of `npm test`): built servers driven by the SDK
 // client, and the invariant checks of a data directory.
 const fs = require('node:fs');
-const os = require('node:os');
 const path = require('node:path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
@@ -9,15 +8,7 @@ const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 
-function tempDir(prefix) {
-  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
-}
-
-function cleanEnv(extra = {}) {
-  const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKGRAPH_')) env[k] = v;
-  return { ...env, WORKGRAPH_LOG_LEVEL: 'warn', ...extra };
-}
+const { tempDir, cleanEnv } = require('../../bench/lib');
 
 /** A built server on its own process, with an SDK client; `call` returns {ok, value | code, text}. */
 async function startServer({ dataDir, allowRoot, name = 'stress' }) {

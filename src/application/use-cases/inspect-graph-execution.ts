@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../di/tokens';
 import type { NodeExecutionRecord } from '../../domain/graph/types';
-import type { GraphExecutionInspector } from '../ports/graph-execution-inspector';
+import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
 import type { UseCase } from '../ports/use-case';
 
 export interface InspectGraphExecutionInput {
@@ -15,20 +15,7 @@ export interface InspectGraphExecutionInput {
 }
 
 export type InspectGraphExecutionOutput =
-  | {
-      executionId: string;
-      tool: string;
-      status: string;
-      currentNodeId: string | null;
-      executionCount: number;
-      startTime: number;
-      endTime?: number;
-      result?: unknown;
-      error?: unknown;
-      history: NodeExecutionRecord[];
-      historyOffset: number;
-      historyTotal: number;
-    }
+  | (Omit<InspectedExecution, 'history'> & { history: NodeExecutionRecord[]; historyOffset: number; historyTotal: number })
   | { executionId: string; executionIndex: number; record: NodeExecutionRecord; context: Record<string, unknown> };
 
 export const DEFAULT_HISTORY_PAGE = 100;

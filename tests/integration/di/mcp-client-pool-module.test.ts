@@ -6,17 +6,10 @@ import type { AppConfig } from '../../../src/infrastructure/config/app-config';
 import { Lifecycle } from '../../../src/infrastructure/lifecycle/lifecycle';
 import { mcpClientPoolModule } from '../../../src/di/modules/mcp-client-pool-module';
 import { Tokens } from '../../../src/di/tokens';
+import { isAlive } from '../../helpers/processes';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp-servers/test-server.js');
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('mcpClientPoolModule', () => {
   it('registers one shared pool whose servers are closed when the server shuts down', async () => {

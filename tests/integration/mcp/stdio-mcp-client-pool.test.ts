@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { McpServerRef } from '../../../src/application/ports/mcp-client-pool';
 import { CancelledError, ExternalToolError } from '../../../src/domain/errors';
 import { SdkMcpClientPool } from '../../../src/infrastructure/mcp';
+import { isAlive } from '../../helpers/processes';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp-servers/test-server.js');
 
@@ -11,14 +12,6 @@ function fixtureServer(name = 'fixture', extra: { env?: Record<string, string>; 
   return { name, config: { command: process.execPath, args: [FIXTURE], ...extra } };
 }
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function waitUntilDead(pid: number, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;

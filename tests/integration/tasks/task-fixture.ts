@@ -86,15 +86,7 @@ export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number } 
 
 export type TaskFixture = Awaited<ReturnType<typeof taskFixture>>;
 
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isAlive } from '../../helpers/processes';
 
 /** Polls `cond` every 25 ms until it holds or `timeoutMs` passes. */
 export async function waitUntil(cond: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
