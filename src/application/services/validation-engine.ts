@@ -3,6 +3,7 @@ import { Tokens } from '../../di/tokens';
 import { isPlainObject } from '../../domain/workflow/context-path';
 import type { Condition, ValidationCriteria, ValidationRule } from '../../domain/workflow/types';
 import { ConditionEvaluator } from './condition-evaluator';
+import { LinearRegExp } from './linear-regex';
 import { SchemaRegistry } from './schema-registry';
 
 /** The answer of workflow_validate. */
@@ -37,7 +38,7 @@ const MAX_CACHED_REGEXES = 1000;
  */
 @injectable()
 export class ValidationEngine {
-  private readonly regexes = new Map<string, RegExp | string>();
+  private readonly regexes = new Map<string, LinearRegExp | string>();
 
   constructor(
     @inject(Tokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
@@ -153,15 +154,19 @@ export class ValidationEngine {
     return { pass: false, issues, suggestions };
   }
 
-  /** The compiled regex, or the reason it does not compile. `g` and `y` are dropped (stateful with `test`). */
-  private regex(pattern: unknown, flags: unknown): RegExp | string {
+  /**
+   * The compiled regex, or the reason it does not compile. `g` and `y` are dropped (stateful with `test`). It runs in
+   * linear time (RE2) so agent output cannot make it backtrack for ages; a pattern RE2 cannot run (lookaround,
+   * backreferences) keeps the native engine, as docs/writing-workflows.md says.
+   */
+  private regex(pattern: unknown, flags: unknown): LinearRegExp | string {
     if (typeof pattern !== 'string') return `needs a string 'pattern'`;
     const cleanFlags = typeof flags === 'string' ? flags.replace(/[gy]/g, '') : '';
     const key = `${cleanFlags}/${pattern}`;
     let cached = this.regexes.get(key);
     if (cached === undefined) {
       try {
-        cached = new RegExp(pattern, cleanFlags);
+        cached = new LinearRegExp(pattern, cleanFlags);
       } catch (e) {
         cached = `pattern /${pattern}/${cleanFlags} is invalid: ${(e as Error).message}`;
       }

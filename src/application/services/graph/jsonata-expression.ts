@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { ExpressionError } from '../../../domain/errors';
+import { LinearRegExp, regexEngineTrusting, regexKey, type RegexEngineClass } from '../linear-regex';
 
 /** Bounds on every single JSONata evaluation (jsonata's own guardrails, checked at each evaluation step). */
 export interface ExpressionLimits {
@@ -23,20 +24,71 @@ export class JsonataSyntaxError extends Error {
  * (the history functions) are passed as bindings to each evaluation, never registered on the expression.
  */
 export class CompiledJsonata {
-  constructor(readonly source: string, private readonly expression: jsonata.Expression) {}
+  constructor(
+    readonly source: string,
+    private readonly expression: jsonata.Expression,
+    /** The expression's regex literals that run on the native (backtracking) engine, and why; see compileJsonata. */
+    readonly regexFallbacks: readonly RegexFallback[] = [],
+  ) {}
 
   evaluate(input: unknown, bindings: Record<string, unknown>): Promise<unknown> {
     return this.expression.evaluate(input, bindings);
   }
 }
 
+/** A regex literal of an expression that RE2 cannot run, so it keeps the native engine. */
+export interface RegexFallback {
+  /** `/source/flags` as written. */
+  pattern: string;
+  /** What RE2 lacks for it (lookahead, a backreference, ...). */
+  reason: string;
+}
+
+/** The engine of expressions without fallback literals: any pattern RE2 cannot run (only `$eval` makes one) is refused. */
+const LINEAR_ONLY_ENGINE: RegexEngineClass = regexEngineTrusting(new Set());
+
+/**
+ * Compiles one expression. Its regular expressions run on the linear-time engine (src/application/services/linear-regex.ts),
+ * since jsonata's time limit is only checked between evaluation steps and a backtracking regex on agent input could
+ * block the event loop far beyond it. A regex literal RE2 cannot run (lookaround, backreferences) keeps the native
+ * engine — it is listed in `regexFallbacks` so the loader can warn — and a pattern that appears only at run time
+ * (`$eval` of built text) and needs the native engine is refused with an error.
+ */
 export function compileJsonata(source: string, limits: ExpressionLimits = DEFAULT_EXPRESSION_LIMITS): CompiledJsonata {
+  // jsonata reads `options` (RegexEngine included) at each evaluation, so the engine is set once the AST is known.
+  const options: { timeout: number; stack: number; RegexEngine?: RegexEngineClass } = { timeout: limits.timeoutMs, stack: limits.stackDepth };
+  let expression: jsonata.Expression;
   try {
-    return new CompiledJsonata(source, jsonata(source, { timeout: limits.timeoutMs, stack: limits.stackDepth }));
+    expression = jsonata(source, options as jsonata.JsonataOptions);
   } catch (err) {
     const e = err as { message?: string; position?: number };
     throw new JsonataSyntaxError(source, e.message ?? String(err), typeof e.position === 'number' ? e.position : undefined);
   }
+  const fallbacks: RegexFallback[] = [];
+  const trusted = new Set<string>();
+  for (const regex of regexLiterals(expression.ast())) {
+    const engine = new LinearRegExp(regex);
+    if (engine.linear || trusted.has(regexKey(regex))) continue;
+    trusted.add(regexKey(regex));
+    fallbacks.push({ pattern: `/${regex.source}/${regex.flags.replace('g', '')}`, reason: engine.fallbackReason ?? '' });
+  }
+  options.RegexEngine = trusted.size === 0 ? LINEAR_ONLY_ENGINE : regexEngineTrusting(trusted);
+  return new CompiledJsonata(source, expression, fallbacks);
+}
+
+/** Every regex literal of a jsonata AST (nodes `{type: 'regex', value: RegExp}`). */
+function regexLiterals(ast: unknown): RegExp[] {
+  const found: RegExp[] = [];
+  const seen = new Set<object>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null || seen.has(node) || node instanceof RegExp) return;
+    seen.add(node);
+    const n = node as { type?: unknown; value?: unknown };
+    if (n.type === 'regex' && n.value instanceof RegExp) found.push(n.value);
+    for (const child of Object.values(node)) visit(child);
+  };
+  visit(ast);
+  return found;
 }
 
 /**
