@@ -139,7 +139,7 @@ export function regexEngineTrusting(trustedFallbacks: ReadonlySet<string>): Rege
       super(regex);
       if (!this.linear && !trustedFallbacks.has(regexKey(regex))) {
         throw new Error(
-          `regular expression ${String(regex)} needs the backtracking engine (${this.fallbackReason}) and does not appear in the graph file; refused`,
+          `regular expression /${regex.source}/${regex.flags.replace('g', '')} needs the backtracking engine (${this.fallbackReason}) and does not appear in the graph file; refused`,
         );
       }
     }
@@ -250,6 +250,23 @@ function literal(cp: number): string {
   return (cp >= 0x30 && cp <= 0x39) || (cp >= 0x41 && cp <= 0x5a) || (cp >= 0x61 && cp <= 0x7a) || cp === 0x5f || cp === 0x20
     ? String.fromCharCode(cp)
     : hex(cp);
+}
+
+/**
+ * Without `u`, JS's `i` compares upper-cased characters and never lets a non-ASCII one (ſ U+017F, K U+212A) match an
+ * ASCII one; RE2 folds them together. Taking those two out of every set (class, \W, \S, \D) keeps RE2 from
+ * adding s, S, k and K to sets that merely hold them.
+ */
+const ASCII_FOLDING_INTRUDERS = [0x17f, 0x212a];
+
+function withoutPoints(ranges: readonly Range[], points: readonly number[]): Range[] {
+  let out: Range[] = [...ranges];
+  for (const p of points) {
+    out = out.flatMap(([lo, hi]): Range[] =>
+      p < lo || p > hi ? [[lo, hi]] : ([[lo, p - 1], [p + 1, hi]] as Range[]).filter(([a, b]) => a <= b),
+    );
+  }
+  return out;
 }
 
 function classOf(ranges: readonly Range[], negated = false): string {
@@ -377,6 +394,11 @@ class Translator {
     }
   }
 
+  /** A set as RE2 must see it so that its case folding gives JS's answer (see ASCII_FOLDING_INTRUDERS). */
+  private folded(ranges: readonly Range[]): readonly Range[] {
+    return this.flags.i && !this.flags.u ? withoutPoints(ranges, ASCII_FOLDING_INTRUDERS) : ranges;
+  }
+
   private group(): void {
     const rest = this.src.slice(this.pos, this.pos + 4);
     if (rest.startsWith('(?:')) {
@@ -412,7 +434,7 @@ class Translator {
       return;
     }
     this.checkSet(atom.ranges);
-    this.emit(atom.re2 ?? classOf(atom.ranges), false);
+    this.emit(atom.re2 ?? classOf(this.folded(atom.ranges)), false);
   }
 
   /** Reads the escape at `pos` (a backslash): a character, a set, or (outside classes) a word boundary. */
@@ -432,7 +454,8 @@ class Translator {
       case 'w':
         return { kind: 'set', ranges: WORD };
       case 'W':
-        return { kind: 'set', ranges: NOT_WORD };
+        // With `iu`, JS counts ſ and K as word characters (they fold to s and k).
+        return { kind: 'set', ranges: this.flags.i && this.flags.u ? withoutPoints(NOT_WORD, ASCII_FOLDING_INTRUDERS) : NOT_WORD };
       case 's':
         return { kind: 'set', ranges: SPACE };
       case 'S':
@@ -566,11 +589,12 @@ class Translator {
     this.pos++;
     if (named.length > 0 && this.flags.m) throw new Unsupported('a property escape in a multiline pattern');
     this.checkSet(ranges);
+    const set = this.folded(ranges);
     if (named.length === 0) {
-      this.emit(classOf(ranges, negated), false);
+      this.emit(classOf(set, negated), false);
       return;
     }
-    const body = ranges.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('') + named.join('');
+    const body = set.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('') + named.join('');
     this.emit(`[${negated ? '^' : ''}${body}]`, false);
   }
 
