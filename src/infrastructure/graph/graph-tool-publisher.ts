@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isWorkgraphError, WorkgraphError, ErrorCodes } from '../../domain/errors';
 import type { CallContext } from '../../application/ports/call-context';
+import { describeIssue } from '../../domain/graph/graph-issue';
 import type { Logger } from '../../application/ports/logger';
 import type { GraphToolInfo } from '../../application/services/graph-runner';
 import { EXECUTION_ID_META_KEY } from '../rpc/json-rpc-codes';
@@ -125,6 +126,11 @@ export class GraphToolPublisher {
       try {
         this.registry.replaceOrigin(file, tools.map((t) => this.toolDefinition(t)));
         this.logger.info(`graph file loaded: ${tools.map((t) => t.name).join(', ') || 'no tools'}`, { file });
+        const graph = this.host.graphs().find((g) => g.config.file === file);
+        for (const w of graph?.warnings ?? []) {
+          const at = w.position ? `:${w.position.line}:${w.position.column}` : '';
+          this.logger.warn(`graph file ${file}${at}: ${describeIssue(w)}`, { file });
+        }
       } catch (e) {
         this.logger.warn(`graph file not served: ${(e as Error).message}`, { file });
       }

@@ -17,6 +17,7 @@ import {
   DEFAULT_EXPRESSION_LIMITS,
   type CompiledJsonata,
   type ExpressionLimits,
+  type RegexFallback,
 } from './jsonata-expression';
 
 /** A node with its expressions compiled, ready to run. */
@@ -39,6 +40,11 @@ export interface CompiledTool {
 export interface CompiledGraph {
   config: GraphConfig;
   tools: ReadonlyMap<string, CompiledTool>;
+  /**
+   * What loads but deserves the author's eye, naming tool and node: regex literals that keep the native backtracking
+   * engine (lookaround, backreferences), which JSONata's time limit cannot interrupt. The server logs them at load.
+   */
+  warnings: GraphIssue[];
 }
 
 export interface CompileOptions {
@@ -55,13 +61,23 @@ export function compileGraph(config: GraphConfig, options: CompileOptions = {}):
   const limits = options.expressionLimits ?? DEFAULT_EXPRESSION_LIMITS;
   const factory = options.validatorFactory ?? createAjvValidatorFactory();
   const issues: GraphIssue[] = [];
+  const warnings: GraphIssue[] = [];
   const tools = new Map<string, CompiledTool>();
   for (const tool of config.tools) {
     const before = issues.length;
     const nodes = new Map<string, CompiledNode>();
     for (const node of tool.nodes) {
       try {
-        nodes.set(node.id, compileNode(node, limits));
+        const compiled = compileNode(node, limits);
+        nodes.set(node.id, compiled);
+        for (const f of regexFallbacks(compiled)) {
+          warnings.push({
+            tool: tool.name,
+            node: node.id,
+            message: `regular expression ${f.pattern} runs on the native backtracking engine (${f.reason}): input can make it run for a very long time, beyond the expression time limit`,
+            position: node.position,
+          });
+        }
       } catch (err) {
         issues.push({ tool: tool.name, node: node.id, message: (err as Error).message, position: node.position });
       }
@@ -74,7 +90,34 @@ export function compileGraph(config: GraphConfig, options: CompileOptions = {}):
     }
     if (issues.length === before) tools.set(tool.name, { tool, graph: config, nodes, validateInput });
   }
-  return { graph: { config, tools }, issues };
+  return { graph: { config, tools, warnings }, issues };
+}
+
+/** The regex literals of a node's expressions that RE2 cannot run. */
+function regexFallbacks(node: CompiledNode): RegexFallback[] {
+  switch (node.kind) {
+    case 'transform':
+      return [...node.expr.regexFallbacks];
+    case 'mcp':
+      return argExpressions(node.args).flatMap((e) => e.regexFallbacks);
+    case 'switch':
+      return node.branches.flatMap((b) => (b.rule ? b.rule.expressions.flatMap((e) => e.regexFallbacks) : []));
+    default:
+      return [];
+  }
+}
+
+function argExpressions(args: CompiledArgs): CompiledJsonata[] {
+  switch (args.kind) {
+    case 'literal':
+      return [];
+    case 'expr':
+      return [args.expr];
+    case 'object':
+      return args.entries.flatMap(([, v]) => argExpressions(v));
+    case 'array':
+      return args.items.flatMap(argExpressions);
+  }
 }
 
 function compileNode(node: GraphNode, limits: ExpressionLimits): CompiledNode {

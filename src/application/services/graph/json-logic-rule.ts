@@ -46,6 +46,11 @@ export class CompiledJsonLogicRule {
     return new CompiledJsonLogicRule(rewritten, slots);
   }
 
+  /** The rule's compiled `var` expressions (for load-time checks). */
+  get expressions(): CompiledJsonata[] {
+    return this.slots.flatMap((s) => (s.expr ? [s.expr] : []));
+  }
+
   /** The JSONata sources of the rule's vars, for error messages. */
   get varSources(): string[] {
     return this.slots.map((s) => s.expr?.source ?? '');
