@@ -28,12 +28,22 @@ async function main() {
   const w1 = await measure(wg, 'workflow_next', args);
   const e2 = await measure(echo, 'echo', args);
   const w2 = await measure(wg, 'workflow_next', args);
-  await echo.close();
-  await wg.close();
+  // A second baseline: the echo tool answering with exactly workflow_next's answer, so the payload size is the same
+  // on both sides and the ratio shows workgraph's own overhead.
+  const reply = (await wg.callTool({ name: 'workflow_next', arguments: args })).structuredContent;
+  const s1 = await measure(echo, 'echo', { reply });
+  const w3 = await measure(wg, 'workflow_next', args);
+  const s2 = await measure(echo, 'echo', { reply });
   const echoMedian = Math.min(e1.median, e2.median);
   const wgMedian = Math.min(w1.median, w2.median);
   report('rpc', 'workflow_next median latency', wgMedian, echoMedian, 'ms', { calls: N, goal: 'ratio <= 1.5' });
   report('rpc', 'workflow_next p99 latency', Math.min(w1.p99, w2.p99), Math.min(e1.p99, e2.p99), 'ms', { calls: N });
+  report('rpc', 'workflow_next median latency vs an echo of the same answer', Math.min(w1.median, w2.median, w3.median), Math.min(s1.median, s2.median), 'ms', {
+    calls: N,
+    answerBytes: JSON.stringify(reply).length,
+  });
+  await echo.close();
+  await wg.close();
 }
 
 main().catch((e) => {
