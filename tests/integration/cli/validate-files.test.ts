@@ -24,7 +24,7 @@ describe('validateFiles (workgraph validate)', () => {
 
   it('a valid workflow has no problems', async () => {
     const file = path.join(dir, 'code-review.json');
-    await fs.copyFile('/work/shared/examples/code-review.workflow.json', file);
+    await fs.copyFile(path.join(__dirname, '../../fixtures/workflows/code-review.json'), file);
     expect(await validateFiles([file])).toEqual([]);
   });
 
@@ -80,7 +80,7 @@ describe('validateFiles (workgraph validate)', () => {
     const other = await write('other.yaml', 'hello: world\n');
     const yamlWorkflow = await write('wf.yaml', 'id: x\nsteps: []\n');
     const good = path.join(dir, 'good.json');
-    await fs.copyFile('/work/shared/examples/code-review.workflow.json', good);
+    await fs.copyFile(path.join(__dirname, '../../fixtures/workflows/code-review.json'), good);
     const bad = await write('bad.json', '{"steps": []}');
     const problems = await validateFiles([missing, folder, other, yamlWorkflow, good, bad]);
     expect(problems.filter((p) => p.file !== bad)).toEqual([

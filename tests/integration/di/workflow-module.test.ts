@@ -37,7 +37,7 @@ describe('workflow module (container + tool declarations)', () => {
     flag = path.join(root, 'flag');
     await fs.mkdir(bundled);
     await fs.mkdir(flag);
-    await fs.copyFile('/work/shared/examples/code-review.workflow.json', path.join(bundled, 'code-review.json'));
+    await fs.copyFile(path.join(__dirname, '../../fixtures/workflows/code-review.json'), path.join(bundled, 'code-review.json'));
     await fs.writeFile(path.join(flag, 'broken.json'), '{"id": "broken", "name": "B", "description": "D", "version": "1.0.0", "steps": []}');
     c = createTestContainer({
       dataDir: path.join(root, 'data'),

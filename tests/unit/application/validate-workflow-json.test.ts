@@ -1,10 +1,11 @@
+import * as path from 'node:path';
 import * as fs from 'node:fs';
 import { SchemaRegistry } from '../../../src/application/services/schema-registry';
 import { WorkflowDocumentChecker } from '../../../src/application/services/workflow-document-checker';
 import { ValidateWorkflowJson } from '../../../src/application/use-cases/validate-workflow-json';
 import { loadWorkflowSchema } from '../../../src/infrastructure/storage/workflow-schema-file';
 
-const exampleText = fs.readFileSync('/work/shared/examples/code-review.workflow.json', 'utf8');
+const exampleText = fs.readFileSync(path.join(__dirname, '../../fixtures/workflows/code-review.json'), 'utf8');
 
 function useCase(): ValidateWorkflowJson {
   return new ValidateWorkflowJson(new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema()));

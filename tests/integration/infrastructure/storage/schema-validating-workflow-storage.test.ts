@@ -31,7 +31,7 @@ describe('SchemaValidatingWorkflowStorage (over real folders)', () => {
 
   it('moves schema-invalid and structurally broken workflows to invalid, keeps the rest, logs one line each', async () => {
     const dir = await folder();
-    await fs.copyFile('/work/shared/examples/code-review.workflow.json', path.join(dir, 'code-review.json'));
+    await fs.copyFile(path.join(__dirname, '../../../fixtures/workflows/code-review.json'), path.join(dir, 'code-review.json'));
     await writeJson(dir, 'typo.json', { ...workflow('typo'), steps: [{ id: 's', title: 'S', promt: 'x' }] });
     await writeJson(dir, 'dupes.json', {
       ...workflow('dupes'),
