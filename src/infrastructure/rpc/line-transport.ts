@@ -117,7 +117,8 @@ export class LineTransport implements Transport {
 
   private handleLine(line: string): void {
     if (line.trim() === '') return;
-    if (maxNestingDepth(line, this.maxDepth) > this.maxDepth) {
+    // A line cannot nest deeper than it is long, so short lines (most requests) skip the scan.
+    if (line.length > this.maxDepth && maxNestingDepth(line, this.maxDepth) > this.maxDepth) {
       this.replyError(null, JsonRpcErrorCodes.InvalidRequest, `Invalid Request: nested deeper than ${this.maxDepth} levels`);
       return;
     }

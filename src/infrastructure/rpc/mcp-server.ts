@@ -152,21 +152,32 @@ export class WorkgraphServer {
    * shutdown signal is added here and removed when the call ends.
    */
   private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
-    const controller = new AbortController();
-    const abort = () => controller.abort();
-    const shutdown = this.deps.shutdownSignal;
-    if (extra.signal.aborted || shutdown.aborted) controller.abort();
-    extra.signal.addEventListener('abort', abort, { once: true });
-    shutdown.addEventListener('abort', abort, { once: true });
+    // The combined signal is built only when a use case reads it (most calls never do): an AbortController and two
+    // listeners per call are a measurable share of a fast tool call's cost.
+    let combined: AbortSignal | undefined;
+    let cleanup: (() => void) | undefined;
+    const signal = (): AbortSignal => {
+      if (combined) return combined;
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      const shutdown = this.deps.shutdownSignal;
+      if (extra.signal.aborted || shutdown.aborted) controller.abort();
+      extra.signal.addEventListener('abort', abort, { once: true });
+      shutdown.addEventListener('abort', abort, { once: true });
+      cleanup = () => {
+        shutdown.removeEventListener('abort', abort);
+        extra.signal.removeEventListener('abort', abort);
+      };
+      return (combined = controller.signal);
+    };
     try {
-      return await fn(this.callContext(extra, controller.signal));
+      return await fn(this.callContext(extra, signal));
     } finally {
-      shutdown.removeEventListener('abort', abort);
-      extra.signal.removeEventListener('abort', abort);
+      cleanup?.();
     }
   }
 
-  private callContext(extra: RequestExtra, signal: AbortSignal): CallContext {
+  private callContext(extra: RequestExtra, signal: () => AbortSignal): CallContext {
     const token = extra._meta?.progressToken;
     const progress =
       token === undefined
@@ -179,7 +190,14 @@ export class WorkgraphServer {
               })
               .catch(() => undefined);
           };
-    return { signal, progress, sampler: this.sampler() };
+    const sampler = this.sampler();
+    return {
+      get signal() {
+        return signal();
+      },
+      progress,
+      sampler,
+    };
   }
 
   private sampler(): Sampler | undefined {
