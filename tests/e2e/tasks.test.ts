@@ -5,6 +5,7 @@ import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotoc
 import { connectClient, RawServer, tempDir } from './helpers/server-process';
 import { OutputSchemaChecker } from './helpers/output-schemas';
 import { isAlive } from '../helpers/processes';
+import { SchemaRegistry } from '../../src/application/services/schema-registry';
 
 /** The tasks module through the built server and the SDK's real client: the DAG, real commands, progress, cancel. */
 
@@ -168,6 +169,13 @@ describe('tasks module e2e (built server, SDK client)', () => {
     expect(stored.nodes.every((n: Structured) => n.status === 'COMPLETED')).toBe(true);
     const log = fs.readFileSync(path.join(projectDir, 'transitions.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log).toContainEqual(expect.objectContaining({ node: 'api', from: 'VALIDATING', to: 'FAILED' }));
+
+    // Both files follow spec/task-graph.schema.json (the graph, and each log line as its `transition` definition).
+    const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '../../spec/task-graph.schema.json'), 'utf8'));
+    const registry = new SchemaRegistry();
+    expect(registry.formatErrors(registry.validate(schema, stored).errors)).toEqual([]);
+    const transition = { ...schema.definitions.transition, definitions: schema.definitions };
+    for (const line of log) expect(registry.formatErrors(registry.validate(transition, line).errors)).toEqual([]);
   });
 
   it('get_project_graph has a Mermaid flowchart of the DAG with a style per status', async () => {
