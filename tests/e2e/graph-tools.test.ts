@@ -66,6 +66,9 @@ describe('graph tools (built server, SDK client)', () => {
     expect(sum?.outputSchema?.type).toBe('object');
     expect(tools.filter((t) => t.name === 'workflow_list')).toHaveLength(1);
     expect(conn.stderr()).toMatch(/clash\.json/);
+    // The start line counts the tools of graph files only (not the built-in graph_inspect).
+    await waitFor(async () => conn.stderr().includes('serving on stdio'), 'the start line');
+    expect(conn.stderr()).toMatch(/serving on stdio: \d+ tools, \d+ workflows, 2 graph tools, data dir/);
   });
 
   it('runs the seed loop example unchanged and names the run in _meta', async () => {

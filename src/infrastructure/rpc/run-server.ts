@@ -108,9 +108,10 @@ async function announce(c: () => DependencyContainer, config: AppConfig, registr
   } catch (e) {
     logger.warn('could not list workflows at start', { err: (e as Error).message });
   }
-  const graphTools = registry.list().filter((t) => t.module === 'graph').length;
+  // Tools from graph files (the built-in graph_inspect does not count).
+  const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
   logger.info(
-    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tools, data dir ${config.dataDir}`,
+    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
   );
 }
 
