@@ -22,7 +22,7 @@ afterAll(() => fs.rm(dir, { recursive: true, force: true }));
 
 let fileSeq = 0;
 /** A one-tool graph file: entry → the given middle nodes → exit. */
-async function graphWith(middle: Array<Record<string, unknown>>): Promise<GraphHost> {
+async function graphWith(middle: Array<Record<string, unknown>>, limits = LIMITS): Promise<GraphHost> {
   const file = path.join(dir, `g${fileSeq++}.json`);
   const graph = {
     server: { name: 'sandbox', version: '1.0.0' },
@@ -37,7 +37,7 @@ async function graphWith(middle: Array<Record<string, unknown>>): Promise<GraphH
     ],
   };
   await fs.writeFile(file, JSON.stringify(graph));
-  return loadGraph(file, { expressionLimits: LIMITS });
+  return loadGraph(file, { expressionLimits: limits });
 }
 
 async function probe(expr: string): Promise<{ result?: unknown; error?: ExpressionError }> {
@@ -117,8 +117,8 @@ describe('JSONata cannot reach the process', () => {
 });
 
 describe('JSONata evaluations are time-bounded', () => {
-  async function runaway(middle: Array<Record<string, unknown>>, args: Record<string, unknown> = {}): Promise<ExpressionError> {
-    const host = await graphWith(middle);
+  async function runaway(middle: Array<Record<string, unknown>>, args: Record<string, unknown> = {}, limits = LIMITS): Promise<ExpressionError> {
+    const host = await graphWith(middle, limits);
     try {
       const err = await host.executeTool('probe_tool', args).promise.then(
         () => undefined,
@@ -146,7 +146,12 @@ describe('JSONata evaluations are time-bounded', () => {
   });
 
   it('non-terminating non-tail recursion ends at the stack depth limit, naming the node', async () => {
-    const err = await runaway([{ id: 'deep', type: 'transform', transform: { expr: '($f := function($i){ 1 + $f($i + 1) }; $f(0))' }, next: 'exit' }]);
+    // A generous time limit, so on a loaded machine the depth limit is what ends it (both are bounds; this checks depth).
+    const err = await runaway(
+      [{ id: 'deep', type: 'transform', transform: { expr: '($f := function($i){ 1 + $f($i + 1) }; $f(0))' }, next: 'exit' }],
+      {},
+      { timeoutMs: 60_000, stackDepth: 500 },
+    );
     expect(err.code).toBe('expression_error');
     expect(err.message).toMatch(/^node 'deep': transform expression failed: (Stack overflow.*\(D1011\)|stack depth exceeded.*)$/);
   });
