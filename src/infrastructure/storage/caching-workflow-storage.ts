@@ -3,9 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../../application/ports/clock';
 import { silentLogger, type Logger } from '../../application/ports/logger';
-import type { WorkflowListing } from '../../application/ports/workflow-storage';
-import type { Workflow } from '../../domain/workflow/types';
-import { findEntry, listingOf, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
+import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
 
 export interface CachingOptions {
   /** How long a snapshot is served without looking at the folders. Default 5,000 ms (AppConfig.workflowCacheTtlMs). */
@@ -28,7 +26,7 @@ interface Cached {
  *   (network file systems, a symlinked file edited elsewhere).
  * Concurrent callers share one reload.
  */
-export class CachingWorkflowStorage implements WorkflowCatalog {
+export class CachingWorkflowStorage extends SnapshotWorkflowCatalog {
   private cached?: Cached;
   private loading?: Promise<CatalogSnapshot>;
   private dirty = false;
@@ -41,6 +39,7 @@ export class CachingWorkflowStorage implements WorkflowCatalog {
     private readonly clock: Clock = systemClock,
     private readonly logger: Logger = silentLogger,
   ) {
+    super();
     this.ttlMs = Math.max(0, options.ttlMs ?? 5000);
     if (options.watch ?? true) this.startWatching();
   }
@@ -49,13 +48,6 @@ export class CachingWorkflowStorage implements WorkflowCatalog {
     return this.inner.folders();
   }
 
-  async list(): Promise<WorkflowListing> {
-    return listingOf(await this.snapshot());
-  }
-
-  async get(id: string): Promise<Workflow> {
-    return findEntry(await this.snapshot(), id).workflow;
-  }
 
   async snapshot(): Promise<CatalogSnapshot> {
     const cached = this.cached;

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { silentLogger, type Logger } from '../../application/ports/logger';
-import type { InvalidWorkflowEntry, WorkflowListing } from '../../application/ports/workflow-storage';
+import type { InvalidWorkflowEntry } from '../../application/ports/workflow-storage';
 import { parseStrictJson } from '../../application/services/json-text';
 import { isWorkgraphError } from '../../domain/errors';
 import type { Workflow } from '../../domain/workflow/types';
 import { assertSafeName, isInside } from '../files/safe-name';
-import { findEntry, listingOf, type CatalogSnapshot, type WorkflowCatalog, type WorkflowEntry } from './workflow-catalog';
+import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowEntry } from './workflow-catalog';
 
 /** Files larger than this are reported as invalid instead of being read. Default 5 MiB. */
 export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
@@ -17,7 +17,7 @@ export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
  * `invalid` with its file and reason and logged once; it never hides the other files. Schema validation is the job of
  * SchemaValidatingWorkflowStorage.
  */
-export class FileWorkflowStorage implements WorkflowCatalog {
+export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
   private readonly logged = new Set<string>();
   private warnedMissing = false;
 
@@ -29,19 +29,14 @@ export class FileWorkflowStorage implements WorkflowCatalog {
     private readonly dir: string,
     private readonly source: string,
     private readonly logger: Logger = silentLogger,
-  ) {}
+  ) {
+    super();
+  }
 
   folders(): string[] {
     return [this.dir];
   }
 
-  async list(): Promise<WorkflowListing> {
-    return listingOf(await this.snapshot());
-  }
-
-  async get(id: string): Promise<Workflow> {
-    return findEntry(await this.snapshot(), id).workflow;
-  }
 
   async snapshot(): Promise<CatalogSnapshot> {
     let names: string[];

@@ -1,13 +1,13 @@
-import type { WorkflowListing } from '../../application/ports/workflow-storage';
 import type { Workflow } from '../../domain/workflow/types';
-import { findEntry, listingOf, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
+import { SnapshotWorkflowCatalog, type CatalogSnapshot } from './workflow-catalog';
 
 /** Workflows held in memory (tests, library use). Not validated: wrap it in SchemaValidatingWorkflowStorage for that. */
-export class InMemoryWorkflowStorage implements WorkflowCatalog {
+export class InMemoryWorkflowStorage extends SnapshotWorkflowCatalog {
   private readonly byId = new Map<string, Workflow>();
 
   /** @param source label reported by workflow_list. Default `memory`. */
   constructor(workflows: Workflow[] = [], private readonly source = 'memory') {
+    super();
     for (const w of workflows) this.put(w);
   }
 
@@ -28,11 +28,4 @@ export class InMemoryWorkflowStorage implements WorkflowCatalog {
     return [];
   }
 
-  async list(): Promise<WorkflowListing> {
-    return listingOf(await this.snapshot());
-  }
-
-  async get(id: string): Promise<Workflow> {
-    return findEntry(await this.snapshot(), id).workflow;
-  }
 }

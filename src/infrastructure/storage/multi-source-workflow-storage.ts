@@ -1,14 +1,15 @@
-import type { InvalidWorkflowEntry, WorkflowListing } from '../../application/ports/workflow-storage';
-import type { Workflow } from '../../domain/workflow/types';
-import { findEntry, listingOf, type CatalogSnapshot, type WorkflowCatalog, type WorkflowEntry } from './workflow-catalog';
+import type { InvalidWorkflowEntry } from '../../application/ports/workflow-storage';
+import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog, type WorkflowEntry } from './workflow-catalog';
 
 /**
  * Several sources in override order (DESIGN.md §3: bundled, ./workflows, WORKGRAPH_WORKFLOWS_PATH, --workflows): a
  * later source replaces every earlier record of the same workflow id — including with an invalid file, so a broken
  * override is reported as invalid rather than silently falling back to the earlier version.
  */
-export class MultiSourceWorkflowStorage implements WorkflowCatalog {
-  constructor(private readonly sources: readonly WorkflowCatalog[]) {}
+export class MultiSourceWorkflowStorage extends SnapshotWorkflowCatalog {
+  constructor(private readonly sources: readonly WorkflowCatalog[]) {
+    super();
+  }
 
   async snapshot(): Promise<CatalogSnapshot> {
     const snapshots = await Promise.all(this.sources.map((s) => s.snapshot()));
@@ -38,11 +39,4 @@ export class MultiSourceWorkflowStorage implements WorkflowCatalog {
     return this.sources.flatMap((s) => s.folders());
   }
 
-  async list(): Promise<WorkflowListing> {
-    return listingOf(await this.snapshot());
-  }
-
-  async get(id: string): Promise<Workflow> {
-    return findEntry(await this.snapshot(), id).workflow;
-  }
 }

@@ -1,8 +1,7 @@
 import { silentLogger, type Logger } from '../../application/ports/logger';
-import type { WorkflowListing } from '../../application/ports/workflow-storage';
 import type { WorkflowProblem } from '../../application/services/workflow-document-checker';
 import type { Workflow } from '../../domain/workflow/types';
-import { findEntry, listingOf, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
+import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
 
 /** What this decorator needs: the schema + structure checks of one parsed workflow document. */
 export interface WorkflowDocumentCheck {
@@ -17,7 +16,7 @@ const REASON_PROBLEMS = 3;
  * unique, loop bodies that name real steps, ...). A workflow that fails moves to `invalid` with its file and reason, is
  * logged once, and `get` of its id throws InvalidWorkflowError with the reason — never "not found".
  */
-export class SchemaValidatingWorkflowStorage implements WorkflowCatalog {
+export class SchemaValidatingWorkflowStorage extends SnapshotWorkflowCatalog {
   private readonly verdicts = new WeakMap<object, string | null>();
   private readonly logged = new Set<string>();
 
@@ -25,19 +24,14 @@ export class SchemaValidatingWorkflowStorage implements WorkflowCatalog {
     private readonly inner: WorkflowCatalog,
     private readonly checker: WorkflowDocumentCheck,
     private readonly logger: Logger = silentLogger,
-  ) {}
+  ) {
+    super();
+  }
 
   folders(): string[] {
     return this.inner.folders();
   }
 
-  async list(): Promise<WorkflowListing> {
-    return listingOf(await this.snapshot());
-  }
-
-  async get(id: string): Promise<Workflow> {
-    return findEntry(await this.snapshot(), id).workflow;
-  }
 
   async snapshot(): Promise<CatalogSnapshot> {
     const inner = await this.inner.snapshot();

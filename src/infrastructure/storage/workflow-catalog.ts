@@ -60,3 +60,20 @@ export function findEntry(snapshot: CatalogSnapshot, id: string): WorkflowEntry 
   if (bad) throw new InvalidWorkflowError(id, bad.file, bad.reason);
   throw new NotFoundError('workflow', id, `workflow '${id}' not found (workflow_list shows the available ids)`);
 }
+
+/**
+ * The port's `list` and `get` answered from `snapshot()`: every adapter in this folder extends it and supplies its own
+ * snapshot and folders.
+ */
+export abstract class SnapshotWorkflowCatalog implements WorkflowCatalog {
+  abstract snapshot(): Promise<CatalogSnapshot>;
+  abstract folders(): string[];
+
+  async list(): Promise<WorkflowListing> {
+    return listingOf(await this.snapshot());
+  }
+
+  async get(id: string): Promise<Workflow> {
+    return findEntry(await this.snapshot(), id).workflow;
+  }
+}
