@@ -20,11 +20,14 @@ import type {
   ExecutionState,
   ExecutionStatus,
   ExecutionTelemetry,
-  NodeTelemetry,
 } from './execution-types';
 import { createHistoryBindings, type HistoryBindings } from './history-bindings';
 import { toExpressionError } from './jsonata-expression';
 import { mcpErrorText, mcpNodeOutput } from './mcp-output';
+import { nodeFailure } from './node-failure';
+import { plainJson } from './plain-json';
+import { RunGate } from './run-gate';
+import { RunTelemetry } from './run-telemetry';
 
 /** What a run needs from its host. */
 export interface GraphRunDeps {
@@ -39,8 +42,8 @@ export interface GraphRunDeps {
 
 /**
  * One execution of a graph tool: the engine loop and its debugger controller. The loop checks the limits before
- * each node, honours pause/step/breakpoints/stop at node boundaries, and yields to the event loop every few
- * milliseconds of busy time so a long run never starves the server.
+ * each node, honours pause/step/breakpoints/stop at node boundaries (their state is in RunGate), and yields to the
+ * event loop every few milliseconds of busy time so a long run never starves the server.
  */
 export class GraphRun implements ExecutionController {
   readonly history = new ExecutionHistory();
@@ -52,16 +55,8 @@ export class GraphRun implements ExecutionController {
   private endTime?: number;
   private result?: unknown;
   private error?: NodeExecutionError;
-  private breakpoints: Set<string>;
-  private pauseRequested = false;
-  private stepRequested = false;
-  private stopRequested = false;
-  private wake?: () => void;
-  private stepWaiters: Array<() => void> = [];
-  private pausedMs = 0;
-  private readonly telemetry?: { byNodeType: Map<string, NodeTelemetry>; byNodeId: Map<string, NodeTelemetry>; errors: number };
-  /** Aborts an in-flight MCP call when the run is stopped. */
-  private readonly abort = new AbortController();
+  private readonly gate: RunGate;
+  private readonly telemetry?: RunTelemetry;
 
   constructor(
     readonly executionId: string,
@@ -71,12 +66,13 @@ export class GraphRun implements ExecutionController {
     private readonly options: ExecutionOptions = {},
   ) {
     this.bindings = createHistoryBindings(this.history);
-    this.breakpoints = new Set(options.breakpoints ?? []);
-    if (options.telemetry) this.telemetry = { byNodeType: new Map(), byNodeId: new Map(), errors: 0 };
+    this.gate = new RunGate(options.breakpoints ?? [], deps.now);
+    if (options.telemetry) this.telemetry = new RunTelemetry();
     this.startTime = deps.now();
     const signal = options.signal;
     if (signal) {
-      if (signal.aborted) this.stopRequested = true;
+      // Already aborted: the run stops before its first node (no MCP call can be in flight yet).
+      if (signal.aborted) this.gate.stop();
       else signal.addEventListener('abort', () => this.stop(), { once: true });
     }
     this.promise = this.run();
@@ -95,13 +91,12 @@ export class GraphRun implements ExecutionController {
   // ---- controller ----
 
   pause(): void {
-    if (this.status === 'running' || this.status === 'not_started') this.pauseRequested = true;
+    if (this.status === 'running' || this.status === 'not_started') this.gate.requestPause();
   }
 
   resume(): void {
     if (this.status !== 'paused') return;
-    this.pauseRequested = false;
-    this.wake?.();
+    this.gate.resume();
   }
 
   step(): Promise<void> {
@@ -110,29 +105,24 @@ export class GraphRun implements ExecutionController {
         new InvalidTransitionError(`execution ${this.executionId}`, this.status, 'step', this.isDone ? [] : ['pause', 'stop']),
       );
     }
-    this.stepRequested = true;
-    const done = new Promise<void>((resolve) => this.stepWaiters.push(resolve));
-    this.wake?.();
-    return done;
+    return this.gate.step();
   }
 
   stop(): void {
     if (this.isDone) return;
-    this.stopRequested = true;
-    this.abort.abort();
-    this.wake?.();
+    this.gate.stop();
   }
 
   setBreakpoints(nodeIds: string[]): void {
-    this.breakpoints = new Set(nodeIds);
+    this.gate.setBreakpoints(nodeIds);
   }
 
   clearBreakpoints(): void {
-    this.breakpoints = new Set();
+    this.gate.clearBreakpoints();
   }
 
   getBreakpoints(): string[] {
-    return [...this.breakpoints];
+    return this.gate.getBreakpoints();
   }
 
   getState(): ExecutionState {
@@ -185,7 +175,7 @@ export class GraphRun implements ExecutionController {
     } finally {
       this.endTime = this.deps.now();
       this.currentNodeId = null;
-      this.resolveStepWaiters();
+      this.gate.releaseStepWaiters();
     }
   }
 
@@ -194,6 +184,7 @@ export class GraphRun implements ExecutionController {
     const limits = graph.executionLimits;
     const hooks = this.options.hooks;
     const deps = this.deps;
+    const gate = this.gate;
     let nodeId = tool.entryId;
     let first = true;
     let sliceStart = deps.now();
@@ -208,7 +199,7 @@ export class GraphRun implements ExecutionController {
         );
       }
       let now = deps.now();
-      if (now - this.startTime - this.pausedMs > limits.maxExecutionTimeMs) {
+      if (now - this.startTime - gate.pausedMs > limits.maxExecutionTimeMs) {
         throw new ExecutionLimitError(
           'maxExecutionTimeMs',
           limits.maxExecutionTimeMs,
@@ -219,19 +210,19 @@ export class GraphRun implements ExecutionController {
         await deps.yieldToEventLoop();
         sliceStart = now = deps.now();
       }
-      if (this.stopRequested) throw this.stoppedError();
+      if (gate.stopped) throw this.stoppedError();
 
       const cnode = nodes.get(nodeId)!;
       const index = this.history.length;
       this.currentNodeId = nodeId;
 
-      let pause = this.pauseRequested || this.stepRequested || this.breakpoints.has(nodeId) || (first && this.options.startPaused === true);
+      let pause = gate.shouldPauseAt(nodeId) || (first && this.options.startPaused === true);
       if (hooks?.onNodeStart) {
         if ((await hooks.onNodeStart(index, nodeId, cnode.node, this.history.context)) === false) pause = true;
       }
       if (pause) {
         await this.pauseBefore(index, nodeId);
-        if (this.stopRequested) throw this.stoppedError();
+        if (gate.stopped) throw this.stoppedError();
         now = sliceStart = deps.now();
       }
 
@@ -268,7 +259,7 @@ export class GraphRun implements ExecutionController {
             [output, next] = await this.execute(cnode);
         }
       } catch (err) {
-        const error = this.stopRequested ? this.stoppedError() : nodeFailure(err, cnode, branch);
+        const error = gate.stopped ? this.stoppedError() : nodeFailure(err, cnode, branch);
         const endTime = deps.now();
         this.history.add({
           executionIndex: index,
@@ -280,13 +271,13 @@ export class GraphRun implements ExecutionController {
           output: null,
           error: { code: error.code, message: error.message },
         });
-        this.count(cnode.kind, nodeId, endTime - startTime, true);
+        this.telemetry?.count(cnode.kind, nodeId, endTime - startTime, true);
         if (hooks?.onNodeError) await hooks.onNodeError(index, nodeId, cnode.node, error);
         throw error;
       }
       const endTime = deps.now();
       this.history.add({ executionIndex: index, nodeId, nodeType: cnode.kind, startTime, endTime, duration: endTime - startTime, output });
-      if (this.telemetry) this.count(cnode.kind, nodeId, endTime - startTime, false);
+      if (this.telemetry) this.telemetry.count(cnode.kind, nodeId, endTime - startTime, false);
       if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, output, endTime - startTime);
 
       if (cnode.kind === 'exit') return plainJson(tool.wrapOutput ? { result: output } : output);
@@ -327,9 +318,9 @@ export class GraphRun implements ExecutionController {
     const config = this.compiled.graph.mcpServers[node.server]!;
     let result;
     try {
-      result = await pool.callTool({ name: node.server, config }, node.tool, args, this.abort.signal);
+      result = await pool.callTool({ name: node.server, config }, node.tool, args, this.gate.signal);
     } catch (err) {
-      if (err instanceof CancelledError || this.stopRequested) throw this.stoppedError();
+      if (err instanceof CancelledError || this.gate.stopped) throw this.stoppedError();
       const e = err as { message?: string; details?: { stderrTail?: unknown }; stderrTail?: unknown };
       const tail = typeof e.details?.stderrTail === 'string' ? e.details.stderrTail : typeof e.stderrTail === 'string' ? e.stderrTail : undefined;
       throw new ExternalToolError(`${where} failed: ${e.message ?? String(err)}`, {
@@ -347,81 +338,24 @@ export class GraphRun implements ExecutionController {
 
   private async pauseBefore(index: number, nodeId: string): Promise<void> {
     const hooks = this.options.hooks;
+    const gate = this.gate;
     this.status = 'paused';
-    this.pauseRequested = false;
-    this.stepRequested = false;
-    // The wake-up is armed before anything can observe the pause, so a resume()/step()/stop() called from onPause or
-    // from a step() continuation is never lost.
-    const woken = new Promise<void>((resolve) => (this.wake = resolve));
-    // A step ends when the run pauses again.
-    this.resolveStepWaiters();
-    const pausedAt = this.deps.now();
-    if (!this.stopRequested) {
+    const woken = gate.enterPause();
+    if (!gate.stopped) {
       if (hooks?.onPause) await hooks.onPause(index, nodeId);
-      if (!this.stopRequested) await woken;
+      if (!gate.stopped) await woken;
     }
-    this.wake = undefined;
-    this.pausedMs += this.deps.now() - pausedAt;
+    gate.leavePause();
     this.status = 'running';
-    if (!this.stopRequested && hooks?.onResume) await hooks.onResume();
-  }
-
-  private resolveStepWaiters(): void {
-    const waiters = this.stepWaiters;
-    this.stepWaiters = [];
-    for (const w of waiters) w();
+    if (!gate.stopped && hooks?.onResume) await hooks.onResume();
   }
 
   private stoppedError(): CancelledError {
     return new CancelledError(`execution ${this.executionId} of tool '${this.compiled.tool.name}' was stopped`);
   }
 
-  private count(nodeType: string, nodeId: string, ms: number, failed: boolean): void {
-    const t = this.telemetry;
-    if (!t) return;
-    if (failed) t.errors++;
-    for (const [map, key] of [[t.byNodeType, nodeType], [t.byNodeId, nodeId]] as const) {
-      let entry = map.get(key);
-      if (!entry) map.set(key, (entry = { count: 0, totalMs: 0, errors: 0 }));
-      entry.count++;
-      entry.totalMs += ms;
-      if (failed) entry.errors++;
-    }
-  }
-
   private telemetrySnapshot(): ExecutionTelemetry {
-    const t = this.telemetry!;
     const end = this.endTime ?? this.deps.now();
-    return {
-      totalDurationMs: end - this.startTime,
-      pausedMs: this.pausedMs,
-      nodeExecutions: this.history.length,
-      errorCount: t.errors,
-      byNodeType: Object.fromEntries([...t.byNodeType].map(([k, v]) => [k, { ...v }])),
-      byNodeId: Object.fromEntries([...t.byNodeId].map(([k, v]) => [k, { ...v }])),
-    };
+    return this.telemetry!.snapshot(end - this.startTime, this.gate.pausedMs, this.history.length);
   }
-}
-
-/**
- * What a failed node's run ends with: workgraph errors as they are; what a transform expression or a switch condition
- * threw as an ExpressionError naming node and expression (`branch` is the condition being evaluated); anything else
- * as an internal error naming the node.
- */
-function nodeFailure(err: unknown, cnode: CompiledNode, branch: number): WorkgraphError {
-  if (isWorkgraphError(err)) return err;
-  const nodeId = cnode.node.id;
-  if (cnode.kind === 'transform') return toExpressionError(err, nodeId, cnode.expr.source, 'transform expression');
-  const rule = cnode.kind === 'switch' ? cnode.branches[branch]?.rule : undefined;
-  if (rule) return toExpressionError(err, nodeId, rule.varSources.join(' | '), `conditions[${branch}] rule`);
-  return new WorkgraphError('internal_error', `node '${nodeId}': ${(err as Error)?.message ?? String(err)}`, { node: nodeId });
-}
-
-/**
- * The tool result as plain JSON: JSONata builds null-prototype objects and arrays tagged as sequences; the caller
- * gets ordinary values (undefined becomes null). Done once per run, on the result only.
- */
-function plainJson(value: unknown): unknown {
-  const text = JSON.stringify(value);
-  return text === undefined ? null : (JSON.parse(text) as unknown);
 }
