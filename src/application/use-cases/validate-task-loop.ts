@@ -34,14 +34,8 @@ export interface ValidateTaskLoopInput {
   waitSeconds?: number;
 }
 
-export interface ValidationCommandResult {
-  exitCode: number | null;
-  signal: string | null;
-  durationMs: number;
-  stdout: string;
-  stderr: string;
-  truncated: boolean;
-}
+/** The command's outcome as answered: the runner's result without `timedOut`/`cancelled` (the message and logs say those). */
+export type ValidationCommandResult = Omit<CommandResult, 'timedOut' | 'cancelled'>;
 
 /** The final answer of a validation run. */
 export interface ValidationFinalAnswer {
