@@ -6,7 +6,7 @@
 // Environment: STRESS_KILLS (default 12), STRESS_NODES (knowledge graph size, default 5,000).
 const fs = require('node:fs');
 const path = require('node:path');
-const { tempDir, startServer, checkKnowledge, checkTasks, pick } = require('./lib');
+const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib');
 
 const KILLS = Number(process.env.STRESS_KILLS || 12);
 const NODES = Number(process.env.STRESS_NODES || 5_000);
@@ -108,13 +108,7 @@ async function main() {
     if (failures.length) break;
   }
 
-  console.log(JSON.stringify({ stress: 'crash', nodes: NODES, ...report, failures: failures.length }));
-  if (failures.length) {
-    console.error(failures.slice(0, 20).join('\n'));
-    console.error(`data dir kept for inspection: ${dataDir}`);
-    process.exit(1);
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
+  finish({ stress: 'crash', nodes: NODES, ...report }, failures, dir, dataDir);
 }
 
 main().catch((e) => {

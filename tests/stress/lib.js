@@ -98,4 +98,18 @@ function pick(xs) {
   return xs[Math.floor(Math.random() * xs.length)];
 }
 
-module.exports = { ROOT, CLI, tempDir, cleanEnv, startServer, readNdjson, checkKnowledge, checkTasks, pick };
+/**
+ * Ends a stress script: prints its report as one JSON line; on failures prints them, keeps the data dir for
+ * inspection and exits 1; otherwise removes the temp folder.
+ */
+function finish(report, failures, dir, dataDir) {
+  console.log(JSON.stringify({ ...report, failures: failures.length }));
+  if (failures.length) {
+    console.error(failures.slice(0, 30).join('\n'));
+    console.error(`data dir kept for inspection: ${dataDir}`);
+    process.exit(1);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+module.exports = { ROOT, CLI, tempDir, cleanEnv, startServer, readNdjson, checkKnowledge, checkTasks, pick, finish };

@@ -6,7 +6,7 @@
 // Environment: STRESS_PROCESSES (default 4), STRESS_SECONDS (default 20).
 const fs = require('node:fs');
 const path = require('node:path');
-const { tempDir, startServer, checkKnowledge, checkTasks, pick } = require('./lib');
+const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib');
 
 const PROCESSES = Number(process.env.STRESS_PROCESSES || 4);
 const SECONDS = Number(process.env.STRESS_SECONDS || 20);
@@ -94,8 +94,8 @@ async function main() {
   const taskFacts = checkTasks(path.join(dataDir, 'projects', 'stress'));
 
   const ops = Object.values(counts).reduce((a, b) => a + b, 0);
-  console.log(
-    JSON.stringify({
+  finish(
+    {
       stress: 'multi-process',
       processes: PROCESSES,
       seconds: Math.round(seconds),
@@ -105,15 +105,11 @@ async function main() {
       deletedRecords: deletedIds.size,
       taskTransitions: taskFacts.transitions,
       taskGraphRevision: taskFacts.revision,
-      failures: failures.length,
-    }),
+    },
+    failures,
+    dir,
+    dataDir,
   );
-  if (failures.length) {
-    console.error(failures.slice(0, 30).join('\n'));
-    console.error(`data dir kept for inspection: ${dataDir}`);
-    process.exit(1);
-  }
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 main().catch((e) => {
