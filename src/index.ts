@@ -32,4 +32,4 @@ export type {
 } from './domain/graph/types';
 
 // ---- errors (shared by every module) ----
-export * from './domain/errors';
+export * from './kernel/errors';

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { packageVersion } from '../infrastructure/config/package-root';
+import { packageVersion } from '../kernel/config/package-root';
 import { serveCommand } from './commands/serve-command';
 import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AppConfig, WorkflowSource } from '../infrastructure/config/app-config';
-import { packageRoot, packageVersion } from '../infrastructure/config/package-root';
+import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
+import { packageRoot, packageVersion } from '../kernel/config/package-root';
 
 /** Flags shared by the commands that load workflows, graphs or data. */
 export interface CommonFlags {

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { systemClock } from '../application/ports/clock';
-import { silentLogger, type Logger } from '../application/ports/logger';
-import type { AppConfig } from '../infrastructure/config/app-config';
-import { ProjectLayout } from '../infrastructure/files/project-layout';
+import { systemClock } from '../kernel/clock';
+import { silentLogger, type Logger } from '../kernel/logger';
+import type { AppConfig } from '../kernel/config/app-config';
+import { ProjectLayout } from '../kernel/files/project-layout';
 import { createServerCore, type ServerCore } from './server-core';
-import { Tokens } from './tokens';
+import { Tokens } from '../kernel/tokens';
 
 export interface ContainerOptions {
   /**
@@ -38,7 +38,7 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
   // Ajv is loaded on the first validation, not at start.
   c.register(Tokens.SchemaRegistry, {
     useFactory: instanceCachingFactory(() => {
-      const { SchemaRegistry } = require('../application/services/schema-registry') as typeof import('../application/services/schema-registry');
+      const { SchemaRegistry } = require('../kernel/schema-registry') as typeof import('../kernel/schema-registry');
       return new SchemaRegistry();
     }),
   });

@@ -1,8 +1,8 @@
-import type { Logger } from '../application/ports/logger';
-import type { AppConfig } from '../infrastructure/config/app-config';
-import { Lifecycle } from '../infrastructure/lifecycle/lifecycle';
-import { AllowedRootsPolicy } from '../infrastructure/paths/allowed-roots-policy';
-import { ToolRegistry } from '../infrastructure/rpc/tool-registry';
+import type { Logger } from '../kernel/logger';
+import type { AppConfig } from '../kernel/config/app-config';
+import { Lifecycle } from '../kernel/lifecycle';
+import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
+import { ToolRegistry } from '../kernel/tools/tool-registry';
 
 /**
  * The few objects a server needs before its first tool call: configuration, logger, lifecycle, tool registry and

@@ -1,6 +1,6 @@
 import jsonLogic from 'json-logic-js';
 import { injectable } from 'tsyringe';
-import { ExpressionError, isWorkgraphError } from '../../domain/errors';
+import { ExpressionError, isWorkgraphError } from '../../kernel/errors';
 import { evaluateCondition, type EvaluateCondition } from '../../domain/workflow/conditions';
 import type { Condition } from '../../domain/workflow/types';
 

@@ -1,6 +1,6 @@
-import { InvalidGraphError, NotFoundError } from '../../domain/errors';
+import { InvalidGraphError, NotFoundError } from '../../kernel/errors';
 import type { NodeExecutionRecord } from '../../domain/graph/types';
-import type { Clock } from '../ports/clock';
+import type { Clock } from '../../kernel/clock';
 import type { McpClientPool } from '../ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './graph/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './graph/execution-types';

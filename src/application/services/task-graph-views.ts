@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../domain/errors';
+import { NotFoundError } from '../../kernel/errors';
 import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain/tasks';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 

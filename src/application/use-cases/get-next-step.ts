@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../di/tokens';
-import { InvalidArgumentsError } from '../../domain/errors';
+import { Tokens } from '../../kernel/tokens';
+import { InvalidArgumentsError } from '../../kernel/errors';
 import { isPlainObject } from '../../domain/workflow/context-path';
 import { buildCompletionGuidance, buildStepGuidance } from '../../domain/workflow/guidance';
 import { resolveNextStep, type ResolvedStep } from '../../domain/workflow/step-resolution';
-import type { UseCase } from '../ports/use-case';
+import type { UseCase } from '../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
 

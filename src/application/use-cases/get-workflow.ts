@@ -1,9 +1,9 @@
-import { InvalidArgumentsError } from '../../domain/errors';
+import { InvalidArgumentsError } from '../../kernel/errors';
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../di/tokens';
+import { Tokens } from '../../kernel/tokens';
 import type { Workflow } from '../../domain/workflow/types';
-import type { CallContext } from '../ports/call-context';
-import type { UseCase } from '../ports/use-case';
+import type { CallContext } from '../../kernel/call-context';
+import type { UseCase } from '../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 
 export interface GetWorkflowInput {

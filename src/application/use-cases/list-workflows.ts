@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../di/tokens';
-import type { UseCase } from '../ports/use-case';
+import { Tokens } from '../../kernel/tokens';
+import type { UseCase } from '../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { WorkflowSummary } from '../../domain/workflow/types';
 

@@ -7,9 +7,9 @@ export function listCommand(): Command {
   return withCommonOptions(new Command('list').description('list the workflows and graph tools the server would offer'))
     .option('--json', 'print JSON instead of a table')
     .action(async (flags: CommonFlags & { json?: boolean }) => {
-      const { silentLogger } = await import('../../application/ports/logger');
+      const { silentLogger } = await import('../../kernel/logger');
       const { createContainer } = await import('../../di/container');
-      const { Tokens } = await import('../../di/tokens');
+      const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
       const c = createContainer(config, silentLogger);
       const storage = c.resolve<import('../../application/ports/workflow-storage').WorkflowStorage>(Tokens.WorkflowStorage);

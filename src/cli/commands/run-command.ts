@@ -43,7 +43,7 @@ async function run(graph: string, toolName: string, flags: RunFlags): Promise<nu
 
   const { loadGraph } = await import('../../infrastructure/graph/graph-host');
   const { SdkMcpClientPool } = await import('../../infrastructure/mcp/sdk-mcp-client-pool');
-  const { packageVersion } = await import('../../infrastructure/config/package-root');
+  const { packageVersion } = await import('../../kernel/config/package-root');
   const pool = new SdkMcpClientPool({ clientInfo: { name: 'workgraph', version: packageVersion() } });
   let host;
   try {

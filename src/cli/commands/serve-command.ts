@@ -6,7 +6,7 @@ import { resolveConfig, type CommonFlags } from '../resolve-config';
 export function serveCommand(): Command {
   return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)')).action(
     async (flags: CommonFlags) => {
-      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
       const { createServerCore } = await import('../../di/server-core');
       const { runServer } = await import('../../infrastructure/rpc/run-server');
       const config = resolveConfig(flags);

@@ -14,7 +14,7 @@ export function tasksCommand(): Command {
     .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
     .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string }) => {
       await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
-      const { ProjectLayout } = await import('../../infrastructure/files/project-layout');
+      const { ProjectLayout } = await import('../../kernel/files/project-layout');
       const { FileTaskGraphStore } = await import('../../infrastructure/tasks/file-task-graph-store');
       const { GetProjectGraph } = await import('../../application/use-cases/get-project-graph');
       const config = resolveConfig({ dataDir: flags.dataDir });

@@ -1,4 +1,4 @@
-import { SchemaRegistry } from '../../application/services/schema-registry';
+import { SchemaRegistry } from '../../kernel/schema-registry';
 import { WorkflowDocumentChecker } from '../../application/services/workflow-document-checker';
 import { ValidateWorkflowJson } from '../../application/use-cases/validate-workflow-json';
 import { loadWorkflowSchema } from '../../infrastructure/storage/workflow-schema-file';

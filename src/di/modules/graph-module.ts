@@ -2,8 +2,8 @@ import { Lifecycle as Scope } from 'tsyringe';
 import { InspectGraphExecution } from '../../application/use-cases/inspect-graph-execution';
 import type { McpClientPool } from '../../application/ports/mcp-client-pool';
 import type { GraphHost } from '../../infrastructure/graph/graph-host';
-import type { Lifecycle } from '../../infrastructure/lifecycle/lifecycle';
-import { Tokens } from '../tokens';
+import type { Lifecycle } from '../../kernel/lifecycle';
+import { Tokens } from '../../kernel/tokens';
 import type { ModuleRegistration } from './index';
 
 /**

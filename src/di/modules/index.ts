@@ -1,5 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { AppConfig } from '../../infrastructure/config/app-config';
+import type { AppConfig } from '../../kernel/config/app-config';
 import { tasksModule } from './tasks-module';
 import { mcpClientPoolModule } from './mcp-client-pool-module';
 import { knowledgeModule } from './knowledge-module';

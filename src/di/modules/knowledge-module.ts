@@ -1,10 +1,10 @@
 import type { DependencyContainer } from 'tsyringe';
 import { Lifecycle, instanceCachingFactory } from 'tsyringe';
-import { Tokens } from '../tokens';
-import type { Clock } from '../../application/ports/clock';
-import type { AppConfig } from '../../infrastructure/config/app-config';
+import { Tokens } from '../../kernel/tokens';
+import type { Clock } from '../../kernel/clock';
+import type { AppConfig } from '../../kernel/config/app-config';
 import { createNdjsonKnowledgeStore } from '../../infrastructure/knowledge/ndjson-knowledge-store';
-import { RandomIdGenerator } from '../../infrastructure/knowledge/random-id-generator';
+import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { AddNodes } from '../../application/use-cases/knowledge/add-nodes';
 import { ListNodes } from '../../application/use-cases/knowledge/list-nodes';
 import { GetNode } from '../../application/use-cases/knowledge/get-node';

@@ -1,7 +1,7 @@
-import type { Logger } from '../../application/ports/logger';
-import type { Lifecycle } from '../../infrastructure/lifecycle/lifecycle';
+import type { Logger } from '../../kernel/logger';
+import type { Lifecycle } from '../../kernel/lifecycle';
 import { SdkMcpClientPool } from '../../infrastructure/mcp';
-import { Tokens } from '../tokens';
+import { Tokens } from '../../kernel/tokens';
 import type { ModuleRegistration } from './index';
 
 /**

@@ -7,12 +7,12 @@ import { ScaffoldProjectDocs } from '../../application/use-cases/scaffold-projec
 import { StartTask } from '../../application/use-cases/start-task';
 import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
-import { ProjectLayout } from '../../infrastructure/files/project-layout';
-import type { Lifecycle as ServerLifecycle } from '../../infrastructure/lifecycle/lifecycle';
+import { ProjectLayout } from '../../kernel/files/project-layout';
+import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from '../../infrastructure/tasks/file-task-graph-store';
 import { FsScaffoldFileWriter } from '../../infrastructure/tasks/fs-scaffold-file-writer';
-import { Tokens } from '../tokens';
+import { Tokens } from '../../kernel/tokens';
 import type { ModuleRegistration } from './index';
 
 /**

@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
-import { parseStrictJson } from '../../application/services/json-text';
+import { parseStrictJson } from '../../kernel/json-text';
 import type { DocPath, PositionLookup } from '../../domain/graph/graph-issue';
 import type { SourcePosition } from '../../domain/graph/types';
 

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../domain/errors';
+import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../kernel/errors';
 import type { NodeExecutionRecord } from '../../domain/graph/types';
 import type { CompileOptions, CompiledGraph } from '../../application/services/graph/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../../application/services/graph/execution-types';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Clock } from '../../application/ports/clock';
-import { systemClock } from '../../application/ports/clock';
+import type { Clock } from '../../kernel/clock';
+import { systemClock } from '../../kernel/clock';
 import {
   MALFORMED_REPORT_MAX,
   type KnowledgeGraphReader,
@@ -21,10 +21,10 @@ import {
   type DeletedNodeRecord,
   type StoredKnowledgeNode,
 } from '../../domain/knowledge/knowledge-node';
-import { StorageError } from '../../domain/errors';
-import { commitTempFile, tempPathFor } from '../files/atomic-write';
-import { withFileLock, type FileLockOptions, type HeldLock } from '../files/file-lock';
-import { ProjectLayout } from '../files/project-layout';
+import { StorageError } from '../../kernel/errors';
+import { commitTempFile, tempPathFor } from '../../kernel/files/atomic-write';
+import { withFileLock, type FileLockOptions, type HeldLock } from '../../kernel/files/file-lock';
+import { ProjectLayout } from '../../kernel/files/project-layout';
 import { createBackup, pruneBackups } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';

@@ -1,16 +1,16 @@
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
-import type { Logger } from '../../application/ports/logger';
+import type { Logger } from '../../kernel/logger';
 import type { WorkflowStorage } from '../../application/ports/workflow-storage';
-import { Tokens } from '../../di/tokens';
+import { Tokens } from '../../kernel/tokens';
 import type { ServerCore } from '../../di/server-core';
-import type { AppConfig } from '../config/app-config';
-import type { Lifecycle } from '../lifecycle/lifecycle';
-import type { PinoLogger } from '../logging/pino-logger';
+import type { AppConfig } from '../../kernel/config/app-config';
+import type { Lifecycle } from '../../kernel/lifecycle';
+import type { PinoLogger } from '../../kernel/logging/pino-logger';
 import { LineTransport, type LineTransportOptions } from './line-transport';
 import { WorkgraphServer } from './mcp-server';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
-import type { ToolRegistry } from './tool-registry';
+import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { builtinTools } from './tools';
 
 export interface RunServerOptions {

@@ -1,4 +1,4 @@
-import { silentLogger, type Logger } from '../../application/ports/logger';
+import { silentLogger, type Logger } from '../../kernel/logger';
 import type { WorkflowProblem } from '../../application/services/workflow-document-checker';
 import type { Workflow } from '../../domain/workflow/types';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';

@@ -1,7 +1,7 @@
 import type { InvalidWorkflowEntry, WorkflowListing, WorkflowStorage } from '../../application/ports/workflow-storage';
-import { InvalidWorkflowError, NotFoundError } from '../../domain/errors';
+import { InvalidWorkflowError, NotFoundError } from '../../kernel/errors';
 import type { Workflow } from '../../domain/workflow/types';
-import { assertSafeName } from '../files/safe-name';
+import { assertSafeName } from '../../kernel/files/safe-name';
 
 /** A loaded workflow and where it came from. */
 export interface WorkflowEntry {

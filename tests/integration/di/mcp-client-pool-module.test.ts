@@ -1,11 +1,11 @@
 import * as path from 'node:path';
 import { container as rootContainer } from 'tsyringe';
-import { silentLogger } from '../../../src/application/ports/logger';
+import { silentLogger } from '../../../src/kernel/logger';
 import type { McpClientPool } from '../../../src/application/ports/mcp-client-pool';
-import type { AppConfig } from '../../../src/infrastructure/config/app-config';
-import { Lifecycle } from '../../../src/infrastructure/lifecycle/lifecycle';
+import type { AppConfig } from '../../../src/kernel/config/app-config';
+import { Lifecycle } from '../../../src/kernel/lifecycle';
 import { mcpClientPoolModule } from '../../../src/di/modules/mcp-client-pool-module';
-import { Tokens } from '../../../src/di/tokens';
+import { Tokens } from '../../../src/kernel/tokens';
 import { isAlive } from '../../helpers/processes';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp-servers/test-server.js');

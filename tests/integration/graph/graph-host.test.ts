@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidGraphError } from '../../../src/domain/errors';
+import { InvalidGraphError } from '../../../src/kernel/errors';
 import { GraphHost, loadGraph } from '../../../src/infrastructure/graph';
 import { FakeMcpClientPool } from '../../unit/application/graph/graph-test-kit';
 

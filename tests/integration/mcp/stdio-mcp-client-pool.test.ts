@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { McpServerRef } from '../../../src/application/ports/mcp-client-pool';
-import { CancelledError, ExternalToolError } from '../../../src/domain/errors';
+import { CancelledError, ExternalToolError } from '../../../src/kernel/errors';
 import { SdkMcpClientPool } from '../../../src/infrastructure/mcp';
 import { isAlive } from '../../helpers/processes';
 

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExpressionError } from '../../../src/domain/errors';
+import { ExpressionError } from '../../../src/kernel/errors';
 import { loadGraph, type GraphHost } from '../../../src/infrastructure/graph';
 
 /**

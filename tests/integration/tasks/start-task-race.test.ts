@@ -3,7 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { StartTask } from '../../../src/application/use-cases/start-task';
-import { systemClock } from '../../../src/application/ports/clock';
+import { systemClock } from '../../../src/kernel/clock';
 import { FileTaskGraphStore } from '../../../src/infrastructure/tasks/file-task-graph-store';
 import { taskFixture, type TaskFixture } from './task-fixture';
 

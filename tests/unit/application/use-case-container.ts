@@ -1,7 +1,7 @@
 import { container as root, type DependencyContainer } from 'tsyringe';
-import { Tokens } from '../../../src/di/tokens';
+import { Tokens } from '../../../src/kernel/tokens';
 import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { ValidationEngine } from '../../../src/application/services/validation-engine';
 import { GetNextStep } from '../../../src/application/use-cases/get-next-step';
 import { ValidateStepOutput } from '../../../src/application/use-cases/validate-step-output';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../../src/domain/errors';
+import { NotFoundError } from '../../../src/kernel/errors';
 import type { Workflow } from '../../../src/domain/workflow/types';
 import { loadWorkflow } from './workflow-test-helpers';
 import { workflowUseCases } from './use-case-container';

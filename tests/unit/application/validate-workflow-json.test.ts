@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { WorkflowDocumentChecker } from '../../../src/application/services/workflow-document-checker';
 import { ValidateWorkflowJson } from '../../../src/application/use-cases/validate-workflow-json';
 import { loadWorkflowSchema } from '../../../src/infrastructure/storage/workflow-schema-file';

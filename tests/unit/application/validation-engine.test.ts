@@ -1,5 +1,5 @@
 import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { stripJsonFence, ValidationEngine } from '../../../src/application/services/validation-engine';
 import type { ValidationCriteria } from '../../../src/domain/workflow/types';
 

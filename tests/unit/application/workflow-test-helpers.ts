@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NotFoundError } from '../../../src/domain/errors';
+import { NotFoundError } from '../../../src/kernel/errors';
 import type { Workflow, WorkflowSummary } from '../../../src/domain/workflow/types';
 import type { WorkflowListing, WorkflowStorage } from '../../../src/application/ports/workflow-storage';
 

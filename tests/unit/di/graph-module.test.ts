@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import { container as root } from 'tsyringe';
 import { graphModule } from '../../../src/di/modules/graph-module';
-import { Tokens } from '../../../src/di/tokens';
-import type { AppConfig } from '../../../src/infrastructure/config/app-config';
+import { Tokens } from '../../../src/kernel/tokens';
+import type { AppConfig } from '../../../src/kernel/config/app-config';
 import type { GraphHost } from '../../../src/infrastructure/graph/graph-host';
 import { FakeMcpClientPool } from '../application/graph/graph-test-kit';
 

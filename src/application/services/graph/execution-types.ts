@@ -1,4 +1,4 @@
-import type { WorkgraphError } from '../../../domain/errors';
+import type { WorkgraphError } from '../../../kernel/errors';
 import type { GraphNode, NodeExecutionError, NodeExecutionRecord } from '../../../domain/graph/types';
 
 /** Where a run is. `error` and `stopped` are final like `finished`. */

@@ -7,7 +7,7 @@ import {
   InvalidTransitionError,
   WorkgraphError,
   isWorkgraphError,
-} from '../../../domain/errors';
+} from '../../../kernel/errors';
 import { ExecutionHistory } from '../../../domain/graph/execution-history';
 import type { NodeExecutionError, NodeExecutionRecord } from '../../../domain/graph/types';
 import type { McpClientPool } from '../../ports/mcp-client-pool';

@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../di/tokens';
-import type { CallContext } from '../../ports/call-context';
-import type { Clock } from '../../ports/clock';
-import type { IdGenerator } from '../../ports/id-generator';
+import { Tokens } from '../../../kernel/tokens';
+import type { CallContext } from '../../../kernel/call-context';
+import type { Clock } from '../../../kernel/clock';
+import type { IdGenerator } from '../../../kernel/id-generator';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../ports/logger';
-import { AlreadyExistsError, InvalidArgumentsError } from '../../../domain/errors';
+import type { Logger } from '../../../kernel/logger';
+import { AlreadyExistsError, InvalidArgumentsError } from '../../../kernel/errors';
 import {
   projectIdFromContext,
   type ArtifactRef,

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../di/tokens';
-import type { CallContext } from '../../ports/call-context';
-import type { Clock } from '../../ports/clock';
+import { Tokens } from '../../../kernel/tokens';
+import type { CallContext } from '../../../kernel/call-context';
+import type { Clock } from '../../../kernel/clock';
 import type { KnowledgeStore, PassReport } from '../../ports/knowledge-store';
-import type { Logger } from '../../ports/logger';
-import { NotFoundError } from '../../../domain/errors';
+import type { Logger } from '../../../kernel/logger';
+import { NotFoundError } from '../../../kernel/errors';
 import {
   DescendantCollector,
   dependentCountsPerRoot,

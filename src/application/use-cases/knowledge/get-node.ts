@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../di/tokens';
-import type { CallContext } from '../../ports/call-context';
+import { Tokens } from '../../../kernel/tokens';
+import type { CallContext } from '../../../kernel/call-context';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
-import { NotFoundError } from '../../../domain/errors';
+import { NotFoundError } from '../../../kernel/errors';
 import { projectIdFromContext, withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../../domain/knowledge';
 
 export interface GetNodeInput {

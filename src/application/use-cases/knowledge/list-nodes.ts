@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../di/tokens';
-import type { CallContext } from '../../ports/call-context';
+import { Tokens } from '../../../kernel/tokens';
+import type { CallContext } from '../../../kernel/call-context';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
 import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../../domain/knowledge';
 

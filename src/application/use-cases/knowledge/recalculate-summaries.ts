@@ -1,6 +1,6 @@
-import type { CallContext } from '../../ports/call-context';
+import type { CallContext } from '../../../kernel/call-context';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../ports/logger';
+import type { Logger } from '../../../kernel/logger';
 import {
   extractiveSummary,
   remainingSegment,

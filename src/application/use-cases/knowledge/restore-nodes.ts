@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../di/tokens';
-import type { CallContext } from '../../ports/call-context';
+import { Tokens } from '../../../kernel/tokens';
+import type { CallContext } from '../../../kernel/call-context';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../ports/logger';
-import { AlreadyExistsError, NotFoundError } from '../../../domain/errors';
+import type { Logger } from '../../../kernel/logger';
+import { AlreadyExistsError, NotFoundError } from '../../../kernel/errors';
 import { projectIdFromContext, type DeletedNodeRecord, type StoredKnowledgeNode } from '../../../domain/knowledge';
 
 export interface RestoreNodesInput {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../tool-definition';
+import type { ToolDefinition } from '../../../kernel/tools/tool-definition';
 import { tasksTools } from './tasks-tools';
 import { knowledgeTools } from './knowledge-tools';
 import { workflowTools } from './workflow-tools';

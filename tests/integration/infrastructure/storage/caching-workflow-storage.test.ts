@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Clock } from '../../../../src/application/ports/clock';
-import { UnsafePathError } from '../../../../src/domain/errors';
+import type { Clock } from '../../../../src/kernel/clock';
+import { UnsafePathError } from '../../../../src/kernel/errors';
 import { CachingWorkflowStorage } from '../../../../src/infrastructure/storage/caching-workflow-storage';
 import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
 import type { CatalogSnapshot, WorkflowCatalog } from '../../../../src/infrastructure/storage/workflow-catalog';

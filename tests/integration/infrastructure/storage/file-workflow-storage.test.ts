@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Logger } from '../../../../src/application/ports/logger';
-import { InvalidWorkflowError, NotFoundError, UnsafePathError } from '../../../../src/domain/errors';
+import type { Logger } from '../../../../src/kernel/logger';
+import { InvalidWorkflowError, NotFoundError, UnsafePathError } from '../../../../src/kernel/errors';
 import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
 import { removeDirs, tempDir, workflow, writeJson } from './workflow-fixtures';
 

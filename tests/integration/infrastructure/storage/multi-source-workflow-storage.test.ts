@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { InvalidWorkflowError, NotFoundError } from '../../../../src/domain/errors';
+import { InvalidWorkflowError, NotFoundError } from '../../../../src/kernel/errors';
 import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
 import { InMemoryWorkflowStorage } from '../../../../src/infrastructure/storage/in-memory-workflow-storage';
 import { MultiSourceWorkflowStorage } from '../../../../src/infrastructure/storage/multi-source-workflow-storage';

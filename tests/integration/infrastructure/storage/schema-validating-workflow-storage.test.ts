@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Logger } from '../../../../src/application/ports/logger';
-import { SchemaRegistry } from '../../../../src/application/services/schema-registry';
+import type { Logger } from '../../../../src/kernel/logger';
+import { SchemaRegistry } from '../../../../src/kernel/schema-registry';
 import { WorkflowDocumentChecker } from '../../../../src/application/services/workflow-document-checker';
-import { InvalidWorkflowError, NotFoundError } from '../../../../src/domain/errors';
+import { InvalidWorkflowError, NotFoundError } from '../../../../src/kernel/errors';
 import { CachingWorkflowStorage } from '../../../../src/infrastructure/storage/caching-workflow-storage';
 import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
 import { MultiSourceWorkflowStorage } from '../../../../src/infrastructure/storage/multi-source-workflow-storage';

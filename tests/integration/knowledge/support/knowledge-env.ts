@@ -1,11 +1,11 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { silentLogger, type Logger } from '../../../../src/application/ports/logger';
-import { noopCallContext, type CallContext } from '../../../../src/application/ports/call-context';
-import type { Sampler } from '../../../../src/application/ports/sampler';
+import { silentLogger, type Logger } from '../../../../src/kernel/logger';
+import { noopCallContext, type CallContext } from '../../../../src/kernel/call-context';
+import type { Sampler } from '../../../../src/kernel/sampler';
 import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStoreOptions } from '../../../../src/infrastructure/knowledge/ndjson-knowledge-store';
-import { RandomIdGenerator } from '../../../../src/infrastructure/knowledge/random-id-generator';
+import { RandomIdGenerator } from '../../../../src/kernel/random-id-generator';
 import { AddNodes } from '../../../../src/application/use-cases/knowledge/add-nodes';
 import { ListNodes } from '../../../../src/application/use-cases/knowledge/list-nodes';
 import { GetNode } from '../../../../src/application/use-cases/knowledge/get-node';

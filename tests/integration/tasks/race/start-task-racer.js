@@ -3,7 +3,7 @@
 // Usage: node start-task-racer.js DATA_DIR PROJECT NODE START_AT_MS
 'use strict';
 require('reflect-metadata');
-require('./ts-register');
+require('./ts-register.js');
 const path = require('node:path');
 const src = path.join(__dirname, '..', '..', '..', '..', 'src');
 const { StartTask } = require(path.join(src, 'application/use-cases/start-task.ts'));

@@ -1,4 +1,4 @@
-import { CycleDetectedError, InvalidArgumentsError } from '../../../../src/domain/errors';
+import { CycleDetectedError, InvalidArgumentsError } from '../../../../src/kernel/errors';
 import { checkGraphDefinition, createTaskGraph, findCycle, renderMermaid, startableNodes, countByStatus } from '../../../../src/domain/tasks';
 
 describe('checkGraphDefinition', () => {

@@ -1,4 +1,4 @@
-import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../../src/domain/errors';
+import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../../src/kernel/errors';
 import {
   ALL_TASK_STATUSES,
   applyTaskEvent,

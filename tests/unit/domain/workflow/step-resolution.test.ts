@@ -1,4 +1,4 @@
-import { InvalidArgumentsError, InvalidWorkflowError } from '../../../../src/domain/errors';
+import { InvalidArgumentsError, InvalidWorkflowError } from '../../../../src/kernel/errors';
 import type { LoopStep, Workflow } from '../../../../src/domain/workflow/types';
 import { loadWorkflow } from '../../application/workflow-test-helpers';
 import { next, prompt, walk, workflowOf } from './resolution-helpers';

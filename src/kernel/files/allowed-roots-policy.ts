@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../../domain/errors';
-import type { PathPolicy } from '../../application/ports/path-policy';
-import { isInside, realpathOfNearestExisting } from '../files/safe-name';
+import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
+import type { PathPolicy } from '../path-policy';
+import { isInside, realpathOfNearestExisting } from './safe-name';
 
 /** Returns the client's MCP roots as paths, or undefined when the client offers none. */
 export type ClientRootsProvider = () => Promise<string[] | undefined>;

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { InvalidArgumentsError } from '../../domain/errors';
+import { InvalidArgumentsError } from '../errors';
 import { assertSafeName } from './safe-name';
 
 /**
@@ -30,4 +30,4 @@ export class ProjectLayout {
 }
 
 /** Moved to the domain (pure); re-exported here so existing imports keep working. */
-export { projectIdFromName } from '../../domain/project-id';
+export { projectIdFromName } from '../project-id';

@@ -1,5 +1,5 @@
 import type pino from 'pino';
-import type { Logger } from '../../application/ports/logger';
+import type { Logger } from '../logger';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 

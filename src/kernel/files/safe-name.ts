@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { UnsafePathError } from '../../domain/errors';
+import { UnsafePathError } from '../errors';
 
 /**
  * Checks a plain name (workflow id, file name, project id) that will be joined to a folder: refuses NUL bytes,

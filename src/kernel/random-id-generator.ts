@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { IdGenerator } from '../../application/ports/id-generator';
+import type { IdGenerator } from './id-generator';
 
 /** Random UUID v4 ids for knowledge nodes added without one. */
 export class RandomIdGenerator implements IdGenerator {

@@ -3,7 +3,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import draft07MetaSchema from 'ajv/dist/refs/json-schema-draft-07.json';
 import { injectable } from 'tsyringe';
-import { InvalidArgumentsError } from '../../domain/errors';
+import { InvalidArgumentsError } from './errors';
 
 /** One schema violation: where (a JSON pointer into the data, `""` for the whole value) and what was expected. */
 export interface SchemaIssue {

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
-import { LockError } from '../../domain/errors';
+import { LockError } from '../errors';
 
 /**
  * Lock options, set deliberately:

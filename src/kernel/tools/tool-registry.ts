@@ -1,4 +1,4 @@
-import { InvalidGraphError } from '../../domain/errors';
+import { InvalidGraphError } from '../errors';
 import type { ToolDefinition } from './tool-definition';
 
 /** MCP tool name rule (SEP-986): 1–64 of letters, digits, `_`, `-`, `.`. */

@@ -1,6 +1,6 @@
 import type { InjectionToken } from 'tsyringe';
-import type { CallContext } from '../../application/ports/call-context';
-import type { UseCase } from '../../application/ports/use-case';
+import type { CallContext } from '../call-context';
+import type { UseCase } from '../use-case';
 
 /** A JSON Schema object (draft 2020-12 / 07 subset Ajv understands). */
 export type JsonSchema = Record<string, unknown>;
