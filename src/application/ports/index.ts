@@ -4,7 +4,7 @@ export * from '../../kernel/sampler';
 export * from '../../kernel/logger';
 export * from '../../kernel/clock';
 export * from '../../kernel/path-policy';
-export * from './workflow-storage';
+export * from '../../modules/workflow/application/ports/workflow-storage';
 export * from './mcp-client-pool';
 export * from './task-graph-store';
 export * from './command-runner';

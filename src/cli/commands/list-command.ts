@@ -12,7 +12,7 @@ export function listCommand(): Command {
       const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
       const c = createContainer(config, silentLogger);
-      const storage = c.resolve<import('../../application/ports/workflow-storage').WorkflowStorage>(Tokens.WorkflowStorage);
+      const storage = c.resolve<import('../../modules/workflow/application/ports/workflow-storage').WorkflowStorage>(Tokens.WorkflowStorage);
       const listing = await storage.list();
       if (flags.json) {
         console.log(JSON.stringify(listing, null, 2));

@@ -3,7 +3,7 @@ import type { AppConfig } from '../../kernel/config/app-config';
 import { tasksModule } from './tasks-module';
 import { mcpClientPoolModule } from './mcp-client-pool-module';
 import { knowledgeModule } from './knowledge-module';
-import { workflowModule } from './workflow-module';
+import { workflowModule } from '../../modules/workflow/workflow.module';
 import { graphModule } from './graph-module';
 
 /** Registers one module's ports, services and use cases. Each module has its own file in this folder. */

@@ -1,7 +1,7 @@
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../kernel/logger';
-import type { WorkflowStorage } from '../../application/ports/workflow-storage';
+import type { WorkflowStorage } from '../../modules/workflow/application/ports/workflow-storage';
 import { Tokens } from '../../kernel/tokens';
 import type { ServerCore } from '../../di/server-core';
 import type { AppConfig } from '../../kernel/config/app-config';

@@ -3,14 +3,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import type { UseCase } from '../../../src/kernel/use-case';
-import type { WorkflowStorage } from '../../../src/application/ports/workflow-storage';
+import type { WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
 import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { createTestContainer } from '../../../src/di/container';
 import { Tokens } from '../../../src/kernel/tokens';
 import { InvalidWorkflowError } from '../../../src/kernel/errors';
-import { CachingWorkflowStorage } from '../../../src/infrastructure/storage/caching-workflow-storage';
+import { CachingWorkflowStorage } from '../../../src/modules/workflow/infrastructure/caching-workflow-storage';
 import { builtinTools } from '../../../src/infrastructure/rpc/tools';
-import { workflowTools } from '../../../src/infrastructure/rpc/tools/workflow-tools';
+import { workflowTools } from '../../../src/modules/workflow/workflow.tools';
 
 const registry = new SchemaRegistry();
 

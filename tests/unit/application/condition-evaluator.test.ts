@@ -1,4 +1,4 @@
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
 import { ExpressionError } from '../../../src/kernel/errors';
 
 const evaluator = new ConditionEvaluator();

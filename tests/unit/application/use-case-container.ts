@@ -1,11 +1,11 @@
 import { container as root, type DependencyContainer } from 'tsyringe';
 import { Tokens } from '../../../src/kernel/tokens';
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
 import { SchemaRegistry } from '../../../src/kernel/schema-registry';
-import { ValidationEngine } from '../../../src/application/services/validation-engine';
-import { GetNextStep } from '../../../src/application/use-cases/get-next-step';
-import { ValidateStepOutput } from '../../../src/application/use-cases/validate-step-output';
-import type { Workflow } from '../../../src/domain/workflow/types';
+import { ValidationEngine } from '../../../src/modules/workflow/application/services/validation-engine';
+import { GetNextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import { ValidateStepOutput } from '../../../src/modules/workflow/application/use-cases/validate-step-output';
+import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { MapWorkflowStorage } from './workflow-test-helpers';
 
 /**

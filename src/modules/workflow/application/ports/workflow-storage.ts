@@ -1,4 +1,4 @@
-import type { Workflow, WorkflowSummary } from '../../domain/workflow/types';
+import type { Workflow, WorkflowSummary } from '../../domain/types';
 
 /** A workflow file that could not be loaded: reported apart from the valid ones, never silently dropped. */
 export interface InvalidWorkflowEntry {

@@ -1,9 +1,9 @@
-import { InvalidArgumentsError } from '../../kernel/errors';
+import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { Workflow } from '../../domain/workflow/types';
-import type { CallContext } from '../../kernel/call-context';
-import type { UseCase } from '../../kernel/use-case';
+import { Tokens } from '../../../../kernel/tokens';
+import type { Workflow } from '../../domain/types';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 
 export interface GetWorkflowInput {

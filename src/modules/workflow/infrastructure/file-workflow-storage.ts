@@ -1,11 +1,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { silentLogger, type Logger } from '../../kernel/logger';
-import type { InvalidWorkflowEntry } from '../../application/ports/workflow-storage';
-import { parseStrictJson } from '../../kernel/json-text';
-import { isWorkgraphError } from '../../kernel/errors';
-import type { Workflow } from '../../domain/workflow/types';
-import { assertSafeName, isInside } from '../../kernel/files/safe-name';
+import { silentLogger, type Logger } from '../../../kernel/logger';
+import type { InvalidWorkflowEntry } from '../application/ports/workflow-storage';
+import { parseStrictJson } from '../../../kernel/json-text';
+import { isWorkgraphError } from '../../../kernel/errors';
+import type { Workflow } from '../domain/types';
+import { assertSafeName, isInside } from '../../../kernel/files/safe-name';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowEntry } from './workflow-catalog';
 
 /** Files larger than this are reported as invalid instead of being read. Default 5 MiB. */

@@ -1,6 +1,6 @@
-import { silentLogger, type Logger } from '../../kernel/logger';
-import type { WorkflowProblem } from '../../application/services/workflow-document-checker';
-import type { Workflow } from '../../domain/workflow/types';
+import { silentLogger, type Logger } from '../../../kernel/logger';
+import type { WorkflowProblem } from '../application/services/workflow-document-checker';
+import type { Workflow } from '../domain/types';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
 
 /** What this decorator needs: the schema + structure checks of one parsed workflow document. */

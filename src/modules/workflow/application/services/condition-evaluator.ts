@@ -1,8 +1,8 @@
 import jsonLogic from 'json-logic-js';
 import { injectable } from 'tsyringe';
-import { ExpressionError, isWorkgraphError } from '../../kernel/errors';
-import { evaluateCondition, type EvaluateCondition } from '../../domain/workflow/conditions';
-import type { Condition } from '../../domain/workflow/types';
+import { ExpressionError, isWorkgraphError } from '../../../../kernel/errors';
+import { evaluateCondition, type EvaluateCondition } from '../../domain/conditions';
+import type { Condition } from '../../domain/types';
 
 /**
  * Evaluates workflow conditions (runCondition, loop while/until, validation rule conditions) against a context.

@@ -1,4 +1,4 @@
-import { InvalidArgumentsError, InvalidWorkflowError } from '../../kernel/errors';
+import { InvalidArgumentsError, InvalidWorkflowError } from '../../../kernel/errors';
 import { readPath } from './context-path';
 import type { EvaluateCondition } from './conditions';
 import type { LoopStep } from './types';

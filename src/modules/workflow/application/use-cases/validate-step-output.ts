@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import { InvalidArgumentsError, NotFoundError } from '../../kernel/errors';
-import { isPlainObject } from '../../domain/workflow/context-path';
-import { contextForLookup, findStep } from '../../domain/workflow/step-lookup';
-import { isLoopStep } from '../../domain/workflow/types';
-import type { UseCase } from '../../kernel/use-case';
+import { Tokens } from '../../../../kernel/tokens';
+import { InvalidArgumentsError, NotFoundError } from '../../../../kernel/errors';
+import { isPlainObject } from '../../domain/context-path';
+import { contextForLookup, findStep } from '../../domain/step-lookup';
+import { isLoopStep } from '../../domain/types';
+import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ValidationEngine, type ValidationResult } from '../services/validation-engine';
 

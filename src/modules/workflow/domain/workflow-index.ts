@@ -1,4 +1,4 @@
-import { InvalidWorkflowError } from '../../kernel/errors';
+import { InvalidWorkflowError } from '../../../kernel/errors';
 import { isLoopStep, type LoopStep, type Workflow, type WorkflowStep } from './types';
 
 /**

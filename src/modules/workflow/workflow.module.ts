@@ -1,24 +1,24 @@
 import { Lifecycle as Scope, instanceCachingFactory } from 'tsyringe';
 import type { Clock } from '../../kernel/clock';
 import type { Logger } from '../../kernel/logger';
-import { ConditionEvaluator } from '../../application/services/condition-evaluator';
+import { ConditionEvaluator } from './application/services/condition-evaluator';
 import { SchemaRegistry } from '../../kernel/schema-registry';
-import { ValidationEngine } from '../../application/services/validation-engine';
-import { WorkflowDocumentChecker } from '../../application/services/workflow-document-checker';
-import { GetNextStep } from '../../application/use-cases/get-next-step';
-import { GetWorkflow } from '../../application/use-cases/get-workflow';
-import { GetWorkflowSchema } from '../../application/use-cases/get-workflow-schema';
-import { ListWorkflows } from '../../application/use-cases/list-workflows';
-import { ValidateStepOutput } from '../../application/use-cases/validate-step-output';
-import { ValidateWorkflowJson } from '../../application/use-cases/validate-workflow-json';
+import { ValidationEngine } from './application/services/validation-engine';
+import { WorkflowDocumentChecker } from './application/services/workflow-document-checker';
+import { GetNextStep } from './application/use-cases/get-next-step';
+import { GetWorkflow } from './application/use-cases/get-workflow';
+import { GetWorkflowSchema } from './application/use-cases/get-workflow-schema';
+import { ListWorkflows } from './application/use-cases/list-workflows';
+import { ValidateStepOutput } from './application/use-cases/validate-step-output';
+import { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
 import type { Lifecycle } from '../../kernel/lifecycle';
-import { CachingWorkflowStorage } from '../../infrastructure/storage/caching-workflow-storage';
-import { FileWorkflowStorage } from '../../infrastructure/storage/file-workflow-storage';
-import { MultiSourceWorkflowStorage } from '../../infrastructure/storage/multi-source-workflow-storage';
-import { SchemaValidatingWorkflowStorage } from '../../infrastructure/storage/schema-validating-workflow-storage';
-import { loadWorkflowSchema } from '../../infrastructure/storage/workflow-schema-file';
+import { CachingWorkflowStorage } from './infrastructure/caching-workflow-storage';
+import { FileWorkflowStorage } from './infrastructure/file-workflow-storage';
+import { MultiSourceWorkflowStorage } from './infrastructure/multi-source-workflow-storage';
+import { SchemaValidatingWorkflowStorage } from './infrastructure/schema-validating-workflow-storage';
+import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from './index';
+import type { ModuleRegistration } from '../../di/modules';
 
 /**
  * The workflow module. Tokens.WorkflowStorage is

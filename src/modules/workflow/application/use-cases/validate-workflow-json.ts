@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { UseCase } from '../../kernel/use-case';
-import { parseStrictJson } from '../../kernel/json-text';
+import { Tokens } from '../../../../kernel/tokens';
+import type { UseCase } from '../../../../kernel/use-case';
+import { parseStrictJson } from '../../../../kernel/json-text';
 import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workflow-document-checker';
 
 export interface ValidateWorkflowJsonInput {

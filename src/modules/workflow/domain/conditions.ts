@@ -1,4 +1,4 @@
-import { ExpressionError } from '../../kernel/errors';
+import { ExpressionError } from '../../../kernel/errors';
 import { isPlainObject, jsonEqual, readPath } from './context-path';
 import type { ComparisonCondition, Condition } from './types';
 

@@ -1,7 +1,7 @@
-import type { InvalidWorkflowEntry, WorkflowListing, WorkflowStorage } from '../../application/ports/workflow-storage';
-import { InvalidWorkflowError, NotFoundError } from '../../kernel/errors';
-import type { Workflow } from '../../domain/workflow/types';
-import { assertSafeName } from '../../kernel/files/safe-name';
+import type { InvalidWorkflowEntry, WorkflowListing, WorkflowStorage } from '../application/ports/workflow-storage';
+import { InvalidWorkflowError, NotFoundError } from '../../../kernel/errors';
+import type { Workflow } from '../domain/types';
+import { assertSafeName } from '../../../kernel/files/safe-name';
 
 /** A loaded workflow and where it came from. */
 export interface WorkflowEntry {

@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import { InvalidArgumentsError } from '../../kernel/errors';
-import { isPlainObject } from '../../domain/workflow/context-path';
-import { buildCompletionGuidance, buildStepGuidance } from '../../domain/workflow/guidance';
-import { resolveNextStep, type ResolvedStep } from '../../domain/workflow/step-resolution';
-import type { UseCase } from '../../kernel/use-case';
+import { Tokens } from '../../../../kernel/tokens';
+import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { isPlainObject } from '../../domain/context-path';
+import { buildCompletionGuidance, buildStepGuidance } from '../../domain/guidance';
+import { resolveNextStep, type ResolvedStep } from '../../domain/step-resolution';
+import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
 

@@ -1,4 +1,4 @@
-import type { Workflow } from '../../domain/workflow/types';
+import type { Workflow } from '../domain/types';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot } from './workflow-catalog';
 
 /** Workflows held in memory (tests, library use). Not validated: wrap it in SchemaValidatingWorkflowStorage for that. */

@@ -1,4 +1,4 @@
-import type { InvalidWorkflowEntry } from '../../application/ports/workflow-storage';
+import type { InvalidWorkflowEntry } from '../application/ports/workflow-storage';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog, type WorkflowEntry } from './workflow-catalog';
 
 /**

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import { checkWorkflowStructure } from '../../domain/workflow/structure-checks';
-import type { Workflow } from '../../domain/workflow/types';
-import type { SchemaRegistry } from '../../kernel/schema-registry';
+import { Tokens } from '../../../../kernel/tokens';
+import { checkWorkflowStructure } from '../../domain/structure-checks';
+import type { Workflow } from '../../domain/types';
+import type { SchemaRegistry } from '../../../../kernel/schema-registry';
 
 /** One problem in a workflow document: a JSON pointer (`""` for the whole document) and what was expected. */
 export interface WorkflowProblem {

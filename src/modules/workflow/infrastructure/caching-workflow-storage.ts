@@ -1,8 +1,8 @@
 import { watch, type FSWatcher } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { systemClock, type Clock } from '../../kernel/clock';
-import { silentLogger, type Logger } from '../../kernel/logger';
+import { systemClock, type Clock } from '../../../kernel/clock';
+import { silentLogger, type Logger } from '../../../kernel/logger';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
 
 export interface CachingOptions {

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { packageRoot } from '../../kernel/config/package-root';
+import { packageRoot } from '../../../kernel/config/package-root';
 
 let cached: Record<string, unknown> | undefined;
 

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { UseCase } from '../../kernel/use-case';
+import { Tokens } from '../../../../kernel/tokens';
+import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
-import type { WorkflowSummary } from '../../domain/workflow/types';
+import type { WorkflowSummary } from '../../domain/types';
 
 export interface ListWorkflowsOutput {
   workflows: WorkflowSummary[];

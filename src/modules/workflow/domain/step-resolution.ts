@@ -1,4 +1,4 @@
-import { InvalidWorkflowError } from '../../kernel/errors';
+import { InvalidWorkflowError } from '../../../kernel/errors';
 import type { EvaluateCondition } from './conditions';
 import { isPlainObject } from './context-path';
 import { highestStartedIteration, iterationPrefix } from './completion-id';

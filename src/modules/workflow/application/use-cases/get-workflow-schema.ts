@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { UseCase } from '../../kernel/use-case';
+import { Tokens } from '../../../../kernel/tokens';
+import type { UseCase } from '../../../../kernel/use-case';
 
 /** workflow_get_schema: the workflow JSON Schema (spec/workflow.schema.json), for agents writing workflow files. */
 @injectable()

@@ -1,5 +1,5 @@
-import { Tokens } from '../../../kernel/tokens';
-import type { JsonSchema, ToolAnnotations, ToolDefinition } from '../../../kernel/tools/tool-definition';
+import { Tokens } from '../../kernel/tokens';
+import type { JsonSchema, ToolAnnotations, ToolDefinition } from '../../kernel/tools/tool-definition';
 
 /**
  * The workflow module's tools (DESIGN.md §2). All six are read-only and idempotent: workflow_next is a pure function

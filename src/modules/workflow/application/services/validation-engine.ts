@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import { isPlainObject } from '../../domain/workflow/context-path';
-import type { Condition, ValidationCriteria, ValidationRule } from '../../domain/workflow/types';
+import { Tokens } from '../../../../kernel/tokens';
+import { isPlainObject } from '../../domain/context-path';
+import type { Condition, ValidationCriteria, ValidationRule } from '../../domain/types';
 import { ConditionEvaluator } from './condition-evaluator';
-import { LinearRegExp } from '../../kernel/regex/linear-regex';
-import { SchemaRegistry } from '../../kernel/schema-registry';
+import { LinearRegExp } from '../../../../kernel/regex/linear-regex';
+import { SchemaRegistry } from '../../../../kernel/schema-registry';
 
 /** The answer of workflow_validate. */
 export interface ValidationResult {
