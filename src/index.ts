@@ -3,9 +3,9 @@
  */
 
 // ---- graph module: load mcpgraph-format graph files, run their tools, debug the runs ----
-export { GraphHost, loadGraph, expandGraphPaths, type LoadGraphOptions, type GraphLoadFailure } from './infrastructure/graph/graph-host';
-export { GraphFileLoader, validateGraphFile, graphSchemaPath, type GraphFileProblem } from './infrastructure/graph/graph-file-loader';
-export { GraphRunner, type GraphRunnerOptions, type GraphToolInfo, type ExecutionSummary } from './application/services/graph-runner';
+export { GraphHost, loadGraph, expandGraphPaths, type LoadGraphOptions, type GraphLoadFailure } from './modules/graph/infrastructure/graph-host';
+export { GraphFileLoader, validateGraphFile, graphSchemaPath, type GraphFileProblem } from './modules/graph/infrastructure/graph-file-loader';
+export { GraphRunner, type GraphRunnerOptions, type GraphToolInfo, type ExecutionSummary } from './modules/graph/application/graph-runner';
 export type {
   ExecutionController,
   ExecutionHandle,
@@ -16,10 +16,10 @@ export type {
   ExecutionStatus,
   ExecutionTelemetry,
   NodeTelemetry,
-} from './application/services/graph/execution-types';
-export { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './application/services/graph/jsonata-expression';
-export type { McpClientPool, McpServerRef, McpToolCallResult } from './application/ports/mcp-client-pool';
-export { DEFAULT_EXECUTION_LIMITS } from './domain/graph/types';
+} from './modules/graph/application/engine/execution-types';
+export { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './modules/graph/application/engine/jsonata-expression';
+export type { McpClientPool, McpServerRef, McpToolCallResult } from './modules/graph/application/ports/mcp-client-pool';
+export { DEFAULT_EXECUTION_LIMITS } from './modules/graph/domain/types';
 export type {
   GraphConfig,
   GraphTool,
@@ -29,7 +29,7 @@ export type {
   McpServerConfig,
   ExecutionLimits,
   NodeExecutionRecord,
-} from './domain/graph/types';
+} from './modules/graph/domain/types';
 
 // ---- errors (shared by every module) ----
 export * from './kernel/errors';

@@ -5,7 +5,7 @@ export * from '../../kernel/logger';
 export * from '../../kernel/clock';
 export * from '../../kernel/path-policy';
 export * from '../../modules/workflow/application/ports/workflow-storage';
-export * from './mcp-client-pool';
+export * from '../../modules/graph/application/ports/mcp-client-pool';
 export * from './task-graph-store';
 export * from './command-runner';
 export * from './scaffold-file-writer';

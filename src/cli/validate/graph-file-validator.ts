@@ -6,6 +6,6 @@ import { registerGraphValidator } from './graph-validators';
  * required on first use, so `workgraph validate` of workflow files alone never loads it.
  */
 registerGraphValidator(async (file, text) => {
-  const { GraphFileLoader } = await import('../../infrastructure/graph/graph-file-loader');
+  const { GraphFileLoader } = await import('../../modules/graph/infrastructure/graph-file-loader');
   return (await new GraphFileLoader().check(file, text)).map(({ line, column, message }) => ({ line, column, message }));
 });

@@ -92,8 +92,8 @@ async function publishGraphTools(
   lifecycle: Lifecycle,
   paths: readonly string[],
 ): Promise<void> {
-  const { GraphToolPublisher } = require('../graph/graph-tool-publisher') as typeof import('../graph/graph-tool-publisher');
-  const host = c.resolve<import('../graph/graph-host').GraphHost>(Tokens.GraphHost);
+  const { GraphToolPublisher } = require('../../modules/graph/infrastructure/graph-tool-publisher') as typeof import('../../modules/graph/infrastructure/graph-tool-publisher');
+  const host = c.resolve<import('../../modules/graph/infrastructure/graph-host').GraphHost>(Tokens.GraphHost);
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();

@@ -1,10 +1,10 @@
 import * as path from 'node:path';
 import { container as rootContainer } from 'tsyringe';
 import { silentLogger } from '../../../src/kernel/logger';
-import type { McpClientPool } from '../../../src/application/ports/mcp-client-pool';
+import type { McpClientPool } from '../../../src/modules/graph/application/ports/mcp-client-pool';
 import type { AppConfig } from '../../../src/kernel/config/app-config';
 import { Lifecycle } from '../../../src/kernel/lifecycle';
-import { mcpClientPoolModule } from '../../../src/di/modules/mcp-client-pool-module';
+import { mcpClientPoolModule } from '../../../src/modules/graph/mcp-client-pool.module';
 import { Tokens } from '../../../src/kernel/tokens';
 import { isAlive } from '../../helpers/processes';
 

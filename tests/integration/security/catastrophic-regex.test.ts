@@ -6,8 +6,8 @@ import { ConditionEvaluator } from '../../../src/modules/workflow/application/se
 import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { ValidationEngine } from '../../../src/modules/workflow/application/services/validation-engine';
 import { ExpressionError } from '../../../src/kernel/errors';
-import { GraphHost, loadGraph } from '../../../src/infrastructure/graph';
-import { GraphToolPublisher } from '../../../src/infrastructure/graph/graph-tool-publisher';
+import { GraphHost, loadGraph } from '../../../src/modules/graph/infrastructure';
+import { GraphToolPublisher } from '../../../src/modules/graph/infrastructure/graph-tool-publisher';
 import { ToolRegistry } from '../../../src/kernel/tools/tool-registry';
 
 /**

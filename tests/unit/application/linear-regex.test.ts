@@ -1,5 +1,5 @@
 import jsonata from 'jsonata';
-import { compileJsonata } from '../../../src/application/services/graph/jsonata-expression';
+import { compileJsonata } from '../../../src/modules/graph/application/engine/jsonata-expression';
 import { LinearRegExp, linearRegexSupport } from '../../../src/kernel/regex/linear-regex';
 
 /**

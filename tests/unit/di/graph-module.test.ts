@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { container as root } from 'tsyringe';
-import { graphModule } from '../../../src/di/modules/graph-module';
+import { graphModule } from '../../../src/modules/graph/graph.module';
 import { Tokens } from '../../../src/kernel/tokens';
 import type { AppConfig } from '../../../src/kernel/config/app-config';
-import type { GraphHost } from '../../../src/infrastructure/graph/graph-host';
+import type { GraphHost } from '../../../src/modules/graph/infrastructure/graph-host';
 import { FakeMcpClientPool } from '../application/graph/graph-test-kit';
 
 describe('graphModule', () => {

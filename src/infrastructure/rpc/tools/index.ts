@@ -2,7 +2,7 @@ import type { ToolDefinition } from '../../../kernel/tools/tool-definition';
 import { tasksTools } from './tasks-tools';
 import { knowledgeTools } from './knowledge-tools';
 import { workflowTools } from '../../../modules/workflow/workflow.tools';
-import { graphTools } from './graph-tools';
+import { graphTools } from '../../../modules/graph/graph.tools';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {

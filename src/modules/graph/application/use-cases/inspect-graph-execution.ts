@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { NodeExecutionRecord } from '../../domain/graph/types';
+import { Tokens } from '../../../../kernel/tokens';
+import type { NodeExecutionRecord } from '../../domain/types';
 import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 
 export interface InspectGraphExecutionInput {
   executionId: string;

@@ -1,11 +1,11 @@
-import { InvalidGraphError, NotFoundError } from '../../kernel/errors';
-import type { NodeExecutionRecord } from '../../domain/graph/types';
-import type { Clock } from '../../kernel/clock';
-import type { McpClientPool } from '../ports/mcp-client-pool';
-import type { CompiledGraph, CompiledTool } from './graph/compiled-graph';
-import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './graph/execution-types';
-import { GraphRun } from './graph/graph-run';
-import { RecentRuns } from './graph/recent-runs';
+import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
+import type { NodeExecutionRecord } from '../domain/types';
+import type { Clock } from '../../../kernel/clock';
+import type { McpClientPool } from './ports/mcp-client-pool';
+import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
+import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
+import { GraphRun } from './engine/graph-run';
+import { RecentRuns } from './engine/recent-runs';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../kernel/errors';
-import type { NodeExecutionRecord } from '../../domain/graph/types';
-import type { CompileOptions, CompiledGraph } from '../../application/services/graph/compiled-graph';
-import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../../application/services/graph/execution-types';
-import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../../application/services/graph-runner';
+import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../../kernel/errors';
+import type { NodeExecutionRecord } from '../domain/types';
+import type { CompileOptions, CompiledGraph } from '../application/engine/compiled-graph';
+import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../application/engine/execution-types';
+import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../application/graph-runner';
 import { GraphFileLoader } from './graph-file-loader';
 
 export interface LoadGraphOptions extends CompileOptions, GraphRunnerOptions {

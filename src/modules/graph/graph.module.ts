@@ -1,10 +1,10 @@
 import { Lifecycle as Scope } from 'tsyringe';
-import { InspectGraphExecution } from '../../application/use-cases/inspect-graph-execution';
-import type { McpClientPool } from '../../application/ports/mcp-client-pool';
-import type { GraphHost } from '../../infrastructure/graph/graph-host';
+import { InspectGraphExecution } from './application/use-cases/inspect-graph-execution';
+import type { McpClientPool } from './application/ports/mcp-client-pool';
+import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from './index';
+import type { ModuleRegistration } from '../../di/modules';
 
 /**
  * The graph module: one GraphHost per container (Tokens.GraphHost), created on first resolve with the MCP client pool
@@ -19,7 +19,7 @@ export const graphModule: ModuleRegistration = (container) => {
       if (host) return host;
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { GraphHost: Host } = require('../../infrastructure/graph/graph-host') as typeof import('../../infrastructure/graph/graph-host');
+      const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
       const { builtinTools } = require('../../infrastructure/rpc/tools') as typeof import('../../infrastructure/rpc/tools');
       return (host = new Host({
         reservedToolNames: builtinTools().map((t) => t.name),

@@ -1,4 +1,4 @@
-import type { McpToolCallResult } from '../../ports/mcp-client-pool';
+import type { McpToolCallResult } from '../ports/mcp-client-pool';
 
 /**
  * What an `mcp` node outputs: `structuredContent` when present, else the first text content parsed as JSON, else that

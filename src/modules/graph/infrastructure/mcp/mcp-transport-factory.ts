@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { McpServerConfig } from '../../domain/graph/types';
+import type { McpServerConfig } from '../../domain/types';
 import type { StderrRingBuffer } from './stderr-ring-buffer';
 
 /** A transport to one server, plus what is known about the process behind it (stdio only). */

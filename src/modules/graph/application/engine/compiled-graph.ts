@@ -1,4 +1,4 @@
-import type { GraphIssue } from '../../../domain/graph/graph-issue';
+import type { GraphIssue } from '../../domain/graph-issue';
 import type {
   EntryNode,
   ExitNode,
@@ -8,7 +8,7 @@ import type {
   McpNode,
   SwitchNode,
   TransformNode,
-} from '../../../domain/graph/types';
+} from '../../domain/types';
 import { compileArgs, type CompiledArgs } from './compiled-args';
 import { createAjvValidatorFactory, type ValidatorFactory, type ValueValidator } from './input-validator';
 import { CompiledJsonLogicRule } from './json-logic-rule';

@@ -1,6 +1,6 @@
 import jsonata from 'jsonata';
-import { ExpressionError } from '../../../kernel/errors';
-import { LinearRegExp, regexEngineTrusting, regexKey, type RegexEngineClass } from '../../../kernel/regex/linear-regex';
+import { ExpressionError } from '../../../../kernel/errors';
+import { LinearRegExp, regexEngineTrusting, regexKey, type RegexEngineClass } from '../../../../kernel/regex/linear-regex';
 
 /** Bounds on every single JSONata evaluation (jsonata's own guardrails, checked at each evaluation step). */
 export interface ExpressionLimits {

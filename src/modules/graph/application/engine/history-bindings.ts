@@ -1,4 +1,4 @@
-import type { ExecutionHistory } from '../../../domain/graph/execution-history';
+import type { ExecutionHistory } from '../../domain/execution-history';
 
 /** The JSONata history functions of one run, passed as per-evaluation bindings (see CompiledJsonata). */
 export type HistoryBindings = Record<string, unknown>;

@@ -1,5 +1,5 @@
-import type { WorkgraphError } from '../../../kernel/errors';
-import type { GraphNode, NodeExecutionError, NodeExecutionRecord } from '../../../domain/graph/types';
+import type { WorkgraphError } from '../../../../kernel/errors';
+import type { GraphNode, NodeExecutionError, NodeExecutionRecord } from '../../domain/types';
 
 /** Where a run is. `error` and `stopped` are final like `finished`. */
 export type ExecutionStatus = 'not_started' | 'running' | 'paused' | 'finished' | 'error' | 'stopped';

@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
-import type { Logger } from '../../kernel/logger';
-import { CancelledError, ExternalToolError } from '../../kernel/errors';
+import type { Logger } from '../../../../kernel/logger';
+import { CancelledError, ExternalToolError } from '../../../../kernel/errors';
 import { openTransport, type OpenedTransport } from './mcp-transport-factory';
 import { StderrRingBuffer } from './stderr-ring-buffer';
 

@@ -1,7 +1,7 @@
-import type { Logger } from '../../kernel/logger';
-import { silentLogger } from '../../kernel/logger';
+import type { Logger } from '../../../../kernel/logger';
+import { silentLogger } from '../../../../kernel/logger';
 import type { McpClientPool, McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
-import { CancelledError } from '../../kernel/errors';
+import { CancelledError } from '../../../../kernel/errors';
 import { McpServerConnection, type McpConnectionSettings } from './mcp-server-connection';
 import { DEFAULT_STDERR_TAIL_BYTES } from './stderr-ring-buffer';
 

@@ -1,5 +1,5 @@
-import { Tokens } from '../../../kernel/tokens';
-import type { ToolDefinition } from '../../../kernel/tools/tool-definition';
+import { Tokens } from '../../kernel/tokens';
+import type { ToolDefinition } from '../../kernel/tools/tool-definition';
 
 const record = {
   type: 'object',

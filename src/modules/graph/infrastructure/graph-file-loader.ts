@@ -1,12 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import { InvalidGraphError } from '../../kernel/errors';
-import { checkGraph } from '../../domain/graph/graph-checks';
-import { describeIssue, type GraphIssue, type PositionLookup } from '../../domain/graph/graph-issue';
-import { normalizeGraphConfig } from '../../domain/graph/normalize-graph-config';
-import { compileGraph, type CompileOptions, type CompiledGraph } from '../../application/services/graph/compiled-graph';
-import { packageRoot } from '../../kernel/config/package-root';
+import { InvalidGraphError } from '../../../kernel/errors';
+import { checkGraph } from '../domain/graph-checks';
+import { describeIssue, type GraphIssue, type PositionLookup } from '../domain/graph-issue';
+import { normalizeGraphConfig } from '../domain/normalize-graph-config';
+import { compileGraph, type CompileOptions, type CompiledGraph } from '../application/engine/compiled-graph';
+import { packageRoot } from '../../../kernel/config/package-root';
 import { parseGraphDocument } from './graph-document';
 
 /** One problem of a graph file, as `workgraph validate` prints it: `file:line:column: message`. */

@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isWorkgraphError, WorkgraphError, ErrorCodes } from '../../kernel/errors';
-import type { CallContext } from '../../kernel/call-context';
-import { describeIssue } from '../../domain/graph/graph-issue';
-import type { Logger } from '../../kernel/logger';
-import type { GraphToolInfo } from '../../application/services/graph-runner';
-import { EXECUTION_ID_META_KEY } from '../rpc/json-rpc-codes';
-import { ToolResultWithMeta, type ToolDefinition } from '../../kernel/tools/tool-definition';
-import type { ToolRegistry } from '../../kernel/tools/tool-registry';
+import { isWorkgraphError, WorkgraphError, ErrorCodes } from '../../../kernel/errors';
+import type { CallContext } from '../../../kernel/call-context';
+import { describeIssue } from '../domain/graph-issue';
+import type { Logger } from '../../../kernel/logger';
+import type { GraphToolInfo } from '../application/graph-runner';
+import { EXECUTION_ID_META_KEY } from '../../../infrastructure/rpc/json-rpc-codes';
+import { ToolResultWithMeta, type ToolDefinition } from '../../../kernel/tools/tool-definition';
+import type { ToolRegistry } from '../../../kernel/tools/tool-registry';
 import { expandGraphPaths, type GraphHost } from './graph-host';
 
 /** Options of {@link GraphToolPublisher}, with their defaults. */

@@ -1,8 +1,8 @@
 import type { Logger } from '../../kernel/logger';
 import type { Lifecycle } from '../../kernel/lifecycle';
-import { SdkMcpClientPool } from '../../infrastructure/mcp';
+import { SdkMcpClientPool } from './infrastructure/mcp';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from './index';
+import type { ModuleRegistration } from '../../di/modules';
 
 /**
  * The MCP client pool graph `mcp` nodes call (Tokens.McpClientPool), one per container. It is created on first

@@ -1,4 +1,4 @@
-import type { McpServerConfig } from '../../domain/graph/types';
+import type { McpServerConfig } from '../../domain/types';
 
 /** One MCP server a graph names: its name (from the graph's `mcpServers`/`servers`) and how to start or reach it. */
 export interface McpServerRef {

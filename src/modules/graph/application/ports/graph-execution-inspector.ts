@@ -1,4 +1,4 @@
-import type { NodeExecutionRecord } from '../../domain/graph/types';
+import type { NodeExecutionRecord } from '../../domain/types';
 
 /** A recent graph run as the inspector sees it (the fields of the engine's execution state it reports). */
 export interface InspectedExecution {

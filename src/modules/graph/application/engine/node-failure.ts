@@ -1,4 +1,4 @@
-import { WorkgraphError, isWorkgraphError } from '../../../kernel/errors';
+import { WorkgraphError, isWorkgraphError } from '../../../../kernel/errors';
 import type { CompiledNode } from './compiled-graph';
 import { toExpressionError } from './jsonata-expression';
 

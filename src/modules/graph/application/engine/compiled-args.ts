@@ -1,4 +1,4 @@
-import type { ArgTemplate } from '../../../domain/graph/types';
+import type { ArgTemplate } from '../../domain/types';
 import { compileJsonata, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
 
 /** An `mcp` node's argument template with its JSONata compiled; literals are kept as they are. */

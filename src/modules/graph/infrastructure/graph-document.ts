@@ -1,7 +1,7 @@
 import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
-import { parseStrictJson } from '../../kernel/json-text';
-import type { DocPath, PositionLookup } from '../../domain/graph/graph-issue';
-import type { SourcePosition } from '../../domain/graph/types';
+import { parseStrictJson } from '../../../kernel/json-text';
+import type { DocPath, PositionLookup } from '../domain/graph-issue';
+import type { SourcePosition } from '../domain/types';
 
 /** A parsed graph file: its value and where each path sits, or its syntax errors. */
 export type GraphDocument =

@@ -7,10 +7,10 @@ import {
   InvalidTransitionError,
   WorkgraphError,
   isWorkgraphError,
-} from '../../../kernel/errors';
-import { ExecutionHistory } from '../../../domain/graph/execution-history';
-import type { NodeExecutionError, NodeExecutionRecord } from '../../../domain/graph/types';
-import type { McpClientPool } from '../../ports/mcp-client-pool';
+} from '../../../../kernel/errors';
+import { ExecutionHistory } from '../../domain/execution-history';
+import type { NodeExecutionError, NodeExecutionRecord } from '../../domain/types';
+import type { McpClientPool } from '../ports/mcp-client-pool';
 import type { CompiledNode, CompiledTool } from './compiled-graph';
 import { evaluateArgs } from './compiled-args';
 import type {
