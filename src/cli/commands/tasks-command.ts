@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { ProjectGraphView } from '../../application/services/task-graph-views';
+import type { ProjectGraphView } from '../../modules/tasks/application/services/task-graph-views';
 import { resolveConfig } from '../resolve-config';
 
 /**
@@ -15,8 +15,8 @@ export function tasksCommand(): Command {
     .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string }) => {
       await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
       const { ProjectLayout } = await import('../../kernel/files/project-layout');
-      const { FileTaskGraphStore } = await import('../../infrastructure/tasks/file-task-graph-store');
-      const { GetProjectGraph } = await import('../../application/use-cases/get-project-graph');
+      const { FileTaskGraphStore } = await import('../../modules/tasks/infrastructure/file-task-graph-store');
+      const { GetProjectGraph } = await import('../../modules/tasks/application/use-cases/get-project-graph');
       const config = resolveConfig({ dataDir: flags.dataDir });
       const useCase = new GetProjectGraph(new FileTaskGraphStore(new ProjectLayout(config.dataDir)));
       try {

@@ -1,6 +1,6 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from '../../kernel/config/app-config';
-import { tasksModule } from './tasks-module';
+import { tasksModule } from '../../modules/tasks/tasks.module';
 import { mcpClientPoolModule } from '../../modules/graph/mcp-client-pool.module';
 import { knowledgeModule } from './knowledge-module';
 import { workflowModule } from '../../modules/workflow/workflow.module';

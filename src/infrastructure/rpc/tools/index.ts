@@ -1,5 +1,5 @@
 import type { ToolDefinition } from '../../../kernel/tools/tool-definition';
-import { tasksTools } from './tasks-tools';
+import { tasksTools } from '../../../modules/tasks/tasks.tools';
 import { knowledgeTools } from './knowledge-tools';
 import { workflowTools } from '../../../modules/workflow/workflow.tools';
 import { graphTools } from '../../../modules/graph/graph.tools';

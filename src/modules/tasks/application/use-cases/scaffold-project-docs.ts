@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
-import type { PathPolicy } from '../../kernel/path-policy';
+import { Tokens } from '../../../../kernel/tokens';
+import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 
 export interface ScaffoldProjectDocsInput {
   /** A folder inside the allowed roots; created when missing. */

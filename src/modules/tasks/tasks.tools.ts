@@ -1,6 +1,6 @@
-import { Tokens } from '../../../kernel/tokens';
-import { ALL_TASK_STATUSES } from '../../../domain/tasks/task-status';
-import type { JsonSchema, ToolDefinition } from '../../../kernel/tools/tool-definition';
+import { Tokens } from '../../kernel/tokens';
+import { ALL_TASK_STATUSES } from './domain/task-status';
+import type { JsonSchema, ToolDefinition } from '../../kernel/tools/tool-definition';
 
 /**
  * The tasks module's tools (DESIGN.md §2, tasks module): a dependency-ordered task DAG per project where the server

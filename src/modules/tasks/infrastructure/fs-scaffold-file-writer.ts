@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { AlreadyExistsError, UnsafePathError } from '../../kernel/errors';
-import type { ScaffoldFile, ScaffoldFileWriter } from '../../application/ports/scaffold-file-writer';
-import { writeFileAtomic } from '../../kernel/files/atomic-write';
-import { isInside, realpathOfNearestExisting, resolveInside } from '../../kernel/files/safe-name';
+import { AlreadyExistsError, UnsafePathError } from '../../../kernel/errors';
+import type { ScaffoldFile, ScaffoldFileWriter } from '../application/ports/scaffold-file-writer';
+import { writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { isInside, realpathOfNearestExisting, resolveInside } from '../../../kernel/files/safe-name';
 
 /** Writes scaffolded docs with the shared path-safety helpers: every check passes before the first write. */
 export class FsScaffoldFileWriter implements ScaffoldFileWriter {

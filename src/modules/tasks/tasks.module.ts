@@ -1,19 +1,19 @@
 import { Lifecycle, type DependencyContainer } from 'tsyringe';
-import { GetProjectGraph } from '../../application/use-cases/get-project-graph';
-import { GetReadyTasks } from '../../application/use-cases/get-ready-tasks';
-import { InitProjectGraph } from '../../application/use-cases/init-project-graph';
-import { ResetTaskNode } from '../../application/use-cases/reset-task-node';
-import { ScaffoldProjectDocs } from '../../application/use-cases/scaffold-project-docs';
-import { StartTask } from '../../application/use-cases/start-task';
-import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
-import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
+import { GetProjectGraph } from './application/use-cases/get-project-graph';
+import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
+import { InitProjectGraph } from './application/use-cases/init-project-graph';
+import { ResetTaskNode } from './application/use-cases/reset-task-node';
+import { ScaffoldProjectDocs } from './application/use-cases/scaffold-project-docs';
+import { StartTask } from './application/use-cases/start-task';
+import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
+import { ValidationRunRegistry } from './application/services/validation-run-registry';
 import { ProjectLayout } from '../../kernel/files/project-layout';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
-import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
-import { FileTaskGraphStore } from '../../infrastructure/tasks/file-task-graph-store';
-import { FsScaffoldFileWriter } from '../../infrastructure/tasks/fs-scaffold-file-writer';
+import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
+import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
+import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from './index';
+import type { ModuleRegistration } from '../../di/modules';
 
 /**
  * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner and the

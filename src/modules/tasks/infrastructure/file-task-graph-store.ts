@@ -1,10 +1,10 @@
 import * as fs from 'node:fs/promises';
-import { AlreadyExistsError, NotFoundError, StorageError } from '../../kernel/errors';
-import type { TaskGraph, TaskTransition } from '../../domain/tasks/task-graph';
-import type { TaskGraphChange, TaskGraphStore } from '../../application/ports/task-graph-store';
-import { appendDurable, writeFileAtomic } from '../../kernel/files/atomic-write';
-import { withFileLock, type FileLockOptions } from '../../kernel/files/file-lock';
-import { ProjectLayout, projectIdFromName } from '../../kernel/files/project-layout';
+import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel/errors';
+import type { TaskGraph, TaskTransition } from '../domain/task-graph';
+import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import { appendDurable, writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
+import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
 
 /** The graph file of a project, in `<data-dir>/projects/<id>/`. */
 export const TASK_GRAPH_FILE = 'task_graph.json';

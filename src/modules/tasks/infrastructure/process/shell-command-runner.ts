@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { CommandFailedError } from '../../kernel/errors';
+import { CommandFailedError } from '../../../../kernel/errors';
 import {
   DEFAULT_OUTPUT_CAP_BYTES,
   type CommandRequest,

@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../kernel/errors';
-import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain/tasks';
+import { NotFoundError } from '../../../../kernel/errors';
+import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 
 /** The project view `init_project_graph` and `get_project_graph` answer with. */

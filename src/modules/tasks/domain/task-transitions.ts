@@ -1,4 +1,4 @@
-import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../kernel/errors';
+import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../kernel/errors';
 import type { TaskErrorLog, TaskGraph, TaskNode, TaskTransition } from './task-graph';
 import { isStaleValidation } from './stale-validation';
 import { ALLOWED_CALLS, isPastReady, TaskStatus, type TaskCall } from './task-status';

@@ -1,13 +1,13 @@
 import { inject, injectable } from 'tsyringe';
-import { ConflictError } from '../../kernel/errors';
-import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain/tasks';
-import { Tokens } from '../../kernel/tokens';
-import type { Clock } from '../../kernel/clock';
-import type { PathPolicy } from '../../kernel/path-policy';
+import { ConflictError } from '../../../../kernel/errors';
+import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import type { Clock } from '../../../../kernel/clock';
+import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
-import { projectIdFromName } from '../../kernel/project-id';
+import { projectIdFromName } from '../../../../kernel/project-id';
 
 export interface InitProjectGraphInput {
   projectName: string;

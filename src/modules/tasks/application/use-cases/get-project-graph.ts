@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../kernel/tokens';
+import { Tokens } from '../../../../kernel/tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph, projectGraphView, type ProjectGraphView } from '../services/task-graph-views';
 
 export interface GetProjectGraphInput {

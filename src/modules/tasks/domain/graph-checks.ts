@@ -1,4 +1,4 @@
-import { CycleDetectedError, InvalidArgumentsError } from '../../kernel/errors';
+import { CycleDetectedError, InvalidArgumentsError } from '../../../kernel/errors';
 import type { TaskNodeDefinition } from './task-graph';
 
 /**

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { applyTaskEvent, type TaskNode } from '../../domain/tasks';
-import { Tokens } from '../../kernel/tokens';
-import type { Clock } from '../../kernel/clock';
+import { applyTaskEvent, type TaskNode } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { timeOf } from '../services/task-graph-views';
 
 export interface StartTaskInput {

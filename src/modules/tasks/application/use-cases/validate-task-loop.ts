@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { CancelledError, CommandFailedError, ConflictError } from '../../kernel/errors';
+import { CancelledError, CommandFailedError, ConflictError } from '../../../../kernel/errors';
 import {
   applyTaskEvent,
   isStaleValidation,
@@ -8,14 +8,14 @@ import {
   type TaskGraph,
   type TaskNode,
   type TaskTransition,
-} from '../../domain/tasks';
-import { Tokens } from '../../kernel/tokens';
-import { noopCallContext, type CallContext } from '../../kernel/call-context';
-import type { Clock } from '../../kernel/clock';
+} from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
+import type { Clock } from '../../../../kernel/clock';
 import type { CommandResult, CommandRunner } from '../ports/command-runner';
-import type { Logger } from '../../kernel/logger';
+import type { Logger } from '../../../../kernel/logger';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph, requireNode, timeOf } from '../services/task-graph-views';
 import { ValidationRunRegistry, type ActiveValidationRun } from '../services/validation-run-registry';
 

@@ -1,4 +1,4 @@
-import type { TaskGraph, TaskTransition } from '../../domain/tasks/task-graph';
+import type { TaskGraph, TaskTransition } from '../../domain/task-graph';
 
 /** What an update function decides: the new graph to write (or none) and the value handed back to the caller. */
 export interface TaskGraphChange<T> {

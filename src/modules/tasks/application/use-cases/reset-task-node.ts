@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { ConflictError } from '../../kernel/errors';
-import { applyTaskEvent, type TaskNode } from '../../domain/tasks';
-import { Tokens } from '../../kernel/tokens';
-import type { Clock } from '../../kernel/clock';
+import { ConflictError } from '../../../../kernel/errors';
+import { applyTaskEvent, type TaskNode } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { timeOf } from '../services/task-graph-views';
 import { ValidationRunRegistry } from '../services/validation-run-registry';
 

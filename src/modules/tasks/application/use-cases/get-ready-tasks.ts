@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { startableNodes, type TaskStatus } from '../../domain/tasks';
-import { Tokens } from '../../kernel/tokens';
+import { startableNodes, type TaskStatus } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
-import type { UseCase } from '../../kernel/use-case';
+import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph } from '../services/task-graph-views';
 
 export interface GetReadyTasksInput {
