@@ -9,5 +9,5 @@ export * from '../../modules/graph/application/ports/mcp-client-pool';
 export * from '../../modules/tasks/application/ports/task-graph-store';
 export * from '../../modules/tasks/application/ports/command-runner';
 export * from '../../modules/tasks/application/ports/scaffold-file-writer';
-export * from './knowledge-store';
+export * from '../../modules/knowledge/application/ports/knowledge-store';
 export * from '../../kernel/id-generator';

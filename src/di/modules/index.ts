@@ -2,7 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from '../../kernel/config/app-config';
 import { tasksModule } from '../../modules/tasks/tasks.module';
 import { mcpClientPoolModule } from '../../modules/graph/mcp-client-pool.module';
-import { knowledgeModule } from './knowledge-module';
+import { knowledgeModule } from '../../modules/knowledge/knowledge.module';
 import { workflowModule } from '../../modules/workflow/workflow.module';
 import { graphModule } from '../../modules/graph/graph.module';
 

@@ -1,6 +1,6 @@
 import type { ToolDefinition } from '../../../kernel/tools/tool-definition';
 import { tasksTools } from '../../../modules/tasks/tasks.tools';
-import { knowledgeTools } from './knowledge-tools';
+import { knowledgeTools } from '../../../modules/knowledge/knowledge.tools';
 import { workflowTools } from '../../../modules/workflow/workflow.tools';
 import { graphTools } from '../../../modules/graph/graph.tools';
 

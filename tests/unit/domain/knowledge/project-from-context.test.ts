@@ -1,4 +1,4 @@
-import { projectIdFromContext, projectNameFromContext } from '../../../../src/domain/knowledge/project-from-context';
+import { projectIdFromContext, projectNameFromContext } from '../../../../src/modules/knowledge/domain/project-from-context';
 import { InvalidArgumentsError } from '../../../../src/kernel/errors';
 
 describe('project from projectContext', () => {

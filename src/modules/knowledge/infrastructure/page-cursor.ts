@@ -1,4 +1,4 @@
-import { InvalidArgumentsError } from '../../kernel/errors';
+import { InvalidArgumentsError } from '../../../kernel/errors';
 
 /**
  * `list_nodes` cursors: opaque to clients, they hold the byte offset where the next (older) page ends and the inode of

@@ -1,12 +1,12 @@
-import type { CallContext } from '../../../kernel/call-context';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../../kernel/logger';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import type { Logger } from '../../../../kernel/logger';
 import {
   extractiveSummary,
   remainingSegment,
   summaryPrompt,
   type StoredKnowledgeNode,
-} from '../../../domain/knowledge';
+} from '../../domain';
 
 /** What became of one summary affected by a deletion. */
 export interface SummaryRecalculation {

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs/promises';
-import { CancelledError } from '../../kernel/errors';
+import { CancelledError } from '../../../kernel/errors';
 
 /**
  * Streaming line readers over NDJSON files, working on bytes so every line comes with its byte offset.

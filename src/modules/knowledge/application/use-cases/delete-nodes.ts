@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../kernel/tokens';
-import type { CallContext } from '../../../kernel/call-context';
-import type { Clock } from '../../../kernel/clock';
-import type { KnowledgeStore, PassReport } from '../../ports/knowledge-store';
-import type { Logger } from '../../../kernel/logger';
-import { NotFoundError } from '../../../kernel/errors';
+import { Tokens } from '../../../../kernel/tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { Clock } from '../../../../kernel/clock';
+import type { KnowledgeStore, PassReport } from '../ports/knowledge-store';
+import type { Logger } from '../../../../kernel/logger';
+import { NotFoundError } from '../../../../kernel/errors';
 import {
   DescendantCollector,
   dependentCountsPerRoot,
@@ -14,7 +14,7 @@ import {
   type DeletedNodeRecord,
   type DependentNodeInfo,
   type StoredKnowledgeNode,
-} from '../../../domain/knowledge';
+} from '../../domain';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
 
 export interface DeleteNodesInput {

@@ -1,6 +1,6 @@
-import { Tokens } from '../../../kernel/tokens';
-import { KNOWLEDGE_ROLES, KNOWLEDGE_VERDICTS } from '../../../domain/knowledge/knowledge-node';
-import type { JsonSchema, ToolDefinition } from '../../../kernel/tools/tool-definition';
+import { Tokens } from '../../kernel/tokens';
+import { KNOWLEDGE_ROLES, KNOWLEDGE_VERDICTS } from './domain/knowledge-node';
+import type { JsonSchema, ToolDefinition } from '../../kernel/tools/tool-definition';
 
 /** Node ids: safe, greppable tokens (generated ids are UUIDs). Same pattern as spec/knowledge-node.schema.json. */
 const nodeId: JsonSchema = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$', description: 'A node id' };

@@ -1,5 +1,5 @@
-import { InvalidArgumentsError } from '../../kernel/errors';
-import { projectIdFromName } from '../../kernel/project-id';
+import { InvalidArgumentsError } from '../../../kernel/errors';
+import { projectIdFromName } from '../../../kernel/project-id';
 
 /**
  * The project name of a `projectContext`: its last path segment. Both `/` and `\` separate segments (so Windows

@@ -1,8 +1,8 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../kernel/tokens';
-import type { CallContext } from '../../../kernel/call-context';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
-import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../../domain/knowledge';
+import { Tokens } from '../../../../kernel/tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
 
 /** Default page size of list_nodes, and its maximum. */
 export const LIST_NODES_DEFAULT_LIMIT = 20;

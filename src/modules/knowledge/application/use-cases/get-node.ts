@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../kernel/tokens';
-import type { CallContext } from '../../../kernel/call-context';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
-import { NotFoundError } from '../../../kernel/errors';
-import { projectIdFromContext, withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../../domain/knowledge';
+import { Tokens } from '../../../../kernel/tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import { NotFoundError } from '../../../../kernel/errors';
+import { projectIdFromContext, withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../domain';
 
 export interface GetNodeInput {
   projectContext: string;

@@ -3,14 +3,14 @@ import { Lifecycle, instanceCachingFactory } from 'tsyringe';
 import { Tokens } from '../../kernel/tokens';
 import type { Clock } from '../../kernel/clock';
 import type { AppConfig } from '../../kernel/config/app-config';
-import { createNdjsonKnowledgeStore } from '../../infrastructure/knowledge/ndjson-knowledge-store';
+import { createNdjsonKnowledgeStore } from './infrastructure/ndjson-knowledge-store';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
-import { AddNodes } from '../../application/use-cases/knowledge/add-nodes';
-import { ListNodes } from '../../application/use-cases/knowledge/list-nodes';
-import { GetNode } from '../../application/use-cases/knowledge/get-node';
-import { DeleteNodes } from '../../application/use-cases/knowledge/delete-nodes';
-import { RestoreNodes } from '../../application/use-cases/knowledge/restore-nodes';
-import type { ModuleRegistration } from './index';
+import { AddNodes } from './application/use-cases/add-nodes';
+import { ListNodes } from './application/use-cases/list-nodes';
+import { GetNode } from './application/use-cases/get-node';
+import { DeleteNodes } from './application/use-cases/delete-nodes';
+import { RestoreNodes } from './application/use-cases/restore-nodes';
+import type { ModuleRegistration } from '../../di/modules';
 
 /** The knowledge module: one NDJSON store for the data dir (shared), an id generator, and the five use cases. */
 export const knowledgeModule: ModuleRegistration = (container: DependencyContainer, config: AppConfig) => {

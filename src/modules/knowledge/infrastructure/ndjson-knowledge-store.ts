@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Clock } from '../../kernel/clock';
-import { systemClock } from '../../kernel/clock';
+import type { Clock } from '../../../kernel/clock';
+import { systemClock } from '../../../kernel/clock';
 import {
   MALFORMED_REPORT_MAX,
   type KnowledgeGraphReader,
@@ -13,18 +13,18 @@ import {
   type RebuildReport,
   type RebuildTransform,
   type ScanOptions,
-} from '../../application/ports/knowledge-store';
+} from '../application/ports/knowledge-store';
 import {
   isDeletedNodeRecord,
   isStoredKnowledgeNode,
   normalizeStoredNode,
   type DeletedNodeRecord,
   type StoredKnowledgeNode,
-} from '../../domain/knowledge/knowledge-node';
-import { StorageError } from '../../kernel/errors';
-import { commitTempFile, tempPathFor } from '../../kernel/files/atomic-write';
-import { withFileLock, type FileLockOptions, type HeldLock } from '../../kernel/files/file-lock';
-import { ProjectLayout } from '../../kernel/files/project-layout';
+} from '../domain/knowledge-node';
+import { StorageError } from '../../../kernel/errors';
+import { commitTempFile, tempPathFor } from '../../../kernel/files/atomic-write';
+import { withFileLock, type FileLockOptions, type HeldLock } from '../../../kernel/files/file-lock';
+import { ProjectLayout } from '../../../kernel/files/project-layout';
 import { createBackup, pruneBackups } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';

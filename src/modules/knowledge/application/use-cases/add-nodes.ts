@@ -1,18 +1,18 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../kernel/tokens';
-import type { CallContext } from '../../../kernel/call-context';
-import type { Clock } from '../../../kernel/clock';
-import type { IdGenerator } from '../../../kernel/id-generator';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../../kernel/logger';
-import { AlreadyExistsError, InvalidArgumentsError } from '../../../kernel/errors';
+import { Tokens } from '../../../../kernel/tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { Clock } from '../../../../kernel/clock';
+import type { IdGenerator } from '../../../../kernel/id-generator';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import type { Logger } from '../../../../kernel/logger';
+import { AlreadyExistsError, InvalidArgumentsError } from '../../../../kernel/errors';
 import {
   projectIdFromContext,
   type ArtifactRef,
   type KnowledgeRole,
   type KnowledgeVerdict,
   type StoredKnowledgeNode,
-} from '../../../domain/knowledge';
+} from '../../domain';
 
 export interface NewKnowledgeNode {
   /** Generated (UUID) when absent. */

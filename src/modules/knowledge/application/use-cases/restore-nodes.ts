@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../kernel/tokens';
-import type { CallContext } from '../../../kernel/call-context';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
-import type { Logger } from '../../../kernel/logger';
-import { AlreadyExistsError, NotFoundError } from '../../../kernel/errors';
-import { projectIdFromContext, type DeletedNodeRecord, type StoredKnowledgeNode } from '../../../domain/knowledge';
+import { Tokens } from '../../../../kernel/tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import type { Logger } from '../../../../kernel/logger';
+import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
+import { projectIdFromContext, type DeletedNodeRecord, type StoredKnowledgeNode } from '../../domain';
 
 export interface RestoreNodesInput {
   nodeIds: string[];

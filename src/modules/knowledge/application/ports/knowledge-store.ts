@@ -1,4 +1,4 @@
-import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge/knowledge-node';
+import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
 
 /**
  * Storage of per-project knowledge graphs, shaped for graphs far larger than memory: every read is a streaming pass

@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { ProjectLayout } from '../../kernel/files/project-layout';
+import { ProjectLayout } from '../../../kernel/files/project-layout';
 
 /** File names of a project's knowledge graph inside `<data-dir>/projects/<id>/`. */
 export const GRAPH_FILE = 'knowledge_graph.ndjson';
