@@ -8,7 +8,7 @@ export function listCommand(): Command {
     .option('--json', 'print JSON instead of a table')
     .action(async (flags: CommonFlags & { json?: boolean }) => {
       const { silentLogger } = await import('../../kernel/logger');
-      const { createContainer } = await import('../../di/container');
+      const { createContainer } = await import('../../server/container');
       const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
       const c = createContainer(config, silentLogger);

@@ -4,7 +4,7 @@ import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../di/modules';
+import type { ModuleRegistration } from '../../server/module-registrations';
 
 /**
  * The graph module: one GraphHost per container (Tokens.GraphHost), created on first resolve with the MCP client pool
@@ -20,7 +20,7 @@ export const graphModule: ModuleRegistration = (container) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
-      const { builtinTools } = require('../../infrastructure/rpc/tools') as typeof import('../../infrastructure/rpc/tools');
+      const { builtinTools } = require('../../server/builtin-tools') as typeof import('../../server/builtin-tools');
       return (host = new Host({
         reservedToolNames: builtinTools().map((t) => t.name),
         ...(c.isRegistered(Tokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(Tokens.McpClientPool) } : {}),

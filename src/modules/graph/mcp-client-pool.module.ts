@@ -2,7 +2,7 @@ import type { Logger } from '../../kernel/logger';
 import type { Lifecycle } from '../../kernel/lifecycle';
 import { SdkMcpClientPool } from './infrastructure/mcp';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../di/modules';
+import type { ModuleRegistration } from '../../server/module-registrations';
 
 /**
  * The MCP client pool graph `mcp` nodes call (Tokens.McpClientPool), one per container. It is created on first

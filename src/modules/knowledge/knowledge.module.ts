@@ -10,7 +10,7 @@ import { ListNodes } from './application/use-cases/list-nodes';
 import { GetNode } from './application/use-cases/get-node';
 import { DeleteNodes } from './application/use-cases/delete-nodes';
 import { RestoreNodes } from './application/use-cases/restore-nodes';
-import type { ModuleRegistration } from '../../di/modules';
+import type { ModuleRegistration } from '../../server/module-registrations';
 
 /** The knowledge module: one NDJSON store for the data dir (shared), an id generator, and the five use cases. */
 export const knowledgeModule: ModuleRegistration = (container: DependencyContainer, config: AppConfig) => {

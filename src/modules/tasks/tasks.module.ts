@@ -13,7 +13,7 @@ import { ShellCommandRunner } from './infrastructure/process/shell-command-runne
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../di/modules';
+import type { ModuleRegistration } from '../../server/module-registrations';
 
 /**
  * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner and the

@@ -18,7 +18,7 @@ import { MultiSourceWorkflowStorage } from './infrastructure/multi-source-workfl
 import { SchemaValidatingWorkflowStorage } from './infrastructure/schema-validating-workflow-storage';
 import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../di/modules';
+import type { ModuleRegistration } from '../../server/module-registrations';
 
 /**
  * The workflow module. Tokens.WorkflowStorage is

@@ -5,11 +5,11 @@ import type { DependencyContainer } from 'tsyringe';
 import type { UseCase } from '../../../src/kernel/use-case';
 import type { WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
 import { SchemaRegistry } from '../../../src/kernel/schema-registry';
-import { createTestContainer } from '../../../src/di/container';
+import { createTestContainer } from '../../../src/server/container';
 import { Tokens } from '../../../src/kernel/tokens';
 import { InvalidWorkflowError } from '../../../src/kernel/errors';
 import { CachingWorkflowStorage } from '../../../src/modules/workflow/infrastructure/caching-workflow-storage';
-import { builtinTools } from '../../../src/infrastructure/rpc/tools';
+import { builtinTools } from '../../../src/server/builtin-tools';
 import { workflowTools } from '../../../src/modules/workflow/workflow.tools';
 
 const registry = new SchemaRegistry();

@@ -5,7 +5,7 @@ import type { CallContext } from '../../../kernel/call-context';
 import { describeIssue } from '../domain/graph-issue';
 import type { Logger } from '../../../kernel/logger';
 import type { GraphToolInfo } from '../application/graph-runner';
-import { EXECUTION_ID_META_KEY } from '../../../infrastructure/rpc/json-rpc-codes';
+import { EXECUTION_ID_META_KEY } from '../../../server/json-rpc-codes';
 import { ToolResultWithMeta, type ToolDefinition } from '../../../kernel/tools/tool-definition';
 import type { ToolRegistry } from '../../../kernel/tools/tool-registry';
 import { expandGraphPaths, type GraphHost } from './graph-host';

@@ -51,7 +51,7 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
 export function ensureModules(c: DependencyContainer): DependencyContainer {
   if (loaded.has(c)) return c;
   loaded.add(c);
-  const { moduleRegistrations } = require('./modules') as typeof import('./modules');
+  const { moduleRegistrations } = require('./module-registrations') as typeof import('./module-registrations');
   const config = configs.get(c) ?? c.resolve<AppConfig>(Tokens.Config);
   for (const register of moduleRegistrations) register(c, config);
   return c;

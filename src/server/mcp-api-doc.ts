@@ -1,5 +1,5 @@
-import { ErrorCodes } from '../../kernel/errors';
-import type { ToolDefinition } from '../../kernel/tools/tool-definition';
+import { ErrorCodes } from '../kernel/errors';
+import type { ToolDefinition } from '../kernel/tools/tool-definition';
 
 /**
  * Renders spec/mcp-api.md from the tool registry's declarations, so the document can never drift from the code:

@@ -10,15 +10,15 @@ import {
   type JSONRPCRequest,
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { CallContext } from '../../kernel/call-context';
-import type { Logger } from '../../kernel/logger';
-import type { Sampler } from '../../kernel/sampler';
-import type { PinoLogger, LogLevel } from '../../kernel/logging/pino-logger';
-import type { AllowedRootsPolicy } from '../../kernel/files/allowed-roots-policy';
+import type { CallContext } from '../kernel/call-context';
+import type { Logger } from '../kernel/logger';
+import type { Sampler } from '../kernel/sampler';
+import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
+import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
-import type { ToolRegistry } from '../../kernel/tools/tool-registry';
+import type { ToolRegistry } from '../kernel/tools/tool-registry';
 
 export interface WorkgraphServerDeps {
   version: string;

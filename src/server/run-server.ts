@@ -1,17 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
-import type { Logger } from '../../kernel/logger';
-import type { WorkflowStorage } from '../../modules/workflow/application/ports/workflow-storage';
-import { Tokens } from '../../kernel/tokens';
-import type { ServerCore } from '../../di/server-core';
-import type { AppConfig } from '../../kernel/config/app-config';
-import type { Lifecycle } from '../../kernel/lifecycle';
-import type { PinoLogger } from '../../kernel/logging/pino-logger';
+import type { Logger } from '../kernel/logger';
+import type { WorkflowStorage } from '../modules/workflow/application/ports/workflow-storage';
+import { Tokens } from '../kernel/tokens';
+import type { ServerCore } from './server-core';
+import type { AppConfig } from '../kernel/config/app-config';
+import type { Lifecycle } from '../kernel/lifecycle';
+import type { PinoLogger } from '../kernel/logging/pino-logger';
 import { LineTransport, type LineTransportOptions } from './line-transport';
 import { WorkgraphServer } from './mcp-server';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
-import type { ToolRegistry } from '../../kernel/tools/tool-registry';
-import { builtinTools } from './tools';
+import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import { builtinTools } from './builtin-tools';
 
 export interface RunServerOptions {
   /** What the server needs before its first tool call. */
@@ -92,8 +92,8 @@ async function publishGraphTools(
   lifecycle: Lifecycle,
   paths: readonly string[],
 ): Promise<void> {
-  const { GraphToolPublisher } = require('../../modules/graph/infrastructure/graph-tool-publisher') as typeof import('../../modules/graph/infrastructure/graph-tool-publisher');
-  const host = c.resolve<import('../../modules/graph/infrastructure/graph-host').GraphHost>(Tokens.GraphHost);
+  const { GraphToolPublisher } = require('../modules/graph/infrastructure/graph-tool-publisher') as typeof import('../modules/graph/infrastructure/graph-tool-publisher');
+  const host = c.resolve<import('../modules/graph/infrastructure/graph-host').GraphHost>(Tokens.GraphHost);
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();

@@ -1,6 +1,6 @@
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../../kernel/errors';
-import type { Logger } from '../../kernel/logger';
+import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../kernel/errors';
+import type { Logger } from '../kernel/logger';
 import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes } from './json-rpc-codes';
 
 /** The one place errors become protocol answers. */

@@ -1,11 +1,11 @@
 import type { InjectionToken } from 'tsyringe';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidArgumentsError } from '../../kernel/errors';
-import type { CallContext } from '../../kernel/call-context';
-import type { Logger } from '../../kernel/logger';
-import type { UseCase } from '../../kernel/use-case';
+import { InvalidArgumentsError } from '../kernel/errors';
+import type { CallContext } from '../kernel/call-context';
+import type { Logger } from '../kernel/logger';
+import type { UseCase } from '../kernel/use-case';
 import { toErrorResult } from './error-mapper';
-import { ToolResultWithMeta, type ToolDefinition, type JsonSchema } from '../../kernel/tools/tool-definition';
+import { ToolResultWithMeta, type ToolDefinition, type JsonSchema } from '../kernel/tools/tool-definition';
 
 /** What the dispatcher needs from the schema service (SchemaRegistry satisfies it). */
 export interface JsonSchemaValidator {
