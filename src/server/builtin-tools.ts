@@ -1,8 +1,8 @@
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
-import { tasksTools } from '../modules/tasks/tasks.tools';
-import { knowledgeTools } from '../modules/knowledge/knowledge.tools';
-import { workflowTools } from '../modules/workflow/workflow.tools';
-import { graphTools } from '../modules/graph/graph.tools';
+import { tasksTools } from '../modules/tasks';
+import { knowledgeTools } from '../modules/knowledge';
+import { workflowTools } from '../modules/workflow';
+import { graphTools } from '../modules/graph';
 
 /** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
 export function builtinTools(): ToolDefinition[] {

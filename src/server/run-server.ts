@@ -1,8 +1,9 @@
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../kernel/logger';
-import type { WorkflowStorage } from '../modules/workflow/application/ports/workflow-storage';
 import { Tokens } from '../kernel/tokens';
+import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
+import { WorkflowTokens, type WorkflowStorage } from '../modules/workflow';
 import type { ServerCore } from './server-core';
 import type { AppConfig } from '../kernel/config/app-config';
 import type { Lifecycle } from '../kernel/lifecycle';
@@ -11,7 +12,6 @@ import { LineTransport, type LineTransportOptions } from './line-transport';
 import { WorkgraphServer } from './mcp-server';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
-import { builtinTools } from './builtin-tools';
 
 export interface RunServerOptions {
   /** What the server needs before its first tool call. */
@@ -43,7 +43,6 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
   let built: DependencyContainer | undefined;
   const c = () => (built ??= opts.container());
-  registry.register(builtinTools(), 'builtin');
   if (config.graphPaths.length > 0) await publishGraphTools(c(), registry, logger, lifecycle, config.graphPaths);
 
   const dispatcher = new ToolDispatcher(
@@ -92,8 +91,8 @@ async function publishGraphTools(
   lifecycle: Lifecycle,
   paths: readonly string[],
 ): Promise<void> {
-  const { GraphToolPublisher } = require('../modules/graph/infrastructure/graph-tool-publisher') as typeof import('../modules/graph/infrastructure/graph-tool-publisher');
-  const host = c.resolve<import('../modules/graph/infrastructure/graph-host').GraphHost>(Tokens.GraphHost);
+  const { GraphToolPublisher } = graphRuntime();
+  const host = c.resolve<GraphHost>(GraphTokens.GraphHost);
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();
@@ -103,7 +102,7 @@ async function publishGraphTools(
 async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
   let workflows = 'workflows unknown';
   try {
-    const listing = await c().resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
+    const listing = await c().resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
     workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
   } catch (e) {
     logger.warn('could not list workflows at start', { err: (e as Error).message });

@@ -3,6 +3,7 @@ import type { AppConfig } from '../kernel/config/app-config';
 import { Lifecycle } from '../kernel/lifecycle';
 import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { ToolRegistry } from '../kernel/tools/tool-registry';
+import { builtinTools } from './builtin-tools';
 
 /**
  * The few objects a server needs before its first tool call: configuration, logger, lifecycle, tool registry and
@@ -17,12 +18,19 @@ export interface ServerCore {
   pathPolicy: AllowedRootsPolicy;
 }
 
+/** A tool registry holding the built-in tools of every module (origin `builtin`). */
+function builtinRegistry(): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register(builtinTools(), 'builtin');
+  return registry;
+}
+
 export function createServerCore(config: AppConfig, logger: Logger): ServerCore {
   return {
     config,
     logger,
     lifecycle: new Lifecycle(),
-    registry: new ToolRegistry(),
+    registry: builtinRegistry(),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
   };
 }

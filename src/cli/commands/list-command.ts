@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { WorkflowTokens, type WorkflowStorage } from '../../modules/workflow';
 
 /** `workgraph list`: the workflows (and invalid workflow files) and graph tools this configuration serves. */
 export function listCommand(): Command {
@@ -12,7 +13,7 @@ export function listCommand(): Command {
       const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
       const c = createContainer(config, silentLogger);
-      const storage = c.resolve<import('../../modules/workflow/application/ports/workflow-storage').WorkflowStorage>(Tokens.WorkflowStorage);
+      const storage = c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage);
       const listing = await storage.list();
       if (flags.json) {
         console.log(JSON.stringify(listing, null, 2));

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { NodeExecutionRecord } from '../../modules/graph/domain/types';
+import { graphRuntime, type NodeExecutionRecord } from '../../modules/graph';
 
 interface RunFlags {
   args: string;
@@ -41,8 +41,7 @@ async function run(graph: string, toolName: string, flags: RunFlags): Promise<nu
     return fail(`--args is not valid JSON: ${(e as Error).message}`);
   }
 
-  const { loadGraph } = await import('../../modules/graph/infrastructure/graph-host');
-  const { SdkMcpClientPool } = await import('../../modules/graph/infrastructure/mcp/sdk-mcp-client-pool');
+  const { loadGraph, SdkMcpClientPool } = graphRuntime();
   const { packageVersion } = await import('../../kernel/config/package-root');
   const pool = new SdkMcpClientPool({ clientInfo: { name: 'workgraph', version: packageVersion() } });
   let host;

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import type { ProjectGraphView } from '../../modules/tasks/application/services/task-graph-views';
+import { TasksTokens, type ProjectGraphView } from '../../modules/tasks';
+import type { UseCase } from '../../kernel/use-case';
 import { resolveConfig } from '../resolve-config';
 
 /**
@@ -13,14 +14,14 @@ export function tasksCommand(): Command {
     .option('--mermaid', 'print the Mermaid flowchart instead of the table')
     .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
     .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string }) => {
-      await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
-      const { ProjectLayout } = await import('../../kernel/files/project-layout');
-      const { FileTaskGraphStore } = await import('../../modules/tasks/infrastructure/file-task-graph-store');
-      const { GetProjectGraph } = await import('../../modules/tasks/application/use-cases/get-project-graph');
+      // Built through the same container and module registrations as `serve` (one composition path).
+      const { createContainer } = await import('../../server/container');
+      const { silentLogger } = await import('../../kernel/logger');
+      const { noopCallContext } = await import('../../kernel/call-context');
       const config = resolveConfig({ dataDir: flags.dataDir });
-      const useCase = new GetProjectGraph(new FileTaskGraphStore(new ProjectLayout(config.dataDir)));
+      const useCase = createContainer(config, silentLogger).resolve<UseCase<{ project: string }, ProjectGraphView>>(TasksTokens.GetProjectGraph);
       try {
-        const view = await useCase.execute({ project });
+        const view = await useCase.execute({ project }, noopCallContext());
         console.log(flags.mermaid ? view.mermaid : formatTaskTable(view));
       } catch (e) {
         console.error(`workgraph tasks: ${(e as Error).message}`);

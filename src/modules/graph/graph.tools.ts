@@ -1,4 +1,4 @@
-import { Tokens } from '../../kernel/tokens';
+import { GraphTokens } from './application/graph.tokens';
 import type { ToolDefinition } from '../../kernel/tools/tool-definition';
 
 const record = {
@@ -59,7 +59,7 @@ export const graphTools: ToolDefinition[] = [
       required: ['executionId'],
     },
     annotations: { title: 'Inspect a graph run', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    useCase: Tokens.InspectGraphExecution,
+    useCase: GraphTokens.InspectGraphExecution,
     module: 'graph',
   },
 ];

@@ -1,4 +1,4 @@
-import { Tokens } from '../../kernel/tokens';
+import { KnowledgeTokens } from './application/knowledge.tokens';
 import { KNOWLEDGE_ROLES, KNOWLEDGE_VERDICTS } from './domain/knowledge-node';
 import type { JsonSchema, ToolDefinition } from '../../kernel/tools/tool-definition';
 
@@ -123,7 +123,7 @@ export const knowledgeTools: ToolDefinition[] = [
       properties: { project: { type: 'string' }, ids: { type: 'array', items: { type: 'string' } } },
     },
     annotations: { title: 'Add knowledge nodes', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.AddKnowledgeNodes,
+    useCase: KnowledgeTokens.AddKnowledgeNodes,
     module: 'knowledge',
   },
   {
@@ -155,7 +155,7 @@ export const knowledgeTools: ToolDefinition[] = [
       },
     },
     annotations: { title: 'List knowledge nodes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    useCase: Tokens.ListKnowledgeNodes,
+    useCase: KnowledgeTokens.ListKnowledgeNodes,
     module: 'knowledge',
   },
   {
@@ -170,7 +170,7 @@ export const knowledgeTools: ToolDefinition[] = [
     },
     outputSchema: { type: 'object', required: ['project', 'node'], properties: { project: { type: 'string' }, node: nodeOut } },
     annotations: { title: 'Get a knowledge node', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    useCase: Tokens.GetKnowledgeNode,
+    useCase: KnowledgeTokens.GetKnowledgeNode,
     module: 'knowledge',
   },
   {
@@ -205,7 +205,7 @@ export const knowledgeTools: ToolDefinition[] = [
       },
     },
     annotations: { title: 'Delete knowledge nodes', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.DeleteKnowledgeNodes,
+    useCase: KnowledgeTokens.DeleteKnowledgeNodes,
     module: 'knowledge',
   },
   {
@@ -238,7 +238,7 @@ export const knowledgeTools: ToolDefinition[] = [
       },
     },
     annotations: { title: 'Restore deleted knowledge nodes', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.RestoreKnowledgeNodes,
+    useCase: KnowledgeTokens.RestoreKnowledgeNodes,
     module: 'knowledge',
   },
 ];

@@ -13,7 +13,8 @@ import { ShellCommandRunner } from './infrastructure/process/shell-command-runne
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../server/module-registrations';
+import { TasksTokens } from './application/tasks.tokens';
+import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
  * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner and the
@@ -21,18 +22,18 @@ import type { ModuleRegistration } from '../../server/module-registrations';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(Tokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
-  container.register(Tokens.CommandRunner, { useValue: new ShellCommandRunner() });
-  container.register(Tokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
-  container.register(Tokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
+  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
+  container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
+  container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
   const singleton = { lifecycle: Lifecycle.Singleton };
-  container.register(Tokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
-  container.register(Tokens.GetReadyTasks, { useClass: GetReadyTasks }, singleton);
-  container.register(Tokens.GetProjectGraph, { useClass: GetProjectGraph }, singleton);
-  container.register(Tokens.StartTask, { useClass: StartTask }, singleton);
-  container.register(Tokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
-  container.register(Tokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
-  container.register(Tokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
+  container.register(TasksTokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
+  container.register(TasksTokens.GetReadyTasks, { useClass: GetReadyTasks }, singleton);
+  container.register(TasksTokens.GetProjectGraph, { useClass: GetProjectGraph }, singleton);
+  container.register(TasksTokens.StartTask, { useClass: StartTask }, singleton);
+  container.register(TasksTokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
+  container.register(TasksTokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
+  container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
@@ -44,15 +45,15 @@ export const tasksModule: ModuleRegistration = (container, config) => {
  * most `timeoutMs`, default 3 s), then kills whatever command process tree is still running.
  */
 export async function shutdownTasks(container: DependencyContainer, timeoutMs = 3_000): Promise<void> {
-  if (container.isRegistered(Tokens.ValidationRunRegistry, true)) {
-    await container.resolve<ValidationRunRegistry>(Tokens.ValidationRunRegistry).cancelAll(timeoutMs);
+  if (container.isRegistered(TasksTokens.ValidationRunRegistry, true)) {
+    await container.resolve<ValidationRunRegistry>(TasksTokens.ValidationRunRegistry).cancelAll(timeoutMs);
   }
   killAllTaskCommands(container);
 }
 
 /** Synchronously kills every running validation command's process tree (usable from `process.on('exit')`). */
 export function killAllTaskCommands(container: DependencyContainer): void {
-  if (container.isRegistered(Tokens.CommandRunner, true)) {
-    container.resolve<ShellCommandRunner>(Tokens.CommandRunner).killAll();
+  if (container.isRegistered(TasksTokens.CommandRunner, true)) {
+    container.resolve<ShellCommandRunner>(TasksTokens.CommandRunner).killAll();
   }
 }

@@ -1,4 +1,4 @@
-import { Tokens } from '../../kernel/tokens';
+import { TasksTokens } from './application/tasks.tokens';
 import { ALL_TASK_STATUSES } from './domain/task-status';
 import type { JsonSchema, ToolDefinition } from '../../kernel/tools/tool-definition';
 
@@ -97,7 +97,7 @@ export const tasksTools: ToolDefinition[] = [
     },
     outputSchema: projectGraph,
     annotations: { title: 'Create a project task graph', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.InitProjectGraph,
+    useCase: TasksTokens.InitProjectGraph,
     module: 'tasks',
   },
   {
@@ -117,7 +117,7 @@ export const tasksTools: ToolDefinition[] = [
       },
     },
     annotations: { title: 'List tasks ready to start', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    useCase: Tokens.GetReadyTasks,
+    useCase: TasksTokens.GetReadyTasks,
     module: 'tasks',
   },
   {
@@ -127,7 +127,7 @@ export const tasksTools: ToolDefinition[] = [
     inputSchema: { type: 'object', required: ['project'], additionalProperties: false, properties: { project } },
     outputSchema: projectGraph,
     annotations: { title: 'Show a project task graph', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-    useCase: Tokens.GetProjectGraph,
+    useCase: TasksTokens.GetProjectGraph,
     module: 'tasks',
   },
   {
@@ -138,7 +138,7 @@ export const tasksTools: ToolDefinition[] = [
     inputSchema: { type: 'object', required: ['project', 'nodeId'], additionalProperties: false, properties: { project, nodeId } },
     outputSchema: { type: 'object', required: ['node', 'message'], properties: { node: taskNode, message: { type: 'string' } } },
     annotations: { title: 'Start a task', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.StartTask,
+    useCase: TasksTokens.StartTask,
     module: 'tasks',
   },
   {
@@ -184,7 +184,7 @@ export const tasksTools: ToolDefinition[] = [
       },
     },
     annotations: { title: "Run a task's validation command", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    useCase: Tokens.ValidateTaskLoop,
+    useCase: TasksTokens.ValidateTaskLoop,
     module: 'tasks',
   },
   {
@@ -201,7 +201,7 @@ export const tasksTools: ToolDefinition[] = [
       properties: { node: taskNode, reverted: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
     },
     annotations: { title: 'Reset a task', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.ResetTaskNode,
+    useCase: TasksTokens.ResetTaskNode,
     module: 'tasks',
   },
   {
@@ -232,7 +232,7 @@ export const tasksTools: ToolDefinition[] = [
     },
     outputSchema: { type: 'object', required: ['files_written'], properties: { files_written: { type: 'array', items: { type: 'string' } } } },
     annotations: { title: 'Write project planning docs', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-    useCase: Tokens.ScaffoldProjectDocs,
+    useCase: TasksTokens.ScaffoldProjectDocs,
     module: 'tasks',
   },
 ];

@@ -18,10 +18,11 @@ import { MultiSourceWorkflowStorage } from './infrastructure/multi-source-workfl
 import { SchemaValidatingWorkflowStorage } from './infrastructure/schema-validating-workflow-storage';
 import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
 import { Tokens } from '../../kernel/tokens';
-import type { ModuleRegistration } from '../../server/module-registrations';
+import { WorkflowTokens } from './application/workflow.tokens';
+import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
- * The workflow module. Tokens.WorkflowStorage is
+ * The workflow module. WorkflowTokens.WorkflowStorage is
  * `Caching(SchemaValidating(MultiSource([File per AppConfig.workflowSources])))`, built on first use (the schema is
  * read and compiled only then), cached for AppConfig.workflowCacheTtlMs and dropped early when a source folder
  * changes; its folder watchers are closed on shutdown. Services and use cases are singletons (all stateless or
@@ -29,22 +30,22 @@ import type { ModuleRegistration } from '../../server/module-registrations';
  */
 export const workflowModule: ModuleRegistration = (container, config) => {
   const singleton = { lifecycle: Scope.Singleton };
-  container.register(Tokens.WorkflowSchema, { useFactory: instanceCachingFactory(() => loadWorkflowSchema()) });
+  container.register(WorkflowTokens.WorkflowSchema, { useFactory: instanceCachingFactory(() => loadWorkflowSchema()) });
   // The foundation container registers the shared SchemaRegistry; a container built without it still works.
   if (!container.isRegistered(Tokens.SchemaRegistry, true)) container.register(Tokens.SchemaRegistry, { useClass: SchemaRegistry }, singleton);
-  container.register(Tokens.ConditionEvaluator, { useClass: ConditionEvaluator }, singleton);
-  container.register(Tokens.ValidationEngine, { useClass: ValidationEngine }, singleton);
-  container.register(Tokens.WorkflowDocumentChecker, { useClass: WorkflowDocumentChecker }, singleton);
+  container.register(WorkflowTokens.ConditionEvaluator, { useClass: ConditionEvaluator }, singleton);
+  container.register(WorkflowTokens.ValidationEngine, { useClass: ValidationEngine }, singleton);
+  container.register(WorkflowTokens.WorkflowDocumentChecker, { useClass: WorkflowDocumentChecker }, singleton);
 
   let storage: CachingWorkflowStorage | undefined;
-  container.register(Tokens.WorkflowStorage, {
+  container.register(WorkflowTokens.WorkflowStorage, {
     useFactory: (c) => {
       if (storage) return storage;
       const logger = c.resolve<Logger>(Tokens.Logger).child({ component: 'workflow-storage' });
       const files = config.workflowSources.map((s) => new FileWorkflowStorage(s.dir, s.source, logger));
       const validating = new SchemaValidatingWorkflowStorage(
         new MultiSourceWorkflowStorage(files),
-        c.resolve<WorkflowDocumentChecker>(Tokens.WorkflowDocumentChecker),
+        c.resolve<WorkflowDocumentChecker>(WorkflowTokens.WorkflowDocumentChecker),
         logger,
       );
       storage = new CachingWorkflowStorage(validating, { ttlMs: config.workflowCacheTtlMs }, c.resolve<Clock>(Tokens.Clock), logger);
@@ -55,10 +56,10 @@ export const workflowModule: ModuleRegistration = (container, config) => {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('workflow folder watchers', () => storage?.close());
   }
 
-  container.register(Tokens.ListWorkflows, { useClass: ListWorkflows }, singleton);
-  container.register(Tokens.GetWorkflow, { useClass: GetWorkflow }, singleton);
-  container.register(Tokens.GetNextStep, { useClass: GetNextStep }, singleton);
-  container.register(Tokens.ValidateStepOutput, { useClass: ValidateStepOutput }, singleton);
-  container.register(Tokens.ValidateWorkflowJson, { useClass: ValidateWorkflowJson }, singleton);
-  container.register(Tokens.GetWorkflowSchema, { useClass: GetWorkflowSchema }, singleton);
+  container.register(WorkflowTokens.ListWorkflows, { useClass: ListWorkflows }, singleton);
+  container.register(WorkflowTokens.GetWorkflow, { useClass: GetWorkflow }, singleton);
+  container.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep }, singleton);
+  container.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput }, singleton);
+  container.register(WorkflowTokens.ValidateWorkflowJson, { useClass: ValidateWorkflowJson }, singleton);
+  container.register(WorkflowTokens.GetWorkflowSchema, { useClass: GetWorkflowSchema }, singleton);
 };

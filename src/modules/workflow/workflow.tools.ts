@@ -1,4 +1,4 @@
-import { Tokens } from '../../kernel/tokens';
+import { WorkflowTokens } from './application/workflow.tokens';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from '../../kernel/tools/tool-definition';
 
 /**
@@ -79,7 +79,7 @@ export const workflowTools: ToolDefinition[] = [
       },
     },
     annotations: { ...readOnly, title: 'List workflows' },
-    useCase: Tokens.ListWorkflows,
+    useCase: WorkflowTokens.ListWorkflows,
     plainMethod: true,
     module: 'workflow',
   },
@@ -115,7 +115,7 @@ export const workflowTools: ToolDefinition[] = [
       },
     },
     annotations: { ...readOnly, title: 'Get a workflow' },
-    useCase: Tokens.GetWorkflow,
+    useCase: WorkflowTokens.GetWorkflow,
     plainMethod: true,
     module: 'workflow',
   },
@@ -149,7 +149,7 @@ export const workflowTools: ToolDefinition[] = [
       },
     },
     annotations: { ...readOnly, title: 'Next workflow step' },
-    useCase: Tokens.GetNextStep,
+    useCase: WorkflowTokens.GetNextStep,
     plainMethod: true,
     module: 'workflow',
   },
@@ -177,7 +177,7 @@ export const workflowTools: ToolDefinition[] = [
       properties: { valid: { type: 'boolean' }, issues: stringList, suggestions: stringList },
     },
     annotations: { ...readOnly, title: 'Validate step output' },
-    useCase: Tokens.ValidateStepOutput,
+    useCase: WorkflowTokens.ValidateStepOutput,
     plainMethod: true,
     module: 'workflow',
   },
@@ -214,7 +214,7 @@ export const workflowTools: ToolDefinition[] = [
       },
     },
     annotations: { ...readOnly, title: 'Validate workflow JSON' },
-    useCase: Tokens.ValidateWorkflowJson,
+    useCase: WorkflowTokens.ValidateWorkflowJson,
     plainMethod: true,
     module: 'workflow',
   },
@@ -229,7 +229,7 @@ export const workflowTools: ToolDefinition[] = [
       properties: { schema: { type: 'object' } },
     },
     annotations: { ...readOnly, title: 'Workflow JSON Schema' },
-    useCase: Tokens.GetWorkflowSchema,
+    useCase: WorkflowTokens.GetWorkflowSchema,
     plainMethod: true,
     module: 'workflow',
   },

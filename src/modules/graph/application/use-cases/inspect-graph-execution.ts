@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { GraphTokens } from '../graph.tokens';
 import type { NodeExecutionRecord } from '../../domain/types';
 import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -26,7 +26,7 @@ export const DEFAULT_HISTORY_PAGE = 100;
  */
 @injectable()
 export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, InspectGraphExecutionOutput> {
-  constructor(@inject(Tokens.GraphHost) private readonly runs: GraphExecutionInspector) {}
+  constructor(@inject(GraphTokens.GraphHost) private readonly runs: GraphExecutionInspector) {}
 
   execute(input: InspectGraphExecutionInput): InspectGraphExecutionOutput {
     const { executionId, executionIndex } = input;

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
 import type { IdGenerator } from '../../../../kernel/id-generator';
@@ -49,8 +50,8 @@ export interface AddNodesOutput {
 @injectable()
 export class AddNodes {
   constructor(
-    @inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore,
-    @inject(Tokens.KnowledgeIdGenerator) private readonly ids: IdGenerator,
+    @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
+    @inject(KnowledgeTokens.KnowledgeIdGenerator) private readonly ids: IdGenerator,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {}

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
 import type { KnowledgeStore, PassReport } from '../ports/knowledge-store';
@@ -51,7 +52,7 @@ export class DeleteNodes {
   private readonly recalculator: RecalculateSummaries;
 
   constructor(
-    @inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore,
+    @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {

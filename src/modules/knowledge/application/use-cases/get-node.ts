@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
@@ -18,7 +18,7 @@ export interface GetNodeOutput {
 /** `get_node`: one node with its `children` derived from the other nodes' `parents` (one streaming pass). */
 @injectable()
 export class GetNode {
-  constructor(@inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
+  constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
     const project = projectIdFromContext(input.projectContext);

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
@@ -31,7 +31,7 @@ export interface ListNodesOutput {
 /** `list_nodes`: brief entries, newest first, read from the end of the file (the first page costs the same at any size). */
 @injectable()
 export class ListNodes {
-  constructor(@inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
+  constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {
     const project = projectIdFromContext(input.projectContext);

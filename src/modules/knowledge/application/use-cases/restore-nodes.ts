@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
@@ -34,7 +35,7 @@ export interface RestoreNodesOutput {
 @injectable()
 export class RestoreNodes {
   constructor(
-    @inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore,
+    @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {}
 

@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { startableNodes, type TaskStatus } from '../../domain';
-import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph } from '../services/task-graph-views';
@@ -18,7 +18,7 @@ export interface GetReadyTasksOutput {
 /** `get_ready_tasks`: the READY and RETRYING nodes of a project (both accept `start_task`), in graph order. */
 @injectable()
 export class GetReadyTasks implements UseCase<GetReadyTasksInput, GetReadyTasksOutput> {
-  constructor(@inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
+  constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
 
   async execute(input: GetReadyTasksInput): Promise<GetReadyTasksOutput> {
     const { graph } = await loadProjectGraph(this.store, input.project);

@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../../../kernel/errors';
 import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
@@ -26,7 +27,7 @@ export interface InitProjectGraphInput {
 @injectable()
 export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectGraphView> {
   constructor(
-    @inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}

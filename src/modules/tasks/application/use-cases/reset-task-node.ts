@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../../../kernel/errors';
 import { applyTaskEvent, type TaskNode } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -28,9 +29,9 @@ export interface ResetTaskNodeOutput {
 @injectable()
 export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeOutput> {
   constructor(
-    @inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,
-    @inject(Tokens.ValidationRunRegistry) private readonly runs: ValidationRunRegistry,
+    @inject(TasksTokens.ValidationRunRegistry) private readonly runs: ValidationRunRegistry,
   ) {}
 
   async execute(input: ResetTaskNodeInput): Promise<ResetTaskNodeOutput> {

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -28,7 +29,7 @@ export interface ScaffoldProjectDocsOutput {
 export class ScaffoldProjectDocs implements UseCase<ScaffoldProjectDocsInput, ScaffoldProjectDocsOutput> {
   constructor(
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
-    @inject(Tokens.ScaffoldFileWriter) private readonly writer: ScaffoldFileWriter,
+    @inject(TasksTokens.ScaffoldFileWriter) private readonly writer: ScaffoldFileWriter,
   ) {}
 
   async execute(input: ScaffoldProjectDocsInput): Promise<ScaffoldProjectDocsOutput> {

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { applyTaskEvent, type TaskNode } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -24,7 +25,7 @@ export interface StartTaskOutput {
 @injectable()
 export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
   constructor(
-    @inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}
 

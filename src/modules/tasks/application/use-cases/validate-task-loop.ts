@@ -10,6 +10,7 @@ import {
   type TaskTransition,
 } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
 import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
 import type { CommandResult, CommandRunner } from '../ports/command-runner';
@@ -69,9 +70,9 @@ export type ValidateTaskLoopOutput = ValidationFinalAnswer | ValidationRunningAn
 @injectable()
 export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ValidateTaskLoopOutput> {
   constructor(
-    @inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore,
-    @inject(Tokens.CommandRunner) private readonly runner: CommandRunner,
-    @inject(Tokens.ValidationRunRegistry) private readonly runs: ValidationRunRegistry<ValidationFinalAnswer>,
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(TasksTokens.CommandRunner) private readonly runner: CommandRunner,
+    @inject(TasksTokens.ValidationRunRegistry) private readonly runs: ValidationRunRegistry<ValidationFinalAnswer>,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {}

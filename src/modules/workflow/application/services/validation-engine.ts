@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import { isPlainObject } from '../../domain/context-path';
 import type { Condition, ValidationCriteria, ValidationRule } from '../../domain/types';
 import { ConditionEvaluator } from './condition-evaluator';
@@ -41,7 +42,7 @@ export class ValidationEngine {
   private readonly regexes = new Map<string, LinearRegExp | string>();
 
   constructor(
-    @inject(Tokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
+    @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
     @inject(Tokens.SchemaRegistry) private readonly schemas: SchemaRegistry,
   ) {}
 

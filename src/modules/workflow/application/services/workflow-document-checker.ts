@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import { checkWorkflowStructure } from '../../domain/structure-checks';
 import type { Workflow } from '../../domain/types';
 import type { SchemaRegistry } from '../../../../kernel/schema-registry';
@@ -22,7 +23,7 @@ export interface WorkflowProblem {
 export class WorkflowDocumentChecker {
   constructor(
     @inject(Tokens.SchemaRegistry) private readonly schemas: SchemaRegistry,
-    @inject(Tokens.WorkflowSchema) private readonly schema: Record<string, unknown>,
+    @inject(WorkflowTokens.WorkflowSchema) private readonly schema: Record<string, unknown>,
   ) {}
 
   check(document: unknown): WorkflowProblem[] {

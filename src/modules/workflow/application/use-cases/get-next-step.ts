@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { isPlainObject } from '../../domain/context-path';
 import { buildCompletionGuidance, buildStepGuidance } from '../../domain/guidance';
@@ -28,8 +28,8 @@ export interface GetNextStepOutput {
 @injectable()
 export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput> {
   constructor(
-    @inject(Tokens.WorkflowStorage) private readonly storage: WorkflowStorage,
-    @inject(Tokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
+    @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
   ) {}
 
   /**

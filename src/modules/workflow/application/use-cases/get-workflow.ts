@@ -1,6 +1,6 @@
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import type { Workflow } from '../../domain/types';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -35,8 +35,8 @@ type NextStep = UseCase<
 @injectable()
 export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | WorkflowMetadata | WorkflowPreview> {
   constructor(
-    @inject(Tokens.WorkflowStorage) private readonly storage: WorkflowStorage,
-    @inject(Tokens.GetNextStep) private readonly nextStep: NextStep,
+    @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
   ) {}
 
   async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {

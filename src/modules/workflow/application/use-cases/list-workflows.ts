@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { WorkflowSummary } from '../../domain/types';
@@ -13,7 +13,7 @@ export interface ListWorkflowsOutput {
 /** workflow_list: every available workflow (`{id, name, description, version, source}`) plus the invalid files. */
 @injectable()
 export class ListWorkflows implements UseCase<Record<string, never>, ListWorkflowsOutput> {
-  constructor(@inject(Tokens.WorkflowStorage) private readonly storage: WorkflowStorage) {}
+  constructor(@inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage) {}
 
   async execute(): Promise<ListWorkflowsOutput> {
     const listing = await this.storage.list();

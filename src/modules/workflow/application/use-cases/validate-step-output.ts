@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import { InvalidArgumentsError, NotFoundError } from '../../../../kernel/errors';
 import { isPlainObject } from '../../domain/context-path';
 import { contextForLookup, findStep } from '../../domain/step-lookup';
@@ -22,8 +22,8 @@ export interface ValidateStepOutputInput {
 @injectable()
 export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, ValidationResult> {
   constructor(
-    @inject(Tokens.WorkflowStorage) private readonly storage: WorkflowStorage,
-    @inject(Tokens.ValidationEngine) private readonly engine: ValidationEngine,
+    @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.ValidationEngine) private readonly engine: ValidationEngine,
   ) {}
 
   /**

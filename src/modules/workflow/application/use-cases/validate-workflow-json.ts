@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
 import type { UseCase } from '../../../../kernel/use-case';
 import { parseStrictJson } from '../../../../kernel/json-text';
 import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workflow-document-checker';
@@ -34,7 +34,7 @@ export const MAX_WORKFLOW_JSON_ISSUES = 50;
  */
 @injectable()
 export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
-  constructor(@inject(Tokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker) {}
+  constructor(@inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker) {}
 
   execute(input: ValidateWorkflowJsonInput): ValidateWorkflowJsonOutput {
     const parsed = parseStrictJson(input.workflowJson, MAX_WORKFLOW_JSON_ISSUES);
