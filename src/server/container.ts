@@ -3,6 +3,7 @@ import { container as rootContainer, instanceCachingFactory, type DependencyCont
 import { systemClock } from '../kernel/clock';
 import { silentLogger, type Logger } from '../kernel/logger';
 import type { AppConfig } from '../kernel/config/app-config';
+import { configDefaults } from '../kernel/config/config-defaults';
 import { ProjectLayout } from '../kernel/files/project-layout';
 import { createServerCore, type ServerCore } from './server-core';
 import { Tokens } from '../kernel/tokens';
@@ -62,15 +63,6 @@ export function ensureModules(c: DependencyContainer): DependencyContainer {
  * single registrations on the returned container when they need to.
  */
 export function createTestContainer(overrides: Partial<AppConfig> & { dataDir: string }): DependencyContainer {
-  const config: AppConfig = {
-    version: '0.0.0-test',
-    workflowSources: [],
-    graphPaths: [],
-    allowedRoots: [],
-    logLevel: 'silent',
-    knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
-    workflowCacheTtlMs: 5_000,
-    ...overrides,
-  };
+  const config: AppConfig = { ...configDefaults({}), version: '0.0.0-test', logLevel: 'silent', ...overrides };
   return createContainer(config, silentLogger);
 }

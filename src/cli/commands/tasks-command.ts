@@ -12,13 +12,14 @@ export function tasksCommand(): Command {
     .description("print a project's task graph: a status table, or a Mermaid flowchart with --mermaid")
     .argument('<project>', 'project name or id')
     .option('--mermaid', 'print the Mermaid flowchart instead of the table')
+    .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
     .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
-    .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string }) => {
+    .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string; config?: string }) => {
       // Built through the same container and module registrations as `serve` (one composition path).
       const { createContainer } = await import('../../server/container');
       const { silentLogger } = await import('../../kernel/logger');
       const { noopCallContext } = await import('../../kernel/call-context');
-      const config = resolveConfig({ dataDir: flags.dataDir });
+      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config });
       const useCase = createContainer(config, silentLogger).resolve<UseCase<{ project: string }, ProjectGraphView>>(TasksTokens.GetProjectGraph);
       try {
         const view = await useCase.execute({ project }, noopCallContext());
