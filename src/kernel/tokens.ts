@@ -12,4 +12,6 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
+  ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
 } as const;

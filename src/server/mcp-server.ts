@@ -191,12 +191,14 @@ export class WorkgraphServer {
               .catch(() => undefined);
           };
     const sampler = this.sampler();
+    const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
       get signal() {
         return signal();
       },
       progress,
       sampler,
+      clientRoots,
     };
   }
 

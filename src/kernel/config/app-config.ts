@@ -26,4 +26,10 @@ export interface AppConfig {
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /**
+   * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
+   * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):
+   * completed sessions are pruned that long after completion; unfinished ones are kept.
+   */
+  sessions: { maxBlockedAttempts: number; completedRetentionDays: number };
 }
