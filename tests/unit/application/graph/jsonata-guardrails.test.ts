@@ -1,4 +1,4 @@
-import { CLOCK_CHECK_EVERY_STEPS, compileJsonata } from '../../../../src/application/services/graph/jsonata-expression';
+import { CLOCK_CHECK_EVERY_STEPS, compileJsonata } from '../../../../src/modules/graph/application/engine/jsonata-expression';
 
 // The time limit reads the clock only every CLOCK_CHECK_EVERY_STEPS evaluation steps (see guardrailOptions); these
 // checks make sure the sampled check still stops a runaway expression, names the real limit, and never fires early.
