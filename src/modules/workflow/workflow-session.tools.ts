@@ -21,9 +21,25 @@ const stepPointer: JsonSchema = {
     { type: 'null' },
   ],
 };
+/** The step in workflow_next's shape: structured fields only, its text in guidance.prompt. */
 const returnedStep: JsonSchema = {
-  anyOf: [{ type: 'object', required: ['id', 'title', 'prompt', 'completionId'], properties: { id: { type: 'string' }, title: { type: 'string' }, prompt: { type: 'string' }, completionId: { type: 'string' } } }, { type: 'null' }],
-  description: 'The step to do now (the same shape as workflow_next), or null when complete.',
+  anyOf: [
+    {
+      type: 'object',
+      required: ['id', 'title', 'completionId'],
+      properties: {
+        id: { type: 'string' },
+        title: { type: 'string' },
+        completionId: { type: 'string' },
+        loop: { type: 'object', properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} } },
+        askForFiles: { type: 'boolean' },
+        requireConfirmation: { type: 'boolean' },
+        hasValidation: { type: 'boolean', description: 'The server checks the output of this step against its criteria.' },
+      },
+    },
+    { type: 'null' },
+  ],
+  description: 'The step to do now (the same shape as workflow_next; its text is in guidance.prompt), or null when complete.',
 };
 const workflowInfo: JsonSchema = {
   type: 'object',

@@ -85,7 +85,7 @@ function assertKnownCompletionIds(workflow: Workflow, completed: readonly string
   );
 }
 
-function stepAnswer(step: ResolvedStep): StepAnswer {
+export function stepAnswer(step: ResolvedStep): StepAnswer {
   const answer: StepAnswer = { id: step.id, title: step.title, completionId: step.completionId };
   if (step.loop) answer.loop = step.loop;
   if (step.askForFiles) answer.askForFiles = true;

@@ -3,7 +3,7 @@ import { WorkflowTokens } from '../../workflow.tokens';
 import type { CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { rankSessions, type SessionStatus, type StepNote, type SessionSummary } from '../../../domain/sessions';
-import type { ResolvedStep } from '../../../domain/step-resolution';
+import { stepAnswer, type StepAnswer } from '../get-next-step';
 import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
 
 export interface ResumeSessionsInput {
@@ -28,7 +28,7 @@ export interface ResumeCandidate {
   reasons: string[];
   /** A fresh token for the session's head: continue with it. */
   continueToken: string;
-  step: ResolvedStep | null;
+  step: StepAnswer | null;
   guidance: { prompt: string };
   context: Record<string, unknown>;
   /** The last notes of the run (bounded): what was done so far. */
@@ -75,7 +75,7 @@ export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessio
         updatedAt: state.updatedAt,
         reasons: p.reasons,
         continueToken: await this.engine.tokens.sign({ kind: 'resume', sessionId: state.sessionId, node: state.head.node }),
-        step: a.step,
+        step: a.step ? stepAnswer(a.step) : null,
         guidance: {
           prompt: a.step ? this.engine.stepPrompt(a.step, a.notes) : this.engine.completePrompt(workflow, state.summary ?? 'complete'),
         },

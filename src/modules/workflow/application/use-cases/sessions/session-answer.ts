@@ -1,4 +1,5 @@
 import type { ResolvedStep } from '../../../domain/step-resolution';
+import { stepAnswer, type StepAnswer } from '../get-next-step';
 import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
 import type { PinnedWorkflowInfo, SessionEngine } from '../../services/session-engine';
@@ -14,7 +15,8 @@ export interface SessionAnswer {
   checkpointToken?: string;
   /** blocked: the token to send the corrected output with (the same as continueToken). */
   retryToken?: string;
-  step: ResolvedStep | null;
+  /** The step to do now, in workflow_next's shape (its text is in guidance.prompt), or null when complete. */
+  step: StepAnswer | null;
   guidance: { prompt: string };
   isComplete: boolean;
   /** The session's whole merged context. */
@@ -67,7 +69,7 @@ export async function nodeAnswer(
     status,
     sessionId: state.sessionId,
     continueToken,
-    step: a.step,
+    step: stepAnswer(a.step),
     guidance: { prompt: withNote(engine.stepPrompt(a.step, a.notes), info) },
     isComplete: false,
     context: a.context,
@@ -97,7 +99,7 @@ export async function blockedAnswer(
     sessionId: state.sessionId,
     continueToken: retryToken,
     retryToken,
-    step,
+    step: stepAnswer(step),
     guidance: { prompt: withNote(engine.blockedPrompt(step, blockers, exhausted, attempt), info) },
     isComplete: false,
     context: a.context,
