@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
-import { readConfigFile } from './config-file';
+import { ConfigFileError, readConfigFile } from './config-file';
 
 export { defaultDataDir } from '../kernel/config/config-defaults';
 
@@ -16,6 +16,10 @@ export interface CommonFlags {
   logLevel?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
+  /** Sessions: blocked attempts in a row before a session needs a person (default 3). */
+  maxBlockedAttempts?: string | number;
+  /** Sessions: days after completion before a completed session is pruned (default 30). */
+  sessionRetentionDays?: string | number;
 }
 
 /**
@@ -54,6 +58,10 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    sessions: {
+      maxBlockedAttempts: setting('--max-blocked-attempts', flags.maxBlockedAttempts ?? env.WORKGRAPH_MAX_BLOCKED_ATTEMPTS ?? file.maxBlockedAttempts, defaults.sessions.maxBlockedAttempts),
+      completedRetentionDays: setting('--session-retention-days', flags.sessionRetentionDays ?? env.WORKGRAPH_SESSION_RETENTION_DAYS ?? file.sessionRetentionDays, defaults.sessions.completedRetentionDays),
+    },
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
@@ -67,6 +75,14 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A positive integer setting; anything else is a usage error naming the flag. */
+function setting(flag: string, v: string | number | undefined, fallback: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigFileError(`${flag}: expected a positive whole number, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

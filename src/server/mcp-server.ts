@@ -19,6 +19,9 @@ import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import type { InjectionToken } from 'tsyringe';
+import type { ChangeEvents } from '../kernel/change-events';
+import { installPromptsAndResources, promptsAndResourcesCapabilities } from './prompts-and-resources';
 
 export interface WorkgraphServerDeps {
   version: string;
@@ -31,6 +34,10 @@ export interface WorkgraphServerDeps {
   pathPolicy?: AllowedRootsPolicy;
   /** Aborted when the server shuts down; every call's signal follows it. */
   shutdownSignal: AbortSignal;
+  /** Resolves use cases for prompts and resources (the same lazily built container as the tools). */
+  resolve?: <T>(token: InjectionToken<T>) => T;
+  /** The process's change-event port: resource subscriptions of this session listen to it. */
+  changeEvents?: ChangeEvents;
 }
 
 type RequestExtra = {
@@ -55,12 +62,20 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: 'workgraph', version: deps.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, logging: {}, ...(deps.resolve ? promptsAndResourcesCapabilities : {}) },
         instructions:
           'workgraph: guided workflows (workflow_*), graph tools, a task DAG whose validation commands the server runs, and a knowledge graph.',
       },
     );
     this.installHandlers();
+    if (deps.resolve) {
+      const unsubscribe = installPromptsAndResources(this.sdk, { resolve: deps.resolve, changeEvents: deps.changeEvents });
+      const previous = this.sdk.onclose;
+      this.sdk.onclose = () => {
+        unsubscribe();
+        previous?.();
+      };
+    }
     answerSchemaFailuresAsInvalidParams(this.sdk);
   }
 

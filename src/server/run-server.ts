@@ -58,6 +58,8 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     pinoLogger: opts.pinoLogger,
     pathPolicy,
     shutdownSignal: lifecycle.signal,
+    resolve: (token) => c().resolve(token),
+    changeEvents: opts.core.changeEvents,
   });
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
 

@@ -13,6 +13,8 @@ import { ShellCommandRunner } from './infrastructure/process/shell-command-runne
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
+import type { ChangeEvents } from '../../kernel/change-events';
+import { ChangePublishingTaskGraphStore } from './infrastructure/change-publishing-task-graph-store';
 import { TasksTokens } from './application/tasks.tokens';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
@@ -22,7 +24,10 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  const files = new FileTaskGraphStore(new ProjectLayout(config.dataDir));
+  // Every write is announced on the change-event port when the container has one (servers do; tests may not).
+  const changes = container.isRegistered(Tokens.ChangeEvents, true) ? container.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
+  container.register(TasksTokens.TaskGraphStore, { useValue: changes ? new ChangePublishingTaskGraphStore(files, changes) : files });
   container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
   container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
   container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
