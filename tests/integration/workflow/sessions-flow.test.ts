@@ -154,3 +154,36 @@ describe('durable sessions: start, continue, blocked, loop, complete', () => {
     expect((await f.resume({ query: 'login', status: 'complete' })).candidates).toHaveLength(1);
   });
 });
+
+describe('session retention', () => {
+  it('prunes completed sessions past the retention, keeps unfinished ones unless asked, and starting a session runs it', async () => {
+    const { WorkflowTokens } = await import('../../../src/modules/workflow');
+    const { Tokens } = await import('../../../src/kernel/tokens');
+    const f = sessionFixture();
+    try {
+      let now = Date.UTC(2026, 0, 1);
+      f.container.register(Tokens.Clock, { useValue: { now: () => now } });
+      const done = await f.start({ workflowId: 'session-demo', context: { files: [] } });
+      const r = await f.next({ continueToken: done.continueToken });
+      await f.next({ continueToken: r.continueToken, output: { notesMarkdown: 'DONE' } });
+      const open = await f.start({ workflowId: 'session-demo', context: { files: [] } });
+      const prune = (input: Record<string, unknown>) => f.container.resolve<{ execute(i: unknown): Promise<any> }>(WorkflowTokens.PruneSessions).execute(input);
+
+      now += 29 * 86_400_000;
+      expect((await prune({})).removed).toEqual([]);
+      now += 2 * 86_400_000;
+      expect((await prune({ dryRun: true })).removed.map((x: { sessionId: string }) => x.sessionId)).toEqual([done.sessionId]);
+      expect((await f.list()).total).toBe(2);
+      // A new session (after the retention) prunes the completed one in the background.
+      await f.start({ workflowId: 'session-demo', context: { files: [] } });
+      for (let i = 0; i < 100 && (await f.list()).total !== 2; i++) await new Promise((res) => setTimeout(res, 50));
+      const ids = (await f.list()).sessions.map((x: { sessionId: string }) => x.sessionId);
+      expect(ids).not.toContain(done.sessionId);
+      expect(ids).toContain(open.sessionId);
+      expect((await prune({ includeUnfinished: true, olderThanDays: 30 })).removed.map((x: { sessionId: string }) => x.sessionId)).toEqual([open.sessionId]);
+      await expect(f.timeline(open.sessionId)).rejects.toMatchObject({ code: 'not_found' });
+    } finally {
+      f.cleanup();
+    }
+  });
+});

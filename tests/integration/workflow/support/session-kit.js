@@ -15,6 +15,7 @@ function makeKit(srcDir, dataDir, workflows, maxBlockedAttempts = 3) {
   const { SchemaRegistry } = r('kernel/schema-registry');
   const { StartSession } = r('modules/workflow/application/use-cases/sessions/start-session');
   const { ContinueSession } = r('modules/workflow/application/use-cases/sessions/continue-session');
+  const { PruneSessions } = r('modules/workflow/application/use-cases/sessions/prune-sessions');
   const { silentLogger } = r('kernel/logger');
   const sessionsDir = path.join(dataDir, 'sessions');
   const store = new FileSessionStore(sessionsDir, silentLogger);
@@ -23,7 +24,8 @@ function makeKit(srcDir, dataDir, workflows, maxBlockedAttempts = 3) {
   const config = { sessions: { maxBlockedAttempts, completedRetentionDays: 30 } };
   const engine = new SessionEngine(new InMemoryWorkflowStorage(workflows), store, tokens, conditions, new ValidationEngine(conditions, new SchemaRegistry()), config);
   const clock = { now: () => Date.now() };
-  return { store, tokens, engine, start: new StartSession(engine, clock), next: new ContinueSession(engine, clock) };
+  const prune = new PruneSessions(store, clock, config);
+  return { store, tokens, engine, prune, start: new StartSession(engine, clock, prune, silentLogger), next: new ContinueSession(engine, clock) };
 }
 
 /** A workflow of one step repeated `count` times (a `for` loop), then a report that must say DONE. */

@@ -7,6 +7,11 @@ import type { UseCase } from '../../../../../kernel/use-case';
 import { foldSessionEvent, summarizeRun, type SessionStartedEvent } from '../../../domain/sessions';
 import { checkContext, pointerOf, SessionEngine } from '../../services/session-engine';
 import { nodeAnswer, type SessionAnswer } from './session-answer';
+import { PruneSessions } from './prune-sessions';
+import type { Logger } from '../../../../../kernel/logger';
+
+/** Retention runs at most this often per process, after a session starts (never delaying the answer). */
+const AUTO_PRUNE_EVERY_MS = 6 * 3_600_000;
 
 export interface StartSessionInput {
   workflowId: string;
@@ -22,10 +27,25 @@ export interface StartSessionInput {
  */
 @injectable()
 export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
+  private lastPrune = -Infinity;
+
   constructor(
     @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
     @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(WorkflowTokens.PruneSessions) private readonly prune: PruneSessions,
+    @inject(Tokens.Logger) private readonly logger: Logger,
   ) {}
+
+  /** Completed sessions past the retention are removed in the background; unfinished ones are never touched here. */
+  private autoPrune(): void {
+    const now = this.clock.now();
+    if (now - this.lastPrune < AUTO_PRUNE_EVERY_MS) return;
+    this.lastPrune = now;
+    void this.prune
+      .execute({})
+      .then((r) => r.removed.length && this.logger.info('pruned completed sessions past the retention', { removed: r.removed.length }))
+      .catch((e) => this.logger.warn('session retention failed; it is tried again later', { err: (e as Error).message }));
+  }
 
   async execute(input: StartSessionInput, ctx?: CallContext): Promise<SessionAnswer> {
     const context = checkContext(input.context) ?? {};
@@ -56,6 +76,7 @@ export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
         return { events: [done], result: foldSessionEvent(s, done) };
       });
     }
+    this.autoPrune();
     const checkpointToken = await this.engine.tokens.sign({ kind: 'checkpoint', sessionId: state.sessionId, node: 0 });
     return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken });
   }
