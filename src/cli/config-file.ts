@@ -18,6 +18,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
 };
 
 export class ConfigFileError extends Error {}

@@ -29,7 +29,12 @@ export class PgDatabase implements SqlRunner {
   private readonly pool: Pool;
   readonly redactedUrl: string;
 
-  constructor(private readonly url: string, options: PgDatabaseOptions = {}) {
+  private ready?: Promise<void>;
+
+  /**
+   * @param prepare run once before the first query (the migrations); when it fails, the next call tries again.
+   */
+  constructor(private readonly url: string, options: PgDatabaseOptions = {}, private readonly prepare?: (db: PgDatabase) => Promise<void>) {
     const { Pool: PgPool } = require('pg') as typeof import('pg');
     this.redactedUrl = redactDatabaseUrl(url);
     this.pool = new PgPool({
@@ -45,7 +50,18 @@ export class PgDatabase implements SqlRunner {
     this.pool.on('error', () => undefined);
   }
 
+  /** Runs `prepare` once (the schema migrations); callers need not call it, every query does. */
+  ensureReady(): Promise<void> {
+    if (!this.prepare) return Promise.resolve();
+    this.ready ??= this.prepare(this).catch((e) => {
+      this.ready = undefined;
+      throw toStoreError(e, this.url, 'cannot prepare the database');
+    });
+    return this.ready;
+  }
+
   async query<R extends QueryResultRow = QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    await this.ensureReady();
     try {
       return (await this.pool.query<R>(sql, params as unknown[])).rows;
     } catch (e) {
@@ -58,6 +74,7 @@ export class PgDatabase implements SqlRunner {
    * back when it throws (rethrowing the kernel form of the error).
    */
   async transaction<T>(fn: (tx: SqlRunner) => Promise<T>, isolation: 'read committed' | 'repeatable read' | 'serializable' = 'read committed'): Promise<T> {
+    await this.ensureReady();
     let client: PoolClient;
     try {
       client = await this.pool.connect();

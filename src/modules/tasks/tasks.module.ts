@@ -1,4 +1,5 @@
-import { Lifecycle, type DependencyContainer } from 'tsyringe';
+import { Lifecycle, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import { GetProjectGraph } from './application/use-cases/get-project-graph';
 import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
 import { InitProjectGraph } from './application/use-cases/init-project-graph';
@@ -22,7 +23,17 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir.
+  if (config.database) {
+    container.register(TasksTokens.TaskGraphStore, {
+      useFactory: instanceCachingFactory((c) => {
+        const { PgTaskGraphStore } = require('./infrastructure/postgres/pg-task-graph-store') as typeof import('./infrastructure/postgres/pg-task-graph-store');
+        return new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database));
+      }),
+    });
+  } else {
+    container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  }
   container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
   container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
   container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
