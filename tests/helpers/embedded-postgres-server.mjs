@@ -13,7 +13,7 @@ const pg = new EmbeddedPostgres({
   port: Number(port),
   user: 'postgres',
   password,
-  persistent: false,
+  persistent: true, // the test helper removes the folder; a stop must keep the data for a restart
   createPostgresUser: process.getuid?.() === 0,
   // Sockets in our own folder (the default /var/run/postgresql may not exist or be writable); fsync off: test data.
   postgresFlags: ['-k', base, '-c', 'fsync=off', '-c', 'max_connections=300'],
@@ -43,7 +43,7 @@ rl.on('line', async (line) => {
     }
     say({ ok: line });
   } catch (e) {
-    say({ error: String(e?.message ?? e) });
+    say({ error: String(e?.stack ?? e?.message ?? e) });
   }
 });
 rl.on('close', async () => {
