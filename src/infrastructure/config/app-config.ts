@@ -18,7 +18,7 @@ export interface AppConfig {
   graphPaths: string[];
   /** Default `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
   dataDir: string;
-  /** Explicit allowed roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS). Empty means: client roots, else home + temp. */
+  /** Operator roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS): client roots can only narrow them. Empty means: client roots, else home + temp. */
   allowedRoots: string[];
   /** pino level. Default `info`. */
   logLevel: string;

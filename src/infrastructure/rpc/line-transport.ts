@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
-import { classifyMessage, maxNestingDepth } from './json-rpc-frame';
+import { classifyMessage, maxNestingDepth, topLevelId } from './json-rpc-frame';
 
 /** Options of {@link LineTransport}, with their defaults. */
 export interface LineTransportOptions {
@@ -119,7 +119,8 @@ export class LineTransport implements Transport {
     if (line.trim() === '') return;
     // A line cannot nest deeper than it is long, so short lines (most requests) skip the scan.
     if (line.length > this.maxDepth && maxNestingDepth(line, this.maxDepth) > this.maxDepth) {
-      this.replyError(null, JsonRpcErrorCodes.InvalidRequest, `Invalid Request: nested deeper than ${this.maxDepth} levels`);
+      // The id sits at the top level and is read without parsing the deep part, so the client gets its answer.
+      this.replyError(topLevelId(line), JsonRpcErrorCodes.InvalidRequest, `Invalid Request: nested deeper than ${this.maxDepth} levels`);
       return;
     }
     let parsed: unknown;
