@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AppConfig, WorkflowSource } from '../infrastructure/config/app-config';
 import { packageRoot, packageVersion } from '../infrastructure/config/package-root';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../infrastructure/lifecycle/shutdown-coordinator';
 
 /** Flags shared by the commands that load workflows, graphs or data. */
 export interface CommonFlags {
@@ -11,6 +12,8 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** Seconds (`serve` only). */
+  shutdownGrace?: string;
 }
 
 /**
@@ -46,6 +49,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, 50),
     },
     workflowCacheTtlMs: 5_000,
+    shutdownGraceMs: seconds(flags.shutdownGrace ?? env.WORKGRAPH_SHUTDOWN_GRACE, DEFAULT_SHUTDOWN_GRACE_MS, flags.shutdownGrace !== undefined ? '--shutdown-grace' : 'WORKGRAPH_SHUTDOWN_GRACE'),
   };
 }
 
@@ -61,6 +65,14 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A non-negative number of seconds as ms; a malformed value is a usage error naming where it came from. */
+function seconds(v: string | undefined, fallbackMs: number, from: string): number {
+  if (v === undefined || v.trim() === '') return fallbackMs;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${from}: expected a number of seconds (0 or more), got '${v}'`);
+  return Math.round(n * 1000);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

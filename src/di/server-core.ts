@@ -21,7 +21,7 @@ export function createServerCore(config: AppConfig, logger: Logger): ServerCore 
   return {
     config,
     logger,
-    lifecycle: new Lifecycle(),
+    lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
     registry: new ToolRegistry(),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
   };

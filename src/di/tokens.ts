@@ -11,6 +11,8 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** Writes the server waits for before it exits (WritesInProgress). */
+  WritesInProgress: Symbol.for('workgraph.WritesInProgress'),
 
   // workflow module
   WorkflowStorage: Symbol.for('workgraph.WorkflowStorage'),

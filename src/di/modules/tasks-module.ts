@@ -7,6 +7,7 @@ import { ScaffoldProjectDocs } from '../../application/use-cases/scaffold-projec
 import { StartTask } from '../../application/use-cases/start-task';
 import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
+import { untrackedWrites, type WritesInProgress } from '../../application/ports/writes-in-progress';
 import { ProjectLayout } from '../../infrastructure/files/project-layout';
 import type { Lifecycle as ServerLifecycle } from '../../infrastructure/lifecycle/lifecycle';
 import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
@@ -23,7 +24,9 @@ import type { ModuleRegistration } from './index';
 export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(Tokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
   container.register(Tokens.CommandRunner, { useValue: new ShellCommandRunner() });
-  container.register(Tokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
+  const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
+  // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.
+  container.register(Tokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry(writes) });
   container.register(Tokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
   const singleton = { lifecycle: Lifecycle.Singleton };
   container.register(Tokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
@@ -35,7 +38,11 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(Tokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown(
+      'tasks',
+      () => shutdownTasks(container),
+      () => killAllTaskCommands(container),
+    );
   }
 };
 

@@ -26,4 +26,9 @@ export interface AppConfig {
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /**
+   * How long in-flight calls may finish once shutdown starts (signal, end of stdin) before they are cancelled
+   * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.
+   */
+  shutdownGraceMs?: number;
 }

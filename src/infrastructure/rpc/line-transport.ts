@@ -24,6 +24,12 @@ export const DEFAULT_MAX_DEPTH = 256;
  */
 export class LineTransport implements Transport {
   onclose?: () => void;
+  /**
+   * Called once when the input ends (EOF) while the output still works. When set, the transport stays open so the
+   * answers to requests already received can still be sent; the owner closes it when they are. When not set, the end
+   * of input closes the transport at once.
+   */
+  oninputend?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
@@ -148,8 +154,16 @@ export class LineTransport implements Transport {
     this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n');
   }
 
+  private inputEnded = false;
+
   private readonly onEnd = (): void => {
-    void this.close();
+    if (this.inputEnded || this.closed) return;
+    this.inputEnded = true;
+    // A last line without a trailing newline is still a request.
+    if (this.bufferedBytes > 0 || this.discarding) this.endOfLine();
+    this.input.off('data', this.onData);
+    if (this.oninputend) this.oninputend();
+    else void this.close();
   };
 
   private readonly onInputError = (error: Error): void => {
