@@ -13,9 +13,9 @@ export function serveCommand(): Command {
     )
     .action(
     async (flags: CommonFlags) => {
-      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
-      const { createServerCore } = await import('../../di/server-core');
-      const { runServer } = await import('../../infrastructure/rpc/run-server');
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
+      const { createServerCore } = await import('../../server/server-core');
+      const { runServer } = await import('../../server/run-server');
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
       process.on('uncaughtException', (e) => {
@@ -27,7 +27,7 @@ export function serveCommand(): Command {
       // period, cancels the rest, kills command trees and waits for writes; a second one kills the command trees and
       // exits at once. Persistent listeners (not `once`): signal-exit, pulled in by proper-lockfile, re-raises a
       // signal when its own listener is the only one left, which would end the process by the signal instead of 0.
-      let running: import('../../infrastructure/rpc/run-server').RunningServer | undefined;
+      let running: import('../../server/run-server').RunningServer | undefined;
       let signals = 0;
       const onSignal = (sig: NodeJS.Signals) => {
         signals++;
@@ -50,7 +50,7 @@ export function serveCommand(): Command {
       running = await runServer({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
-        container: () => (require('../../di/container') as typeof import('../../di/container')).createContainer(config, logger, { core }),
+        container: () => (require('../../server/container') as typeof import('../../server/container')).createContainer(config, logger, { core }),
         input: process.stdin,
         output: process.stdout,
         pinoLogger: logger,

@@ -1,4 +1,4 @@
-import { effectiveRoots } from '../../../../src/infrastructure/paths/effective-roots';
+import { effectiveRoots } from '../../../../src/kernel/files/effective-roots';
 
 const DEFAULTS = ['/home/me', '/tmp'];
 
