@@ -300,6 +300,8 @@ describe('security: what a validation command gets (built server)', () => {
     expect(env).toContain('WG_TEST_MARKER=from-client-config');
     expect(env).toContain(`WORKGRAPH_DATA_DIR=${path.join(tmp.dir, 'data')}`);
     expect(env).not.toMatch(/^PROJECT_ROOT=/m);
+    // The one variable added: the marker that finds the command's processes when it must be killed.
+    expect(env).toMatch(/^WORKGRAPH_COMMAND_ID=[0-9a-f-]{36}$/m);
     expect(fs.readFileSync(path.join(root, 'stdin.txt'), 'utf8')).toBe('');
     expect(fs.readFileSync(path.join(root, 'shell.txt'), 'utf8').trim()).toBe('/bin/sh');
   }, 60_000);
