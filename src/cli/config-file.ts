@@ -19,6 +19,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   logLevel: 'string',
   databaseUrl: 'string',
   databasePoolSize: 'integer',
+  shutdownGrace: 'integer',
 };
 
 export class ConfigFileError extends Error {}

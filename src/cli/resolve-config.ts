@@ -21,6 +21,8 @@ export interface CommonFlags {
   databasePoolSize?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
+  /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
+  shutdownGrace?: string | number;
 }
 
 /**
@@ -64,6 +66,14 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    shutdownGraceMs: seconds(
+      ...firstOf([
+        ['--shutdown-grace', flags.shutdownGrace],
+        ['WORKGRAPH_SHUTDOWN_GRACE', env.WORKGRAPH_SHUTDOWN_GRACE],
+        [`config file ${configFile}: shutdownGrace`, file.shutdownGrace],
+      ]),
+      defaults.shutdownGraceMs!,
+    ),
   };
 }
 
@@ -84,6 +94,20 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The first setting given, with where it came from (for the error message). */
+function firstOf(candidates: Array<[string, string | number | undefined]>): [string | number | undefined, string] {
+  const found = candidates.find(([, v]) => v !== undefined && v !== '');
+  return found ? [found[1], found[0]] : [undefined, ''];
+}
+
+/** A number of seconds (0 or more) as ms; a malformed value is an error naming where it came from. */
+function seconds(v: string | number | undefined, from: string, fallbackMs: number): number {
+  if (v === undefined) return fallbackMs;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${from}: expected a number of seconds (0 or more), got '${v}'`);
+  return Math.round(n * 1000);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {
