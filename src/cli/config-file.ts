@@ -19,6 +19,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   logLevel: 'string',
   maxBlockedAttempts: 'integer',
   sessionRetentionDays: 'integer',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
+  shutdownGrace: 'integer',
 };
 
 export class ConfigFileError extends Error {}

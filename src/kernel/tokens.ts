@@ -14,4 +14,8 @@ export const Tokens = {
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
   /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
   ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
+  /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */
+  Database: Symbol.for('workgraph.Database'),
+  /** Writes the server waits for before it exits (WritesInProgress). */
+  WritesInProgress: Symbol.for('workgraph.WritesInProgress'),
 } as const;
