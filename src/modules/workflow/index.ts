@@ -6,6 +6,7 @@
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { WorkflowTokens } from './application/workflow.tokens';
+export { workflowMigrations } from './infrastructure/postgres/sessions-migrations';
 export { workflowTools } from './workflow.tools';
 export type { WorkflowStorage, WorkflowListing } from './application/ports/workflow-storage';
 export type { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';

@@ -1,4 +1,5 @@
-import { Lifecycle as Scope, instanceCachingFactory } from 'tsyringe';
+import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import type { Clock } from '../../kernel/clock';
 import type { Logger } from '../../kernel/logger';
 import { ConditionEvaluator } from './application/services/condition-evaluator';
@@ -75,15 +76,20 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   container.register(WorkflowTokens.ValidateWorkflowJson, { useClass: ValidateWorkflowJson }, singleton);
   container.register(WorkflowTokens.GetWorkflowSchema, { useClass: GetWorkflowSchema }, singleton);
 
-  // Durable sessions: files under <data-dir>/sessions (the SessionStore port; a PostgreSQL adapter can replace it).
+  // Durable sessions: files under <data-dir>/sessions, or PostgreSQL when a database URL is configured (the adapter and
+  // the driver load only then; the token key then lives in the database, so every server of it accepts the tokens).
   const sessionsDir = path.join(config.dataDir, 'sessions');
-  container.register(WorkflowTokens.SessionStore, {
-    useFactory: instanceCachingFactory((c) => {
-      const changes = c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
-      return new FileSessionStore(sessionsDir, c.resolve<Logger>(Tokens.Logger).child({ component: 'sessions' }), changes);
-    }),
-  });
-  container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory(() => new HmacSessionTokens(path.join(sessionsDir, 'token.key'))) });
+  const changesOf = (c: DependencyContainer) => (c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined);
+  if (config.database) {
+    const pg = () => require('./infrastructure/postgres/pg-session-store') as typeof import('./infrastructure/postgres/pg-session-store');
+    container.register(WorkflowTokens.SessionStore, { useFactory: instanceCachingFactory((c) => new (pg().PgSessionStore)(c.resolve<PgDatabase>(Tokens.Database), changesOf(c))) });
+    container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory((c) => new HmacSessionTokens(pg().databaseTokenKey(c.resolve<PgDatabase>(Tokens.Database)))) });
+  } else {
+    container.register(WorkflowTokens.SessionStore, {
+      useFactory: instanceCachingFactory((c) => new FileSessionStore(sessionsDir, c.resolve<Logger>(Tokens.Logger).child({ component: 'sessions' }), changesOf(c))),
+    });
+    container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory(() => new HmacSessionTokens(path.join(sessionsDir, 'token.key'))) });
+  }
   container.register(WorkflowTokens.SessionEngine, { useClass: SessionEngine }, singleton);
   container.register(WorkflowTokens.StartSession, { useClass: StartSession }, singleton);
   container.register(WorkflowTokens.ContinueSession, { useClass: ContinueSession }, singleton);

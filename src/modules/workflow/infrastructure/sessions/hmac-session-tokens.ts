@@ -18,7 +18,11 @@ const VERSION = 1;
 export class HmacSessionTokens implements SessionTokens {
   private key?: Promise<Buffer>;
 
-  constructor(private readonly keyFile: string) {}
+  /**
+   * @param keySource the key file (created 0600 on first use), or a function giving the key (the PostgreSQL store
+   *   keeps one key per database so every server of it accepts the same tokens).
+   */
+  constructor(private readonly keySource: string | (() => Promise<Buffer>)) {}
 
   async sign(claims: TokenClaims): Promise<string> {
     const payload = Buffer.alloc(PAYLOAD);
@@ -47,7 +51,8 @@ export class HmacSessionTokens implements SessionTokens {
   }
 
   private async tag(payload: Buffer): Promise<Buffer> {
-    const key = await (this.key ??= loadOrCreateKey(this.keyFile).catch((e) => {
+    const load = typeof this.keySource === 'string' ? () => loadOrCreateKey(this.keySource as string) : this.keySource;
+    const key = await (this.key ??= load().catch((e) => {
       this.key = undefined;
       throw e;
     }));

@@ -1,0 +1,153 @@
+import { randomBytes } from 'node:crypto';
+import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
+import type { ChangeEvents } from '../../../../kernel/change-events';
+import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
+import { foldSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
+import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
+
+const SESSION_ID = /^[0-9a-f]{16}$/;
+const CHANGE_CHANNEL = 'workgraph_changes';
+
+/**
+ * Workflow sessions in PostgreSQL: one row per session holding its folded state (the snapshot: a call reads one row,
+ * O(1) in the session's length), its summary (listing and resume read only these) and the pinned workflow text; one
+ * row per event. An update holds the session's row lock (`SELECT … FOR UPDATE`) across `decide`, so two servers
+ * continuing one token on any hosts get one winner, as with the file store's lock. Each change notifies
+ * `workgraph_changes` with `{kind: "session", id}`.
+ */
+export class PgSessionStore implements SessionStore {
+  constructor(private readonly db: PgDatabase, private readonly changes?: ChangeEvents) {}
+
+  async create(first: SessionStartedEvent, workflowText: string): Promise<SessionState> {
+    const state = foldSessionEvents(undefined, [first]) as SessionState;
+    await this.db.transaction(async (tx) => {
+      const inserted = await tx.query(
+        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
+        [first.sessionId, ...this.row(state), workflowText],
+      );
+      if (!inserted.length) throw new AlreadyExistsError('session', first.sessionId);
+      await tx.query('INSERT INTO wg_session_events (session_id, seq, event) VALUES ($1, 1, $2)', [first.sessionId, JSON.stringify(first)]);
+      await this.notify(tx, first.sessionId);
+    });
+    this.publish(first.sessionId);
+    return state;
+  }
+
+  async load(sessionId: string): Promise<SessionState> {
+    if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
+    const rows = await this.db.query<{ state: SessionState }>('SELECT state FROM wg_sessions WHERE session_id = $1', [sessionId]);
+    if (!rows.length) throw this.notFound(sessionId);
+    return rows[0].state;
+  }
+
+  async update<T>(sessionId: string, decide: (state: SessionState, history: () => Promise<SessionHistory>) => Promise<SessionChange<T>>): Promise<T> {
+    if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
+    let changed = false;
+    const result = await this.db.transaction(async (tx) => {
+      const rows = await tx.query<{ state: SessionState }>('SELECT state FROM wg_sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      if (!rows.length) throw this.notFound(sessionId);
+      const current = rows[0].state;
+      const change = await decide(current, () => this.readHistory(tx, sessionId));
+      if (!change.events.length) return change.result;
+      const [{ seq }] = await tx.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM wg_session_events WHERE session_id = $1', [sessionId]);
+      const values: unknown[] = [sessionId];
+      const tuples = change.events.map((e, i) => {
+        values.push(seq + i + 1, JSON.stringify(e));
+        return `($1, $${values.length - 1}, $${values.length})`;
+      });
+      await tx.query(`INSERT INTO wg_session_events (session_id, seq, event) VALUES ${tuples.join(', ')}`, values);
+      const next = foldSessionEvents(current, change.events) as SessionState;
+      await tx.query(
+        'UPDATE wg_sessions SET state = $2, summary = $3, status = $4, workflow_id = $5, workspace_path = $6, updated_at = $7 WHERE session_id = $1',
+        [sessionId, ...this.row(next)],
+      );
+      await this.notify(tx, sessionId);
+      changed = true;
+      return change.result;
+    });
+    if (changed) this.publish(sessionId);
+    return result;
+  }
+
+  async history(sessionId: string): Promise<SessionHistory> {
+    await this.load(sessionId);
+    return this.readHistory(this.db, sessionId);
+  }
+
+  async pinnedWorkflow(sessionId: string): Promise<string> {
+    if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
+    const rows = await this.db.query<{ workflow_text: string }>('SELECT workflow_text FROM wg_sessions WHERE session_id = $1', [sessionId]);
+    if (!rows.length) throw this.notFound(sessionId);
+    return rows[0].workflow_text;
+  }
+
+  async list(filter: SessionListFilter = {}): Promise<SessionSummary[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (filter.statuses?.length) {
+      params.push([...filter.statuses]);
+      where.push(`status = ANY($${params.length})`);
+    }
+    if (filter.workflowId) {
+      params.push(filter.workflowId);
+      where.push(`workflow_id = $${params.length}`);
+    }
+    if (filter.workspacePath) {
+      params.push(filter.workspacePath.replace(/[\\/]+$/, ''));
+      where.push(`workspace_path = $${params.length}`);
+    }
+    const rows = await this.db.query<{ summary: SessionSummary }>(
+      `SELECT summary FROM wg_sessions ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY updated_at DESC, session_id ASC`,
+      params,
+    );
+    return rows.map((r) => r.summary);
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    if (!SESSION_ID.test(sessionId)) return false;
+    const deleted = await this.db.transaction(async (tx) => {
+      const rows = await tx.query('DELETE FROM wg_sessions WHERE session_id = $1 RETURNING session_id', [sessionId]);
+      if (rows.length) await this.notify(tx, sessionId);
+      return rows.length > 0;
+    });
+    if (deleted) this.publish(sessionId);
+    return deleted;
+  }
+
+  private async readHistory(runner: SqlRunner, sessionId: string): Promise<SessionHistory> {
+    const rows = await runner.query<{ event: SessionEvent }>('SELECT event FROM wg_session_events WHERE session_id = $1 ORDER BY seq', [sessionId]);
+    // A database never holds a torn line: nothing is ever damaged here.
+    return { events: rows.map((r) => r.event), damaged: [] };
+  }
+
+  /** The columns after session_id: state, summary, status, workflow_id, workspace_path, updated_at. */
+  private row(state: SessionState): unknown[] {
+    const summary = summarizeSession(state);
+    return [JSON.stringify(state), JSON.stringify(summary), summary.status, summary.workflowId, summary.workspacePath ?? null, summary.updatedAt];
+  }
+
+  private notFound(sessionId: string): NotFoundError {
+    return new NotFoundError('session', sessionId);
+  }
+
+  private async notify(tx: SqlRunner, sessionId: string): Promise<void> {
+    await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ kind: 'session', id: sessionId, at: new Date().toISOString() })]);
+  }
+
+  private publish(sessionId: string): void {
+    this.changes?.publish({ kind: 'session', id: sessionId, at: new Date().toISOString() });
+  }
+}
+
+/**
+ * The session-token signing key kept in the database (`wg_settings`), so a token made through one server is valid on
+ * every server of the database: the first server to need it inserts a random 32-byte key; the others read that one.
+ */
+export function databaseTokenKey(db: PgDatabase): () => Promise<Buffer> {
+  return async () => {
+    await db.query("INSERT INTO wg_settings (name, value) VALUES ('session_token_key', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32).toString('base64')]);
+    const [row] = await db.query<{ value: string }>("SELECT value FROM wg_settings WHERE name = 'session_token_key'");
+    return Buffer.from(row.value, 'base64');
+  };
+}
