@@ -1,0 +1,60 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { connectClient, tempDir } from './helpers/server-process';
+import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
+
+/**
+ * Workflow sessions in PostgreSQL through two built servers with their own data dirs: a session started on one is
+ * continued, listed and resumed on the other (one token key per database), a stale token gets `conflict`, and nothing
+ * of the sessions lands in either data dir.
+ */
+const WORKFLOWS = path.resolve(__dirname, '../fixtures/session-workflows');
+type Answer = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+describe('PostgreSQL workflow sessions (built servers)', () => {
+  let pg: TestPostgres;
+  let tmp: ReturnType<typeof tempDir>;
+  beforeAll(async () => {
+    pg = await startTestPostgres();
+    tmp = tempDir('wg-pgsess-');
+  }, 120_000);
+  afterAll(async () => {
+    tmp?.cleanup();
+    await pg?.stop();
+  });
+
+  it('a session started through one server continues and resumes through another', async () => {
+    const url = await pg.createTestDatabase();
+    const open = async (name: string) => {
+      const conn = await connectClient({ dataDir: path.join(tmp.dir, name), args: ['--workflows', WORKFLOWS, '--database-url', url] });
+      const call = async (tool: string, args: Record<string, unknown>): Promise<{ ok: boolean; value: Answer; text: string }> => {
+        const r = (await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { isError?: boolean; structuredContent?: Answer; content: Array<{ text?: string }> };
+        return { ok: !r.isError, value: r.structuredContent ?? {}, text: r.content[0]?.text ?? '' };
+      };
+      return { ...conn, call };
+    };
+    const a = await open('host-a');
+    const b = await open('host-b');
+    try {
+      const started = await a.call('workflow_start', { workflowId: 'session-demo', goal: 'shared across hosts', workspacePath: '/srv/repo', context: { goal: 'x', files: ['a.ts'] } });
+      expect(started.ok).toBe(true);
+      const sessionId = started.value.sessionId as string;
+      const next = await b.call('workflow_continue', { continueToken: started.value.continueToken, output: { notesMarkdown: 'planned on host b' } });
+      expect(next.ok).toBe(true);
+      expect(next.value.status).toBe('advanced');
+      // The same token again with a different output: the head moved on, so it is a conflict (on either host).
+      const stale = await a.call('workflow_continue', { continueToken: started.value.continueToken, output: { notesMarkdown: 'something else' } });
+      expect(stale.ok).toBe(false);
+      expect(stale.text).toMatch(/^conflict: /);
+      const listed = await a.call('workflow_sessions', {});
+      expect(listed.value.sessions.map((s: Answer) => s.sessionId)).toContain(sessionId);
+      const resumed = await a.call('workflow_resume', { workspacePath: '/srv/repo' });
+      expect(resumed.value.candidates[0].sessionId ?? resumed.value.candidates[0].session?.sessionId).toBe(sessionId);
+      const timeline = await b.call('workflow_session', { sessionId });
+      expect(JSON.stringify(timeline.value)).toContain('planned on host b');
+      for (const host of ['host-a', 'host-b']) expect(fs.existsSync(path.join(tmp.dir, host, 'sessions'))).toBe(false);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
+});
