@@ -45,7 +45,8 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
       return new SchemaRegistry();
     }),
   });
-  if (config.database) registerDatabase(c, config.database, core.lifecycle);
+  // A server (given its core) hears every host's changes through LISTEN/NOTIFY; a CLI command needs no live changes.
+  if (config.database) registerDatabase(c, config.database, core.lifecycle, options.core ? core.changeEvents : undefined, logger);
   configs.set(c, config);
   if (!options.lazyModules) ensureModules(c);
   return c;
@@ -55,7 +56,13 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
  * The PostgreSQL database, built on first resolve (the `pg` driver loads only then) and migrated before its first
  * query (under an advisory lock: several servers starting at once migrate once). Closed on shutdown.
  */
-function registerDatabase(c: DependencyContainer, settings: NonNullable<AppConfig['database']>, lifecycle: ServerCore['lifecycle']): void {
+function registerDatabase(
+  c: DependencyContainer,
+  settings: NonNullable<AppConfig['database']>,
+  lifecycle: ServerCore['lifecycle'],
+  changeEvents: ServerCore['changeEvents'] | undefined,
+  logger: Logger,
+): void {
   let db: import('../kernel/postgres/pg-database').PgDatabase | undefined;
   c.register(Tokens.Database, {
     useFactory: () => {
@@ -64,6 +71,11 @@ function registerDatabase(c: DependencyContainer, settings: NonNullable<AppConfi
       const { migrate } = require('../kernel/postgres/migrations') as typeof import('../kernel/postgres/migrations');
       const { allMigrations } = require('./database-migrations') as typeof import('./database-migrations');
       db = new PgDatabase(settings.url, { poolSize: settings.poolSize }, async (d) => void (await migrate(d, allMigrations())));
+      if (changeEvents) {
+        const { PgChangeBridge } = require('../kernel/postgres/pg-change-bridge') as typeof import('../kernel/postgres/pg-change-bridge');
+        const bridge = new PgChangeBridge(db, changeEvents, logger.child({ component: 'database-changes' }));
+        db.onClose(() => bridge.close());
+      }
       return db;
     },
   });

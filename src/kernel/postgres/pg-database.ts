@@ -45,6 +45,8 @@ export class PgDatabase implements SqlRunner {
       application_name: options.applicationName ?? 'workgraph',
       // Keep idle connections short-lived so a restarted server is reconnected to promptly.
       idleTimeoutMillis: 10_000,
+      // Idle connections never keep a finished CLI command alive.
+      allowExitOnIdle: true,
     });
     // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
@@ -115,7 +117,15 @@ export class PgDatabase implements SqlRunner {
     }
   }
 
+  private readonly closeHooks: Array<() => Promise<void>> = [];
+
+  /** Runs `fn` when the database is closed, before the pool ends (for holders of dedicated connections). */
+  onClose(fn: () => Promise<void>): void {
+    this.closeHooks.push(fn);
+  }
+
   async close(): Promise<void> {
+    for (const fn of this.closeHooks.splice(0)) await fn().catch(() => undefined);
     await this.pool.end().catch(() => undefined);
   }
 }

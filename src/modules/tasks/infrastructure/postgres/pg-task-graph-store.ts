@@ -4,8 +4,7 @@ import { projectIdFromName } from '../../../../kernel/project-id';
 import type { TaskGraphChange, TaskGraphStore } from '../../application/ports/task-graph-store';
 import type { TaskGraph, TaskTransition } from '../../domain/task-graph';
 
-/** The channel every PostgreSQL store notifies on after a change (dashboards on other hosts LISTEN to it). */
-export const CHANGE_CHANNEL = 'workgraph_changes';
+import { CHANGE_CHANNEL } from '../../../../kernel/postgres/pg-change-bridge';
 
 /**
  * Task graphs in PostgreSQL: one row per project (the graph as `json`, its revision) and the transition log as rows.

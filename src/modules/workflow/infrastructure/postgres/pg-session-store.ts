@@ -1,22 +1,21 @@
 import { randomBytes } from 'node:crypto';
 import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
-import type { ChangeEvents } from '../../../../kernel/change-events';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
 import { foldSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
 import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
-const CHANGE_CHANNEL = 'workgraph_changes';
+import { CHANGE_CHANNEL } from '../../../../kernel/postgres/pg-change-bridge';
 
 /**
  * Workflow sessions in PostgreSQL: one row per session holding its folded state (the snapshot: a call reads one row,
  * O(1) in the session's length), its summary (listing and resume read only these) and the pinned workflow text; one
  * row per event. An update holds the session's row lock (`SELECT … FOR UPDATE`) across `decide`, so two servers
  * continuing one token on any hosts get one winner, as with the file store's lock. Each change notifies
- * `workgraph_changes` with `{kind: "session", id}`.
+ * `workgraph_changes` with `{kind: "session", id}`; this process hears it back through the PgChangeBridge.
  */
 export class PgSessionStore implements SessionStore {
-  constructor(private readonly db: PgDatabase, private readonly changes?: ChangeEvents) {}
+  constructor(private readonly db: PgDatabase) {}
 
   async create(first: SessionStartedEvent, workflowText: string): Promise<SessionState> {
     const state = foldSessionEvents(undefined, [first]) as SessionState;
@@ -30,7 +29,6 @@ export class PgSessionStore implements SessionStore {
       await tx.query('INSERT INTO wg_session_events (session_id, seq, event) VALUES ($1, 1, $2)', [first.sessionId, JSON.stringify(first)]);
       await this.notify(tx, first.sessionId);
     });
-    this.publish(first.sessionId);
     return state;
   }
 
@@ -43,7 +41,6 @@ export class PgSessionStore implements SessionStore {
 
   async update<T>(sessionId: string, decide: (state: SessionState, history: () => Promise<SessionHistory>) => Promise<SessionChange<T>>): Promise<T> {
     if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
-    let changed = false;
     const result = await this.db.transaction(async (tx) => {
       const rows = await tx.query<{ state: SessionState }>('SELECT state FROM wg_sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
       if (!rows.length) throw this.notFound(sessionId);
@@ -63,10 +60,8 @@ export class PgSessionStore implements SessionStore {
         [sessionId, ...this.row(next)],
       );
       await this.notify(tx, sessionId);
-      changed = true;
       return change.result;
     });
-    if (changed) this.publish(sessionId);
     return result;
   }
 
@@ -111,7 +106,6 @@ export class PgSessionStore implements SessionStore {
       if (rows.length) await this.notify(tx, sessionId);
       return rows.length > 0;
     });
-    if (deleted) this.publish(sessionId);
     return deleted;
   }
 
@@ -133,10 +127,6 @@ export class PgSessionStore implements SessionStore {
 
   private async notify(tx: SqlRunner, sessionId: string): Promise<void> {
     await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ kind: 'session', id: sessionId, at: new Date().toISOString() })]);
-  }
-
-  private publish(sessionId: string): void {
-    this.changes?.publish({ kind: 'session', id: sessionId, at: new Date().toISOString() });
   }
 }
 
