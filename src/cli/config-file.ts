@@ -18,6 +18,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  modules: 'strings',
+  onlyGraphs: 'boolean',
+  mcpConfig: 'paths',
 };
 
 export class ConfigFileError extends Error {}

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
+import { MODULE_NAMES, type AppConfig, type ModuleName, type WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
-import { readConfigFile } from './config-file';
+import { ConfigFileError, readConfigFile } from './config-file';
 
 export { defaultDataDir } from '../kernel/config/config-defaults';
 
@@ -14,6 +14,10 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** Comma-separated module names (env WORKGRAPH_MODULES). */
+  modules?: string;
+  onlyGraphs?: boolean;
+  mcpConfig?: string[];
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
 }
@@ -29,7 +33,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
   const abs = (p: string) => path.resolve(cwd, p);
   const defaults = configDefaults(env);
   const configFile = flags.config ?? env.WORKGRAPH_CONFIG;
-  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as CommonFlags;
+  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as Omit<CommonFlags, 'modules'> & { modules?: string[] };
   const list = (flag: string[] | undefined, envValue: string | undefined, fromFile: string[] | undefined) =>
     flag?.length ? flag.map(abs) : envValue ? split(envValue).map(abs) : (fromFile ?? []);
 
@@ -54,11 +58,29 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
+    onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
+    mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
   };
+}
+
+/**
+ * `workflow,tasks` → the module names, in the canonical order; undefined when not set.
+ * @throws ConfigFileError (a usage error, exit 2) naming an unknown module and listing the known ones, or for an empty list.
+ */
+export function parseModules(value: string | undefined): ModuleName[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(MODULE_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigFileError(`--modules: unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} (modules: ${MODULE_NAMES.join(', ')})`);
+  }
+  if (names.length === 0) throw new ConfigFileError(`--modules: no module named (modules: ${MODULE_NAMES.join(', ')})`);
+  return MODULE_NAMES.filter((m) => names.includes(m));
 }
 
 function isDir(p: string): boolean {
