@@ -157,7 +157,7 @@ async function announce(
   // Tools from graph files (the built-in graph_inspect does not count).
   const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
   logger.info(
-    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools (modules ${modules.join(', ')}), ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
+    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}, modules ${modules.join(',')}`,
   );
 }
 

@@ -89,23 +89,27 @@ export class GraphFileLoader {
     // does not hide a JSONata error). normalizeGraphConfig reports rather than throws on malformed input; the later
     // stages are guarded all the same, since they were written for documents that passed the schema.
     const issues = new IssueList();
-    issues.add(await this.schemaIssues(doc.value, doc.positionOf));
-    const schemaOk = issues.length === 0;
+    const schemaIssues = await this.schemaIssues(doc.value, doc.positionOf);
+    issues.add(schemaIssues);
+    const schemaOk = schemaIssues.length === 0;
+    // A later stage's problem with a tool or node the schema already faulted is the same problem in other words.
+    const faulted = new Set(schemaIssues.map((i) => `${i.tool ?? ''}\u0000${i.node ?? ''}`));
+    const addLater = (found: readonly GraphIssue[]) => issues.add(found.filter((i) => !faulted.has(`${i.tool ?? ''}\u0000${i.node ?? ''}`)));
 
     const { config, issues: shapeIssues } = normalizeGraphConfig(doc.value, doc.positionOf);
     config.file = file;
     // --mcp-config servers first, the file's own servers win (as mcpgraph -m merges them).
     if (this.options.mcpServers) config.mcpServers = { ...this.options.mcpServers, ...config.mcpServers };
-    issues.add(shapeIssues);
+    addLater(shapeIssues);
     try {
-      issues.add(checkGraph(config));
+      addLater(checkGraph(config));
     } catch (err) {
       if (schemaOk) throw err;
     }
     let compiled: ReturnType<typeof compileGraph> | undefined;
     try {
       compiled = compileGraph(config, this.options);
-      issues.add(compiled.issues);
+      addLater(compiled.issues);
     } catch (err) {
       if (schemaOk) throw err;
     }
