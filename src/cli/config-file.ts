@@ -20,6 +20,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   modules: 'strings',
   onlyGraphs: 'boolean',
   mcpConfig: 'paths',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
+  shutdownGrace: 'integer',
 };
 
 export class ConfigFileError extends Error {}

@@ -7,7 +7,8 @@ import { MODULE_NAMES, type AppConfig } from './app-config';
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, every module served, no --only-graphs, no --mcp-config files, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
+ * files, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -22,6 +23,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     modules: [...MODULE_NAMES],
     onlyGraphs: false,
     mcpConfigFiles: [],
+    shutdownGraceMs: 10_000,
   };
 }
 
