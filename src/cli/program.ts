@@ -6,6 +6,7 @@ import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
+import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
+  program.addCommand(projectsCommand());
   program.addCommand(dbCommand());
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();

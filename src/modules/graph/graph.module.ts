@@ -21,7 +21,7 @@ function builtinToolNames(c: DependencyContainer): string[] {
   return registry.list().filter((t) => registry.originOf(t.name) === 'builtin').map((t) => t.name);
 }
 
-export const graphModule: ModuleRegistration = (container) => {
+export const graphModule: ModuleRegistration = (container, config) => {
   let host: GraphHost | undefined;
   container.register(GraphTokens.GraphHost, {
     useFactory: (c) => {
@@ -29,8 +29,11 @@ export const graphModule: ModuleRegistration = (container) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
+      const { readMcpConfigFiles } = require('./infrastructure/mcp-config-file') as typeof import('./infrastructure/mcp-config-file');
+      const mcpConfigFiles = config.mcpConfigFiles ?? [];
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
+        ...(mcpConfigFiles.length > 0 ? { mcpServers: readMcpConfigFiles(mcpConfigFiles) } : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),
       }));
     },
