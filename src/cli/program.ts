@@ -6,6 +6,7 @@ import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
+import { dashboardCommand } from './commands/dashboard-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
+  program.addCommand(dashboardCommand());
   for (const cmd of program.commands) cmd.exitOverride();
   return program;
 }

@@ -58,6 +58,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
   };
 }
 
@@ -72,4 +73,9 @@ function isDir(p: string): boolean {
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../application/ports/logger';
+import type { Logger } from '../../kernel/logger';
 import type { ChangeEventSource } from '../change-event';
 import type { DashboardBackend } from '../dashboard-backend';
 import { requestToken, tokenMatches } from './access-token';

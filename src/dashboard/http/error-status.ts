@@ -1,4 +1,4 @@
-import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../../domain/errors';
+import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../../kernel/errors';
 
 /** HTTP status of each stable error code; the body carries the same `{code, message}` the MCP tools answer with. */
 const STATUS: Partial<Record<ErrorCode, number>> = {

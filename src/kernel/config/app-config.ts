@@ -24,6 +24,8 @@ export interface AppConfig {
   logLevel: string;
   /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /** Graph runs recorded in `<data-dir>/graph-runs/` per tool (env WORKGRAPH_GRAPH_RUNS_KEEP; 0 records none). Default 20. */
+  graphRunsPerTool: number;
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
 }

@@ -1,5 +1,5 @@
 import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
-import type { NodeExecutionRecord } from '../domain/types';
+import type { GraphTool, NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
 import type { GraphRunStore } from './ports/graph-run-store';
 import type { McpClientPool } from './ports/mcp-client-pool';
@@ -115,6 +115,12 @@ export class GraphRunner {
       ...(graph.file ? { file: graph.file } : {}),
       graph: graph.server.title ?? graph.server.name,
     }));
+  }
+
+  /** The definition of a served tool (its nodes, as loaded) and the file declaring it, or undefined. */
+  toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
+    const c = this.tools.get(name);
+    return c ? { tool: c.tool, ...(c.graph.file ? { file: c.graph.file } : {}) } : undefined;
   }
 
   hasTool(name: string): boolean {

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { NotFoundError } from '../../domain/errors';
-import { summarizeRun, type GraphRunRecord, type GraphRunSummary } from '../../domain/graph/graph-run-record';
-import type { GraphRunStore } from '../../application/ports/graph-run-store';
-import { writeFileAtomic } from '../files/atomic-write';
+import { NotFoundError } from '../../../kernel/errors';
+import { summarizeRun, type GraphRunRecord, type GraphRunSummary } from '../domain/graph-run-record';
+import type { GraphRunStore } from '../application/ports/graph-run-store';
+import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 
 /** Runs kept per tool by default (`graphRuns.keepPerTool`). */
 export const DEFAULT_RUNS_PER_TOOL = 20;

@@ -94,6 +94,27 @@ export class FileTaskGraphStore implements TaskGraphStore {
     );
   }
 
+  async listProjects(): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.layout.projectsDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${this.layout.projectsDir}: ${(e as Error).message}`, { dir: this.layout.projectsDir }, { cause: e });
+    }
+    const out: string[] = [];
+    for (const id of entries.sort()) {
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) continue;
+      try {
+        await fs.access(this.graphFile(id));
+        out.push(id);
+      } catch {
+        // A folder without a task graph (knowledge only): not a task project.
+      }
+    }
+    return out;
+  }
+
   async readTransitions(projectId: string): Promise<TaskTransition[]> {
     let text: string;
     try {

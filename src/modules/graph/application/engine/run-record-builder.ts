@@ -1,4 +1,4 @@
-import type { GraphRunRecord, RecordedRunError, RecordedRunStatus } from '../../../domain/graph/graph-run-record';
+import type { GraphRunRecord, RecordedRunError, RecordedRunStatus } from '../../domain/graph-run-record';
 import type { ExecutionState } from './execution-types';
 
 /** Node executions kept in one record by default: the last ones of a longer run (marked `truncated`). */

@@ -1,4 +1,4 @@
-import type { GraphRunRecord, GraphRunSummary } from '../../domain/graph/graph-run-record';
+import type { GraphRunRecord, GraphRunSummary } from '../../domain/graph-run-record';
 
 /**
  * Where finished graph runs are recorded, so every process sharing a data dir (and the dashboard) can show them:

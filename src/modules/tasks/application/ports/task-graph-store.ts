@@ -37,6 +37,8 @@ export interface TaskGraphStore {
    * @throws NotFoundError when the project has no graph; whatever `change` throws; LockError / StorageError.
    */
   update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T>;
+  /** The ids of the projects that have a task graph, sorted. */
+  listProjects(): Promise<string[]>;
   /** The transition log of a project, oldest first (empty when none). */
   readTransitions(projectId: string): Promise<TaskTransition[]>;
 }
