@@ -26,9 +26,9 @@ export interface DashboardApp {
   close(): Promise<void>;
 }
 
-/** The built front end (dist/dashboard beside the compiled server). */
+/** The built front end (dist/dashboard/web, beside the compiled dashboard server). */
 export function dashboardStaticRoot(): string {
-  return path.join(packageRoot(), 'dist', 'dashboard');
+  return path.join(packageRoot(), 'dist', 'dashboard', 'web');
 }
 
 /**

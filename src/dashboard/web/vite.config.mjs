@@ -1,4 +1,4 @@
-// Builds the dashboard's front end into dist/dashboard (served as static files by `workgraph dashboard`).
+// Builds the dashboard's front end into dist/dashboard/web (beside the compiled server code of src/dashboard; served as static files by `workgraph dashboard`).
 // JSX goes through Vite's own oxc transform (automatic runtime): @vitejs/plugin-react does not install beside this
 // repository's jest/babel tree, and nothing here needs its fast refresh in production builds.
 import { defineConfig } from 'vite';
@@ -13,7 +13,7 @@ export default defineConfig({
   logLevel: 'warn',
   oxc: { jsx: { runtime: 'automatic' } },
   build: {
-    outDir: path.resolve(here, '../../../dist/dashboard'),
+    outDir: path.resolve(here, '../../../dist/dashboard/web'),
     emptyOutDir: true,
     chunkSizeWarningLimit: 2000,
     sourcemap: false,
