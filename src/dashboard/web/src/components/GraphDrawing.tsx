@@ -26,14 +26,18 @@ const GraphNode = memo(function GraphNode({ data, selected }: NodeProps) {
   const c = TYPE_COLOUR[d.type] ?? TYPE_COLOUR.transform;
   return (
     <div className={`graph-node${selected || d.highlight ? ' selected' : ''}`} data-node={d.id} style={{ background: c.bg, borderColor: c.border, color: c.fg }}>
-      <Handle type="target" position={Position.Top} isConnectable={false} />
-      <div className="task-title">{d.id}</div>
-      <div className="task-meta small"><span className="node-type">{d.type}</span>{d.detail ? <span className="muted" title={d.detail}>{d.detail}</span> : null}</div>
-      <Handle type="source" position={Position.Bottom} isConnectable={false} />
+      <Handle type="target" position={Position.Top} id="t" isConnectable={false} />
+      <Handle type="target" position={Position.Right} id="rt" isConnectable={false} style={{ top: '30%' }} />
+      <div className="graph-node-head"><span className="task-title">{d.id}</span><span className="node-type">{d.type}</span></div>
+      {d.detail ? <div className="graph-node-detail" title={d.detail}>{d.detail}</div> : null}
+      <Handle type="source" position={Position.Bottom} id="b" isConnectable={false} />
+      <Handle type="source" position={Position.Right} id="rs" isConnectable={false} style={{ top: '70%' }} />
     </div>
   );
 });
 const nodeTypes = { g: GraphNode };
+const NODE_W = 240;
+const NODE_H = 62;
 
 /** A graph tool drawn from its file: node types as text and colour, switch conditions on the edges. */
 export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; onSelect?: (id: string) => void }) {
@@ -41,7 +45,7 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
     const g = new dagre.graphlib.Graph();
     g.setGraph({ rankdir: 'TB', ranksep: 70, nodesep: 40 });
     g.setDefaultEdgeLabel(() => ({}));
-    for (const n of nodes) g.setNode(n.id, { width: 200, height: 58 });
+    for (const n of nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
     for (const e of edges) if (g.hasNode(e.source) && g.hasNode(e.target)) g.setEdge(e.source, e.target, e.label ? { label: e.label, width: Math.min(240, e.label.length * 7), height: 20 } : {});
     dagre.layout(g);
     return new Map(nodes.map((n) => [n.id, g.node(n.id)]));
@@ -49,14 +53,18 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
   const rfNodes: Node[] = nodes.map((n) => ({
     id: n.id,
     type: 'g',
-    position: { x: positioned.get(n.id)!.x - 100, y: positioned.get(n.id)!.y - 29 },
+    position: { x: positioned.get(n.id)!.x - NODE_W / 2, y: positioned.get(n.id)!.y - NODE_H / 2 },
     data: { ...n, highlight: n.id === highlight },
     draggable: false,
   }));
+  // An edge back up the drawing (a loop) leaves and enters on the right side, so it never hides a forward edge.
+  const isBack = (e: DrawnEdge) => (positioned.get(e.target)?.y ?? 0) <= (positioned.get(e.source)?.y ?? 0);
   const rfEdges: Edge[] = edges.map((e, i) => ({
     id: `${e.source}-${e.target}-${i}`,
     source: e.source,
     target: e.target,
+    sourceHandle: isBack(e) ? 'rs' : 'b',
+    targetHandle: isBack(e) ? 'rt' : 't',
     label: e.label,
     labelStyle: { fontSize: 11, fill: '#3b4252' },
     labelBgStyle: { fill: '#ffffff' },

@@ -266,7 +266,7 @@ function TaskDetails({ project, node, revision, onClose }: { project: string; no
             <ol className="timeline" data-testid="transitions">
               {d.transitions.map((t, i) => (
                 <li key={i}>
-                  <StatusBadge status={t.from} /> → <StatusBadge status={t.to} />
+                  {t.from === t.to ? <>created as <StatusBadge status={t.to} /></> : <><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></>}
                   <span className="muted small"> attempt {t.attempt} · <Time iso={t.time} /></span>
                 </li>
               ))}
