@@ -1,5 +1,4 @@
 import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import type { AppConfig } from '../../kernel/config/app-config';
 import type { Logger } from '../../kernel/logger';
 import type { GraphRunStore } from './application/ports/graph-run-store';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
@@ -36,7 +35,7 @@ function recordErrorLogger(c: DependencyContainer): (err: unknown, executionId: 
   return (err, executionId) => logger?.warn('graph run not recorded', { executionId, err: (err as Error)?.message ?? String(err) });
 }
 
-export const graphModule: ModuleRegistration = (container) => {
+export const graphModule: ModuleRegistration = (container, config) => {
   let host: GraphHost | undefined;
   container.register(GraphTokens.GraphHost, {
     useFactory: (c) => {
@@ -44,17 +43,15 @@ export const graphModule: ModuleRegistration = (container) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
-      const config = c.resolve<AppConfig>(Tokens.Config);
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
-        ...(config.graphRunsPerTool > 0 ? { runStore: c.resolve<GraphRunStore>(GraphTokens.GraphRunStore), onRecordError: recordErrorLogger(c) } : {}),
+        ...((config?.graphRunsPerTool ?? 0) > 0 ? { runStore: c.resolve<GraphRunStore>(GraphTokens.GraphRunStore), onRecordError: recordErrorLogger(c) } : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),
       }));
     },
   });
   container.register(GraphTokens.GraphRunStore, {
-    useFactory: instanceCachingFactory((c) => {
-      const config = c.resolve<AppConfig>(Tokens.Config);
+    useFactory: instanceCachingFactory(() => {
       const { FileGraphRunStore } = require('./infrastructure/file-graph-run-store') as typeof import('./infrastructure/file-graph-run-store');
       return new FileGraphRunStore(config.dataDir, config.graphRunsPerTool);
     }),
