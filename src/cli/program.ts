@@ -7,6 +7,7 @@ import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
 import { dashboardCommand } from './commands/dashboard-command';
+import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -24,7 +25,12 @@ export function buildProgram(): Command {
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
   program.addCommand(dashboardCommand());
-  for (const cmd of program.commands) cmd.exitOverride();
+  program.addCommand(dbCommand());
+  const exitOverride = (cmd: Command): void => {
+    cmd.exitOverride();
+    cmd.commands.forEach(exitOverride);
+  };
+  program.commands.forEach(exitOverride);
   return program;
 }
 
