@@ -7,6 +7,7 @@ import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
 import { dashboardCommand } from './commands/dashboard-command';
+import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
   program.addCommand(dashboardCommand());
+  program.addCommand(projectsCommand());
   program.addCommand(dbCommand());
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();

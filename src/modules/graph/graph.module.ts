@@ -43,9 +43,12 @@ export const graphModule: ModuleRegistration = (container, config) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
+      const { readMcpConfigFiles } = require('./infrastructure/mcp-config-file') as typeof import('./infrastructure/mcp-config-file');
+      const mcpConfigFiles = config.mcpConfigFiles ?? [];
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
         ...((config?.graphRunsPerTool ?? 0) > 0 ? { runStore: c.resolve<GraphRunStore>(GraphTokens.GraphRunStore), onRecordError: recordErrorLogger(c) } : {}),
+        ...(mcpConfigFiles.length > 0 ? { mcpServers: readMcpConfigFiles(mcpConfigFiles) } : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),
       }));
     },

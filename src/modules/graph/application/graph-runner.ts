@@ -85,11 +85,14 @@ export class GraphRunner {
       for (const [name, tool] of g.tools) {
         const file = g.config.file ?? '(in-memory graph)';
         if (reservedSet.has(name)) {
-          throw new InvalidGraphError(`${file}: tool '${name}' clashes with the built-in tool of the same name`, {
-            file,
-            tool: name,
-            ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
-          });
+          throw new InvalidGraphError(
+            `${file}: tool '${name}' clashes with workgraph's built-in tool '${name}'; this file is not served (the others are): rename the tool, or serve the file alone as mcpgraph does with \`workgraph serve --graphs ${file} --only-graphs\` (or leave that module out with --modules)`,
+            {
+              file,
+              tool: name,
+              ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
+            },
+          );
         }
         const other = next.get(name);
         if (other) {
