@@ -1,7 +1,7 @@
 import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
 import type { NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
-import type { McpClientPool } from './ports/mcp-client-pool';
+import type { McpClientPool, McpServerRef } from './ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
 import { GraphRun } from './engine/graph-run';
@@ -93,6 +93,12 @@ export class GraphRunner {
       }
     }
     this.tools = next;
+    // Servers whose configuration no graph declares any more (an edited or removed graph file) are closed.
+    const servers = new Map<string, McpServerRef>();
+    for (const g of graphs) {
+      for (const [name, config] of Object.entries(g.config.mcpServers)) servers.set(`${name}\u0000${JSON.stringify(config)}`, { name, config });
+    }
+    void this.options.mcpClientPool?.retainOnly?.([...servers.values()]).catch(() => undefined);
   }
 
   listTools(): GraphToolInfo[] {
