@@ -18,6 +18,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   allowRoot: 'paths',
   logLevel: 'string',
   shutdownGrace: 'integer',
+  graphHistoryMb: 'integer',
+  graphRunHistoryMb: 'integer',
+  graphResultMb: 'integer',
 };
 
 export class ConfigFileError extends Error {}

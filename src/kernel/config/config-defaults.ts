@@ -7,8 +7,10 @@ import type { AppConfig } from './app-config';
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, graph run history 256 MiB kept in total / 1 GiB per run, graph results up to 16 MiB, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
+const MIB = 1024 * 1024;
+
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     version: '0.0.0',
@@ -20,6 +22,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
     shutdownGraceMs: 10_000,
+    graph: { historyMaxBytes: 256 * MIB, runHistoryMaxBytes: 1024 * MIB, resultMaxBytes: 16 * MIB },
   };
 }
 

@@ -21,7 +21,7 @@ function builtinToolNames(c: DependencyContainer): string[] {
   return registry.list().filter((t) => registry.originOf(t.name) === 'builtin').map((t) => t.name);
 }
 
-export const graphModule: ModuleRegistration = (container) => {
+export const graphModule: ModuleRegistration = (container, config) => {
   let host: GraphHost | undefined;
   container.register(GraphTokens.GraphHost, {
     useFactory: (c) => {
@@ -31,6 +31,13 @@ export const graphModule: ModuleRegistration = (container) => {
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
+        ...(config.graph
+          ? {
+              recentRunsMaxBytes: config.graph.historyMaxBytes,
+              maxRunHistoryBytes: config.graph.runHistoryMaxBytes,
+              maxResultBytes: config.graph.resultMaxBytes,
+            }
+          : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),
       }));
     },

@@ -246,7 +246,7 @@ describe('SdkMcpClientPool over stdio', () => {
     // A call in flight on the retired server finishes before the server is closed.
     const slow = pool.callTool(old, 'slow', { ms: 1_500 });
     await new Promise((r) => setTimeout(r, 300));
-    await pool.retainOnly([kept, { ...old, config: { ...old.config, env: { FIXTURE_LINGER: '1', FIXTURE_TAG: 'v2' } } }]);
+    await pool.retainOnly([kept, fixtureServer('old', { env: { FIXTURE_LINGER: '1', FIXTURE_TAG: 'v2' } })]);
     expect(isAlive(oldPid)).toBe(true);
     const answer = await slow;
     expect(answer.isError).toBeFalsy();
