@@ -73,6 +73,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
     shutdownGraceMs: seconds(
       ...firstOf([
         ['--shutdown-grace', flags.shutdownGrace],
@@ -135,4 +136,9 @@ function seconds(v: string | number | undefined, from: string, fallbackMs: numbe
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
 }

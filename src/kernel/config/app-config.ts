@@ -28,6 +28,8 @@ export interface AppConfig {
   logLevel: string;
   /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /** Graph runs recorded in `<data-dir>/graph-runs/` per tool (env WORKGRAPH_GRAPH_RUNS_KEEP; 0 records none). Default 20. */
+  graphRunsPerTool: number;
   /**
    * PostgreSQL instead of the data dir for the stores that support it (--database-url, WORKGRAPH_DATABASE_URL).
    * Default: none (files). `poolSize` default 10 (--database-pool-size).

@@ -8,7 +8,7 @@ import { MODULE_NAMES, type AppConfig } from './app-config';
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
  * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
- * files, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * files, the last 20 graph runs per tool recorded, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -20,6 +20,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     logLevel: 'info',
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
+    graphRunsPerTool: 20,
     modules: [...MODULE_NAMES],
     onlyGraphs: false,
     mcpConfigFiles: [],

@@ -1,11 +1,13 @@
 import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
-import type { NodeExecutionRecord } from '../domain/types';
+import type { GraphTool, NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
+import type { GraphRunStore } from './ports/graph-run-store';
 import type { McpClientPool } from './ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
+import { buildRunRecord } from './engine/run-record-builder';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -17,6 +19,15 @@ export interface GraphRunnerOptions {
   yieldEveryMs?: number;
   /** Default: setImmediate. */
   yieldToEventLoop?: () => Promise<void>;
+  /**
+   * Where finished runs are recorded (the dashboard and other processes read them). Recording happens after the run
+   * ended, on a later turn of the event loop: the engine's loop never waits for it. Default: not recorded.
+   */
+  runStore?: GraphRunStore;
+  /** Node executions kept per recorded run (the last ones). Default 10,000. */
+  maxRecordedExecutions?: number;
+  /** Told when a record could not be written (the run's own answer is unaffected). */
+  onRecordError?: (err: unknown, executionId: string) => void;
 }
 
 /** A graph tool as exposed: name, description and schemas (output schema always an object schema). */
@@ -109,6 +120,12 @@ export class GraphRunner {
     }));
   }
 
+  /** The definition of a served tool (its nodes, as loaded) and the file declaring it, or undefined. */
+  toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
+    const c = this.tools.get(name);
+    return c ? { tool: c.tool, ...(c.graph.file ? { file: c.graph.file } : {}) } : undefined;
+  }
+
   hasTool(name: string): boolean {
     return this.tools.has(name);
   }
@@ -139,6 +156,16 @@ export class GraphRunner {
     this.runs.add(run);
     const prune = (): void => this.runs.prune();
     run.promise.then(prune, prune);
+    const store = this.options.runStore;
+    if (store) {
+      const record = (): void => {
+        setImmediate(() => {
+          const rec = buildRunRecord(run.getState(), args ?? {}, { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name }, this.options.maxRecordedExecutions);
+          store.save(rec).catch((err) => this.options.onRecordError?.(err, executionId));
+        });
+      };
+      run.promise.then(record, record);
+    }
     return { executionId, promise: run.promise, controller: run };
   }
 
