@@ -214,6 +214,10 @@ export interface WorkflowSummary {
   description: string;
   version: string;
   source: string;
+  /** `current` for WorkRail's current format (absent: classic). */
+  format?: 'current';
+  tags?: string[];
+  about?: string;
 }
 
 export function isLoopStep(step: WorkflowStep): step is LoopStep {
