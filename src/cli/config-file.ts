@@ -17,6 +17,12 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  modules: 'strings',
+  onlyGraphs: 'boolean',
+  mcpConfig: 'paths',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
+  shutdownGrace: 'integer',
 };
 
 export class ConfigFileError extends Error {}

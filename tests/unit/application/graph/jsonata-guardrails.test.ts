@@ -5,7 +5,7 @@ import { CLOCK_CHECK_EVERY_STEPS, compileJsonata } from '../../../../src/modules
 describe('JSONata guardrails with a sampled clock', () => {
   // Not a tail call (`1 + ...`), so every call nests deeper.
   const runaway = "($f := function($n) { $n < 0 ? 0 : 1 + $f($n + 1) }; $f(0))";
-  const busy = '$reduce([1..200000], function($a, $v) { $a + $v }, 0)';
+  const busy = '$reduce([1..20000], function($a, $v) { $a + $v }, 0)';
 
   it('a runaway loop ends with the timeout error naming the limit in milliseconds', async () => {
     const expr = compileJsonata('( $loop := function($i) { $i >= 0 ? $loop($i + 1) : 0 }; $loop(0) )', { timeoutMs: 200, stackDepth: 1_000_000 });
@@ -22,7 +22,7 @@ describe('JSONata guardrails with a sampled clock', () => {
     const expr = compileJsonata(busy, { timeoutMs: 120_000, stackDepth: 5_000 });
     // Many evaluations of the same compiled expression share its options object: run them at once.
     const results = await Promise.all([1, 2, 3].map(() => expr.evaluate({}, {})));
-    expect(results).toEqual([20000100000, 20000100000, 20000100000]);
+    expect(results).toEqual([200010000, 200010000, 200010000]);
   }, 120_000);
 
   it('limits of 0 turn the guardrails off (what the benchmark floor uses)', async () => {
