@@ -19,9 +19,15 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   logLevel: 'string',
   maxBlockedAttempts: 'integer',
   sessionRetentionDays: 'integer',
+  modules: 'strings',
+  onlyGraphs: 'boolean',
+  mcpConfig: 'paths',
   databaseUrl: 'string',
   databasePoolSize: 'integer',
   shutdownGrace: 'integer',
+  graphHistoryMb: 'integer',
+  graphRunHistoryMb: 'integer',
+  graphResultMb: 'integer',
 };
 
 export class ConfigFileError extends Error {}

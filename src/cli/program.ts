@@ -7,6 +7,8 @@ import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
 import { sessionCommand, sessionsCommand } from './commands/sessions-command';
+import { dashboardCommand } from './commands/dashboard-command';
+import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
@@ -26,6 +28,8 @@ export function buildProgram(): Command {
   program.addCommand(runCommand());
   program.addCommand(sessionsCommand());
   program.addCommand(sessionCommand());
+  program.addCommand(dashboardCommand());
+  program.addCommand(projectsCommand());
   program.addCommand(dbCommand());
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();

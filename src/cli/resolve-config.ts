@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
+import { MODULE_NAMES, type AppConfig, type ModuleName, type WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
 import { ConfigFileError, readConfigFile } from './config-file';
@@ -15,6 +15,10 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** Comma-separated module names (env WORKGRAPH_MODULES). */
+  modules?: string;
+  onlyGraphs?: boolean;
+  mcpConfig?: string[];
   /** PostgreSQL URL for the stores (env WORKGRAPH_DATABASE_URL). */
   databaseUrl?: string;
   /** Connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE). Default 10. */
@@ -27,6 +31,10 @@ export interface CommonFlags {
   sessionRetentionDays?: string | number;
   /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
   shutdownGrace?: string | number;
+  /** MiB (`serve`): graph run history kept in total, per run, and the largest graph result. */
+  graphHistoryMb?: string | number;
+  graphRunHistoryMb?: string | number;
+  graphResultMb?: string | number;
 }
 
 /**
@@ -40,7 +48,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
   const abs = (p: string) => path.resolve(cwd, p);
   const defaults = configDefaults(env);
   const configFile = flags.config ?? env.WORKGRAPH_CONFIG;
-  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as CommonFlags;
+  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as Omit<CommonFlags, 'modules'> & { modules?: string[] };
   const list = (flag: string[] | undefined, envValue: string | undefined, fromFile: string[] | undefined) =>
     flag?.length ? flag.map(abs) : envValue ? split(envValue).map(abs) : (fromFile ?? []);
 
@@ -69,11 +77,15 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       maxBlockedAttempts: setting('--max-blocked-attempts', flags.maxBlockedAttempts ?? env.WORKGRAPH_MAX_BLOCKED_ATTEMPTS ?? file.maxBlockedAttempts, defaults.sessions.maxBlockedAttempts),
       completedRetentionDays: setting('--session-retention-days', flags.sessionRetentionDays ?? env.WORKGRAPH_SESSION_RETENTION_DAYS ?? file.sessionRetentionDays, defaults.sessions.completedRetentionDays),
     },
+    modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
+    onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
+    mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
     ...databaseSettings(flags, env, file),
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
     shutdownGraceMs: seconds(
       ...firstOf([
         ['--shutdown-grace', flags.shutdownGrace],
@@ -82,11 +94,31 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       ]),
       defaults.shutdownGraceMs!,
     ),
+    graph: {
+      historyMaxBytes: mebibytes(flags, env, file, 'graphHistoryMb', 'WORKGRAPH_GRAPH_HISTORY_MB', defaults.graph!.historyMaxBytes),
+      runHistoryMaxBytes: mebibytes(flags, env, file, 'graphRunHistoryMb', 'WORKGRAPH_GRAPH_RUN_HISTORY_MB', defaults.graph!.runHistoryMaxBytes),
+      resultMaxBytes: mebibytes(flags, env, file, 'graphResultMb', 'WORKGRAPH_GRAPH_RESULT_MB', defaults.graph!.resultMaxBytes),
+    },
   };
 }
 
+/**
+ * `workflow,tasks` → the module names, in the canonical order; undefined when not set.
+ * @throws ConfigFileError (a usage error, exit 2) naming an unknown module and listing the known ones, or for an empty list.
+ */
+export function parseModules(value: string | undefined): ModuleName[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(MODULE_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigFileError(`--modules: unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} (modules: ${MODULE_NAMES.join(', ')})`);
+  }
+  if (names.length === 0) throw new ConfigFileError(`--modules: no module named (modules: ${MODULE_NAMES.join(', ')})`);
+  return MODULE_NAMES.filter((m) => names.includes(m));
+}
+
 /** The PostgreSQL settings (flag beats env beats config file), or nothing when no URL is given. */
-function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: CommonFlags): Pick<AppConfig, 'database'> {
+function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: Pick<CommonFlags, 'databaseUrl' | 'databasePoolSize'>): Pick<AppConfig, 'database'> {
   const url = flags.databaseUrl ?? env.WORKGRAPH_DATABASE_URL ?? file.databaseUrl;
   if (!url) return {};
   if (!isPostgresUrl(url)) throw new ConfigFileError(`--database-url: expected a postgres:// or postgresql:// URL, got ${redactDatabaseUrl(url)}`);
@@ -112,6 +144,27 @@ function setting(flag: string, v: string | number | undefined, fallback: number)
   return n;
 }
 
+/** A size in MiB (a positive number) from the flag, the variable or the config file, as bytes. */
+function mebibytes(
+  flags: CommonFlags,
+  env: NodeJS.ProcessEnv,
+  file: Pick<CommonFlags, 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb'>,
+  key: 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb',
+  envName: string,
+  fallbackBytes: number,
+): number {
+  const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const [v, from] = firstOf([
+    [flag, flags[key]],
+    [envName, env[envName]],
+    [`config file: ${key}`, file[key]],
+  ]);
+  if (v === undefined) return fallbackBytes;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${from}: expected a size in MiB (a number above 0), got '${v}'`);
+  return Math.round(n * 1024 * 1024);
+}
+
 /** The first setting given, with where it came from (for the error message). */
 function firstOf(candidates: Array<[string, string | number | undefined]>): [string | number | undefined, string] {
   const found = candidates.find(([, v]) => v !== undefined && v !== '');
@@ -129,4 +182,9 @@ function seconds(v: string | number | undefined, from: string, fallbackMs: numbe
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
 }

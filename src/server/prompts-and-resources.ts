@@ -23,13 +23,17 @@ export interface PromptsAndResourcesDeps {
   resolve: <T>(token: InjectionToken<T>) => T;
   /** The process's change-event port; subscriptions of THIS client session listen to it. */
   changeEvents?: ChangeEvents;
+  /** The modules served: prompts and session resources need `workflow`, task-graph resources need `tasks`. */
+  modules: readonly string[];
 }
 
-/** MCP capabilities these handlers serve. */
-export const promptsAndResourcesCapabilities = {
-  prompts: { listChanged: false },
-  resources: { subscribe: true, listChanged: false },
-} as const;
+/** MCP capabilities these handlers serve with these modules. */
+export function promptsAndResourcesCapabilities(modules: readonly string[]): Record<string, object> {
+  const caps: Record<string, object> = {};
+  if (modules.includes('workflow')) caps.prompts = { listChanged: false };
+  if (modules.includes('workflow') || modules.includes('tasks')) caps.resources = { subscribe: true, listChanged: false };
+  return caps;
+}
 
 const SESSION_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})$/;
 const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
@@ -42,6 +46,9 @@ const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
  * session's listener (call it when the session closes).
  */
 export function installPromptsAndResources(sdk: Server, deps: PromptsAndResourcesDeps): () => void {
+  const workflow = deps.modules.includes('workflow');
+  const tasksServed = deps.modules.includes('tasks');
+  if (!workflow && !tasksServed) return () => undefined;
   const call = async <O>(token: symbol, input: unknown): Promise<O> => {
     try {
       return await deps.resolve<UseCase<unknown, O>>(token).execute(input, noopCallContext());
@@ -53,6 +60,13 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
     }
   };
 
+  if (workflow) installPrompts(sdk, call);
+  return installResources(sdk, call, deps, workflow, tasksServed);
+}
+
+type Call = <O>(token: symbol, input: unknown) => Promise<O>;
+
+function installPrompts(sdk: Server, call: Call): void {
   sdk.setRequestHandler(ListPromptsRequestSchema, async () => {
     const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {});
     return {
@@ -86,7 +100,11 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
     return { description: `Start a session of ${workflow.name}`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
   });
 
+}
+
+function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean): () => void {
   sdk.setRequestHandler(ListResourcesRequestSchema, async () => {
+    if (!workflow) return { resources: [] };
     const page = await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 });
     return {
       resources: page.sessions.map((s) => ({
@@ -100,19 +118,19 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
 
   sdk.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
     resourceTemplates: [
-      { uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' },
-      { uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' },
+      ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' }] : []),
+      ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
     ],
   }));
 
   sdk.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const session = SESSION_URI.exec(uri);
+    const session = workflow ? SESSION_URI.exec(uri) : null;
     if (session) {
       const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] });
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(timeline) }] };
     }
-    const tasks = TASKS_URI.exec(uri);
+    const tasks = tasksServed ? TASKS_URI.exec(uri) : null;
     if (tasks) {
       const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] });
       const { mermaid, ...json } = view;

@@ -1,11 +1,13 @@
 import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
-import type { NodeExecutionRecord } from '../domain/types';
+import type { GraphTool, NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
-import type { McpClientPool } from './ports/mcp-client-pool';
+import type { GraphRunStore } from './ports/graph-run-store';
+import type { McpClientPool, McpServerRef } from './ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
+import { buildRunRecord } from './engine/run-record-builder';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -13,10 +15,28 @@ export interface GraphRunnerOptions {
   clock?: Clock;
   /** Finished runs kept inspectable. Default 100. */
   recentRunLimit?: number;
+  /**
+   * Bytes of history all finished runs kept inspectable may hold together; the oldest are dropped first. Default
+   * 256 MiB (`--graph-history-mb`).
+   */
+  recentRunsMaxBytes?: number;
+  /** Bytes of history one run may hold; past it the run ends with execution_limit. Default 1 GiB (`--graph-run-history-mb`). */
+  maxRunHistoryBytes?: number;
+  /** Largest result of a run, as JSON in bytes; larger is execution_limit. Default 16 MiB (`--graph-result-mb`). */
+  maxResultBytes?: number;
   /** Busy time after which a run yields to the event loop. Default 4 ms. */
   yieldEveryMs?: number;
   /** Default: setImmediate. */
   yieldToEventLoop?: () => Promise<void>;
+  /**
+   * Where finished runs are recorded (the dashboard and other processes read them). Recording happens after the run
+   * ended, on a later turn of the event loop: the engine's loop never waits for it. Default: not recorded.
+   */
+  runStore?: GraphRunStore;
+  /** Node executions kept per recorded run (the last ones). Default 10,000. */
+  maxRecordedExecutions?: number;
+  /** Told when a record could not be written (the run's own answer is unaffected). */
+  onRecordError?: (err: unknown, executionId: string) => void;
 }
 
 /** A graph tool as exposed: name, description and schemas (output schema always an object schema). */
@@ -41,6 +61,11 @@ export interface ExecutionSummary {
   endTime?: number;
 }
 
+/** Defaults of the memory bounds (documented in docs/writing-graphs.md "Limits" and docs/configuration.md). */
+export const DEFAULT_RECENT_RUNS_MAX_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_RUN_HISTORY_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
+
 const defaultYield = (): Promise<void> =>
   new Promise<void>((resolve) => {
     if (typeof setImmediate === 'function') setImmediate(resolve);
@@ -59,7 +84,7 @@ export class GraphRunner {
   private readonly prefix = Math.random().toString(36).slice(2, 8);
 
   constructor(private readonly options: GraphRunnerOptions = {}) {
-    this.runs = new RecentRuns(options.recentRunLimit ?? 100);
+    this.runs = new RecentRuns(options.recentRunLimit ?? 100, options.recentRunsMaxBytes ?? DEFAULT_RECENT_RUNS_MAX_BYTES);
   }
 
   /**
@@ -74,11 +99,14 @@ export class GraphRunner {
       for (const [name, tool] of g.tools) {
         const file = g.config.file ?? '(in-memory graph)';
         if (reservedSet.has(name)) {
-          throw new InvalidGraphError(`${file}: tool '${name}' clashes with the built-in tool of the same name`, {
-            file,
-            tool: name,
-            ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
-          });
+          throw new InvalidGraphError(
+            `${file}: tool '${name}' clashes with workgraph's built-in tool '${name}'; this file is not served (the others are): rename the tool, or serve the file alone as mcpgraph does with \`workgraph serve --graphs ${file} --only-graphs\` (or leave that module out with --modules)`,
+            {
+              file,
+              tool: name,
+              ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
+            },
+          );
         }
         const other = next.get(name);
         if (other) {
@@ -93,6 +121,12 @@ export class GraphRunner {
       }
     }
     this.tools = next;
+    // Servers whose configuration no graph declares any more (an edited or removed graph file) are closed.
+    const servers = new Map<string, McpServerRef>();
+    for (const g of graphs) {
+      for (const [name, config] of Object.entries(g.config.mcpServers)) servers.set(`${name}\u0000${JSON.stringify(config)}`, { name, config });
+    }
+    void this.options.mcpClientPool?.retainOnly?.([...servers.values()]).catch(() => undefined);
   }
 
   listTools(): GraphToolInfo[] {
@@ -104,6 +138,12 @@ export class GraphRunner {
       ...(graph.file ? { file: graph.file } : {}),
       graph: graph.server.title ?? graph.server.name,
     }));
+  }
+
+  /** The definition of a served tool (its nodes, as loaded) and the file declaring it, or undefined. */
+  toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
+    const c = this.tools.get(name);
+    return c ? { tool: c.tool, ...(c.graph.file ? { file: c.graph.file } : {}) } : undefined;
   }
 
   hasTool(name: string): boolean {
@@ -130,12 +170,24 @@ export class GraphRunner {
         now: clock ? () => clock.now() : Date.now,
         yieldToEventLoop: this.options.yieldToEventLoop ?? defaultYield,
         yieldEveryMs: this.options.yieldEveryMs ?? 4,
+        maxHistoryBytes: this.options.maxRunHistoryBytes ?? DEFAULT_MAX_RUN_HISTORY_BYTES,
+        maxResultBytes: this.options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       },
       options,
     );
     this.runs.add(run);
     const prune = (): void => this.runs.prune();
     run.promise.then(prune, prune);
+    const store = this.options.runStore;
+    if (store) {
+      const record = (): void => {
+        setImmediate(() => {
+          const rec = buildRunRecord(run.getState(), args ?? {}, { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name }, this.options.maxRecordedExecutions);
+          store.save(rec).catch((err) => this.options.onRecordError?.(err, executionId));
+        });
+      };
+      run.promise.then(record, record);
+    }
     return { executionId, promise: run.promise, controller: run };
   }
 

@@ -41,6 +41,16 @@ export class ChangePublishingTaskGraphStore implements TaskGraphStore {
     return this.inner.readTransitions(projectId);
   }
 
+  listProjects(): Promise<string[]> {
+    return this.inner.listProjects();
+  }
+
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts?: { replace?: boolean }): Promise<'imported' | 'unchanged' | 'skipped'> {
+    const outcome = await this.inner.importProject(graph, transitions, opts);
+    if (outcome === 'imported') this.publish(graph.project_id);
+    return outcome;
+  }
+
   private publish(project: string): void {
     this.changes.publish({ kind: 'tasks', project, id: project, at: new Date().toISOString() });
   }

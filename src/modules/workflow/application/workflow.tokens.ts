@@ -12,6 +12,9 @@ export const WorkflowTokens = {
   /** The parsed spec/workflow.schema.json (loaded lazily from the package root). */
   WorkflowSchema: Symbol.for('workgraph.WorkflowSchema'),
   WorkflowDocumentChecker: Symbol.for('workgraph.WorkflowDocumentChecker'),
+  /** The output-contract JSON Schemas of spec/contracts/ (ContractSchemaSource). */
+  ContractSchemas: Symbol.for('workgraph.ContractSchemas'),
+  StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
   // durable sessions
   SessionStore: Symbol.for('workgraph.SessionStore'),
   SessionTokens: Symbol.for('workgraph.SessionTokens'),

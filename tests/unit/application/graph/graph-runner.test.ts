@@ -248,7 +248,7 @@ describe('GraphRunner: limits and runaway expressions', () => {
     const runner = runnerFor(yaml, {}, { timeoutMs: 200, stackDepth: 5000 });
     const err = (await runner.executeTool('spin', {}).promise.catch((e: unknown) => e)) as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
-    expect(err.message).toMatch(/^node 'first': transform expression failed: .*timeout.*\(D1012\)$/i);
+    expect(err.message).toMatch(/^node 'first': transform expression failed: .*timeout.*\(D1012\)( at .*)?$/i);
     expect(err.details.node).toBe('first');
   });
 
@@ -260,7 +260,7 @@ describe('GraphRunner: limits and runaway expressions', () => {
         next: "exit"`);
     const err = (await runnerFor(yaml, {}, { timeoutMs: 5000, stackDepth: 500 }).executeTool('deep', {}).promise.catch((e: unknown) => e)) as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
-    expect(err.message).toMatch(/^node 'first': transform expression failed: .*\(D1011\)$/);
+    expect(err.message).toMatch(/^node 'first': transform expression failed: .*\(D1011\)( at .*)?$/);
   });
 
   it('names the node and rule when a switch var expression fails', async () => {
@@ -285,7 +285,7 @@ describe('GraphRunner: tool names and kept runs', () => {
     const b = compileYaml(sumToN);
     b.config.file = '/b.yaml';
     expect(() => runner.setGraphs([a, b])).toThrow(new InvalidGraphError("/b.yaml: tool 'sum_to_n' is also declared in /a.yaml"));
-    expect(() => runner.setGraphs([a], ['sum_to_n'])).toThrow("/a.yaml: tool 'sum_to_n' clashes with the built-in tool of the same name");
+    expect(() => runner.setGraphs([a], ['sum_to_n'])).toThrow(/\/a.yaml: tool 'sum_to_n' clashes with workgraph's built-in tool 'sum_to_n'; this file is not served .*--only-graphs/);
     expect(runner.hasTool('sum_to_n')).toBe(true);
   });
 
@@ -526,5 +526,57 @@ describe('GraphRunner: debugger', () => {
     });
     await expect(run.promise).rejects.toThrow(/node 'first': transform expression failed: nope/);
     expect(events).toEqual(['done 0 entry', 'error 1 first expression_error']);
+  });
+});
+
+describe('GraphRunner: memory bounds', () => {
+  it('ends a run whose history passes the per-run cap with execution_limit naming the cap', async () => {
+    const runner = runnerFor(sumToN, { maxRunHistoryBytes: 256 * 1024 });
+    const run = runner.executeTool('sum_to_n', { n: 100_000 });
+    const error = await run.promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExecutionLimitError);
+    expect((error as ExecutionLimitError).code).toBe('execution_limit');
+    expect((error as Error).message).toMatch(/maxHistoryBytes \(256 KiB\)/);
+    expect((error as Error).message).toContain('--graph-run-history-mb');
+    const state = runner.getExecutionState(run.executionId);
+    expect(state.status).toBe('error');
+    expect(state.executionCount).toBeLessThan(20_000); // stopped early, not at the end of the loop
+  });
+
+  it('keeps finished runs within the retained-bytes bound, dropping the oldest first', async () => {
+    const runner = runnerFor(sumToN, { recentRunsMaxBytes: 1024 * 1024 });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const run = runner.executeTool('sum_to_n', { n: 3_000 });
+      await run.promise;
+      ids.push(run.executionId);
+    }
+    const kept = runner.listExecutions().map((e) => e.executionId);
+    expect(kept[kept.length - 1]).toBe(ids[5]);
+    expect(kept.length).toBeLessThan(6);
+    expect(kept).toEqual(ids.slice(ids.length - kept.length)); // the newest ones
+    expect(() => runner.getExecutionState(ids[0]!)).toThrow(NotFoundError);
+    expect(runner.getExecutionState(ids[5]!).history.length).toBe(2 * 3_000 + 3);
+  });
+
+  it('refuses a result over the result cap with execution_limit naming the cap', async () => {
+    const runner = runnerFor(
+      linearTool('big', `
+      - id: "first"
+        type: "transform"
+        transform: { expr: '{ "text": $pad("", $.entry.size, "x") }' }
+        next: "exit"`),
+      { maxResultBytes: 64 * 1024 },
+    );
+    expect((await runner.executeTool('big', { size: 1_000 }).promise).result).toEqual({ text: 'x'.repeat(1_000) });
+    const error = await runner.executeTool('big', { size: 100_000 }).promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExecutionLimitError);
+    expect((error as Error).message).toMatch(/maxResultBytes \(64 KiB\) exceeded: the result is 97\.7 KiB/);
   });
 });

@@ -22,6 +22,9 @@ import type { SessionStore } from '../ports/session-store';
 import type { SessionTokens } from '../ports/session-tokens';
 import { ConditionEvaluator } from './condition-evaluator';
 import { ValidationEngine } from './validation-engine';
+import { StepOutputChecker } from './step-output-checker';
+import { nextStep, type GetNextStepOutput } from '../use-cases/get-next-step';
+import { ENGINE_KEY } from '../../domain/current-format/compile';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 
 /** The agent's output for a step. */
@@ -67,7 +70,36 @@ export class SessionEngine {
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
     @inject(WorkflowTokens.ValidationEngine) private readonly validation: ValidationEngine,
     @inject(Tokens.Config) private readonly config: AppConfig,
+    @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
   ) {}
+
+  /**
+   * The engine's answer for a node: workflow_next's own entry point (the same step shape, prompt sections, contracts
+   * and assessments), with `output` for the step being completed (current format) — `blocked`/`blockers` included.
+   */
+  engineAnswer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>, output?: unknown): GetNextStepOutput {
+    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs);
+  }
+
+  /** The engine memory (loop-control decisions, follow-ups, accepted outputs) a context carries, as a context patch. */
+  engineMemoryPatch(context: Record<string, unknown>): Record<string, unknown> {
+    return context[ENGINE_KEY] !== undefined ? { [ENGINE_KEY]: context[ENGINE_KEY] } : {};
+  }
+
+  /** Session guidance from the engine's prompt: its "When done" part says to call workflow_continue instead. */
+  sessionPrompt(answer: GetNextStepOutput, notes: readonly string[] = []): string {
+    if (!answer.step) return answer.guidance.prompt;
+    const prompt = answer.guidance.prompt;
+    const cut = prompt.lastIndexOf('\n\n## When done\n');
+    const body = cut >= 0 ? prompt.slice(0, cut) : prompt;
+    const done: string[] = [];
+    if (answer.step.askForFiles) done.push('- Ask the user for any files you need before you start.');
+    if (answer.step.requireConfirmation) done.push('- Ask for the confirmation this step requires before you continue.');
+    done.push('- Call workflow_continue with the continueToken and `output: {notesMarkdown, artifacts?}` saying what you did (and `context` with only the variables you changed).');
+    if (answer.step.hasValidation || answer.step.outputContract || answer.step.assessments) done.push("- Your output is checked against the step's criteria; a `blocked` answer says exactly what is missing.");
+    const extra = notes.length ? `\n\n## Note\n${notes.map((n) => `- ${n}`).join('\n')}` : '';
+    return `${body}${extra}\n\n## When done\n${done.join('\n')}`;
+  }
 
   get maxBlockedAttempts(): number {
     return this.config.sessions.maxBlockedAttempts;
@@ -111,7 +143,7 @@ export class SessionEngine {
 
   /** The step a node hands out (a pure function of the workflow, its completed steps and its context). */
   answer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>): NodeAnswer {
-    const r = resolveNextStep(workflow, completedSteps, context, this.conditions.asFunction);
+    const r = resolveNextStep(workflow, completedSteps, context, this.conditions.forFormat(workflow.format));
     return { step: r.step, notes: r.notes, isComplete: r.isComplete, context: r.context };
   }
 
@@ -166,7 +198,7 @@ export class SessionEngine {
   }
 }
 
-export function pointerOf(step: ResolvedStep | null): StepPointer | null {
+export function pointerOf(step: { id: string; title: string; completionId: string } | null): StepPointer | null {
   return step ? { completionId: step.completionId, stepId: step.id, title: step.title } : null;
 }
 

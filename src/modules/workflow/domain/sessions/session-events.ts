@@ -20,7 +20,7 @@ export interface Blocker {
   pointer: string;
   message: string;
   /** The expected shape or value, when one can be stated. */
-  expected?: string;
+  expected?: unknown;
 }
 
 /** Notes an agent left on one step, as kept for the recap (bounded). */

@@ -18,13 +18,17 @@ export function buildSessionStepGuidance(step: ResolvedStep, notes: readonly str
   return `${body}\n\n## When done\n${done.join('\n')}`;
 }
 
-/** The guidance of a blocked answer: what was wrong, then the step again. */
-export function buildBlockedGuidance(step: ResolvedStep, blockers: readonly Blocker[], exhausted: boolean, attempt: number, max: number): string {
-  const lines = blockers.map((b) => `- ${b.message}${b.expected ? ` (expected: ${b.expected})` : ''}`);
-  const head = exhausted
+/** The start of a blocked answer's guidance: what was wrong, what to do (the step's own guidance follows it). */
+export function buildBlockedHeader(blockers: readonly Blocker[], exhausted: boolean, attempt: number, max: number): string {
+  const lines = blockers.map((b) => `- ${b.message}${b.pointer && b.pointer !== '/notesMarkdown' ? ` (at ${b.pointer})` : ''}${b.expected ? ` (expected: ${typeof b.expected === 'string' ? b.expected : JSON.stringify(b.expected)})` : ''}`);
+  return exhausted
     ? `## Blocked: attempts exhausted (${attempt} of ${max})\nStop and ask the person how to proceed: this step's output was refused ${attempt} times in a row. Show them these problems:\n${lines.join('\n')}\nA corrected output sent with the retryToken still advances the session.`
     : `## Blocked (attempt ${attempt} of ${max})\nThe output does not satisfy this step yet:\n${lines.join('\n')}\nFix it and call workflow_continue again with the retryToken.`;
-  return `${head}\n\n${buildSessionStepGuidance(step)}`;
+}
+
+/** The guidance of a blocked answer: what was wrong, then the step again. */
+export function buildBlockedGuidance(step: ResolvedStep, blockers: readonly Blocker[], exhausted: boolean, attempt: number, max: number): string {
+  return `${buildBlockedHeader(blockers, exhausted, attempt, max)}\n\n${buildSessionStepGuidance(step)}`;
 }
 
 /** The guidance when the session's workflow is complete. */

@@ -10,6 +10,7 @@ import {
   mergeContext,
   SessionTree,
   summarizeRun,
+  type Blocker,
   type NodeState,
   type SessionEvent,
   type SessionState,
@@ -128,25 +129,43 @@ export class ContinueSession implements UseCase<ContinueSessionInput, SessionAns
       return { events: pre, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
     }
     const step = here.step;
-    const blockers = this.engine.check(step, input.output, here.context);
+    const completedSteps = [...base.completedSteps, step.completionId];
+    // Current format: the engine's own output check (contracts, assessments, loop control) through workflow_next's
+    // entry point; classic format: the step's validationCriteria on the notes.
+    let blockers: Blocker[];
+    let followup: string | undefined;
+    let next: { isComplete: boolean; step: { id: string; title: string; completionId: string } | null; context: Record<string, unknown> };
+    let memory: Record<string, unknown> = {};
+    if (workflow.format === 'current') {
+      const r = this.engine.engineAnswer(workflow, completedSteps, context, input.output ?? undefined);
+      blockers = (r.blockers ?? []).map((b) => ({ code: b.code, pointer: b.pointer, message: b.message, ...(b.expected !== undefined ? { expected: b.expected } : {}) }));
+      followup = r.followup;
+      memory = this.engine.engineMemoryPatch(r.context);
+      next = r;
+    } else {
+      blockers = this.engine.check(step, input.output, here.context);
+      next = blockers.length ? { isComplete: false, step: null, context } : this.engine.engineAnswer(workflow, completedSteps, context);
+    }
+    const withMemory = { ...(patch ?? {}), ...memory };
     const common = {
       completionId: step.completionId,
       title: step.title,
       outputHash: hash,
       ...(input.output?.notesMarkdown !== undefined ? { notesMarkdown: input.output.notesMarkdown } : {}),
       ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
-      ...(patch ? { contextPatch: patch } : {}),
+      ...(Object.keys(withMemory).length ? { contextPatch: withMemory } : {}),
     };
-    if (blockers.length) {
-      const attempt = base.blockedAttempts + 1;
-      const exhausted = attempt >= this.engine.maxBlockedAttempts;
-      const events = [...pre, this.event<SessionEvent>({ kind: 'output_blocked', node: base.node, blockers, attempt, exhausted, ...common })];
+    if (blockers.length || followup) {
+      // An assessment follow-up sends the agent back to the same step with guidance: answered like a blocked output
+      // (code assessment_followup) but not counted as a failed attempt.
+      const attempt = followup && !blockers.length ? base.blockedAttempts : base.blockedAttempts + 1;
+      const exhausted = !followup && attempt >= this.engine.maxBlockedAttempts;
+      const shown = blockers.length ? blockers : [{ code: 'assessment_followup', pointer: '/artifacts', message: followup as string }];
+      const events = [...pre, this.event<SessionEvent>({ kind: 'output_blocked', node: base.node, blockers: shown, attempt: Math.max(attempt, 1), exhausted, ...common })];
       const after = foldSessionEvents(state, events) as SessionState;
-      return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, blockers, attempt, exhausted, extra) };
+      return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, shown, Math.max(attempt, 1), exhausted, extra) };
     }
     const node = state.nodeCount;
-    const completedSteps = [...base.completedSteps, step.completionId];
-    const next = this.engine.answer(workflow, completedSteps, context);
     const events: SessionEvent[] = [...pre, this.event<SessionEvent>({ kind: 'step_completed', from: base.node, node, next: pointerOf(next.step), ...common })];
     if (next.isComplete) {
       const all = [...(await history()).events, ...events];

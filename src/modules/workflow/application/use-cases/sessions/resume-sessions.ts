@@ -3,7 +3,7 @@ import { WorkflowTokens } from '../../workflow.tokens';
 import type { CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { rankSessions, type SessionStatus, type StepNote, type SessionSummary } from '../../../domain/sessions';
-import { stepAnswer, type StepAnswer } from '../get-next-step';
+import type { StepAnswer } from '../get-next-step';
 import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
 
 export interface ResumeSessionsInput {
@@ -64,7 +64,7 @@ export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessio
     for (const p of picked) {
       const state = await this.engine.store.load(p.sessionId);
       const workflow = await this.engine.workflowOf(state);
-      const a = this.engine.answerNode(workflow, state.head);
+      const a = this.engine.engineAnswer(workflow, state.head.completedSteps, state.head.context);
       candidates.push({
         sessionId: state.sessionId,
         workflowId: state.workflowId,
@@ -75,9 +75,9 @@ export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessio
         updatedAt: state.updatedAt,
         reasons: p.reasons,
         continueToken: await this.engine.tokens.sign({ kind: 'resume', sessionId: state.sessionId, node: state.head.node }),
-        step: a.step ? stepAnswer(a.step) : null,
+        step: a.step,
         guidance: {
-          prompt: a.step ? this.engine.stepPrompt(a.step, a.notes) : this.engine.completePrompt(workflow, state.summary ?? 'complete'),
+          prompt: a.step ? this.engine.sessionPrompt(a) : this.engine.completePrompt(workflow, state.summary ?? 'complete'),
         },
         context: a.context,
         recap: state.head.recentNotes,

@@ -1,5 +1,5 @@
-import type { ResolvedStep } from '../../../domain/step-resolution';
-import { stepAnswer, type StepAnswer } from '../get-next-step';
+import type { StepAnswer } from '../get-next-step';
+import { buildBlockedHeader } from '../../../domain/sessions';
 import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
 import type { PinnedWorkflowInfo, SessionEngine } from '../../services/session-engine';
@@ -46,7 +46,7 @@ export async function nodeAnswer(
   status: 'started' | 'advanced',
   extra: Partial<SessionAnswer> = {},
 ): Promise<SessionAnswer> {
-  const a = engine.answerNode(workflow, node);
+  const a = engine.engineAnswer(workflow, node.completedSteps, node.context);
   const continueToken = await engine.tokens.sign({ kind: 'continue', sessionId: state.sessionId, node: node.node });
   const info = await engine.workflowInfo(state);
   if (a.isComplete || !a.step) {
@@ -69,8 +69,8 @@ export async function nodeAnswer(
     status,
     sessionId: state.sessionId,
     continueToken,
-    step: stepAnswer(a.step),
-    guidance: { prompt: withNote(engine.stepPrompt(a.step, a.notes), info) },
+    step: a.step,
+    guidance: { prompt: withNote(engine.sessionPrompt(a), info) },
     isComplete: false,
     context: a.context,
     sessionStatus: state.status,
@@ -90,17 +90,17 @@ export async function blockedAnswer(
   exhausted: boolean,
   extra: Partial<SessionAnswer> = {},
 ): Promise<SessionAnswer> {
-  const a = engine.answerNode(workflow, node);
+  const a = engine.engineAnswer(workflow, node.completedSteps, node.context);
   const retryToken = await engine.tokens.sign({ kind: 'retry', sessionId: state.sessionId, node: node.node });
   const info = await engine.workflowInfo(state);
-  const step = a.step as ResolvedStep;
+  const header = buildBlockedHeader(blockers, exhausted, attempt, engine.maxBlockedAttempts);
   return {
     status: 'blocked',
     sessionId: state.sessionId,
     continueToken: retryToken,
     retryToken,
-    step: stepAnswer(step),
-    guidance: { prompt: withNote(engine.blockedPrompt(step, blockers, exhausted, attempt), info) },
+    step: a.step,
+    guidance: { prompt: withNote(`${header}\n\n${engine.sessionPrompt(a)}`, info) },
     isComplete: false,
     context: a.context,
     blockers,
