@@ -3,6 +3,7 @@ import { ConflictError } from '../../domain/errors';
 import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain/tasks';
 import { Tokens } from '../../di/tokens';
 import type { Clock } from '../ports/clock';
+import type { CallContext } from '../ports/call-context';
 import type { PathPolicy } from '../ports/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../ports/use-case';
@@ -31,10 +32,13 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
+  async execute(input: InitProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
     // The domain's slug (what the store's projectIdOf uses), called here so a refused name names this tool's field.
     const projectId = projectIdFromName(input.projectName, 'projectName');
-    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', { mustExist: true });
+    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', {
+      mustExist: true,
+      clientRoots: ctx?.clientRoots,
+    });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
     await this.store.create(graph, {

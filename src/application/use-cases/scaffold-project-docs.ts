@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../di/tokens';
+import type { CallContext } from '../ports/call-context';
 import type { PathPolicy } from '../ports/path-policy';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
 import type { UseCase } from '../ports/use-case';
@@ -31,8 +32,11 @@ export class ScaffoldProjectDocs implements UseCase<ScaffoldProjectDocsInput, Sc
     @inject(Tokens.ScaffoldFileWriter) private readonly writer: ScaffoldFileWriter,
   ) {}
 
-  async execute(input: ScaffoldProjectDocsInput): Promise<ScaffoldProjectDocsOutput> {
-    const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', { mustExist: false });
+  async execute(input: ScaffoldProjectDocsInput, ctx?: CallContext): Promise<ScaffoldProjectDocsOutput> {
+    const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', {
+      mustExist: false,
+      clientRoots: ctx?.clientRoots,
+    });
     const files: ScaffoldFile[] = [
       { relativePath: 'ARCHITECTURE.md', content: input.architectureContent, field: 'architectureContent' },
       ...input.phaseTasks.map((p, i) => ({ relativePath: p.fileName, content: p.content, field: `phaseTasks[${i}].fileName` })),

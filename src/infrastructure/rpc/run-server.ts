@@ -1,3 +1,4 @@
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../application/ports/logger';
@@ -13,7 +14,7 @@ import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from './tool-registry';
 import { builtinTools } from './tools';
 
-export interface RunServerOptions {
+export interface ServerHostOptions {
   /** What the server needs before its first tool call. */
   core: ServerCore;
   /**
@@ -21,26 +22,25 @@ export interface RunServerOptions {
    * when graph files must be loaded — so a server answers `initialize` and `tools/list` without loading the modules.
    */
   container: () => DependencyContainer;
-  input: Readable;
-  output: Writable;
   pinoLogger?: PinoLogger;
-  transport?: LineTransportOptions;
-}
-
-export interface RunningServer {
-  server: WorkgraphServer;
-  /** Resolves once the session has ended and every shutdown hook has run. */
-  closed: Promise<void>;
-  /** Ends the session (as if stdin had ended). */
-  stop(): Promise<void>;
 }
 
 /**
- * Serves MCP on the given streams until the input ends, the output breaks or `stop()` is called; then runs the
- * shutdown hooks (children killed, clients closed).
+ * The shared core every client session runs on — tool registry, dispatcher, the lazily built container (stores,
+ * engines, client pools, graph host), lifecycle — and the factory that builds one protocol server per session.
  */
-export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
-  const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
+export interface ServerHost {
+  core: ServerCore;
+  /** A new protocol server for one client session (stdio is one session; each HTTP session is another). */
+  newSession(): WorkgraphServer;
+  /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
+  announce(where: string): void;
+  /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
+  ready(): Promise<boolean>;
+}
+
+export async function createServerHost(opts: ServerHostOptions): Promise<ServerHost> {
+  const { config, logger, lifecycle, registry } = opts.core;
   let built: DependencyContainer | undefined;
   const c = () => (built ??= opts.container());
   registry.register(builtinTools(), 'builtin');
@@ -51,37 +51,82 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     (token) => c().resolve(token),
     logger,
   );
-  const server = new WorkgraphServer({
-    version: config.version,
-    registry,
-    dispatcher,
-    logger,
-    pinoLogger: opts.pinoLogger,
-    pathPolicy,
-    shutdownSignal: lifecycle.signal,
-  });
+  let announced = false;
+  return {
+    core: opts.core,
+    newSession: () =>
+      new WorkgraphServer({ version: config.version, registry, dispatcher, logger, pinoLogger: opts.pinoLogger, shutdownSignal: lifecycle.signal }),
+    announce: (where) => {
+      if (announced) return;
+      announced = true;
+      void announce(c, config, registry, logger, where);
+    },
+    ready: async () => {
+      try {
+        await fs.mkdir(config.dataDir, { recursive: true });
+        await fs.access(config.dataDir, fsConstants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export interface StdioSessionOptions {
+  input: Readable;
+  output: Writable;
+  transport?: LineTransportOptions;
+  /** Where else the server listens, for the start line (`http://127.0.0.1:8080/mcp`). */
+  alsoServing?: string;
+}
+
+export interface RunningSession {
+  server: WorkgraphServer;
+  /** Resolves once the session has ended (end of input, broken output, `stop()`). */
+  closed: Promise<void>;
+  /** Ends the session (as if stdin had ended). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves one MCP session on the given streams (stdio) until the input ends, the output breaks or `stop()` is called.
+ * Ending it closes this session only; the caller decides whether the process shuts down.
+ */
+export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningSession> {
+  const { logger } = host.core;
+  const server = host.newSession();
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  transport.onclose = () => {
-    void lifecycle.shutdown().then(resolveClosed);
-  };
+  transport.onclose = () => resolveClosed();
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
 
   // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
   // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
-  let announced = false;
-  const announceOnce = () => {
-    if (announced) return;
-    announced = true;
-    void announce(c, config, registry, logger);
-  };
+  const where = opts.alsoServing ? `stdio and ${opts.alsoServing}` : 'stdio';
+  const announceOnce = () => host.announce(where);
   const fallback = setTimeout(announceOnce, 300);
   fallback.unref();
   server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
   return { server, closed, stop: () => transport.close().then(() => closed) };
+}
+
+export interface RunServerOptions extends ServerHostOptions, StdioSessionOptions {}
+
+export interface RunningServer extends RunningSession {}
+
+/**
+ * Serves MCP on the given streams (stdio only) until the input ends, the output breaks or `stop()` is called; then
+ * runs the shutdown hooks (children killed, clients closed).
+ */
+export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
+  const host = await createServerHost(opts);
+  const session = await serveStdio(host, opts);
+  const closed = session.closed.then(() => host.core.lifecycle.shutdown());
+  return { server: session.server, closed, stop: () => session.stop().then(() => closed) };
 }
 
 /** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */
@@ -99,8 +144,8 @@ async function publishGraphTools(
   await publisher.start();
 }
 
-/** The start line on stderr: version, tool count, workflow and graph counts, data dir. */
-async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
+/** The start line on stderr: where, version, tool count, workflow and graph counts, data dir. */
+async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger, where: string): Promise<void> {
   let workflows = 'workflows unknown';
   try {
     const listing = await c().resolve<WorkflowStorage>(Tokens.WorkflowStorage).list();
@@ -111,7 +156,7 @@ async function announce(c: () => DependencyContainer, config: AppConfig, registr
   // Tools from graph files (the built-in graph_inspect does not count).
   const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
   logger.info(
-    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
+    `workgraph ${config.version} serving on ${where}: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
   );
 }
 

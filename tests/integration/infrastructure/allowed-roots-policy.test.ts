@@ -41,13 +41,14 @@ describe('AllowedRootsPolicy', () => {
     await expect(p.resolveAllowedDirectory(path.join(root, 'missing'), 'f', { mustExist: false })).resolves.toBe(path.join(root, 'missing'));
   });
 
-  it('prefers the client roots when the client offers some', async () => {
+  it("prefers the caller's client roots when it offers some; each call brings its own", async () => {
     const p = new AllowedRootsPolicy([root]);
-    p.setClientRootsProvider(async () => [outside]);
-    await expect(p.resolveAllowedDirectory(outside, 'f')).resolves.toBe(outside);
-    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
-    p.setClientRootsProvider(async () => []);
-    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).resolves.toBeTruthy();
+    const clientRoots = async () => [outside];
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots })).resolves.toBe(outside);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
+    // Another caller (another session) without roots, or with none offered, is not touched by the first one's.
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots: async () => [] })).resolves.toBeTruthy();
+    await expect(p.resolveAllowedDirectory(outside, 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
   });
 
   it('defaults to the home and temp folders', async () => {
