@@ -22,9 +22,9 @@ export function serveCommand(): Command {
     .action(async (flags: CommonFlags & HttpFlags) => {
       const config = resolveConfig(flags);
       const http = resolveHttpConfig(flags);
-      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
-      const { createServerCore } = await import('../../di/server-core');
-      const { createServerHost, serveStdio } = await import('../../infrastructure/rpc/run-server');
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
+      const { createServerCore } = await import('../../server/server-core');
+      const { createServerHost, serveStdio } = await import('../../server/run-server');
       const logger = PinoLogger.create(config.logLevel);
       process.on('uncaughtException', (e) => {
         logger.error('uncaught exception', { err: e.message, stack: e.stack });
@@ -34,7 +34,7 @@ export function serveCommand(): Command {
       const host = await createServerHost({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
-        container: () => (require('../../di/container') as typeof import('../../di/container')).createContainer(config, logger, { core }),
+        container: () => (require('../../server/container') as typeof import('../../server/container')).createContainer(config, logger, { core }),
         pinoLogger: logger,
       });
 

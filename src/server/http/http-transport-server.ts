@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../../application/ports/logger';
+import type { Logger } from '../../kernel/logger';
 import { BoundedEventStore } from './event-store';
 import { sendJson, sendRpcError } from './http-answers';
 import { readBody } from './http-body';

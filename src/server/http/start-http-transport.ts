@@ -1,5 +1,5 @@
-import type { Logger } from '../../application/ports/logger';
-import type { ServerHost } from '../../infrastructure/rpc/run-server';
+import type { Logger } from '../../kernel/logger';
+import type { ServerHost } from '../run-server';
 import type { HttpConfig } from './http-config';
 import { HttpTransportServer } from './http-transport-server';
 import { StaticTokenVerifier } from './token-verifier';

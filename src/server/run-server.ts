@@ -1,0 +1,167 @@
+import { constants as fsConstants, promises as fs } from 'node:fs';
+import type { Readable, Writable } from 'node:stream';
+import type { DependencyContainer } from 'tsyringe';
+import type { Logger } from '../kernel/logger';
+import { Tokens } from '../kernel/tokens';
+import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
+import { WorkflowTokens, type WorkflowStorage } from '../modules/workflow';
+import type { ServerCore } from './server-core';
+import type { AppConfig } from '../kernel/config/app-config';
+import type { Lifecycle } from '../kernel/lifecycle';
+import type { PinoLogger } from '../kernel/logging/pino-logger';
+import { LineTransport, type LineTransportOptions } from './line-transport';
+import { WorkgraphServer } from './mcp-server';
+import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
+import type { ToolRegistry } from '../kernel/tools/tool-registry';
+
+export interface ServerHostOptions {
+  /** What the server needs before its first tool call. */
+  core: ServerCore;
+  /**
+   * Builds the DI container (with every module registered) over `core`; called once, on the first tool call or
+   * when graph files must be loaded — so a server answers `initialize` and `tools/list` without loading the modules.
+   */
+  container: () => DependencyContainer;
+  pinoLogger?: PinoLogger;
+}
+
+/**
+ * The shared core every client session runs on — tool registry, dispatcher, the lazily built container (stores,
+ * engines, client pools, graph host), lifecycle — and the factory that builds one protocol server per session.
+ */
+export interface ServerHost {
+  core: ServerCore;
+  /** A new protocol server for one client session (stdio is one session; each HTTP session is another). */
+  newSession(): WorkgraphServer;
+  /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
+  announce(where: string): void;
+  /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
+  ready(): Promise<boolean>;
+}
+
+export async function createServerHost(opts: ServerHostOptions): Promise<ServerHost> {
+  const { config, logger, lifecycle, registry } = opts.core;
+  let built: DependencyContainer | undefined;
+  const c = () => (built ??= opts.container());
+  if (config.graphPaths.length > 0) await publishGraphTools(c(), registry, logger, lifecycle, config.graphPaths);
+
+  const dispatcher = new ToolDispatcher(
+    () => c().resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
+    (token) => c().resolve(token),
+    logger,
+  );
+  let announced = false;
+  return {
+    core: opts.core,
+    newSession: () =>
+      new WorkgraphServer({ version: config.version, registry, dispatcher, logger, pinoLogger: opts.pinoLogger, shutdownSignal: lifecycle.signal }),
+    announce: (where) => {
+      if (announced) return;
+      announced = true;
+      void announce(c, config, registry, logger, where);
+    },
+    ready: async () => {
+      try {
+        await fs.mkdir(config.dataDir, { recursive: true });
+        await fs.access(config.dataDir, fsConstants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export interface StdioSessionOptions {
+  input: Readable;
+  output: Writable;
+  transport?: LineTransportOptions;
+  /** Where else the server listens, for the start line (`http://127.0.0.1:8080/mcp`). */
+  alsoServing?: string;
+}
+
+export interface RunningSession {
+  server: WorkgraphServer;
+  /** Resolves once the session has ended (end of input, broken output, `stop()`). */
+  closed: Promise<void>;
+  /** Ends the session (as if stdin had ended). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves one MCP session on the given streams (stdio) until the input ends, the output breaks or `stop()` is called.
+ * Ending it closes this session only; the caller decides whether the process shuts down.
+ */
+export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningSession> {
+  const { logger } = host.core;
+  const server = host.newSession();
+  const transport = new LineTransport(opts.input, opts.output, opts.transport);
+
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+  transport.onclose = () => resolveClosed();
+  transport.onerror = (e) => logger.debug('transport error', { err: e.message });
+  await server.connect(transport);
+
+  // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
+  // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
+  const where = opts.alsoServing ? `stdio and ${opts.alsoServing}` : 'stdio';
+  const announceOnce = () => host.announce(where);
+  const fallback = setTimeout(announceOnce, 300);
+  fallback.unref();
+  server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
+  return { server, closed, stop: () => transport.close().then(() => closed) };
+}
+
+export interface RunServerOptions extends ServerHostOptions, StdioSessionOptions {}
+
+export interface RunningServer extends RunningSession {}
+
+/**
+ * Serves MCP on the given streams (stdio only) until the input ends, the output breaks or `stop()` is called; then
+ * runs the shutdown hooks (children killed, clients closed).
+ */
+export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
+  const host = await createServerHost(opts);
+  const session = await serveStdio(host, opts);
+  const closed = session.closed.then(() => host.core.lifecycle.shutdown());
+  return { server: session.server, closed, stop: () => session.stop().then(() => closed) };
+}
+
+/** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */
+async function publishGraphTools(
+  c: DependencyContainer,
+  registry: ToolRegistry,
+  logger: Logger,
+  lifecycle: Lifecycle,
+  paths: readonly string[],
+): Promise<void> {
+  const { GraphToolPublisher } = graphRuntime();
+  const host = c.resolve<GraphHost>(GraphTokens.GraphHost);
+  const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
+  lifecycle.onShutdown('graph file watchers', () => publisher.close());
+  await publisher.start();
+}
+
+/** The start line on stderr: where, version, tool count, workflow and graph counts, data dir. */
+async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger, where: string): Promise<void> {
+  let workflows = 'workflows unknown';
+  try {
+    const listing = await c().resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
+    workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
+  } catch (e) {
+    logger.warn('could not list workflows at start', { err: (e as Error).message });
+  }
+  // Tools from graph files (the built-in graph_inspect does not count).
+  const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
+  logger.info(
+    `workgraph ${config.version} serving on ${where}: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
+  );
+}
+
+function chain(first: (() => void) | undefined, second: () => void): () => void {
+  return () => {
+    first?.();
+    second();
+  };
+}
