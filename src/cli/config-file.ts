@@ -18,6 +18,15 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  // serve's HTTP transport (src/cli/resolve-http-config.ts)
+  http: 'string',
+  stdio: 'boolean',
+  authTokenFile: 'path',
+  allowedOrigins: 'strings',
+  allowedHosts: 'strings',
+  publicUrl: 'string',
+  sessionIdleTimeout: 'string',
+  maxSessions: 'integer',
 };
 
 export class ConfigFileError extends Error {}

@@ -82,3 +82,42 @@ it('parseDuration', () => {
   expect(() => parseDuration('0', 'x')).toThrow(/^x: expected a duration/);
   expect(() => parseDuration('-5s', 'x')).toThrow(/^x: expected a duration/);
 });
+
+describe('resolveHttpConfig with a config file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-httpfile-')));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('reads every HTTP setting from the file (token file relative to it); env and flags beat it', () => {
+    fs.mkdirSync(path.join(dir, 'etc'));
+    fs.writeFileSync(path.join(dir, 'etc', 'tokens'), 'from-file\n');
+    const cfg = path.join(dir, 'etc', 'workgraph.yaml');
+    fs.writeFileSync(
+      cfg,
+      'http: "0.0.0.0:7000"\nstdio: true\nauthTokenFile: tokens\nallowedHosts: [mcp.example.com]\nallowedOrigins: https://app.example.com\npublicUrl: https://mcp.example.com\nsessionIdleTimeout: 10m\nmaxSessions: 12\n',
+    );
+    expect(resolveHttpConfig({ config: cfg }, {}, dir)).toEqual({
+      listen: { host: '0.0.0.0', port: 7000 },
+      stdio: true,
+      tokens: ['from-file'],
+      allowedHosts: ['mcp.example.com'],
+      allowedOrigins: ['https://app.example.com'],
+      publicUrl: 'https://mcp.example.com',
+      sessionIdleTimeoutMs: 600_000,
+      maxSessions: 12,
+    });
+    expect(resolveHttpConfig({ config: cfg, maxSessions: '3' }, { WORKGRAPH_HTTP: '127.0.0.1:1', WORKGRAPH_AUTH_TOKENS: 'env-t' }, dir)).toMatchObject({
+      listen: { host: '127.0.0.1', port: 1 },
+      tokens: ['env-t'],
+      maxSessions: 3,
+    });
+  });
+
+  it('a bad value in the file names the setting', () => {
+    const cfg = path.join(dir, 'w.json');
+    fs.writeFileSync(cfg, JSON.stringify({ http: '8080', maxSessions: 0 }));
+    expect(() => resolveHttpConfig({}, { WORKGRAPH_CONFIG: cfg }, dir)).toThrow("maxSessions (config file): expected a positive whole number, got '0'");
+  });
+});
