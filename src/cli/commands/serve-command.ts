@@ -61,9 +61,11 @@ export function serveCommand(): Command {
       } else {
         host.announce(httpUrl as string);
       }
-      process.once('SIGTERM', () => void shutdown());
-      process.once('SIGINT', () => void shutdown());
-      if (http) process.once('SIGHUP', () => void shutdown());
+      // `on`, not `once`: signal-exit (loaded by proper-lockfile) re-raises a signal when its own listener is the only
+      // one left, and a `once` listener is removed before it runs. shutdown() runs once however often it is called.
+      process.on('SIGTERM', () => void shutdown());
+      process.on('SIGINT', () => void shutdown());
+      if (http) process.on('SIGHUP', () => void shutdown());
       await new Promise<never>(() => undefined);
     });
 }
