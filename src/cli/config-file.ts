@@ -17,6 +17,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
+  shutdownGrace: 'integer',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)
   http: 'string',
   stdio: 'boolean',

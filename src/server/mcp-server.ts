@@ -14,7 +14,9 @@ import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
-import { toJsonRpcError } from './error-mapper';
+import type { CallTracker } from '../kernel/shutdown-coordinator';
+import { CancelledError, ErrorCodes } from '../kernel/errors';
+import { errorResult, toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -26,8 +28,11 @@ export interface WorkgraphServerDeps {
   logger: Logger;
   /** When given, log entries are forwarded as notifications/message once the client sets a level. */
   pinoLogger?: PinoLogger;
-  /** Aborted when the server shuts down; every call's signal follows it. */
-  shutdownSignal: AbortSignal;
+  /**
+   * This session's calls: refused once shutdown started, tracked while they run (shutdown waits for them), and
+   * cancelled through its signal when the grace period is over — every call's signal follows it.
+   */
+  calls: CallTracker;
 }
 
 type RequestExtra = {
@@ -36,21 +41,27 @@ type RequestExtra = {
   sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 };
 
+/** The answer to a call that arrives once shutdown started. */
+const SHUTTING_DOWN = 'the server is shutting down and takes no new calls';
+
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
 
 /**
  * The protocol server of one client session: the SDK's low-level `Server` with the shared tool registry behind
  * `tools/list` and `tools/call`, the plain JSON-RPC workflow methods, and what belongs to this client alone — its MCP
- * roots (its trust boundary), its log level, its sampling capability. Built per connection by the session factory
- * (`createServerHost` in src/server/run-server.ts) over one shared core; the listeners it registers on shared objects (log
- * sink, tool-list changes) are removed when the session closes.
+ * roots (its trust boundary, handed to use cases through each call's CallContext), its log level, its sampling
+ * capability, its calls (a CallTracker of the shutdown coordinator). Built per connection by the session factory
+ * (`createServerHost` in run-server.ts) over one shared core; the listeners it registers on shared objects (log sink,
+ * tool-list changes) are removed when the session closes.
  */
 export class WorkgraphServer {
   readonly sdk: Server;
   private mcpLogLevel?: LoggingLevel;
   private rootsCache?: Promise<string[] | undefined>;
   private readonly disposers: Array<() => void> = [];
+  /** Ids of requests that arrived once shutdown had started: answered "shutting down", not run. */
+  private readonly refused = new Set<string | number>();
 
   constructor(private readonly deps: WorkgraphServerDeps) {
     this.sdk = new Server(
@@ -67,6 +78,51 @@ export class WorkgraphServer {
 
   async connect(transport: Transport): Promise<void> {
     await this.sdk.connect(transport);
+    this.trackRequests(transport);
+  }
+
+  /**
+   * Every request counts as in flight from the moment the transport delivers it until its response is sent — not
+   * only from when a tool starts — so a shutdown that starts right after a request arrived (the end of stdin just
+   * behind the last line) still waits for its answer. A request the client cancels is no longer waited for.
+   */
+  private trackRequests(transport: Transport): void {
+    const calls = this.deps.calls;
+    const pending = new Map<string | number, () => void>();
+    const release = (id: unknown) => {
+      const done = pending.get(id as string | number);
+      if (!done) return;
+      pending.delete(id as string | number);
+      done();
+    };
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { id?: string | number; method?: string; params?: { requestId?: unknown } };
+      if (m.method !== undefined && m.id !== undefined && !pending.has(m.id)) {
+        // Whether a request is taken is decided when it arrives, not when its handler runs a few ticks later.
+        if (!calls.isAccepting) this.refused.add(m.id);
+        pending.set(m.id, calls.begin());
+      }
+      if (m.method === 'notifications/cancelled') release(m.params?.requestId);
+      deliver?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      try {
+        return await send(message, options);
+      } finally {
+        const m = message as { id?: string | number; method?: string };
+        if (m.method === undefined && m.id !== undefined) {
+          release(m.id);
+          this.refused.delete(m.id);
+        }
+      }
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      for (const id of [...pending.keys()]) release(id);
+      onclose?.();
+    };
   }
 
   async close(): Promise<void> {
@@ -96,6 +152,7 @@ export class WorkgraphServer {
     this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const def = registry.get(request.params.name);
       if (!def) throw new McpError(JsonRpcErrorCodes.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
       return this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.callTool(def, request.params.arguments, ctx));
     });
 
@@ -106,6 +163,7 @@ export class WorkgraphServer {
         throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
       }
       const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) throw toJsonRpcError(new CancelledError(SHUTTING_DOWN));
       try {
         const { value } = await this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.run(def, params, ctx));
         return value as Record<string, unknown>;
@@ -158,6 +216,8 @@ export class WorkgraphServer {
    * shutdown signal is added here and removed when the call ends.
    */
   private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+    const calls = this.deps.calls;
+    const done = calls.begin();
     // The combined signal is built only when a use case reads it (most calls never do): an AbortController and two
     // listeners per call are a measurable share of a fast tool call's cost.
     let combined: AbortSignal | undefined;
@@ -166,7 +226,7 @@ export class WorkgraphServer {
       if (combined) return combined;
       const controller = new AbortController();
       const abort = () => controller.abort();
-      const shutdown = this.deps.shutdownSignal;
+      const shutdown = calls.signal;
       if (extra.signal.aborted || shutdown.aborted) controller.abort();
       extra.signal.addEventListener('abort', abort, { once: true });
       shutdown.addEventListener('abort', abort, { once: true });
@@ -180,6 +240,7 @@ export class WorkgraphServer {
       return await fn(this.callContext(extra, signal));
     } finally {
       cleanup?.();
+      done();
     }
   }
 
@@ -197,6 +258,7 @@ export class WorkgraphServer {
               .catch(() => undefined);
           };
     const sampler = this.sampler();
+    // The session's own trust boundary: its client's roots, read once per session (again after roots/list_changed).
     const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
       get signal() {

@@ -25,14 +25,25 @@ export interface ServerHostOptions {
   pinoLogger?: PinoLogger;
 }
 
+/** A protocol server built for one client session, with the end of that session. */
+export interface HostedSession {
+  server: WorkgraphServer;
+  /**
+   * Ends this session only (the server goes on): no new calls, the running ones get the grace period (or `graceMs`),
+   * then are cancelled; resolves once they settled. Then close the transport.
+   */
+  end(opts?: { graceMs?: number }): Promise<void>;
+}
+
 /**
  * The shared core every client session runs on — tool registry, dispatcher, the lazily built container (stores,
- * engines, client pools, graph host), lifecycle — and the factory that builds one protocol server per session.
+ * engines, client pools, graph host), the shutdown coordinator — and the factory that builds one protocol server per
+ * session (stdio is one session; each HTTP session is another).
  */
 export interface ServerHost {
   core: ServerCore;
-  /** A new protocol server for one client session (stdio is one session; each HTTP session is another). */
-  newSession(): WorkgraphServer;
+  /** A new protocol server for one client session, its calls tracked by the shutdown coordinator. */
+  newSession(): HostedSession;
   /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
   announce(where: string): void;
   /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
@@ -53,8 +64,11 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
   let announced = false;
   return {
     core: opts.core,
-    newSession: () =>
-      new WorkgraphServer({ version: config.version, registry, dispatcher, logger, pinoLogger: opts.pinoLogger, shutdownSignal: lifecycle.signal }),
+    newSession: () => {
+      const calls = lifecycle.openSession();
+      const server = new WorkgraphServer({ version: config.version, registry, dispatcher, logger, pinoLogger: opts.pinoLogger, calls });
+      return { server, end: (o) => lifecycle.endSession(calls, o) };
+    },
     announce: (where) => {
       if (announced) return;
       announced = true;
@@ -76,56 +90,68 @@ export interface StdioSessionOptions {
   input: Readable;
   output: Writable;
   transport?: LineTransportOptions;
-  /** Where else the server listens, for the start line (`http://127.0.0.1:8080/mcp`). */
+  /** Where else the server listens (`http://127.0.0.1:8080/mcp`): then the end of stdin ends this session only. */
   alsoServing?: string;
 }
 
-export interface RunningSession {
+export interface RunningServer {
   server: WorkgraphServer;
-  /** Resolves once the session has ended (end of input, broken output, `stop()`). */
+  /** Resolves once the session has ended — and, for stdio alone, once the server's shutdown has completed. */
   closed: Promise<void>;
-  /** Ends the session (as if stdin had ended). */
+  /** Shuts the server down through the one shutdown path (grace for in-flight calls, then cancel), then closes the session. */
+  shutdown(reason: string): Promise<void>;
+  /** Same as `shutdown('stopped')`. */
   stop(): Promise<void>;
 }
 
 /**
- * Serves one MCP session on the given streams (stdio) until the input ends, the output breaks or `stop()` is called.
- * Ending it closes this session only; the caller decides whether the process shuts down.
+ * Serves one MCP session on the given streams (stdio). Alone, its end is the server's end, always through the core's
+ * {@link ShutdownCoordinator}: at the end of stdin every request already received is answered (within the grace
+ * period) before the session closes; when the output breaks nobody can read answers, so calls are cancelled at once
+ * (grace 0) — their writes are still waited for. Beside HTTP (`alsoServing`), the same happens to this session only.
  */
-export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningSession> {
-  const { logger } = host.core;
-  const server = host.newSession();
+export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningServer> {
+  const { logger, lifecycle } = host.core;
+  const session = host.newSession();
+  const { server } = session;
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
+  const alone = opts.alsoServing === undefined;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
-  transport.onclose = () => resolveClosed();
+  const shutdown = (reason: string, graceMs?: number): Promise<void> =>
+    lifecycle
+      .beginShutdown(reason, graceMs === undefined ? {} : { graceMs })
+      .then(() => transport.close())
+      .then(() => closed);
+  const endSession = (graceMs?: number): Promise<void> =>
+    session
+      .end(graceMs === undefined ? {} : { graceMs })
+      .then(() => transport.close())
+      .then(() => server.close());
+  transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
+  transport.onclose = () => {
+    if (alone) void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
+    else void session.end({ graceMs: 0 }).then(resolveClosed);
+  };
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
 
   // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
   // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
-  const where = opts.alsoServing ? `stdio and ${opts.alsoServing}` : 'stdio';
+  const where = alone ? 'stdio' : `stdio and ${opts.alsoServing}`;
   const announceOnce = () => host.announce(where);
   const fallback = setTimeout(announceOnce, 300);
   fallback.unref();
   server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
-  return { server, closed, stop: () => transport.close().then(() => closed) };
+  return { server, closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
 }
 
 export interface RunServerOptions extends ServerHostOptions, StdioSessionOptions {}
 
-export interface RunningServer extends RunningSession {}
-
-/**
- * Serves MCP on the given streams (stdio only) until the input ends, the output breaks or `stop()` is called; then
- * runs the shutdown hooks (children killed, clients closed).
- */
+/** Serves MCP on the given streams alone (stdio): its end is the server's end. */
 export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
-  const host = await createServerHost(opts);
-  const session = await serveStdio(host, opts);
-  const closed = session.closed.then(() => host.core.lifecycle.shutdown());
-  return { server: session.server, closed, stop: () => session.stop().then(() => closed) };
+  return serveStdio(await createServerHost(opts), { ...opts, alsoServing: undefined });
 }
 
 /** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */

@@ -6,11 +6,17 @@ import { resolveHttpConfig, type HttpFlags } from '../resolve-http-config';
 const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
 /**
- * `workgraph serve`: MCP over stdio, and/or over streamable HTTP with `--http`. Modules are loaded here, lazily, so
- * `--help` stays fast.
+ * `workgraph serve`: MCP over stdio, and/or over streamable HTTP with `--http` (docs/http.md). Modules are loaded
+ * here, lazily, so `--help` stays fast.
  */
 export function serveCommand(): Command {
   return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command) or streamable HTTP (--http)'))
+    .addOption(
+      new Option(
+        '--shutdown-grace <seconds>',
+        'on SIGTERM/SIGINT/SIGHUP or end of stdin, how long in-flight calls may finish before they are cancelled (env WORKGRAPH_SHUTDOWN_GRACE; default 10)',
+      ),
+    )
     .addOption(new Option('--http <[host:]port>', 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)'))
     .addOption(new Option('--stdio', 'with --http: serve stdio too (end of stdin then closes only the stdio session)'))
     .addOption(new Option('--auth-token-file <file>', 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)'))
@@ -31,6 +37,32 @@ export function serveCommand(): Command {
         process.exit(1);
       });
       const core = createServerCore(config, logger);
+      // One shutdown path (ShutdownCoordinator): the first SIGTERM/SIGINT/SIGHUP stops the HTTP listener, drains
+      // in-flight calls of every session for the grace period, cancels the rest, kills command trees and waits for
+      // writes; a second one kills the command trees and exits at once. Persistent listeners (not `once`):
+      // signal-exit, pulled in by proper-lockfile, re-raises a signal when its own listener is the only one left,
+      // which would end the process by the signal instead of 0.
+      let shutdown: ((reason: string) => Promise<void>) | undefined;
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals) => {
+        signals++;
+        if (signals === 1 && shutdown) {
+          if (core.lifecycle.isShuttingDown) {
+            // Already draining after the end of stdin: the client is going away, so stop waiting and cancel now.
+            logger.info(`received ${sig} while shutting down: cancelling the calls still running`);
+            core.lifecycle.hurry();
+          } else {
+            logger.info(`received ${sig}: shutting down`, { graceMs: core.lifecycle.graceMs });
+          }
+          void shutdown(sig).then(() => process.exit(0));
+          return;
+        }
+        if (signals > 1) logger.warn(`received ${sig} again: exiting now`);
+        core.lifecycle.exitNow();
+        process.exit(0);
+      };
+      for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal);
+
       const host = await createServerHost({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
@@ -38,34 +70,25 @@ export function serveCommand(): Command {
         pinoLogger: logger,
       });
 
-      let shuttingDown: Promise<void> | undefined;
-      let stopAccepting = () => undefined as void;
-      const shutdown = () => {
-        stopAccepting();
-        shuttingDown ??= core.lifecycle.shutdown().then(() => process.exit(0));
-        return shuttingDown;
-      };
+      if (!http) {
+        const running = await serveStdio(host, { input: process.stdin, output: process.stdout });
+        shutdown = (reason) => running.shutdown(reason);
+        await running.closed;
+        process.exit(0);
+      }
 
-      let httpUrl: string | undefined;
-      if (http) {
-        const { startHttpTransport } = await import('../../server/http/start-http-transport');
-        const server = await startHttpTransport(host, http, logger);
-        httpUrl = server.url;
-        stopAccepting = () => server.stopAccepting();
-        core.lifecycle.onShutdown('http transport', () => server.close());
-      }
-      if (!http || http.stdio) {
-        const stdio = await serveStdio(host, { input: process.stdin, output: process.stdout, alsoServing: httpUrl });
-        // With HTTP too, the end of stdin closes only the stdio session; alone, it ends the server.
-        void stdio.closed.then(() => (http ? stdio.server.close() : shutdown()));
+      const { startHttpTransport } = await import('../../server/http/start-http-transport');
+      const server = await startHttpTransport(host, http, logger);
+      core.lifecycle.onShutdown('http transport', () => server.close());
+      shutdown = (reason) => {
+        server.stopAccepting();
+        return core.lifecycle.beginShutdown(reason);
+      };
+      if (http.stdio) {
+        // Beside HTTP, the end of stdin (or a broken stdout) closes only the stdio session.
+        await serveStdio(host, { input: process.stdin, output: process.stdout, alsoServing: server.url });
       } else {
-        host.announce(httpUrl as string);
+        host.announce(server.url);
       }
-      // `on`, not `once`: signal-exit (loaded by proper-lockfile) re-raises a signal when its own listener is the only
-      // one left, and a `once` listener is removed before it runs. shutdown() runs once however often it is called.
-      process.on('SIGTERM', () => void shutdown());
-      process.on('SIGINT', () => void shutdown());
-      if (http) process.on('SIGHUP', () => void shutdown());
-      await new Promise<never>(() => undefined);
     });
 }

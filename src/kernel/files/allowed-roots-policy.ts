@@ -3,27 +3,28 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
 import type { ClientRoots, PathPolicy } from '../path-policy';
+import { effectiveRoots } from './effective-roots';
 import { isInside, realpathOfNearestExisting } from './safe-name';
 
 /**
- * DESIGN.md §2 trust boundary: the client's MCP roots when it offers them, else the explicit roots (`--allow-root`,
- * WORKGRAPH_ALLOWED_ROOTS), else the user's home folder and the system temp folder. Paths are compared after
+ * DESIGN.md §2 trust boundary: folders an agent names must lie inside the roots in force — see {@link effectiveRoots}:
+ * operator roots (`--allow-root`, WORKGRAPH_ALLOWED_ROOTS) narrowed by the client's MCP roots, or the client's roots
+ * when the operator set none, else the user's home folder and the system temp folder. Paths are compared after
  * following symlinks, so a link inside a root pointing out of it is refused. The client's roots come with each call
- * (its session's), so one policy serves every session of a server.
+ * (its session's, through the CallContext), so one policy serves every session of a server.
  */
 export class AllowedRootsPolicy implements PathPolicy {
-  constructor(private readonly explicitRoots: readonly string[]) {}
+  constructor(private readonly operatorRoots: readonly string[]) {}
 
   async allowedRoots(clientRoots?: ClientRoots): Promise<string[]> {
     const fromClient = clientRoots ? await clientRoots().catch(() => undefined) : undefined;
-    const chosen =
-      fromClient && fromClient.length > 0
-        ? fromClient
-        : this.explicitRoots.length > 0
-          ? this.explicitRoots
-          : [os.homedir(), os.tmpdir()];
-    const resolved = await Promise.all(chosen.map((r) => realpathOfNearestExisting(path.resolve(r))));
-    return [...new Set(resolved)];
+    const real = (list: readonly string[]) => Promise.all(list.map((r) => realpathOfNearestExisting(path.resolve(r))));
+    const [operator, client, defaults] = await Promise.all([
+      real(this.operatorRoots),
+      fromClient ? real(fromClient) : Promise.resolve(undefined),
+      real([os.homedir(), os.tmpdir()]),
+    ]);
+    return effectiveRoots(operator, client, defaults);
   }
 
   async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean; clientRoots?: ClientRoots } = {}): Promise<string> {

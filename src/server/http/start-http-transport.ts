@@ -11,7 +11,19 @@ export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
 export async function startHttpTransport(host: ServerHost, config: HttpConfig, logger: Logger): Promise<HttpTransportServer> {
   const server = new HttpTransportServer({
     listen: config.listen,
-    newSession: () => host.newSession(),
+    newSession: () => {
+      const session = host.newSession();
+      let closing: Promise<void> | undefined;
+      return {
+        connect: (transport) => session.server.connect(transport),
+        // The session is over (DELETE, idle, shutdown): nobody reads its answers any more, so its calls are cancelled.
+        close: () =>
+          (closing ??= (async () => {
+            await session.end({ graceMs: 0 });
+            await session.server.close();
+          })()),
+      };
+    },
     verifier: config.tokens.length > 0 ? new StaticTokenVerifier(config.tokens) : undefined,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,

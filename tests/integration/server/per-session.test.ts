@@ -33,12 +33,12 @@ describe('per-session MCP servers over one shared core', () => {
     host = await createServerHost({ core, container: () => createContainer(config, logger, { core }), pinoLogger: logger });
   });
   afterEach(async () => {
-    await core.lifecycle.shutdown();
+    await core.lifecycle.beginShutdown('test over');
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 
   async function connect(root: string): Promise<{ client: Client; close: () => Promise<void> }> {
-    const server = host.newSession();
+    const { server } = host.newSession();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: `client-${path.basename(root)}`, version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
