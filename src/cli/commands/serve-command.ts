@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 import { resolveHttpConfig, type HttpFlags } from '../resolve-http-config';
+import { ConfigFileError } from '../config-file';
 
 const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((s) => s.trim()).filter(Boolean)];
 
@@ -31,6 +32,9 @@ export function serveCommand(): Command {
       const { PinoLogger } = await import('../../kernel/logging/pino-logger');
       const { createServerCore } = await import('../../server/server-core');
       const { createServerHost, serveStdio } = await import('../../server/run-server');
+      if (config.onlyGraphs && config.graphPaths.length === 0) {
+        throw new ConfigFileError('--only-graphs serves the tools of graph files: name them with --graphs FILE (or WORKGRAPH_GRAPHS_PATH)');
+      }
       const logger = PinoLogger.create(config.logLevel);
       process.on('uncaughtException', (e) => {
         logger.error('uncaught exception', { err: e.message, stack: e.stack });
