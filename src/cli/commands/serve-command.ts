@@ -18,6 +18,16 @@ export function serveCommand(): Command {
         'on SIGTERM/SIGINT/SIGHUP or end of stdin, how long in-flight calls may finish before they are cancelled (env WORKGRAPH_SHUTDOWN_GRACE; default 10)',
       ),
     )
+    .addOption(
+      new Option(
+        '--graph-history-mb <mib>',
+        'graph run history kept after runs end, all runs together; the oldest runs are dropped first (env WORKGRAPH_GRAPH_HISTORY_MB; default 256)',
+      ),
+    )
+    .addOption(
+      new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
+    )
+    .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
     .addOption(new Option('--http <[host:]port>', 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)'))
     .addOption(new Option('--stdio', 'with --http: serve stdio too (end of stdin then closes only the stdio session)'))
     .addOption(new Option('--auth-token-file <file>', 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)'))
