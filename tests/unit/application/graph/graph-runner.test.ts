@@ -248,7 +248,7 @@ describe('GraphRunner: limits and runaway expressions', () => {
     const runner = runnerFor(yaml, {}, { timeoutMs: 200, stackDepth: 5000 });
     const err = (await runner.executeTool('spin', {}).promise.catch((e: unknown) => e)) as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
-    expect(err.message).toMatch(/^node 'first': transform expression failed: .*timeout.*\(D1012\)$/i);
+    expect(err.message).toMatch(/^node 'first': transform expression failed: .*timeout.*\(D1012\)( at .*)?$/i);
     expect(err.details.node).toBe('first');
   });
 
@@ -260,7 +260,7 @@ describe('GraphRunner: limits and runaway expressions', () => {
         next: "exit"`);
     const err = (await runnerFor(yaml, {}, { timeoutMs: 5000, stackDepth: 500 }).executeTool('deep', {}).promise.catch((e: unknown) => e)) as ExpressionError;
     expect(err).toBeInstanceOf(ExpressionError);
-    expect(err.message).toMatch(/^node 'first': transform expression failed: .*\(D1011\)$/);
+    expect(err.message).toMatch(/^node 'first': transform expression failed: .*\(D1011\)( at .*)?$/);
   });
 
   it('names the node and rule when a switch var expression fails', async () => {

@@ -30,3 +30,19 @@ describe('JSONata guardrails with a sampled clock', () => {
     await expect(expr.evaluate({}, {})).resolves.toBe(3);
   });
 });
+
+describe('JSONata runtime errors name what failed', () => {
+  const { toExpressionError } = jest.requireActual('../../../../src/modules/graph/application/engine/jsonata-expression') as typeof import('../../../../src/modules/graph/application/engine/jsonata-expression');
+  const failure = async (source: string) => {
+    const err = await compileJsonata(source).evaluate({ a: 1 }, {}).catch((e: unknown) => e);
+    return toExpressionError(err, 'n', source).message;
+  };
+
+  it.each([
+    ['$notAFunction(1)', "node 'n': expression failed: Attempted to invoke a non-function (T1006) at $notAFunction (character 14)"],
+    ['$sum("a")', `node 'n': expression failed: Argument 1 of function "sum" must be an array of "numbers" (T0412) at $sum (character 5)`],
+    ['$.a + "x"', `node 'n': expression failed: The right side of the "+" operator must evaluate to a number (T2002) at + (character 5)`],
+  ])('%s', async (source, message) => {
+    expect(await failure(source)).toBe(message);
+  });
+});
