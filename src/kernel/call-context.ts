@@ -13,8 +13,8 @@ export interface CallContext {
   /** The client's LLM through MCP sampling, when the client declared the capability. */
   readonly sampler?: Sampler;
   /**
-   * The calling session's MCP roots, when its client offers them: the session's own trust boundary, handed to the
-   * path policy per call (never set process-wide, so two sessions of one server keep their own roots).
+   * The calling session's MCP roots, when its client offers them: the session's own trust boundary and workspace
+   * fallback, handed over per call (never set process-wide, so two sessions of one server keep their own roots).
    */
   readonly clientRoots?: ClientRoots;
 }

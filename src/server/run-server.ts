@@ -74,7 +74,18 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
     core: opts.core,
     newSession: () => {
       const calls = lifecycle.openSession();
-      const server = new WorkgraphServer({ version: config.version, identity, registry, dispatcher, logger, pinoLogger: opts.pinoLogger, calls });
+      const server = new WorkgraphServer({
+        version: config.version,
+        identity,
+        registry,
+        dispatcher,
+        logger,
+        pinoLogger: opts.pinoLogger,
+        calls,
+        resolve: (token) => c().resolve(token),
+        changeEvents: opts.core.changeEvents,
+        modules,
+      });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },
     announce: (where) => {
