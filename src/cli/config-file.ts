@@ -17,12 +17,17 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  maxBlockedAttempts: 'integer',
+  sessionRetentionDays: 'integer',
   modules: 'strings',
   onlyGraphs: 'boolean',
   mcpConfig: 'paths',
   databaseUrl: 'string',
   databasePoolSize: 'integer',
   shutdownGrace: 'integer',
+  graphHistoryMb: 'integer',
+  graphRunHistoryMb: 'integer',
+  graphResultMb: 'integer',
 };
 
 export class ConfigFileError extends Error {}

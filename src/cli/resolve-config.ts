@@ -25,8 +25,16 @@ export interface CommonFlags {
   databasePoolSize?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
+  /** Sessions: blocked attempts in a row before a session needs a person (default 3). */
+  maxBlockedAttempts?: string | number;
+  /** Sessions: days after completion before a completed session is pruned (default 30). */
+  sessionRetentionDays?: string | number;
   /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
   shutdownGrace?: string | number;
+  /** MiB (`serve`): graph run history kept in total, per run, and the largest graph result. */
+  graphHistoryMb?: string | number;
+  graphRunHistoryMb?: string | number;
+  graphResultMb?: string | number;
 }
 
 /**
@@ -65,6 +73,10 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    sessions: {
+      maxBlockedAttempts: setting('--max-blocked-attempts', flags.maxBlockedAttempts ?? env.WORKGRAPH_MAX_BLOCKED_ATTEMPTS ?? file.maxBlockedAttempts, defaults.sessions.maxBlockedAttempts),
+      completedRetentionDays: setting('--session-retention-days', flags.sessionRetentionDays ?? env.WORKGRAPH_SESSION_RETENTION_DAYS ?? file.sessionRetentionDays, defaults.sessions.completedRetentionDays),
+    },
     modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
     onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
     mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
@@ -82,6 +94,11 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       ]),
       defaults.shutdownGraceMs!,
     ),
+    graph: {
+      historyMaxBytes: mebibytes(flags, env, file, 'graphHistoryMb', 'WORKGRAPH_GRAPH_HISTORY_MB', defaults.graph!.historyMaxBytes),
+      runHistoryMaxBytes: mebibytes(flags, env, file, 'graphRunHistoryMb', 'WORKGRAPH_GRAPH_RUN_HISTORY_MB', defaults.graph!.runHistoryMaxBytes),
+      resultMaxBytes: mebibytes(flags, env, file, 'graphResultMb', 'WORKGRAPH_GRAPH_RESULT_MB', defaults.graph!.resultMaxBytes),
+    },
   };
 }
 
@@ -117,6 +134,35 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A positive integer setting; anything else is a usage error naming the flag. */
+function setting(flag: string, v: string | number | undefined, fallback: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigFileError(`${flag}: expected a positive whole number, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** A size in MiB (a positive number) from the flag, the variable or the config file, as bytes. */
+function mebibytes(
+  flags: CommonFlags,
+  env: NodeJS.ProcessEnv,
+  file: Pick<CommonFlags, 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb'>,
+  key: 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb',
+  envName: string,
+  fallbackBytes: number,
+): number {
+  const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const [v, from] = firstOf([
+    [flag, flags[key]],
+    [envName, env[envName]],
+    [`config file: ${key}`, file[key]],
+  ]);
+  if (v === undefined) return fallbackBytes;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${from}: expected a size in MiB (a number above 0), got '${v}'`);
+  return Math.round(n * 1024 * 1024);
 }
 
 /** The first setting given, with where it came from (for the error message). */

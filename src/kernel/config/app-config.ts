@@ -38,6 +38,12 @@ export interface AppConfig {
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
   /**
+   * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
+   * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):
+   * completed sessions are pruned that long after completion; unfinished ones are kept.
+   */
+  sessions: { maxBlockedAttempts: number; completedRetentionDays: number };
+  /**
    * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
    * plain JSON-RPC workflow methods are answered only when `workflow` is served.
    */
@@ -54,4 +60,11 @@ export interface AppConfig {
    * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.
    */
   shutdownGraceMs?: number;
+  /**
+   * Memory bounds of graph runs, in bytes: `historyMaxBytes` — all finished runs kept inspectable together, oldest
+   * dropped first (`--graph-history-mb`, WORKGRAPH_GRAPH_HISTORY_MB; default 256 MiB); `runHistoryMaxBytes` — one run's
+   * history, past it the run ends with execution_limit (`--graph-run-history-mb`; default 1 GiB); `resultMaxBytes` —
+   * a run's result as JSON (`--graph-result-mb`; default 16 MiB).
+   */
+  graph?: { historyMaxBytes: number; runHistoryMaxBytes: number; resultMaxBytes: number };
 }
