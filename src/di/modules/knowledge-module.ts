@@ -2,6 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { Lifecycle, instanceCachingFactory } from 'tsyringe';
 import { Tokens } from '../tokens';
 import type { Clock } from '../../application/ports/clock';
+import type { Lifecycle as LifecycleHooks } from '../../infrastructure/lifecycle/lifecycle';
 import type { AppConfig } from '../../infrastructure/config/app-config';
 import { createNdjsonKnowledgeStore } from '../../infrastructure/knowledge/ndjson-knowledge-store';
 import { RandomIdGenerator } from '../../infrastructure/knowledge/random-id-generator';
@@ -21,6 +22,8 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
         clock: c.resolve<Clock>(Tokens.Clock),
         backupMaxAgeDays: config.knowledge.backupMaxAgeDays,
         backupMaxCount: config.knowledge.backupMaxCount,
+        // Shutdown waits for the writes registered here (no delete or restore cut in half by an exit).
+        writes: c.isRegistered(Tokens.Lifecycle, true) ? c.resolve<LifecycleHooks>(Tokens.Lifecycle).writes : undefined,
       }),
     ),
   });

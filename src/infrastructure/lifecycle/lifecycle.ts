@@ -1,8 +1,15 @@
+import { WriteTracker } from './write-tracker';
+
+/** How long shutdown waits for writes in progress (a rebuild of a very large knowledge graph) before the hooks. */
+export const WRITES_WAIT_MS = 60_000;
+
 /**
  * Shutdown hooks: modules that own processes or clients (validation commands, graph MCP servers, file watchers)
  * register a cleanup here; the server runs them all when the session ends (end of stdin, broken pipe, SIGTERM).
  */
 export class Lifecycle {
+  /** Writes in progress: stores register theirs here, shutdown waits for {@link WriteTracker.idle} before exiting. */
+  readonly writes = new WriteTracker();
   private readonly hooks: Array<{ name: string; fn: () => Promise<void> | void }> = [];
   private readonly controller = new AbortController();
   private shuttingDown?: Promise<void>;
@@ -24,6 +31,8 @@ export class Lifecycle {
     if (!this.shuttingDown) {
       this.controller.abort(new Error('server shutting down'));
       this.shuttingDown = (async () => {
+        // A write cut in half by exit is what the stores' ordering can only repair later: let writes finish first.
+        await this.writes.idle(WRITES_WAIT_MS);
         for (const hook of [...this.hooks].reverse()) {
           let timer: NodeJS.Timeout | undefined;
           await Promise.race([

@@ -28,8 +28,8 @@ export interface RestoreNodesOutput {
  * `restore_nodes`: puts soft-deleted nodes back (appended to the graph, parents before children) and removes their
  * records from the deleted file, all under the project lock. Ids without a deletion record, or that exist in the
  * graph again, are errors naming them and nothing is restored. Parents that no longer exist are dropped and reported.
- * The graph is appended first, so a crash in between leaves the node restored and its record still present (a second
- * restore then says the id exists) — never a node lost.
+ * The graph is appended first, so a crash in between leaves the node restored and its record still present — never a
+ * node lost — and the next write under the lock removes that leftover record (see beginTwoFileChange).
  */
 @injectable()
 export class RestoreNodes {
@@ -73,8 +73,12 @@ export class RestoreNodes {
         dropped.push({ nodeId: node.id, parents: gone });
         return { ...node, parents: node.parents.filter((p) => !gone.includes(p)) };
       });
+      // Marker, graph append, records removed, marker removed: interrupted after the append, the next write removes
+      // the records (the restore completes); before it, nothing changed.
+      await graph.beginTwoFileChange('restore', ids);
       await graph.append(nodes);
       await graph.removeDeleted(wanted);
+      await graph.endTwoFileChange();
       return { restored: nodes.map((n) => n.id), dropped };
     });
 
