@@ -55,7 +55,7 @@ export class DeleteNodes {
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {
-    this.recalculator = new RecalculateSummaries(store, logger);
+    this.recalculator = new RecalculateSummaries(store, logger, clock);
   }
 
   async execute(input: DeleteNodesInput, ctx?: CallContext): Promise<DeleteNodesOutput> {

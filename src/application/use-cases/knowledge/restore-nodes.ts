@@ -1,10 +1,16 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../di/tokens';
 import type { CallContext } from '../../ports/call-context';
-import type { KnowledgeStore } from '../../ports/knowledge-store';
+import type { KnowledgeGraphWriter, KnowledgeStore } from '../../ports/knowledge-store';
 import type { Logger } from '../../ports/logger';
 import { AlreadyExistsError, NotFoundError } from '../../../domain/errors';
-import { projectIdFromContext, type DeletedNodeRecord, type StoredKnowledgeNode } from '../../../domain/knowledge';
+import {
+  projectIdFromContext,
+  restoredSummary,
+  summaryAwaits,
+  type DeletedNodeRecord,
+  type StoredKnowledgeNode,
+} from '../../../domain/knowledge';
 
 export interface RestoreNodesInput {
   nodeIds: string[];
@@ -21,6 +27,8 @@ export interface RestoreNodesOutput {
   success: boolean;
   restoredNodeIds: string[];
   droppedParents: DroppedParents[];
+  /** Summaries recalculated when these nodes were deleted that got their previous text and segment back. */
+  restoredSummaryIds: string[];
   warnings: string[];
 }
 
@@ -79,16 +87,47 @@ export class RestoreNodes {
       await graph.append(nodes);
       await graph.removeDeleted(wanted);
       await graph.endTwoFileChange();
-      return { restored: nodes.map((n) => n.id), dropped };
+      const summaries = await this.restoreSummaries(graph, wanted, signal);
+      return { restored: nodes.map((n) => n.id), dropped, summaries };
     });
 
-    this.logger.info('knowledge nodes restored', { project, nodeIds: result.restored, droppedParents: result.dropped });
+    this.logger.info('knowledge nodes restored', {
+      project,
+      nodeIds: result.restored,
+      droppedParents: result.dropped,
+      summariesRestored: result.summaries,
+    });
     return {
       success: true,
       restoredNodeIds: result.restored,
       droppedParents: result.dropped,
+      restoredSummaryIds: result.summaries,
       warnings: result.dropped.map((d) => `Node ${d.nodeId}: parent(s) ${d.parents.join(', ')} no longer exist and were dropped`),
     };
+  }
+
+  /**
+   * Summaries recalculated when these nodes were deleted get their previous text and segment back once every node
+   * that deletion removed from them exists again (see restoredSummary). One streaming pass finds them (prefiltered
+   * on the restored ids); a rebuild rewrites only them.
+   */
+  private async restoreSummaries(graph: KnowledgeGraphWriter, restored: ReadonlySet<string>, signal?: AbortSignal): Promise<string[]> {
+    const waiting: StoredKnowledgeNode[] = [];
+    await graph.scan((node) => summaryAwaits(node, restored) && void waiting.push(node), { mentioning: restored, signal });
+    if (!waiting.length) return [];
+    const needed = new Set<string>();
+    for (const s of waiting) for (const v of s.summaryHistory ?? []) for (const id of v.deletedNodeIds) if (!restored.has(id)) needed.add(id);
+    const present = await graph.findByIds(needed, signal);
+    const exists = (id: string) => restored.has(id) || present.has(id);
+    const changed = new Set(waiting.map((s) => s.id));
+    const done: string[] = [];
+    await graph.rebuild((node) => {
+      if (!changed.has(node.id)) return undefined;
+      const back = restoredSummary(node, exists);
+      if (back) done.push(node.id);
+      return back;
+    });
+    return done;
   }
 }
 
