@@ -9,6 +9,12 @@ import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowle
  * inside {@link KnowledgeStore.withLock}, which holds the project's cross-process lock and re-reads the file there.
  */
 export interface KnowledgeStore {
+  /**
+   * The project id of a `projectContext` (see projectIdentity): a bare name → its slug; a path → the plain slug when
+   * no other folder owns it, else the slug plus a hash of the path. `claim` (adds) records this folder as the owner of
+   * the plain id when no one does yet, under that project's lock.
+   */
+  resolveProject(projectContext: string, opts?: { claim?: boolean }): Promise<string>;
   /** Lock-free reads of one project (`project` is a safe project id). */
   reader(project: string): KnowledgeGraphReader;
   /**

@@ -14,6 +14,8 @@ import {
   type RebuildTransform,
   type ScanOptions,
 } from '../../application/ports/knowledge-store';
+import { StorageError } from '../../domain/errors';
+import { projectIdentity } from '../../domain/knowledge/project-from-context';
 import {
   isDeletedNodeRecord,
   isStoredKnowledgeNode,
@@ -68,6 +70,43 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   graphFile(project: string): string {
     return knowledgePaths(this.layout, project).graph;
+  }
+
+  /** Path keys whose owner file confirmed the project id (claims never change, so this needs no invalidation). */
+  private readonly resolved = new Map<string, string>();
+
+  async resolveProject(projectContext: string, opts: { claim?: boolean } = {}): Promise<string> {
+    const ident = projectIdentity(projectContext);
+    if (ident.pathKey === null || ident.altId === null) return ident.id;
+    const known = this.resolved.get(ident.pathKey);
+    if (known) return known;
+    const paths = knowledgePaths(this.layout, ident.id);
+    const owner = await readOwner(paths);
+    if (owner.pathKey !== null && owner.pathKey !== ident.pathKey) return this.remember(ident.pathKey, ident.altId);
+    if (owner.recorded) return this.remember(ident.pathKey, ident.id);
+    if (!opts.claim) return ident.id;
+    // Claim the plain id under its lock (two folders adding their first node at once get one owner).
+    return withFileLock(
+      paths.dir,
+      async (lock) => {
+        const again = await readOwner(paths);
+        if (again.pathKey !== null && again.pathKey !== ident.pathKey) return this.remember(ident.pathKey!, ident.altId!);
+        if (!again.recorded) {
+          lock.assertHeld();
+          await writeFileAtomic(
+            ownerFile(paths),
+            JSON.stringify({ pathKey: ident.pathKey, projectContext, claimedAt: new Date(this.clock.now()).toISOString() }) + '\n',
+          );
+        }
+        return this.remember(ident.pathKey!, ident.id);
+      },
+      this.options.lock,
+    );
+  }
+
+  private remember(pathKey: string, id: string): string {
+    this.resolved.set(pathKey, id);
+    return id;
   }
 
   reader(project: string): KnowledgeGraphReader {
@@ -435,6 +474,50 @@ class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWrite
       throw toStorageError(e, 'rewrite', file);
     }
   }
+}
+
+/** The file recording which folder owns a project's plain id: `<project>/knowledge_graph.owner.json`. */
+export const OWNER_FILE = 'knowledge_graph.owner.json';
+
+function ownerFile(paths: KnowledgePaths): string {
+  return path.join(paths.dir, OWNER_FILE);
+}
+
+/**
+ * Who owns a project's plain id: the owner file when there is one (`recorded`), else — data written before owner
+ * files existed — the folder of the newest node whose `projectContext` is a path (null when there is none: a new
+ * project, or one only ever named by a bare name, which any folder of that name may take).
+ */
+export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: string | null; recorded: boolean }> {
+  const file = ownerFile(paths);
+  let text: string | undefined;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', file);
+  }
+  if (text !== undefined) {
+    let pathKey: unknown;
+    try {
+      pathKey = (JSON.parse(text) as { pathKey?: unknown }).pathKey;
+    } catch {
+      pathKey = undefined;
+    }
+    if (typeof pathKey !== 'string') {
+      throw new StorageError(`${file} is not a valid owner file (expected {"pathKey": "<folder>"}); fix or remove it`, { file });
+    }
+    return { pathKey, recorded: true };
+  }
+  let found: string | null = null;
+  await readIo(paths.graph, () =>
+    forEachLineBackward(paths.graph, (line) => {
+      const node = parseNode(line);
+      if (!node || typeof node.projectContext !== 'string') return true;
+      found = projectIdentity(node.projectContext).pathKey;
+      return false;
+    }),
+  );
+  return { pathKey: found, recorded: false };
 }
 
 /** Markers of {@link NdjsonGraphWriter.rewriteFile}'s map: keep the line's bytes as they are (and report it). */

@@ -131,4 +131,38 @@ describe('knowledge integrity: nothing acknowledged lost, nothing half done', ()
     expect(err.message).toContain(deleted);
     expect(err.message).toMatch(/folder where a file was expected/);
   });
+
+  describe('project identity: two folders with the same name are two projects', () => {
+    it('the first folder keeps the plain id, another folder of the same name gets its own', async () => {
+      const a = await env.add.execute({ projectContext: '/home/me/work/app', nodes: [{ id: 'w1', thought: 'work app', role: 'actor' }] });
+      const b = await env.add.execute({ projectContext: '/home/me/other/app/', nodes: [{ id: 'o1', thought: 'other app', role: 'actor' }] });
+      expect(a.project).toBe('app');
+      expect(b.project).toMatch(/^app-[0-9a-f]{8}$/);
+      await expect(env.get.execute({ projectContext: '/home/me/other/app', id: 'w1' })).rejects.toMatchObject({ code: 'not_found' });
+      expect((await env.get.execute({ projectContext: '/home/me/work/app/', id: 'w1' })).node.thought).toBe('work app');
+      const listed = await env.list.execute({ projectContext: '/home/me/other/app' });
+      expect(listed.nodes.map((n) => n.id)).toEqual(['o1']);
+      // The owner is recorded in the project folder.
+      const owner = JSON.parse(await fs.readFile(path.join(env.projectDir('app'), 'knowledge_graph.owner.json'), 'utf8'));
+      expect(owner.pathKey).toBe('/home/me/work/app');
+      // Deletes stay in their own project.
+      await expect(env.del.execute({ projectContext: '/home/me/other/app', nodeIds: ['w1'] })).rejects.toMatchObject({ code: 'not_found' });
+    });
+
+    it('a data dir written before owner files keeps its projects under their ids (owner read from the nodes)', async () => {
+      // Today's layout: projects/<slug>/knowledge_graph.ndjson, no owner file.
+      const dir = env.projectDir('legacy');
+      await fs.mkdir(dir, { recursive: true });
+      const node = { id: 'old1', project: 'legacy', projectContext: '/srv/legacy', thought: 'kept', role: 'actor', tags: [], artifacts: [], parents: [], createdAt: '2025-01-01T00:00:00.000Z' };
+      await fs.writeFile(path.join(dir, 'knowledge_graph.ndjson'), JSON.stringify(node) + '\n');
+      expect((await env.get.execute({ projectContext: '/srv/legacy/', id: 'old1' })).node.thought).toBe('kept');
+      const added = await env.add.execute({ projectContext: '/srv/legacy', nodes: [{ thought: 'new', role: 'actor', parents: ['old1'] }] });
+      expect(added.project).toBe('legacy');
+      // Another folder named legacy is another project.
+      const other = await env.add.execute({ projectContext: '/elsewhere/legacy', nodes: [{ thought: 'x', role: 'actor' }] });
+      expect(other.project).not.toBe('legacy');
+      // A bare name still means the plain id.
+      expect((await env.get.execute({ projectContext: 'legacy', id: 'old1' })).node.id).toBe('old1');
+    });
+  });
 });

@@ -8,7 +8,6 @@ import { NotFoundError } from '../../../domain/errors';
 import {
   DescendantCollector,
   dependentCountsPerRoot,
-  projectIdFromContext,
   summarizesAny,
   toDependentInfo,
   type DeletedNodeRecord,
@@ -59,7 +58,7 @@ export class DeleteNodes {
   }
 
   async execute(input: DeleteNodesInput, ctx?: CallContext): Promise<DeleteNodesOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const ids = [...new Set(input.nodeIds)];
     const reason = input.reason ?? null;
     const signal = ctx?.signal;

@@ -3,7 +3,7 @@ import { Tokens } from '../../../di/tokens';
 import type { CallContext } from '../../ports/call-context';
 import type { KnowledgeStore } from '../../ports/knowledge-store';
 import { NotFoundError } from '../../../domain/errors';
-import { projectIdFromContext, withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../../domain/knowledge';
+import { withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../../domain/knowledge';
 
 export interface GetNodeInput {
   projectContext: string;
@@ -21,7 +21,7 @@ export class GetNode {
   constructor(@inject(Tokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const reader = this.store.reader(project);
     let found: StoredKnowledgeNode | undefined;
     const children: string[] = [];

@@ -5,7 +5,6 @@ import type { KnowledgeGraphWriter, KnowledgeStore } from '../../ports/knowledge
 import type { Logger } from '../../ports/logger';
 import { AlreadyExistsError, NotFoundError } from '../../../domain/errors';
 import {
-  projectIdFromContext,
   restoredSummary,
   summaryAwaits,
   type DeletedNodeRecord,
@@ -47,7 +46,7 @@ export class RestoreNodes {
   ) {}
 
   async execute(input: RestoreNodesInput, ctx?: CallContext): Promise<RestoreNodesOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const ids = [...new Set(input.nodeIds)];
     const wanted = new Set(ids);
     const signal = ctx?.signal;
