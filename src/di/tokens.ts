@@ -11,6 +11,8 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The data dir's format gate (format.json, migrations, refusal of newer data). */
+  DataFormat: Symbol.for('workgraph.DataFormat'),
 
   // workflow module
   WorkflowStorage: Symbol.for('workgraph.WorkflowStorage'),

@@ -3,6 +3,7 @@ import { Lifecycle, instanceCachingFactory } from 'tsyringe';
 import { Tokens } from '../tokens';
 import type { Clock } from '../../application/ports/clock';
 import type { Lifecycle as LifecycleHooks } from '../../infrastructure/lifecycle/lifecycle';
+import type { DataFormatGate } from '../../infrastructure/files/data-format';
 import type { AppConfig } from '../../infrastructure/config/app-config';
 import { createNdjsonKnowledgeStore } from '../../infrastructure/knowledge/ndjson-knowledge-store';
 import { RandomIdGenerator } from '../../infrastructure/knowledge/random-id-generator';
@@ -24,6 +25,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
         backupMaxCount: config.knowledge.backupMaxCount,
         // Shutdown waits for the writes registered here (no delete or restore cut in half by an exit).
         writes: c.isRegistered(Tokens.Lifecycle, true) ? c.resolve<LifecycleHooks>(Tokens.Lifecycle).writes : undefined,
+        format: c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined,
       }),
     ),
   });

@@ -8,6 +8,7 @@ import { StartTask } from '../../application/use-cases/start-task';
 import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
 import { ProjectLayout } from '../../infrastructure/files/project-layout';
+import type { DataFormatGate } from '../../infrastructure/files/data-format';
 import type { Lifecycle as ServerLifecycle } from '../../infrastructure/lifecycle/lifecycle';
 import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from '../../infrastructure/tasks/file-task-graph-store';
@@ -21,7 +22,8 @@ import type { ModuleRegistration } from './index';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(Tokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+  container.register(Tokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format) });
   container.register(Tokens.CommandRunner, { useValue: new ShellCommandRunner() });
   container.register(Tokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
   container.register(Tokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });

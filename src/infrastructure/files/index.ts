@@ -3,3 +3,4 @@ export * from './atomic-write';
 export * from './file-lock';
 export * from './project-layout';
 export * from './storage-errors';
+export * from './data-format';

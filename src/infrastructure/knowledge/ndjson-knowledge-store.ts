@@ -28,6 +28,7 @@ import { withFileLock, type FileLockOptions, type HeldLock } from '../files/file
 import { ProjectLayout } from '../files/project-layout';
 import { errnoCode, toStorageError } from '../files/storage-errors';
 import type { WriteTracker } from '../lifecycle/write-tracker';
+import type { DataFormatGate } from '../files/data-format';
 import { createBackup, pruneBackups } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
@@ -44,6 +45,8 @@ export interface NdjsonKnowledgeStoreOptions {
   lock?: FileLockOptions;
   /** Where writes in progress are registered, so shutdown can wait for them. */
   writes?: WriteTracker;
+  /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
+  format?: DataFormatGate;
 }
 
 /** Beyond this many ids the substring prefilter costs more than it saves: every line is parsed instead. */
@@ -77,6 +80,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   async resolveProject(projectContext: string, opts: { claim?: boolean } = {}): Promise<string> {
     const ident = projectIdentity(projectContext);
+    await this.options.format?.assertReadable();
     if (ident.pathKey === null || ident.altId === null) return ident.id;
     const known = this.resolved.get(ident.pathKey);
     if (known) return known;
@@ -85,6 +89,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     if (owner.pathKey !== null && owner.pathKey !== ident.pathKey) return this.remember(ident.pathKey, ident.altId);
     if (owner.recorded) return this.remember(ident.pathKey, ident.id);
     if (!opts.claim) return ident.id;
+    await this.options.format?.assertWritable();
     // Claim the plain id under its lock (two folders adding their first node at once get one owner).
     return withFileLock(
       paths.dir,
@@ -115,6 +120,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   async withLock<T>(project: string, fn: (graph: KnowledgeGraphWriter) => Promise<T>): Promise<T> {
     const paths = knowledgePaths(this.layout, project);
+    await this.options.format?.assertWritable();
     const locked = () =>
       withFileLock(
         paths.dir,
