@@ -27,6 +27,20 @@ export interface HeldLock {
   assertHeld(): void;
 }
 
+/**
+ * Node ignores SIGXFSZ, so a write past a file size limit (`ulimit -f`) fails with EFBIG, which the write helpers turn
+ * into a storage_error. But signal-exit (loaded by proper-lockfile) listens to SIGXFSZ and re-raises it when it is the
+ * only listener, which kills the process. One listener of our own keeps the signal ignored.
+ */
+function keepFileSizeSignalIgnored(): void {
+  const ignore = (): void => undefined;
+  if (process.platform !== 'win32' && !process.listeners('SIGXFSZ').some((l) => l.name === 'ignoreFileSizeSignal')) {
+    Object.defineProperty(ignore, 'name', { value: 'ignoreFileSizeSignal' });
+    process.on('SIGXFSZ', ignore);
+  }
+}
+keepFileSizeSignalIgnored();
+
 const DEFAULT_STALE_MS = 10_000;
 const DEFAULT_WAIT_MS = 30_000;
 
