@@ -12,7 +12,7 @@
 // alternating; the best round of each is reported.
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { ROOT, report } = require('./lib');
+const { ROOT, report } = require('./lib.js');
 const { loadGraph } = require(path.join(ROOT, 'dist', 'index.js'));
 
 const NS = (process.env.BENCH_GRAPH_NS || '1000,10000,100000').split(',').map((s) => Number(s.trim()));

@@ -6,9 +6,9 @@ import { resolveConfig, type CommonFlags } from '../resolve-config';
 export function serveCommand(): Command {
   return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)')).action(
     async (flags: CommonFlags) => {
-      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
-      const { createServerCore } = await import('../../di/server-core');
-      const { runServer } = await import('../../infrastructure/rpc/run-server');
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
+      const { createServerCore } = await import('../../server/server-core');
+      const { runServer } = await import('../../server/run-server');
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
       process.on('uncaughtException', (e) => {
@@ -19,7 +19,7 @@ export function serveCommand(): Command {
       const running = await runServer({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
-        container: () => (require('../../di/container') as typeof import('../../di/container')).createContainer(config, logger, { core }),
+        container: () => (require('../../server/container') as typeof import('../../server/container')).createContainer(config, logger, { core }),
         input: process.stdin,
         output: process.stdout,
         pinoLogger: logger,

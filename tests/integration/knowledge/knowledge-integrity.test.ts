@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { makeKnowledgeEnv, type KnowledgeEnv } from './support/knowledge-env';
-import { setWriteImplForTests, type WriteFn } from '../../../src/infrastructure/files/atomic-write';
-import { PENDING_FILE } from '../../../src/infrastructure/knowledge/ndjson-knowledge-store';
+import { setWriteImplForTests, type WriteFn } from '../../../src/kernel/files/atomic-write';
+import { PENDING_FILE } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
 
 /** A project given by name (no separator): its id is the name's slug. */
 const CTX = 'integrity';
@@ -98,7 +98,7 @@ describe('knowledge integrity: nothing acknowledged lost, nothing half done', ()
     await env.del.execute({ projectContext: CTX, nodeIds: ['c'] });
     await env.store
       .withLock(P, async (graph) => {
-        const records: import('../../../src/domain/knowledge').DeletedNodeRecord[] = [];
+        const records: import('../../../src/modules/knowledge/domain').DeletedNodeRecord[] = [];
         await graph.scanDeleted((r) => records.push(r));
         await graph.beginTwoFileChange('restore', ['c']);
         await graph.append([records[0]!.nodeData]);

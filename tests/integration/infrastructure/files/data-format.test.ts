@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { DataFormat, DATA_FORMAT_VERSION, type MigrationStep } from '../../../../src/infrastructure/files/data-format';
-import { dataMigrations } from '../../../../src/di/data-migrations';
+import { DataFormat, DATA_FORMAT_VERSION, type MigrationStep } from '../../../../src/kernel/files/data-format';
+import { dataMigrations } from '../../../../src/server/data-migrations';
 import { makeKnowledgeEnv } from '../../knowledge/support/knowledge-env';
 
 describe('data dir format version (format.json, migrations, newer data refused)', () => {

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { withFileLock } from '../../../../src/infrastructure/files/file-lock';
+import { withFileLock } from '../../../../src/kernel/files/file-lock';
 
 /** Permanent lock failures fail at once (one attempt), naming the lock and the cause; a future-dated lock is stale. */
 describe('file lock: permanent failures are not retried', () => {

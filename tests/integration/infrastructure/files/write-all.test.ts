@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { appendAll, setWriteImplForTests, writeAll, writeFileAtomic, type WriteFn } from '../../../../src/infrastructure/files/atomic-write';
-import { isWorkgraphError } from '../../../../src/domain/errors';
+import { appendAll, setWriteImplForTests, writeAll, writeFileAtomic, type WriteFn } from '../../../../src/kernel/files/atomic-write';
+import { isWorkgraphError } from '../../../../src/kernel/errors';
 
 /** A write that writes at most `max` bytes per call, and after `budget` bytes in all, nothing (a disk filling up). */
 function shortWrites(max: number, budget = Infinity): { fn: WriteFn; calls: () => number } {

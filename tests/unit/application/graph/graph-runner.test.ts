@@ -9,7 +9,7 @@ import {
   InvalidGraphError,
   InvalidTransitionError,
   NotFoundError,
-} from '../../../../src/domain/errors';
+} from '../../../../src/kernel/errors';
 import { FakeMcpClientPool, compileYaml, linearTool, runnerFor } from './graph-test-kit';
 
 const sumToN = fs.readFileSync(path.join(__dirname, '../../../../examples/graphs/sum_to_n.yaml'), 'utf8');

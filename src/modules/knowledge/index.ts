@@ -1,0 +1,19 @@
+/**
+ * The knowledge module's public face: the only file code outside the module imports (docs/architecture.md). Light:
+ * tokens, tool declarations, types and a lazy registration.
+ */
+import type { ModuleRegistration } from '../../kernel/module-registration';
+import type { MigrationStep } from '../../kernel/files/data-format';
+
+export { KnowledgeTokens } from './application/knowledge.tokens';
+export { knowledgeTools } from './knowledge.tools';
+export type { KnowledgeStore } from './application/ports/knowledge-store';
+export type { KnowledgeNode } from './domain';
+
+/** The knowledge module's data-dir migration steps (loaded on the first call: they pull in the store). */
+export const knowledgeMigrations = (): readonly MigrationStep[] =>
+  (require('./infrastructure/knowledge-migrations') as typeof import('./infrastructure/knowledge-migrations')).knowledgeMigrations;
+
+/** Registers the knowledge module (wiring loaded on the first call). */
+export const registerKnowledgeModule: ModuleRegistration = (container, config) =>
+  (require('./knowledge.module') as typeof import('./knowledge.module')).knowledgeModule(container, config);

@@ -1,0 +1,61 @@
+import { Lifecycle, type DependencyContainer } from 'tsyringe';
+import { GetProjectGraph } from './application/use-cases/get-project-graph';
+import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
+import { InitProjectGraph } from './application/use-cases/init-project-graph';
+import { ResetTaskNode } from './application/use-cases/reset-task-node';
+import { ScaffoldProjectDocs } from './application/use-cases/scaffold-project-docs';
+import { StartTask } from './application/use-cases/start-task';
+import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
+import { ValidationRunRegistry } from './application/services/validation-run-registry';
+import { ProjectLayout } from '../../kernel/files/project-layout';
+import type { DataFormatGate } from '../../kernel/files/data-format';
+import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
+import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
+import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
+import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
+import { Tokens } from '../../kernel/tokens';
+import { TasksTokens } from './application/tasks.tokens';
+import type { ModuleRegistration } from '../../kernel/module-registration';
+
+/**
+ * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner and the
+ * registry of validation runs (both singletons: they hold the running commands), the scaffold writer and the seven
+ * use cases.
+ */
+export const tasksModule: ModuleRegistration = (container, config) => {
+  const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format) });
+  container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
+  container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
+  container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
+  const singleton = { lifecycle: Lifecycle.Singleton };
+  container.register(TasksTokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
+  container.register(TasksTokens.GetReadyTasks, { useClass: GetReadyTasks }, singleton);
+  container.register(TasksTokens.GetProjectGraph, { useClass: GetProjectGraph }, singleton);
+  container.register(TasksTokens.StartTask, { useClass: StartTask }, singleton);
+  container.register(TasksTokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
+  container.register(TasksTokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
+  container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
+  // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
+  if (container.isRegistered(Tokens.Lifecycle, true)) {
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+  }
+};
+
+/**
+ * For server shutdown: cancels every validation run of this process (each node goes back to IN_PROGRESS, waiting at
+ * most `timeoutMs`, default 3 s), then kills whatever command process tree is still running.
+ */
+export async function shutdownTasks(container: DependencyContainer, timeoutMs = 3_000): Promise<void> {
+  if (container.isRegistered(TasksTokens.ValidationRunRegistry, true)) {
+    await container.resolve<ValidationRunRegistry>(TasksTokens.ValidationRunRegistry).cancelAll(timeoutMs);
+  }
+  killAllTaskCommands(container);
+}
+
+/** Synchronously kills every running validation command's process tree (usable from `process.on('exit')`). */
+export function killAllTaskCommands(container: DependencyContainer): void {
+  if (container.isRegistered(TasksTokens.CommandRunner, true)) {
+    container.resolve<ShellCommandRunner>(TasksTokens.CommandRunner).killAll();
+  }
+}
