@@ -8,20 +8,45 @@ export type ExecutionStatus = 'not_started' | 'running' | 'paused' | 'finished' 
  * Callbacks around each node of one run. Each may be async; the run waits for it. The `context` handed out is the
  * live context object: read it during the call, copy what you keep.
  */
+/**
+ * Debugger hooks, with mcpgraph's argument order (a hook written for mcpgraph's executor works here). Every hook is
+ * awaited before the run goes on. `executionIndex` is the index the node's record gets in the history; `context` is
+ * the data context the node's expressions see (`$.nodeId` = that node's latest output) — live in onNodeStart/onPause
+ * (read it, do not keep it), a copy taken before the node ran in onNodeComplete/onNodeError.
+ */
 export interface ExecutionHooks {
-  /** Before a node runs. Returning `false` pauses the run before the node (a programmatic breakpoint). */
+  /**
+   * Before a node runs — after a breakpoint, pause() or step() on it has been released (the run pauses first, then
+   * this fires). Returning `false` pauses the run before the node (a programmatic breakpoint).
+   */
   onNodeStart?(
     executionIndex: number,
     nodeId: string,
     node: GraphNode,
     context: Readonly<Record<string, unknown>>,
   ): boolean | void | Promise<boolean | void>;
-  /** After a node ran successfully. */
-  onNodeComplete?(executionIndex: number, nodeId: string, node: GraphNode, output: unknown, durationMs: number): void | Promise<void>;
-  /** After a node failed (the run then ends with that error). */
-  onNodeError?(executionIndex: number, nodeId: string, node: GraphNode, error: WorkgraphError): void | Promise<void>;
-  /** The run paused before node `nodeId` (breakpoint, pause(), step, startPaused, onNodeStart returned false). */
-  onPause?(executionIndex: number, nodeId: string): void | Promise<void>;
+  /** After a node ran successfully: `input` is the context the node saw, `output` what it produced. */
+  onNodeComplete?(
+    executionIndex: number,
+    nodeId: string,
+    node: GraphNode,
+    input: Readonly<Record<string, unknown>>,
+    output: unknown,
+    durationMs: number,
+  ): void | Promise<void>;
+  /** After a node failed (the run then ends with that error); `context` is the context the node saw. */
+  onNodeError?(
+    executionIndex: number,
+    nodeId: string,
+    node: GraphNode,
+    error: WorkgraphError,
+    context: Readonly<Record<string, unknown>>,
+  ): void | Promise<void>;
+  /**
+   * The run paused before node `nodeId` (breakpoint, pause(), step, startPaused, onNodeStart returned false), with the
+   * context the node will see.
+   */
+  onPause?(executionIndex: number, nodeId: string, context: Readonly<Record<string, unknown>>): void | Promise<void>;
   /** The run goes on after a pause (resume() or step()). */
   onResume?(): void | Promise<void>;
 }

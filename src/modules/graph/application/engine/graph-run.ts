@@ -108,9 +108,14 @@ export class GraphRun implements ExecutionController {
     return this.gate.step();
   }
 
+  /**
+   * Stops the run: the status is `stopped` at once (as mcpgraph's controller does), an in-flight MCP call is aborted
+   * and the loop ends at the next node boundary; the run's promise then rejects with a CancelledError.
+   */
   stop(): void {
     if (this.isDone) return;
     this.gate.stop();
+    this.status = 'stopped';
   }
 
   setBreakpoints(nodeIds: string[]): void {
@@ -156,9 +161,11 @@ export class GraphRun implements ExecutionController {
   private async run(): Promise<ExecutionResult> {
     // Start on a later tick: the caller gets the controller before the first node runs (and before any hook fires).
     await Promise.resolve();
-    this.status = 'running';
+    if (!this.gate.stopped) this.status = 'running';
     try {
       const result = await this.loop();
+      // stop() between the exit node and here: the caller was told `stopped`, so the run is stopped.
+      if (this.gate.stopped) throw this.stoppedError();
       this.result = result;
       this.status = 'finished';
       return {
@@ -216,15 +223,24 @@ export class GraphRun implements ExecutionController {
       const index = this.history.length;
       this.currentNodeId = nodeId;
 
-      let pause = gate.shouldPauseAt(nodeId) || (first && this.options.startPaused === true);
-      if (hooks?.onNodeStart) {
-        if ((await hooks.onNodeStart(index, nodeId, cnode.node, this.history.context)) === false) pause = true;
-      }
-      if (pause) {
+      // A breakpoint (or pause/step/startPaused) holds the run before onNodeStart fires, as in mcpgraph: the hook
+      // sees the node when it is really about to run. onNodeStart returning false then pauses before the node too.
+      if (gate.shouldPauseAt(nodeId) || (first && this.options.startPaused === true)) {
         await this.pauseBefore(index, nodeId);
         if (gate.stopped) throw this.stoppedError();
         now = sliceStart = deps.now();
       }
+      if (hooks?.onNodeStart) {
+        const goOn = await hooks.onNodeStart(index, nodeId, cnode.node, this.history.context);
+        if (gate.stopped) throw this.stoppedError();
+        if (goOn === false) {
+          await this.pauseBefore(index, nodeId);
+          if (gate.stopped) throw this.stoppedError();
+        }
+        now = sliceStart = deps.now();
+      }
+      // What the node sees (the context before it runs), for onNodeComplete/onNodeError; copied only when asked for.
+      const input = hooks?.onNodeComplete || hooks?.onNodeError ? { ...this.history.context } : undefined;
 
       const startTime = now;
       let output: unknown;
@@ -272,13 +288,13 @@ export class GraphRun implements ExecutionController {
           error: { code: error.code, message: error.message },
         });
         this.telemetry?.count(cnode.kind, nodeId, endTime - startTime, true);
-        if (hooks?.onNodeError) await hooks.onNodeError(index, nodeId, cnode.node, error);
+        if (hooks?.onNodeError) await hooks.onNodeError(index, nodeId, cnode.node, error, input!);
         throw error;
       }
       const endTime = deps.now();
       this.history.add({ executionIndex: index, nodeId, nodeType: cnode.kind, startTime, endTime, duration: endTime - startTime, output });
       if (this.telemetry) this.telemetry.count(cnode.kind, nodeId, endTime - startTime, false);
-      if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, output, endTime - startTime);
+      if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, input!, output, endTime - startTime);
 
       if (cnode.kind === 'exit') return plainJson(tool.wrapOutput ? { result: output } : output);
       nodeId = next;
@@ -339,13 +355,13 @@ export class GraphRun implements ExecutionController {
   private async pauseBefore(index: number, nodeId: string): Promise<void> {
     const hooks = this.options.hooks;
     const gate = this.gate;
+    if (gate.stopped) return;
     this.status = 'paused';
     const woken = gate.enterPause();
-    if (!gate.stopped) {
-      if (hooks?.onPause) await hooks.onPause(index, nodeId);
-      if (!gate.stopped) await woken;
-    }
+    if (hooks?.onPause) await hooks.onPause(index, nodeId, this.history.context);
+    if (!gate.stopped) await woken;
     gate.leavePause();
+    if (gate.stopped) return;
     this.status = 'running';
     if (!gate.stopped && hooks?.onResume) await hooks.onResume();
   }
