@@ -75,7 +75,10 @@ describe('knowledge module e2e (built server, SDK client)', () => {
 
     const got = await ok(plain, 'get_node', { projectContext: 'agent-app', id: 'root' });
     expect(got.node).toMatchObject({ id: 'root', role: 'actor', parents: [], children: ['review'], project: 'agent-app' });
-    expect((await ok(plain, 'get_node', { projectContext: 'C:\\work\\Agent App\\', id: 'review' })).node.children).toEqual(['followup']);
+    // The same folder written another way is the same project; another folder with the same name is another one.
+    expect((await ok(plain, 'get_node', { projectContext: '/home/me/work/./Agent App', id: 'review' })).node.children).toEqual(['followup']);
+    const elsewhere = await call(plain, 'get_node', { projectContext: 'C:\\work\\Agent App\\', id: 'review' });
+    expect(text(elsewhere)).toMatch(/^not_found: .*agent-app-[0-9a-f]{8}/);
 
     // Adds append only: no line carries children.
     const lines = fs.readFileSync(path.join(projectDir('agent-app'), 'knowledge_graph.ndjson'), 'utf8').trim().split('\n');

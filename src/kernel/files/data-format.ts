@@ -79,6 +79,15 @@ export class DataFormat implements DataFormatGate {
     const first = await this.read();
     this.refuseNewer(first);
     if (first && first.format === this.current && !first.stepsDone?.length) return;
+    if (!first && !(await hasProjects(this.dataDir))) {
+      // A fresh data dir: nothing to migrate, so no lock (servers racing here write the same file atomically).
+      await fs.mkdir(this.dataDir, { recursive: true }).catch((e) => {
+        throw toStorageError(e, 'create', this.dataDir);
+      });
+      await this.write({ format: this.current });
+      this.readableChecked = true;
+      return;
+    }
     await withFileLock(this.dataDir, async (lock) => {
       let rec = await this.read();
       this.refuseNewer(rec);
