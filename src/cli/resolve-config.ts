@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
-import { readConfigFile } from './config-file';
+import { ConfigFileError, readConfigFile } from './config-file';
+import { isPostgresUrl, redactDatabaseUrl } from '../kernel/postgres/database-url';
 
 export { defaultDataDir } from '../kernel/config/config-defaults';
 
@@ -14,8 +15,14 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** PostgreSQL URL for the stores (env WORKGRAPH_DATABASE_URL). */
+  databaseUrl?: string;
+  /** Connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE). Default 10. */
+  databasePoolSize?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
+  /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
+  shutdownGrace?: string | number;
 }
 
 /**
@@ -54,11 +61,31 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    ...databaseSettings(flags, env, file),
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    shutdownGraceMs: seconds(
+      ...firstOf([
+        ['--shutdown-grace', flags.shutdownGrace],
+        ['WORKGRAPH_SHUTDOWN_GRACE', env.WORKGRAPH_SHUTDOWN_GRACE],
+        [`config file ${configFile}: shutdownGrace`, file.shutdownGrace],
+      ]),
+      defaults.shutdownGraceMs!,
+    ),
   };
+}
+
+/** The PostgreSQL settings (flag beats env beats config file), or nothing when no URL is given. */
+function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: CommonFlags): Pick<AppConfig, 'database'> {
+  const url = flags.databaseUrl ?? env.WORKGRAPH_DATABASE_URL ?? file.databaseUrl;
+  if (!url) return {};
+  if (!isPostgresUrl(url)) throw new ConfigFileError(`--database-url: expected a postgres:// or postgresql:// URL, got ${redactDatabaseUrl(url)}`);
+  const rawPool = flags.databasePoolSize ?? env.WORKGRAPH_DATABASE_POOL_SIZE ?? (file.databasePoolSize as unknown as number | undefined);
+  const poolSize = rawPool === undefined ? 10 : Number(rawPool);
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new ConfigFileError(`--database-pool-size: expected an integer from 1 to 1000, got ${rawPool}`);
+  return { database: { url, poolSize } };
 }
 
 function isDir(p: string): boolean {
@@ -67,6 +94,20 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The first setting given, with where it came from (for the error message). */
+function firstOf(candidates: Array<[string, string | number | undefined]>): [string | number | undefined, string] {
+  const found = candidates.find(([, v]) => v !== undefined && v !== '');
+  return found ? [found[1], found[0]] : [undefined, ''];
+}
+
+/** A number of seconds (0 or more) as ms; a malformed value is an error naming where it came from. */
+function seconds(v: string | number | undefined, from: string, fallbackMs: number): number {
+  if (v === undefined) return fallbackMs;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${from}: expected a number of seconds (0 or more), got '${v}'`);
+  return Math.round(n * 1000);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

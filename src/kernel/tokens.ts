@@ -14,4 +14,8 @@ export const Tokens = {
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
   /** The data dir's format gate (format.json, migrations, refusal of newer data): a DataFormatGate. */
   DataFormat: Symbol.for('workgraph.DataFormat'),
+  /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */
+  Database: Symbol.for('workgraph.Database'),
+  /** Writes the server waits for before it exits (WritesInProgress). */
+  WritesInProgress: Symbol.for('workgraph.WritesInProgress'),
 } as const;

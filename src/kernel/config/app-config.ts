@@ -18,12 +18,22 @@ export interface AppConfig {
   graphPaths: string[];
   /** Default `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
   dataDir: string;
-  /** Explicit allowed roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS). Empty means: client roots, else home + temp. */
+  /** Operator roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS): client roots can only narrow them. Empty means: client roots, else home + temp. */
   allowedRoots: string[];
   /** pino level. Default `info`. */
   logLevel: string;
   /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /**
+   * PostgreSQL instead of the data dir for the stores that support it (--database-url, WORKGRAPH_DATABASE_URL).
+   * Default: none (files). `poolSize` default 10 (--database-pool-size).
+   */
+  database?: { url: string; poolSize: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /**
+   * How long in-flight calls may finish once shutdown starts (signal, end of stdin) before they are cancelled
+   * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.
+   */
+  shutdownGraceMs?: number;
 }

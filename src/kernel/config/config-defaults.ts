@@ -7,7 +7,7 @@ import type { AppConfig } from './app-config';
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -19,6 +19,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     logLevel: 'info',
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
+    shutdownGraceMs: 10_000,
   };
 }
 

@@ -5,7 +5,7 @@ import { KnowledgeTokens } from './application/knowledge.tokens';
 import type { Clock } from '../../kernel/clock';
 import type { AppConfig } from '../../kernel/config/app-config';
 import type { DataFormatGate } from '../../kernel/files/data-format';
-import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
+import type { WritesInProgress } from '../../kernel/writes-in-progress';
 import { createNdjsonKnowledgeStore } from './infrastructure/ndjson-knowledge-store';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { AddNodes } from './application/use-cases/add-nodes';
@@ -25,7 +25,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
         backupMaxAgeDays: config.knowledge.backupMaxAgeDays,
         backupMaxCount: config.knowledge.backupMaxCount,
         // Shutdown waits for the writes registered here (no delete or restore cut in half by an exit).
-        writes: c.isRegistered(Tokens.Lifecycle, true) ? c.resolve<ServerLifecycle>(Tokens.Lifecycle).writes : undefined,
+        writes: c.isRegistered(Tokens.WritesInProgress, true) ? c.resolve<WritesInProgress>(Tokens.WritesInProgress) : undefined,
         format: c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined,
       }),
     ),

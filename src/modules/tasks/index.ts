@@ -6,6 +6,7 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
+export { tasksMigrations } from './infrastructure/postgres/tasks-migrations';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 

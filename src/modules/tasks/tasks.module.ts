@@ -1,4 +1,5 @@
-import { Lifecycle, type DependencyContainer } from 'tsyringe';
+import { Lifecycle, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import { GetProjectGraph } from './application/use-cases/get-project-graph';
 import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
 import { InitProjectGraph } from './application/use-cases/init-project-graph';
@@ -7,6 +8,7 @@ import { ScaffoldProjectDocs } from './application/use-cases/scaffold-project-do
 import { StartTask } from './application/use-cases/start-task';
 import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from './application/services/validation-run-registry';
+import { untrackedWrites, type WritesInProgress } from '../../kernel/writes-in-progress';
 import { ProjectLayout } from '../../kernel/files/project-layout';
 import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
@@ -23,10 +25,22 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
-  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format) });
+  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir.
+  if (config.database) {
+    container.register(TasksTokens.TaskGraphStore, {
+      useFactory: instanceCachingFactory((c) => {
+        const { PgTaskGraphStore } = require('./infrastructure/postgres/pg-task-graph-store') as typeof import('./infrastructure/postgres/pg-task-graph-store');
+        return new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database));
+      }),
+    });
+  } else {
+    const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+    container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format) });
+  }
   container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
-  container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
+  const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
+  // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.
+  container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry(writes) });
   container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
   const singleton = { lifecycle: Lifecycle.Singleton };
   container.register(TasksTokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
@@ -38,7 +52,11 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown(
+      'tasks',
+      () => shutdownTasks(container),
+      () => killAllTaskCommands(container),
+    );
   }
 };
 

@@ -27,7 +27,7 @@ import { appendAll, assertSize, commitTempFile, tempPathFor, writeAll, writeFile
 import { withFileLock, type FileLockOptions, type HeldLock } from '../../../kernel/files/file-lock';
 import { ProjectLayout } from '../../../kernel/files/project-layout';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
-import type { WriteTracker } from '../../../kernel/write-tracker';
+import type { WritesInProgress } from '../../../kernel/writes-in-progress';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
 import { createBackup, pruneBackups } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
@@ -44,7 +44,7 @@ export interface NdjsonKnowledgeStoreOptions {
   /** Project lock settings (defaults of withFileLock: stale 10 s, up to 30 s of waiting for another holder). */
   lock?: FileLockOptions;
   /** Where writes in progress are registered, so shutdown can wait for them. */
-  writes?: WriteTracker;
+  writes?: WritesInProgress;
   /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
   format?: DataFormatGate;
 }
@@ -136,7 +136,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
         },
         this.options.lock,
       );
-    return this.options.writes ? this.options.writes.run(`knowledge ${project}`, locked) : locked();
+    return this.options.writes ? this.options.writes.track(locked()) : locked();
   }
 }
 

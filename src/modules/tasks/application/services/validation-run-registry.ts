@@ -1,3 +1,5 @@
+import { untrackedWrites, type WritesInProgress } from '../../../../kernel/writes-in-progress';
+
 /**
  * Validation runs of this server process, keyed by project and node, so a second `validate_task_loop` call waits for
  * the run already going (never a second run), and a call after the run ended gets that run's answer.
@@ -24,6 +26,9 @@ interface FinishedRun<A> {
 }
 
 export class ValidationRunRegistry<A = unknown> {
+  /** @param writes where each run registers itself: a run ends with its outcome written, which shutdown waits for. */
+  constructor(private readonly writes: WritesInProgress = untrackedWrites) {}
+
   private readonly active = new Map<string, ActiveValidationRun<A>>();
   /** The latest finished answer per key; bounded by the number of nodes that ever ran. */
   private readonly finished = new Map<string, FinishedRun<A>>();
@@ -73,6 +78,7 @@ export class ValidationRunRegistry<A = unknown> {
         if (this.active.get(key) === run) this.active.delete(key);
       });
     run.promise.catch(() => undefined);
+    void this.writes.track(run.promise).catch(() => undefined);
     this.active.set(key, run);
     return run;
   }
