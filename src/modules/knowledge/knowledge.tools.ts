@@ -10,7 +10,7 @@ const projectContext: JsonSchema = {
   minLength: 1,
   maxLength: 4096,
   description:
-    "The project's folder path (or name); its last segment names the project. Trailing separators and Windows paths (C:\\work\\app) are understood.",
+    "The project's folder path (or name). One folder is one project: its last segment gives the readable id, and another folder with the same last segment gets its own project (id suffixed with a hash of its path). Trailing separators and Windows paths (C:\\work\\app) are understood.",
 };
 const role: JsonSchema = { type: 'string', enum: [...KNOWLEDGE_ROLES] };
 const tags: JsonSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 100 };

@@ -29,8 +29,9 @@ export interface ForwardOptions {
 
 /**
  * Calls `onLine(text, offset, lineNo, terminated, raw)` for every line of `file` from the start (`\r\n` endings are
- * trimmed from `text`; `raw` holds the line's bytes without its `\n`, a `\r` included; `terminated` is false only for
- * a last line without `\n`, such as a torn write). A missing file has no lines.
+ * trimmed from `text`; `raw` holds the line's bytes without its `\n`, a `\r` included, and stays valid only until
+ * `afterChunk` has returned — copy it to keep it; `terminated` is false only for a last line without `\n`, such as a
+ * torn write). A missing file has no lines.
  */
 export async function forEachLine(
   file: string,
@@ -58,11 +59,14 @@ export async function forEachLine(
     piecesLen = 0;
     return joined;
   };
+  // The read buffer is reused while no piece of a line points into it: a fresh 256 KiB Buffer per chunk is memory
+  // outside the V8 heap that is freed late, which made the server's RSS grow with the size of the file read.
+  let spare: Buffer | undefined;
   try {
     for (;;) {
       if (opts.signal?.aborted) throw new CancelledError();
-      // A fresh buffer per read: `pieces` and the raw lines handed out may still point into the previous ones.
-      const chunk = Buffer.allocUnsafe(chunkSize);
+      const chunk = spare ?? Buffer.allocUnsafe(chunkSize);
+      spare = undefined;
       const { bytesRead } = await handle.read(chunk, 0, chunkSize, filePos);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
@@ -86,6 +90,7 @@ export async function forEachLine(
         piecesLen += data.length - start;
       }
       if (opts.afterChunk) await opts.afterChunk();
+      if (piecesLen === 0) spare = chunk;
     }
     if (piecesLen > 0) {
       emit(pieces.length === 1 ? pieces[0]! : joinPieces(Buffer.alloc(0)), pieceStart, false);
@@ -143,6 +148,7 @@ export async function forEachLineBackward(
     let tail: Buffer[] = [];
     let tailLen = 0;
     let first = true;
+    let spare: Buffer | undefined; // reused while no tail piece points into it (see forEachLine)
     const lineOf = (head: Buffer): Buffer => {
       if (tailLen === 0) return head;
       const total = head.length + tailLen;
@@ -155,7 +161,9 @@ export async function forEachLineBackward(
     while (pos > 0) {
       if (opts.signal?.aborted) throw new CancelledError();
       const n = Math.min(chunkSize, pos);
-      const chunk = Buffer.allocUnsafe(n);
+      const buf = spare ?? Buffer.allocUnsafe(chunkSize);
+      spare = undefined;
+      const chunk = buf.subarray(0, n);
       const { bytesRead } = await handle.read(chunk, 0, n, pos - n);
       if (bytesRead !== n) break; // the file shrank under us (cannot happen while it is replaced by rename)
       pos -= n;
@@ -174,7 +182,7 @@ export async function forEachLineBackward(
       if (end > 0) {
         tail.push(chunk.subarray(0, end));
         tailLen += end;
-      }
+      } else spare = buf;
       if (pos === 0 && tailLen > 0) {
         const text = trimCr(lineOf(Buffer.alloc(0)).toString('utf8'));
         if (text !== '' && !onLine(text, 0)) return { source, stoppedAt: 0 };

@@ -167,6 +167,18 @@ function parseNode(text: string): StoredKnowledgeNode | undefined {
   return isStoredKnowledgeNode(value) ? normalizeStoredNode(value) : undefined;
 }
 
+/**
+ * The id of a line written by the store (`{"id":"...",` first), read without parsing; undefined for any other shape
+ * (hand-written lines, escapes in the id), which callers then parse.
+ */
+function leadingId(text: string): string | undefined {
+  if (!text.startsWith('{"id":"')) return undefined;
+  const end = text.indexOf('"', 7);
+  if (end < 0) return undefined;
+  const id = text.slice(7, end);
+  return id.includes('\\') || text.charCodeAt(end + 1) !== 44 /* , */ ? undefined : id;
+}
+
 function mentionsAny(text: string, ids: ReadonlySet<string> | undefined): boolean {
   if (!ids || ids.size > PREFILTER_MAX_IDS) return true;
   for (const id of ids) if (text.includes(id)) return true;
@@ -229,7 +241,10 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
     await readIo(this.paths.graph, () => forEachLineBackward(
       this.paths.graph,
       (text) => {
-        if (mentionsAny(text, ids)) {
+        const id = leadingId(text);
+        // Lines as the store writes them start with their id: a line whose id is not wanted is skipped unparsed
+        // (checking new ids for uniqueness reads the whole file; parsing every line made that slow and memory-hungry).
+        if (id !== undefined ? ids.has(id) : mentionsAny(text, ids)) {
           const node = parseNode(text);
           if (node && ids.has(node.id) && !found.has(node.id)) found.set(node.id, node);
         }
