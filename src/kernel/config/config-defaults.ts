@@ -1,13 +1,14 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AppConfig } from './app-config';
+import { MODULE_NAMES, type AppConfig } from './app-config';
 
 /**
  * The one place defaults live (used by the CLI's resolveConfig, the container and the tests). Every setting a
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
+ * files, the last 20 graph runs per tool recorded, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -19,6 +20,10 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     logLevel: 'info',
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
+    graphRunsPerTool: 20,
+    modules: [...MODULE_NAMES],
+    onlyGraphs: false,
+    mcpConfigFiles: [],
     shutdownGraceMs: 10_000,
   };
 }

@@ -123,6 +123,39 @@ export class FileTaskGraphStore implements TaskGraphStore {
     return out;
   }
 
+  async listProjects(): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.layout.projectsDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${this.layout.projectsDir}: ${(e as Error).message}`, { file: this.layout.projectsDir });
+    }
+    const out: string[] = [];
+    for (const id of entries.sort()) {
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) continue;
+      if (await fs.stat(this.graphFile(id)).then(() => true, () => false)) out.push(id);
+    }
+    return out;
+  }
+
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+    return withFileLock(
+      this.layout.projectDir(graph.project_id),
+      async (lock) => {
+        const existing = await this.load(graph.project_id).catch(() => undefined);
+        if (existing && existing.revision === graph.revision && existing.updated_at === graph.updated_at) return 'unchanged';
+        if (existing && !opts.replace) return 'skipped';
+        lock.assertHeld();
+        const log = transitions.map((t) => JSON.stringify({ from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt }) + '\n').join('');
+        await writeFileAtomic(this.transitionsFile(graph.project_id), log);
+        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify(graph, null, 2) + '\n');
+        return 'imported';
+      },
+      this.lockOptions,
+    );
+  }
+
   /** Appends log lines with one write (callers hold the lock). Field order: from, to, node, time, attempt. */
   private async appendTransitions(projectId: string, transitions: readonly TaskTransition[]): Promise<void> {
     const text = transitions
