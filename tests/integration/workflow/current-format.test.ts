@@ -117,3 +117,52 @@ describe('current format: our own fixtures walked feature by feature', () => {
     expect(callNext(wf, ['scope', 'api.list'], { skipChecks: 'yes' }).step?.completionId).toBe('reviews');
   });
 });
+
+describe('workgraph validate on current-format files', () => {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { validateFiles } = require('../../../src/cli/validate') as typeof import('../../../src/cli/validate');
+  const fs = require('node:fs') as typeof import('node:fs');
+  const os = require('node:os') as typeof import('node:os');
+
+  it('says which format it read, warns on format-dependent conditions and missing references (not errors), finds routines in the folder', async () => {
+    const notes: string[] = [];
+    const problems = await validateFiles([path.join(FOLDER, 'release-check.json')], { onNote: (n) => notes.push(n.message) });
+    expect(notes).toEqual(["read as the current workflow format (dotted id 'wg.release-check')"]);
+    expect(problems.filter((p) => p.severity !== 'warning')).toEqual([]);
+    expect(problems.map((p) => p.message)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/reference 'missing' \(package\) not found/), expect.stringMatching(/riskLevel.*ignores case/)]),
+    );
+  });
+
+  it('reports every problem of a broken file in one pass with file:line:column: unknown routine, ref, feature, contract, prompt and promptBlocks both, a nested loop', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-current-'));
+    try {
+      const file = path.join(dir, 'broken.json');
+      const doc = {
+        id: 'wg.broken',
+        name: 'Broken',
+        description: 'd',
+        version: '1.0.0',
+        features: ['wr.features.nope'],
+        steps: [
+          { id: 'a', title: 'A', prompt: 'x', promptBlocks: { goal: [{ kind: 'ref', refId: 'wr.refs.nope' }] } },
+          { id: 'b', title: 'B', templateCall: { templateId: 'wr.templates.routine.missing-one' } },
+          { id: 'c', title: 'C', prompt: 'y', outputContract: { contractRef: 'wr.contracts.loop_control' }, assessmentRefs: ['ghost'] },
+          { id: 'l', type: 'loop', title: 'L', loop: { type: 'for', count: 2, maxIterations: 3 }, body: [{ id: 'inner', type: 'loop', title: 'I', loop: { type: 'for', count: 1, maxIterations: 2 }, body: [{ id: 'z', title: 'Z', prompt: 'z' }] }] },
+        ],
+      };
+      fs.writeFileSync(file, JSON.stringify(doc, null, 2));
+      const problems = (await validateFiles([file])).filter((p) => p.severity !== 'warning');
+      const text = problems.map((p) => `${p.line}:${p.column} ${p.message}`).join('\n');
+      expect(text).toMatch(/unknown feature 'wr\.features\.nope'/);
+      expect(text).toMatch(/unknown ref 'wr\.refs\.nope'/);
+      expect(text).toMatch(/both prompt and promptBlocks/);
+      expect(text).toMatch(/needs routine workflow 'wr\.routine-missing-one'/);
+      expect(text).toMatch(/assessment 'ghost' is not defined/);
+      expect(text).toMatch(/cannot be nested/);
+      expect(problems.every((p) => p.line > 1)).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
