@@ -17,6 +17,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  maxBlockedAttempts: 'integer',
+  sessionRetentionDays: 'integer',
   modules: 'strings',
   onlyGraphs: 'boolean',
   mcpConfig: 'paths',

@@ -38,6 +38,12 @@ export interface AppConfig {
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
   /**
+   * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
+   * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):
+   * completed sessions are pruned that long after completion; unfinished ones are kept.
+   */
+  sessions: { maxBlockedAttempts: number; completedRetentionDays: number };
+  /**
    * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
    * plain JSON-RPC workflow methods are answered only when `workflow` is served.
    */

@@ -17,7 +17,10 @@ import { ShellCommandRunner } from './infrastructure/process/shell-command-runne
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
+import type { ChangeEvents } from '../../kernel/change-events';
+import { ChangePublishingTaskGraphStore } from './infrastructure/change-publishing-task-graph-store';
 import { TasksTokens } from './application/tasks.tokens';
+import type { TaskGraphStore } from './application/ports/task-graph-store';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
@@ -26,16 +29,19 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir.
+  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir;
+  // either way every write is announced on the change-event port when the container has one (servers do).
+  const changes = container.isRegistered(Tokens.ChangeEvents, true) ? container.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
+  const published = (store: TaskGraphStore): TaskGraphStore => (changes ? new ChangePublishingTaskGraphStore(store, changes) : store);
   if (config.database) {
     container.register(TasksTokens.TaskGraphStore, {
       useFactory: instanceCachingFactory((c) => {
         const { PgTaskGraphStore } = require('./infrastructure/postgres/pg-task-graph-store') as typeof import('./infrastructure/postgres/pg-task-graph-store');
-        return new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database));
+        return published(new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database)));
       }),
     });
   } else {
-    container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir))) });
   }
   container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
