@@ -5,6 +5,7 @@ import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-
 import { appendDurable, writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
 import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
+import type { DataFormatGate } from '../../../kernel/files/data-format';
 
 /** The graph file of a project, in `<data-dir>/projects/<id>/`. */
 export const TASK_GRAPH_FILE = 'task_graph.json';
@@ -17,7 +18,12 @@ export const TRANSITIONS_FILE = 'transitions.ndjson';
  * append-only transition log.
  */
 export class FileTaskGraphStore implements TaskGraphStore {
-  constructor(private readonly layout: ProjectLayout, private readonly lockOptions: FileLockOptions = {}) {}
+  constructor(
+    private readonly layout: ProjectLayout,
+    private readonly lockOptions: FileLockOptions = {},
+    /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
+    private readonly format?: DataFormatGate,
+  ) {}
 
   projectIdOf(nameOrId: string): string {
     return projectIdFromName(nameOrId, 'project');
@@ -34,6 +40,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   async load(projectId: string): Promise<TaskGraph | undefined> {
+    await this.format?.assertReadable();
     const file = this.graphFile(projectId);
     let text: string;
     try {
@@ -53,6 +60,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
 
   async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
     const dir = this.layout.projectDir(graph.project_id);
+    await this.format?.assertWritable();
     await withFileLock(
       dir,
       async (lock) => {
@@ -76,6 +84,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
+    await this.format?.assertWritable();
     return withFileLock(
       this.layout.projectDir(projectId),
       async (lock) => {
