@@ -11,7 +11,8 @@ export function validateCommand(): Command {
     .action(async (files: string[]) => {
       await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
       const { validateFiles } = await import('../validate');
-      const problems = await validateFiles(files, { onNote: (n) => process.stdout.write(`${n.file}: ${n.message}\n`) });
+      // The format line goes to stderr: stdout keeps one `file:line:column: message` per problem, for tools that parse it.
+      const problems = await validateFiles(files, { onNote: (n) => process.stderr.write(`${n.file}: ${n.message}\n`) });
       for (const p of problems) process.stdout.write(`${p.file}:${p.line}:${p.column}: ${p.severity ? `${p.severity}: ` : ''}${p.message}\n`);
       const errors = problems.filter((p) => p.severity !== 'warning');
       if (errors.length === 0) process.stdout.write(`${files.length} file(s) OK${problems.length > 0 ? ` (${problems.length} warning(s))` : ''}\n`);
