@@ -25,14 +25,14 @@ async function main() {
   const wg = await workgraphHttp(['--data-dir', tempDir('wg-bench-idle-'), '--max-sessions', '300']);
   try {
     const active = await connectHttp(wg.url);
-    const before = await latency(active);
+    const before = await latency(active.client);
     await settle();
     const rssBefore = rssMiB(wg.child.pid);
     const idle = [];
     for (let i = 0; i < IDLE; i++) idle.push(await connectHttp(wg.url));
     await settle();
     const rssIdle = rssMiB(wg.child.pid);
-    const after = await latency(active);
+    const after = await latency(active.client);
     const extra = { idleSessions: IDLE, calls: CALLS };
     report('http-idle', `server RSS with ${IDLE} idle sessions`, rssIdle, rssBefore, 'MiB', { ...extra, goal: 'value < 250' });
     report('http-idle', `active client median latency with ${IDLE} idle sessions`, after.median, before.median, 'ms', extra);
