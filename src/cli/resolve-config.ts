@@ -11,7 +11,12 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** `--output-tail BYTES` (serve). */
+  outputTail?: number;
 }
+
+/** Default of `--output-tail`: 8 KiB per stream. */
+export const DEFAULT_OUTPUT_TAIL_BYTES = 8 * 1024;
 
 /**
  * Resolves the configuration: a flag beats its environment variable beats the default (DESIGN.md §3).
@@ -46,6 +51,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, 50),
     },
     workflowCacheTtlMs: 5_000,
+    outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, DEFAULT_OUTPUT_TAIL_BYTES),
   };
 }
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { systemClock } from '../application/ports/clock';
+import { systemClock, systemTimers } from '../application/ports/clock';
 import { silentLogger, type Logger } from '../application/ports/logger';
 import type { AppConfig } from '../infrastructure/config/app-config';
 import { ProjectLayout } from '../infrastructure/files/project-layout';
@@ -31,6 +31,7 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
   c.registerInstance(Tokens.Config, config);
   c.registerInstance(Tokens.Logger, logger);
   c.registerInstance(Tokens.Clock, systemClock);
+  c.registerInstance(Tokens.Timers, systemTimers);
   c.registerInstance(Tokens.PathPolicy, core.pathPolicy);
   c.registerInstance(Tokens.Lifecycle, core.lifecycle);
   c.registerInstance(Tokens.ToolRegistry, core.registry);
@@ -70,6 +71,7 @@ export function createTestContainer(overrides: Partial<AppConfig> & { dataDir: s
     logLevel: 'silent',
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
+    outputTailBytes: 8 * 1024,
     ...overrides,
   };
   return createContainer(config, silentLogger);

@@ -1,11 +1,13 @@
 import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../domain/errors';
-import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain/tasks';
+import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain/tasks';
 import { Tokens } from '../../di/tokens';
 import type { Clock } from '../ports/clock';
 import type { PathPolicy } from '../ports/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../ports/use-case';
+import { TaskMessages } from '../services/task-messages';
+import type { ValidationRunService } from '../services/validation-run';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
 import { projectIdFromName } from '../../domain/project-id';
 
@@ -29,6 +31,7 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     @inject(Tokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
     @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.ValidationRunService) private readonly runs: ValidationRunService,
   ) {}
 
   async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
@@ -40,10 +43,11 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     await this.store.create(graph, {
       replace: input.replace ?? false,
       check: (existing) => {
-        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !isStaleValidation(n, now.ms));
+        const facts = this.runs.hostFacts();
+        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !runOwnership(n, now.ms, facts).recoverable);
         if (running.length) {
           throw new ConflictError(
-            `project '${projectId}' cannot be replaced while task(s) ${running.map((n) => n.id).join(', ')} are VALIDATING`,
+            TaskMessages.replaceWhileRunning(projectId, running.map((n) => n.id)),
             { project: projectId, nodes: running.map((n) => n.id) },
           );
         }

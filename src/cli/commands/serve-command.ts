@@ -1,10 +1,16 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /** `workgraph serve`: MCP over stdio. Modules are loaded here, lazily, so `--help` stays fast. */
 export function serveCommand(): Command {
-  return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)')).action(
+  return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)'))
+    .addOption(
+      new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
+        parseOutputTail,
+      ),
+    )
+    .action(
     async (flags: CommonFlags) => {
       const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
       const { createServerCore } = await import('../../di/server-core');
@@ -31,4 +37,13 @@ export function serveCommand(): Command {
       process.exit(0);
     },
   );
+}
+
+/** `--output-tail`: a whole number of bytes from 256 to 64 KiB (the runner keeps at most 64 KiB per stream). */
+function parseOutputTail(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 256 || n > 64 * 1024) {
+    throw new InvalidArgumentError(`expected a whole number of bytes from 256 to 65536, got '${value}'`);
+  }
+  return n;
 }

@@ -1,4 +1,4 @@
-import { Lifecycle, type DependencyContainer } from 'tsyringe';
+import { instanceCachingFactory, Lifecycle, type DependencyContainer } from 'tsyringe';
 import { GetProjectGraph } from '../../application/use-cases/get-project-graph';
 import { GetReadyTasks } from '../../application/use-cases/get-ready-tasks';
 import { InitProjectGraph } from '../../application/use-cases/init-project-graph';
@@ -6,7 +6,12 @@ import { ResetTaskNode } from '../../application/use-cases/reset-task-node';
 import { ScaffoldProjectDocs } from '../../application/use-cases/scaffold-project-docs';
 import { StartTask } from '../../application/use-cases/start-task';
 import { ValidateTaskLoop } from '../../application/use-cases/validate-task-loop';
+import { systemTimers, type Clock, type Timers } from '../../application/ports/clock';
+import type { Logger } from '../../application/ports/logger';
 import { ValidationRunRegistry } from '../../application/services/validation-run-registry';
+import { ValidationRunService, type RunVerdict } from '../../application/services/validation-run';
+import { RandomIdGenerator } from '../../infrastructure/knowledge/random-id-generator';
+import { LocalHostInfo } from '../../infrastructure/process/host-info';
 import { ProjectLayout } from '../../infrastructure/files/project-layout';
 import type { Lifecycle as ServerLifecycle } from '../../infrastructure/lifecycle/lifecycle';
 import { ShellCommandRunner } from '../../infrastructure/process/shell-command-runner';
@@ -21,9 +26,32 @@ import type { ModuleRegistration } from './index';
  * use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(Tokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
-  container.register(Tokens.CommandRunner, { useValue: new ShellCommandRunner() });
-  container.register(Tokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry() });
+  const store = new FileTaskGraphStore(new ProjectLayout(config.dataDir));
+  const runner = new ShellCommandRunner();
+  const runs = new ValidationRunRegistry<RunVerdict>();
+  container.register(Tokens.TaskGraphStore, { useValue: store });
+  container.register(Tokens.CommandRunner, { useValue: runner });
+  container.register(Tokens.ValidationRunRegistry, { useValue: runs });
+  container.register(Tokens.HostInfo, { useValue: new LocalHostInfo() });
+  if (!container.isRegistered(Tokens.Timers, true)) container.register(Tokens.Timers, { useValue: systemTimers });
+  container.register(Tokens.ValidationRunService, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new ValidationRunService(
+          {
+            store,
+            runner,
+            runs,
+            clock: c.resolve<Clock>(Tokens.Clock),
+            timers: c.resolve<Timers>(Tokens.Timers),
+            ids: new RandomIdGenerator(),
+            host: c.resolve(Tokens.HostInfo),
+            logger: c.resolve<Logger>(Tokens.Logger),
+          },
+          { outputTailBytes: config.outputTailBytes },
+        ),
+    ),
+  });
   container.register(Tokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
   const singleton = { lifecycle: Lifecycle.Singleton };
   container.register(Tokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);

@@ -26,4 +26,6 @@ export interface AppConfig {
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
+  outputTailBytes: number;
 }
