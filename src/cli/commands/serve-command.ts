@@ -17,6 +17,9 @@ export function serveCommand(): Command {
       const { runServer } = await import('../../infrastructure/rpc/run-server');
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
+      // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
+      // handled, the write fails with EFBIG instead and the tool answers storage_error with nothing changed.
+      process.on('SIGXFSZ', () => logger.warn('a write passed the file-size limit (SIGXFSZ); it fails with EFBIG'));
       process.on('uncaughtException', (e) => {
         logger.error('uncaught exception', { err: e.message, stack: e.stack });
         process.exit(1);

@@ -68,6 +68,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 function describe(v: unknown): string {
+  if (v === undefined) return 'missing';
   if (v === null) return 'null';
   if (Array.isArray(v)) return 'an array';
   if (typeof v === 'string') return JSON.stringify(v.length > 40 ? v.slice(0, 40) + '…' : v);

@@ -132,9 +132,13 @@ export class FileTaskGraphStore implements TaskGraphStore {
     const log = new TransitionLog(this.transitionsFile(projectId));
     let appended: { before: number; after: number };
     try {
-      const size = await log.size();
-      if (logBytes !== undefined && size > logBytes) await log.truncate(logBytes);
-      appended = await log.append(lines);
+      let size = await log.size();
+      if (logBytes !== undefined && size > logBytes) {
+        await log.truncate(logBytes);
+        size = logBytes;
+      }
+      // A change without status changes (a lease renewal) appends nothing.
+      appended = lines ? await log.append(lines) : { before: size, after: size };
     } catch (e) {
       throw storageFailure(e, log.file, 'append to the transition log', 'nothing was changed (the task graph is as it was)');
     }

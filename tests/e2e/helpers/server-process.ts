@@ -24,6 +24,8 @@ export interface ServerEnvOptions {
   env?: Record<string, string>;
   /** The server's working directory; default this process's. */
   cwd?: string;
+  /** A command the server runs under, e.g. `['prlimit', '--fsize=4096']` (the node binary and CLI follow). */
+  wrapper?: string[];
 }
 
 function serverEnv(opts: ServerEnvOptions): Record<string, string> {
@@ -40,9 +42,10 @@ export async function connectClient(opts: ServerEnvOptions & { capabilities?: Re
   close: () => Promise<void>;
 }> {
   assertBuilt();
+  const [command, ...pre] = opts.wrapper?.length ? [...opts.wrapper, process.execPath] : [process.execPath];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', ...(opts.args ?? [])],
+    command,
+    args: [...pre, CLI, 'serve', ...(opts.args ?? [])],
     env: serverEnv(opts),
     stderr: 'pipe',
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
