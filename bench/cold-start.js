@@ -1,7 +1,7 @@
 // Cold start: process spawn to the first tools/list answer, workgraph beside the bare SDK echo server, alternating,
 // median of several runs each. Goal: within 1.5x.
 const { performance } = require('node:perf_hooks');
-const { workgraph, echoServer, stats, report, tempDir } = require('./lib');
+const { workgraph, echoServer, stats, report, tempDir } = require('./lib.js');
 
 const RUNS = Number(process.env.BENCH_COLD_RUNS || 15);
 

@@ -32,7 +32,7 @@ const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { pathToFileURL } = require('node:url');
 const YAML = require('yaml');
-const { ROOT, tempDir, report } = require('./lib');
+const { ROOT, tempDir, report } = require('./lib.js');
 
 const BENCH = 'graph-vs-mcpgraph';
 const SEED = path.join(ROOT, 'examples', 'graphs', 'sum_to_n.yaml');

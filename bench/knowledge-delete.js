@@ -8,8 +8,8 @@ const path = require('node:path');
 const readline = require('node:readline');
 const { spawnSync } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
-const { ROOT, tempDir, stats, report } = require('./lib');
-const { generateKnowledgeGraph } = require('./fixtures/knowledge-graph');
+const { ROOT, tempDir, stats, report } = require('./lib.js');
+const { generateKnowledgeGraph } = require('./fixtures/knowledge-graph.js');
 
 const SIZES = (process.env.BENCH_KNOWLEDGE_SIZES || '100000,1000000').split(',').map(Number);
 const PROJECT = 'bench-k';

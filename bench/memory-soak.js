@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
-const { ROOT, CLI, tempDir, cleanEnv, report } = require('./lib');
+const { ROOT, CLI, tempDir, cleanEnv, report } = require('./lib.js');
 
 const CALLS = Number(process.env.BENCH_SOAK_CALLS || 100_000);
 const SAMPLE_EVERY = Math.max(1, Math.floor(CALLS / 10));

@@ -1,7 +1,7 @@
 // 10,000 sequential tools/call workflow_next through the SDK's real client, beside the bare SDK echo server measured
 // the same way in the same run. Goal: median within 1.5x of the echo server's.
 const { performance } = require('node:perf_hooks');
-const { workgraph, echoServer, stats, report, tempDir } = require('./lib');
+const { workgraph, echoServer, stats, report, tempDir } = require('./lib.js');
 
 const N = Number(process.env.BENCH_RPC_CALLS || 10_000);
 const WARMUP = 500;

@@ -6,7 +6,7 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
-const { ROOT, tempDir, stats, report, workgraph } = require('./lib');
+const { ROOT, tempDir, stats, report, workgraph } = require('./lib.js');
 
 const RUNS = Number(process.env.BENCH_TASKS_RUNS || 200); // issue 4 asks for 200 runs
 const WARMUP = 5;

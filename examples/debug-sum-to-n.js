@@ -20,7 +20,7 @@ async function main() {
         console.log(`paused before #${executionIndex} ${nodeId}`);
         wakeOnPause?.({ executionIndex, nodeId });
       },
-      onNodeComplete: (executionIndex, nodeId, node, output) =>
+      onNodeComplete: (executionIndex, nodeId, node, input, output) =>
         console.log(`  ran #${executionIndex} ${nodeId} (${node.type}) -> ${JSON.stringify(output)}`),
     },
   });

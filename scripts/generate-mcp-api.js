@@ -3,8 +3,8 @@
 require('reflect-metadata');
 const fs = require('node:fs');
 const path = require('node:path');
-const { renderMcpApi } = require('../dist/infrastructure/rpc/mcp-api-doc');
-const { builtinTools } = require('../dist/infrastructure/rpc/tools');
+const { renderMcpApi } = require('../dist/server/mcp-api-doc');
+const { builtinTools } = require('../dist/server/builtin-tools');
 
 const target = path.join(__dirname, '..', 'spec', 'mcp-api.md');
 fs.writeFileSync(target, renderMcpApi(builtinTools()));

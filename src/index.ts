@@ -1,12 +1,25 @@
 /**
- * workgraph's public library API (`import { ... } from 'workgraph'`). Each module adds its own section.
+ * workgraph's public library API (`import { ... } from 'workgraph'`). Each module adds its own section, through the
+ * module's index.ts (docs/architecture.md).
  */
+import { graphRuntime } from './modules/graph';
 
 // ---- graph module: load mcpgraph-format graph files, run their tools, debug the runs ----
-export { GraphHost, loadGraph, expandGraphPaths, type LoadGraphOptions, type GraphLoadFailure } from './infrastructure/graph/graph-host';
-export { GraphFileLoader, validateGraphFile, graphSchemaPath, type GraphFileProblem } from './infrastructure/graph/graph-file-loader';
-export { GraphRunner, type GraphRunnerOptions, type GraphToolInfo, type ExecutionSummary } from './application/services/graph-runner';
+const graph = graphRuntime();
+export const GraphHost = graph.GraphHost;
+export type GraphHost = InstanceType<typeof graph.GraphHost>;
+export const GraphFileLoader = graph.GraphFileLoader;
+export type GraphFileLoader = InstanceType<typeof graph.GraphFileLoader>;
+export const GraphRunner = graph.GraphRunner;
+export type GraphRunner = InstanceType<typeof graph.GraphRunner>;
+export const { loadGraph, expandGraphPaths, validateGraphFile, graphSchemaPath, DEFAULT_EXPRESSION_LIMITS, DEFAULT_EXECUTION_LIMITS } = graph;
 export type {
+  LoadGraphOptions,
+  GraphLoadFailure,
+  GraphFileProblem,
+  GraphRunnerOptions,
+  GraphToolInfo,
+  ExecutionSummary,
   ExecutionController,
   ExecutionHandle,
   ExecutionHooks,
@@ -16,11 +29,10 @@ export type {
   ExecutionStatus,
   ExecutionTelemetry,
   NodeTelemetry,
-} from './application/services/graph/execution-types';
-export { DEFAULT_EXPRESSION_LIMITS, type ExpressionLimits } from './application/services/graph/jsonata-expression';
-export type { McpClientPool, McpServerRef, McpToolCallResult } from './application/ports/mcp-client-pool';
-export { DEFAULT_EXECUTION_LIMITS } from './domain/graph/types';
-export type {
+  ExpressionLimits,
+  McpClientPool,
+  McpServerRef,
+  McpToolCallResult,
   GraphConfig,
   GraphTool,
   GraphNode,
@@ -29,7 +41,7 @@ export type {
   McpServerConfig,
   ExecutionLimits,
   NodeExecutionRecord,
-} from './domain/graph/types';
+} from './modules/graph';
 
 // ---- errors (shared by every module) ----
-export * from './domain/errors';
+export * from './kernel/errors';

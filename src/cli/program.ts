@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { packageVersion } from '../infrastructure/config/package-root';
+import { packageVersion } from '../kernel/config/package-root';
+import { ConfigFileError } from './config-file';
 import { serveCommand } from './commands/serve-command';
 import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
@@ -45,6 +46,6 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       return e.exitCode === 0 ? ExitCodes.Ok : ExitCodes.Usage;
     }
     process.stderr.write(`workgraph: ${(e as Error).message}\n`);
-    return ExitCodes.Problems;
+    return e instanceof ConfigFileError ? ExitCodes.Usage : ExitCodes.Problems;
   }
 }

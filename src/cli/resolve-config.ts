@@ -1,8 +1,11 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AppConfig, WorkflowSource } from '../infrastructure/config/app-config';
-import { packageRoot, packageVersion } from '../infrastructure/config/package-root';
+import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
+import { configDefaults } from '../kernel/config/config-defaults';
+import { packageRoot, packageVersion } from '../kernel/config/package-root';
+import { readConfigFile } from './config-file';
+
+export { defaultDataDir } from '../kernel/config/config-defaults';
 
 /** Flags shared by the commands that load workflows, graphs or data. */
 export interface CommonFlags {
@@ -11,54 +14,54 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
+  config?: string;
   /** `--output-tail BYTES` (serve). */
   outputTail?: number;
 }
 
-/** Default of `--output-tail`: 8 KiB per stream. */
-export const DEFAULT_OUTPUT_TAIL_BYTES = 8 * 1024;
-
 /**
- * Resolves the configuration: a flag beats its environment variable beats the default (DESIGN.md §3).
+ * Resolves the configuration: a flag beats its environment variable beats the config file (`--config`,
+ * WORKGRAPH_CONFIG) beats the default of {@link configDefaults} (DESIGN.md §3).
  * Workflow sources in override order: bundled `workflows/`, `./workflows` of the working directory when it exists,
  * WORKGRAPH_WORKFLOWS_PATH folders (colon-separated), `--workflows` folders.
  */
 export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): AppConfig {
   const split = (v: string | undefined) => (v ? v.split(path.delimiter).filter(Boolean) : []);
   const abs = (p: string) => path.resolve(cwd, p);
+  const defaults = configDefaults(env);
+  const configFile = flags.config ?? env.WORKGRAPH_CONFIG;
+  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as CommonFlags;
+  const list = (flag: string[] | undefined, envValue: string | undefined, fromFile: string[] | undefined) =>
+    flag?.length ? flag.map(abs) : envValue ? split(envValue).map(abs) : (fromFile ?? []);
 
   const workflowSources: WorkflowSource[] = [{ dir: path.join(packageRoot(), 'workflows'), source: 'bundled' }];
   const projectDir = path.join(cwd, 'workflows');
   if (path.resolve(projectDir) !== path.resolve(packageRoot(), 'workflows') && isDir(projectDir)) {
     workflowSources.push({ dir: projectDir, source: 'project' });
   }
+  for (const d of file.workflows ?? []) workflowSources.push({ dir: d, source: 'config' });
   for (const d of split(env.WORKGRAPH_WORKFLOWS_PATH)) workflowSources.push({ dir: abs(d), source: 'env' });
   for (const d of flags.workflows ?? []) workflowSources.push({ dir: abs(d), source: 'flag' });
 
-  const graphPaths = flags.graphs?.length ? flags.graphs.map(abs) : split(env.WORKGRAPH_GRAPHS_PATH).map(abs);
-  const allowedRoots = flags.allowRoot?.length ? flags.allowRoot.map(abs) : split(env.WORKGRAPH_ALLOWED_ROOTS).map(abs);
-  const dataDir = abs(flags.dataDir ?? env.WORKGRAPH_DATA_DIR ?? defaultDataDir(env));
+  const graphPaths = list(flags.graphs, env.WORKGRAPH_GRAPHS_PATH, file.graphs);
+  const allowedRoots = list(flags.allowRoot, env.WORKGRAPH_ALLOWED_ROOTS, file.allowRoot);
+  const dataDir = abs(flags.dataDir ?? env.WORKGRAPH_DATA_DIR ?? file.dataDir ?? defaults.dataDir);
 
   return {
+    ...defaults,
     version: packageVersion(),
     workflowSources,
     graphPaths,
     dataDir,
     allowedRoots,
-    logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? 'info',
+    logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
     knowledge: {
-      backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, 90),
-      backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, 50),
+      backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
+      backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
-    workflowCacheTtlMs: 5_000,
-    outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, DEFAULT_OUTPUT_TAIL_BYTES),
+    outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
   };
-}
-
-/** `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
-export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(os.homedir(), '.local', 'share');
-  return path.join(base, 'workgraph');
 }
 
 function isDir(p: string): boolean {

@@ -2,8 +2,8 @@ import { execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { InvalidGraphError } from '../../src/domain/errors';
-import { loadGraph } from '../../src/infrastructure/graph';
+import { InvalidGraphError } from '../../src/kernel/errors';
+import { loadGraph } from '../../src/modules/graph/infrastructure';
 import { CLI, RawServer, tempDir } from './helpers/server-process';
 
 /**

@@ -5,7 +5,7 @@ import { ListRootsRequestSchema, type CallToolResult } from '@modelcontextprotoc
 import { connectClient, RawServer, tempDir } from './helpers/server-process';
 import { OutputSchemaChecker } from './helpers/output-schemas';
 import { isAlive } from '../helpers/processes';
-import { SchemaRegistry } from '../../src/application/services/schema-registry';
+import { SchemaRegistry } from '../../src/kernel/schema-registry';
 
 /** The tasks module through the built server and the SDK's real client: the DAG, real commands, progress, cancel. */
 

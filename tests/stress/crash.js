@@ -6,7 +6,7 @@
 // Environment: STRESS_KILLS (default 12), STRESS_NODES (knowledge graph size, default 5,000).
 const fs = require('node:fs');
 const path = require('node:path');
-const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib');
+const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib.js');
 
 const KILLS = Number(process.env.STRESS_KILLS || 12);
 const NODES = Number(process.env.STRESS_NODES || 5_000);

@@ -8,7 +8,7 @@ const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
 
-const { tempDir, cleanEnv } = require('../../bench/lib');
+const { tempDir, cleanEnv } = require('../../bench/lib.js');
 
 /** A built server on its own process, with an SDK client; `call` returns {ok, value | code, text}. */
 async function startServer({ dataDir, allowRoot, name = 'stress' }) {

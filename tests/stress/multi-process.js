@@ -6,7 +6,7 @@
 // Environment: STRESS_PROCESSES (default 4), STRESS_SECONDS (default 20).
 const fs = require('node:fs');
 const path = require('node:path');
-const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib');
+const { tempDir, startServer, checkKnowledge, checkTasks, pick, finish } = require('./lib.js');
 
 const PROCESSES = Number(process.env.STRESS_PROCESSES || 4);
 const SECONDS = Number(process.env.STRESS_SECONDS || 20);

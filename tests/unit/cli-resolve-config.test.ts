@@ -37,3 +37,39 @@ describe('resolveConfig', () => {
     expect(defaultDataDir({ XDG_DATA_HOME: 'relative' })).toBe(path.join(os.homedir(), '.local', 'share', 'workgraph'));
   });
 });
+
+describe('config file (--config, WORKGRAPH_CONFIG)', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-config-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('reads YAML settings, resolving paths against the file; env and flags beat it', () => {
+    const file = path.join(dir, 'workgraph.yaml');
+    fs.writeFileSync(file, 'dataDir: data\nallowRoot: [/srv/a, rel]\ngraphs: g.yaml\nlogLevel: warn\nworkflows: wf\n');
+    const cfg = resolveConfig({ config: file }, {}, '/elsewhere');
+    expect(cfg).toMatchObject({ dataDir: path.join(dir, 'data'), allowedRoots: ['/srv/a', path.join(dir, 'rel')], graphPaths: [path.join(dir, 'g.yaml')], logLevel: 'warn' });
+    expect(cfg.workflowSources.map((s) => s.source)).toEqual(['bundled', 'config']);
+    expect(resolveConfig({ config: file }, { WORKGRAPH_DATA_DIR: '/env/data', WORKGRAPH_LOG_LEVEL: 'debug' }, '/').dataDir).toBe('/env/data');
+    expect(resolveConfig({ config: file, dataDir: '/flag' }, { WORKGRAPH_DATA_DIR: '/env/data' }, '/')).toMatchObject({ dataDir: '/flag' });
+    expect(resolveConfig({}, { WORKGRAPH_CONFIG: file }, '/').logLevel).toBe('warn');
+  });
+
+  it('reads JSON too', () => {
+    const file = path.join(dir, 'c.json');
+    fs.writeFileSync(file, JSON.stringify({ dataDir: '/abs/data' }));
+    expect(resolveConfig({ config: file }, {}, '/').dataDir).toBe('/abs/data');
+  });
+
+  it('refuses unknown keys, wrong types and broken files with one line naming the file and the key', () => {
+    const bad = (name: string, text: string) => {
+      const file = path.join(dir, name);
+      fs.writeFileSync(file, text);
+      return () => resolveConfig({ config: file }, {}, '/');
+    };
+    expect(bad('a.yaml', 'dataDri: x\n')).toThrow(/a\.yaml: unknown setting "dataDri" \(known: .*dataDir/);
+    expect(bad('b.yaml', 'allowRoot: 3\n')).toThrow(/b\.yaml: "allowRoot" must be a string or a list of strings/);
+    expect(bad('c.json', '{"dataDir": ')).toThrow(/c\.json: not valid JSON/);
+    expect(bad('d.yaml', '- a\n- b\n')).toThrow(/d\.yaml: expected an object of settings/);
+    expect(() => resolveConfig({ config: path.join(dir, 'missing.yaml') }, {}, '/')).toThrow(/missing\.yaml: cannot read it \(ENOENT\)/);
+  });
+});

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { renderMcpApi } from '../../src/infrastructure/rpc/mcp-api-doc';
-import { builtinTools } from '../../src/infrastructure/rpc/tools';
+import { renderMcpApi } from '../../src/server/mcp-api-doc';
+import { builtinTools } from '../../src/server/builtin-tools';
 
 describe('spec/mcp-api.md', () => {
   it('is up to date with the tool registry (run `npm run docs:api` when this fails)', () => {

@@ -1,18 +1,19 @@
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { WorkflowTokens, type WorkflowStorage } from '../../modules/workflow';
 
 /** `workgraph list`: the workflows (and invalid workflow files) and graph tools this configuration serves. */
 export function listCommand(): Command {
   return withCommonOptions(new Command('list').description('list the workflows and graph tools the server would offer'))
     .option('--json', 'print JSON instead of a table')
     .action(async (flags: CommonFlags & { json?: boolean }) => {
-      const { silentLogger } = await import('../../application/ports/logger');
-      const { createContainer } = await import('../../di/container');
-      const { Tokens } = await import('../../di/tokens');
+      const { silentLogger } = await import('../../kernel/logger');
+      const { createContainer } = await import('../../server/container');
+      const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
       const c = createContainer(config, silentLogger);
-      const storage = c.resolve<import('../../application/ports/workflow-storage').WorkflowStorage>(Tokens.WorkflowStorage);
+      const storage = c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage);
       const listing = await storage.list();
       if (flags.json) {
         console.log(JSON.stringify(listing, null, 2));

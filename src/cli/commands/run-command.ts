@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { NodeExecutionRecord } from '../../domain/graph/types';
+import { graphRuntime, type NodeExecutionRecord } from '../../modules/graph';
 
 interface RunFlags {
   args: string;
@@ -41,9 +41,8 @@ async function run(graph: string, toolName: string, flags: RunFlags): Promise<nu
     return fail(`--args is not valid JSON: ${(e as Error).message}`);
   }
 
-  const { loadGraph } = await import('../../infrastructure/graph/graph-host');
-  const { SdkMcpClientPool } = await import('../../infrastructure/mcp/sdk-mcp-client-pool');
-  const { packageVersion } = await import('../../infrastructure/config/package-root');
+  const { loadGraph, SdkMcpClientPool } = graphRuntime();
+  const { packageVersion } = await import('../../kernel/config/package-root');
   const pool = new SdkMcpClientPool({ clientInfo: { name: 'workgraph', version: packageVersion() } });
   let host;
   try {

@@ -12,9 +12,9 @@ export function serveCommand(): Command {
     )
     .action(
     async (flags: CommonFlags) => {
-      const { PinoLogger } = await import('../../infrastructure/logging/pino-logger');
-      const { createServerCore } = await import('../../di/server-core');
-      const { runServer } = await import('../../infrastructure/rpc/run-server');
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
+      const { createServerCore } = await import('../../server/server-core');
+      const { runServer } = await import('../../server/run-server');
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
       // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
@@ -28,7 +28,7 @@ export function serveCommand(): Command {
       const running = await runServer({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
-        container: () => (require('../../di/container') as typeof import('../../di/container')).createContainer(config, logger, { core }),
+        container: () => (require('../../server/container') as typeof import('../../server/container')).createContainer(config, logger, { core }),
         input: process.stdin,
         output: process.stdout,
         pinoLogger: logger,

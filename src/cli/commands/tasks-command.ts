@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import type { ProjectGraphView } from '../../application/services/task-graph-views';
+import { TasksTokens, type ProjectGraphView } from '../../modules/tasks';
+import type { UseCase } from '../../kernel/use-case';
 import { resolveConfig } from '../resolve-config';
 
 /**
@@ -11,16 +12,17 @@ export function tasksCommand(): Command {
     .description("print a project's task graph: a status table, or a Mermaid flowchart with --mermaid")
     .argument('<project>', 'project name or id')
     .option('--mermaid', 'print the Mermaid flowchart instead of the table')
+    .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
     .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
-    .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string }) => {
-      await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
-      const { ProjectLayout } = await import('../../infrastructure/files/project-layout');
-      const { FileTaskGraphStore } = await import('../../infrastructure/tasks/file-task-graph-store');
-      const { GetProjectGraph } = await import('../../application/use-cases/get-project-graph');
-      const config = resolveConfig({ dataDir: flags.dataDir });
-      const useCase = new GetProjectGraph(new FileTaskGraphStore(new ProjectLayout(config.dataDir)));
+    .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string; config?: string }) => {
+      // Built through the same container and module registrations as `serve` (one composition path).
+      const { createContainer } = await import('../../server/container');
+      const { silentLogger } = await import('../../kernel/logger');
+      const { noopCallContext } = await import('../../kernel/call-context');
+      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config });
+      const useCase = createContainer(config, silentLogger).resolve<UseCase<{ project: string }, ProjectGraphView>>(TasksTokens.GetProjectGraph);
       try {
-        const view = await useCase.execute({ project });
+        const view = await useCase.execute({ project }, noopCallContext());
         console.log(flags.mermaid ? view.mermaid : formatTaskTable(view));
       } catch (e) {
         console.error(`workgraph tasks: ${(e as Error).message}`);

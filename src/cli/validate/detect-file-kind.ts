@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument } from 'yaml';
-import { parseStrictJson } from '../../application/services/json-text';
+import { parseStrictJson } from '../../kernel/json-text';
 import type { FileProblemAt } from './graph-validators';
 
 export type FileKind = 'workflow' | 'graph' | 'unknown';

@@ -1,3 +1,4 @@
+import { graphRuntime } from '../../modules/graph';
 import { registerGraphValidator } from './graph-validators';
 
 /**
@@ -6,6 +7,6 @@ import { registerGraphValidator } from './graph-validators';
  * required on first use, so `workgraph validate` of workflow files alone never loads it.
  */
 registerGraphValidator(async (file, text) => {
-  const { GraphFileLoader } = await import('../../infrastructure/graph/graph-file-loader');
+  const { GraphFileLoader } = graphRuntime();
   return (await new GraphFileLoader().check(file, text)).map(({ line, column, message }) => ({ line, column, message }));
 });

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs/promises';
-import type { ValidateWorkflowJson } from '../../application/use-cases/validate-workflow-json';
+import type { ValidateWorkflowJson } from '../../modules/workflow';
 import { detectFileKind } from './detect-file-kind';
 import { registeredGraphValidator } from './graph-validators';
 

@@ -1,9 +1,6 @@
-import { SchemaRegistry } from '../../application/services/schema-registry';
-import { WorkflowDocumentChecker } from '../../application/services/workflow-document-checker';
-import { ValidateWorkflowJson } from '../../application/use-cases/validate-workflow-json';
-import { loadWorkflowSchema } from '../../infrastructure/storage/workflow-schema-file';
+import { workflowRuntime, type ValidateWorkflowJson } from '../../modules/workflow';
 
-/** The workflow_validate_json use case built without a container (the CLI needs nothing else of the server). */
+/** The default workflow checker of `workgraph validate`: the real schema and structure checks, no container. */
 export function createWorkflowJsonValidator(): ValidateWorkflowJson {
-  return new ValidateWorkflowJson(new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema()));
+  return workflowRuntime().createWorkflowJsonValidator();
 }

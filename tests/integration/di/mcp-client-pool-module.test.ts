@@ -1,11 +1,12 @@
 import * as path from 'node:path';
 import { container as rootContainer } from 'tsyringe';
-import { silentLogger } from '../../../src/application/ports/logger';
-import type { McpClientPool } from '../../../src/application/ports/mcp-client-pool';
-import type { AppConfig } from '../../../src/infrastructure/config/app-config';
-import { Lifecycle } from '../../../src/infrastructure/lifecycle/lifecycle';
-import { mcpClientPoolModule } from '../../../src/di/modules/mcp-client-pool-module';
-import { Tokens } from '../../../src/di/tokens';
+import { silentLogger } from '../../../src/kernel/logger';
+import type { McpClientPool } from '../../../src/modules/graph/application/ports/mcp-client-pool';
+import type { AppConfig } from '../../../src/kernel/config/app-config';
+import { Lifecycle } from '../../../src/kernel/lifecycle';
+import { mcpClientPoolModule } from '../../../src/modules/graph/mcp-client-pool.module';
+import { Tokens } from '../../../src/kernel/tokens';
+import { GraphTokens } from '../../../src/modules/graph';
 import { isAlive } from '../../helpers/processes';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp-servers/test-server.js');
@@ -19,8 +20,8 @@ describe('mcpClientPoolModule', () => {
     c.registerInstance(Tokens.Lifecycle, lifecycle);
     mcpClientPoolModule(c, { version: '9.9.9' } as AppConfig);
 
-    const pool = c.resolve<McpClientPool>(Tokens.McpClientPool);
-    expect(c.resolve<McpClientPool>(Tokens.McpClientPool)).toBe(pool);
+    const pool = c.resolve<McpClientPool>(GraphTokens.McpClientPool);
+    expect(c.resolve<McpClientPool>(GraphTokens.McpClientPool)).toBe(pool);
 
     const server = { name: 'fixture', config: { command: process.execPath, args: [FIXTURE] } };
     const result = await pool.callTool(server, 'echo', { message: 'hi' });

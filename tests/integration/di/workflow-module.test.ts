@@ -2,15 +2,15 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
-import type { UseCase } from '../../../src/application/ports/use-case';
-import type { WorkflowStorage } from '../../../src/application/ports/workflow-storage';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
-import { createTestContainer } from '../../../src/di/container';
-import { Tokens } from '../../../src/di/tokens';
-import { InvalidWorkflowError } from '../../../src/domain/errors';
-import { CachingWorkflowStorage } from '../../../src/infrastructure/storage/caching-workflow-storage';
-import { builtinTools } from '../../../src/infrastructure/rpc/tools';
-import { workflowTools } from '../../../src/infrastructure/rpc/tools/workflow-tools';
+import type { UseCase } from '../../../src/kernel/use-case';
+import type { WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { createTestContainer } from '../../../src/server/container';
+import { WorkflowTokens } from '../../../src/modules/workflow';
+import { InvalidWorkflowError } from '../../../src/kernel/errors';
+import { CachingWorkflowStorage } from '../../../src/modules/workflow/infrastructure/caching-workflow-storage';
+import { builtinTools } from '../../../src/server/builtin-tools';
+import { workflowTools } from '../../../src/modules/workflow/workflow.tools';
 
 const registry = new SchemaRegistry();
 
@@ -48,7 +48,7 @@ describe('workflow module (container + tool declarations)', () => {
     });
   });
   afterEach(async () => {
-    c.resolve<CachingWorkflowStorage>(Tokens.WorkflowStorage).close();
+    c.resolve<CachingWorkflowStorage>(WorkflowTokens.WorkflowStorage).close();
     await fs.rm(root, { recursive: true, force: true });
   });
 
@@ -72,9 +72,9 @@ describe('workflow module (container + tool declarations)', () => {
   });
 
   it('composes Caching(SchemaValidating(MultiSource(File...))) as one shared storage', () => {
-    const storage = c.resolve<WorkflowStorage>(Tokens.WorkflowStorage);
+    const storage = c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage);
     expect(storage).toBeInstanceOf(CachingWorkflowStorage);
-    expect(c.resolve(Tokens.WorkflowStorage)).toBe(storage);
+    expect(c.resolve(WorkflowTokens.WorkflowStorage)).toBe(storage);
     expect((storage as CachingWorkflowStorage).folders()).toEqual([bundled, flag]);
   });
 
@@ -124,14 +124,14 @@ describe('workflow module (container + tool declarations)', () => {
       ],
     };
     await fs.writeFile(path.join(flag, 'loop-first.json'), JSON.stringify(loopFirst));
-    c.resolve<CachingWorkflowStorage>(Tokens.WorkflowStorage).invalidate();
+    c.resolve<CachingWorkflowStorage>(WorkflowTokens.WorkflowStorage).invalidate();
     const preview = await call(c, 'workflow_get', { id: 'loop-first', mode: 'preview' });
     expect(preview.firstStep).toBeNull();
     expect(preview.firstStepNote).toMatch(/depends on the context: .*files/);
   });
 
   it('workflow_get of an invalid file says invalid and why', async () => {
-    await expect(c.resolve<UseCase>(Tokens.GetWorkflow).execute({ id: 'broken' })).rejects.toBeInstanceOf(InvalidWorkflowError);
+    await expect(c.resolve<UseCase>(WorkflowTokens.GetWorkflow).execute({ id: 'broken' })).rejects.toBeInstanceOf(InvalidWorkflowError);
   });
 
   it('workflow_next and workflow_validate answers fit their output schemas through a loop to completion', async () => {

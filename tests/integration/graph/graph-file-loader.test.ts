@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidGraphError } from '../../../src/domain/errors';
-import { GraphFileLoader, validateGraphFile } from '../../../src/infrastructure/graph';
+import { InvalidGraphError } from '../../../src/kernel/errors';
+import { GraphFileLoader, validateGraphFile } from '../../../src/modules/graph/infrastructure';
 
 const fixtures = path.join(__dirname, '../../fixtures/graphs');
 

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidGraphError } from '../../../src/domain/errors';
-import { GraphHost, loadGraph } from '../../../src/infrastructure/graph';
+import { InvalidGraphError } from '../../../src/kernel/errors';
+import { GraphHost, loadGraph } from '../../../src/modules/graph/infrastructure';
 import { FakeMcpClientPool } from '../../unit/application/graph/graph-test-kit';
 
 const examples = path.join(__dirname, '../../../examples/graphs');

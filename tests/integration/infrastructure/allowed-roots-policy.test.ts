@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AllowedRootsPolicy } from '../../../src/infrastructure/paths/allowed-roots-policy';
+import { AllowedRootsPolicy } from '../../../src/kernel/files/allowed-roots-policy';
 
 describe('AllowedRootsPolicy', () => {
   let root: string;

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { ctxWithSampler, EchoSampler, makeKnowledgeEnv, type KnowledgeEnv } from './support/knowledge-env';
-import { AlreadyExistsError, InvalidArgumentsError, NotFoundError } from '../../../src/domain/errors';
+import { AlreadyExistsError, InvalidArgumentsError, NotFoundError } from '../../../src/kernel/errors';
 
 const schema = JSON.parse(require('node:fs').readFileSync(path.join(__dirname, '../../../spec/knowledge-node.schema.json'), 'utf8'));
 const ajv = new Ajv({ strict: false, allErrors: true });

@@ -4,12 +4,12 @@ import * as path from 'node:path';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { container as root } from 'tsyringe';
-import { knowledgeTools } from '../../../src/infrastructure/rpc/tools/knowledge-tools';
-import { knowledgeModule } from '../../../src/di/modules/knowledge-module';
-import { Tokens } from '../../../src/di/tokens';
-import { silentLogger } from '../../../src/application/ports/logger';
-import type { AppConfig } from '../../../src/infrastructure/config/app-config';
-import type { UseCase } from '../../../src/application/ports/use-case';
+import { knowledgeTools } from '../../../src/modules/knowledge/knowledge.tools';
+import { knowledgeModule } from '../../../src/modules/knowledge/knowledge.module';
+import { Tokens } from '../../../src/kernel/tokens';
+import { silentLogger } from '../../../src/kernel/logger';
+import type { AppConfig } from '../../../src/kernel/config/app-config';
+import type { UseCase } from '../../../src/kernel/use-case';
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 addFormats(ajv);

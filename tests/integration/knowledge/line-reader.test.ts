@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { forEachLine, forEachLineBackward } from '../../../src/infrastructure/knowledge/line-reader';
+import { forEachLine, forEachLineBackward } from '../../../src/modules/knowledge/infrastructure/line-reader';
 
 describe('NDJSON line readers (byte offsets, any chunk size)', () => {
   let dir: string;

@@ -3,9 +3,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import jsonata from 'jsonata';
 import { parse } from 'yaml';
-import type { McpServerConfig } from '../../../src/domain/graph/types';
-import type { McpServerRef } from '../../../src/application/ports/mcp-client-pool';
-import { SdkMcpClientPool } from '../../../src/infrastructure/mcp';
+import type { McpServerConfig } from '../../../src/modules/graph/domain/types';
+import type { McpServerRef } from '../../../src/modules/graph/application/ports/mcp-client-pool';
+import { SdkMcpClientPool } from '../../../src/modules/graph/infrastructure/mcp';
 
 /** The official filesystem MCP server, as installed (devDependency). */
 const REPO_ROOT = path.resolve(__dirname, '../../..');

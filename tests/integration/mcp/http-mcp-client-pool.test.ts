@@ -3,9 +3,9 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { McpServerRef } from '../../../src/application/ports/mcp-client-pool';
-import { ExternalToolError } from '../../../src/domain/errors';
-import { SdkMcpClientPool } from '../../../src/infrastructure/mcp';
+import type { McpServerRef } from '../../../src/modules/graph/application/ports/mcp-client-pool';
+import { ExternalToolError } from '../../../src/kernel/errors';
+import { SdkMcpClientPool } from '../../../src/modules/graph/infrastructure/mcp';
 
 /** A real streamable HTTP MCP server on 127.0.0.1 (random port), one SDK transport per session. */
 async function startHttpServer() {

@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { McpServerRef } from '../../../src/application/ports/mcp-client-pool';
-import { CancelledError, ExternalToolError } from '../../../src/domain/errors';
-import { SdkMcpClientPool } from '../../../src/infrastructure/mcp';
+import type { McpServerRef } from '../../../src/modules/graph/application/ports/mcp-client-pool';
+import { CancelledError, ExternalToolError } from '../../../src/kernel/errors';
+import { SdkMcpClientPool } from '../../../src/modules/graph/infrastructure/mcp';
 import { isAlive } from '../../helpers/processes';
 
 const FIXTURE = path.resolve(__dirname, '../../fixtures/mcp-servers/test-server.js');

@@ -1,14 +1,14 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Logger } from '../../../src/application/ports/logger';
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
-import { ValidationEngine } from '../../../src/application/services/validation-engine';
-import { ExpressionError } from '../../../src/domain/errors';
-import { GraphHost, loadGraph } from '../../../src/infrastructure/graph';
-import { GraphToolPublisher } from '../../../src/infrastructure/graph/graph-tool-publisher';
-import { ToolRegistry } from '../../../src/infrastructure/rpc/tool-registry';
+import type { Logger } from '../../../src/kernel/logger';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { ValidationEngine } from '../../../src/modules/workflow/application/services/validation-engine';
+import { ExpressionError } from '../../../src/kernel/errors';
+import { GraphHost, loadGraph } from '../../../src/modules/graph/infrastructure';
+import { GraphToolPublisher } from '../../../src/modules/graph/infrastructure/graph-tool-publisher';
+import { ToolRegistry } from '../../../src/kernel/tools/tool-registry';
 
 /**
  * Issue 6 (docs/hardening.md): a regular expression with catastrophic backtracking, written in a trusted file, run on

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExpressionError } from '../../../src/domain/errors';
-import { loadGraph, type GraphHost } from '../../../src/infrastructure/graph';
+import { ExpressionError } from '../../../src/kernel/errors';
+import { loadGraph, type GraphHost } from '../../../src/modules/graph/infrastructure';
 
 /**
  * Issue 6 / DESIGN.md §2 (graph module): JSONata expressions cannot reach the process — JSONata has no JS `eval`,

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { StartTask } from '../../../src/application/use-cases/start-task';
-import { systemClock } from '../../../src/application/ports/clock';
-import { FileTaskGraphStore } from '../../../src/infrastructure/tasks/file-task-graph-store';
+import { StartTask } from '../../../src/modules/tasks/application/use-cases/start-task';
+import { systemClock } from '../../../src/kernel/clock';
+import { FileTaskGraphStore } from '../../../src/modules/tasks/infrastructure/file-task-graph-store';
 import { taskFixture, type TaskFixture } from './task-fixture';
 
 const run = promisify(execFile);

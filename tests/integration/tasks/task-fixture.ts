@@ -1,26 +1,26 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../../../src/domain/errors';
-import { systemClock, systemTimers, type Clock } from '../../../src/application/ports/clock';
-import { silentLogger } from '../../../src/application/ports/logger';
-import type { PathPolicy } from '../../../src/application/ports/path-policy';
-import { ValidationRunRegistry } from '../../../src/application/services/validation-run-registry';
-import { GetProjectGraph } from '../../../src/application/use-cases/get-project-graph';
-import { GetReadyTasks } from '../../../src/application/use-cases/get-ready-tasks';
-import { InitProjectGraph } from '../../../src/application/use-cases/init-project-graph';
-import { ResetTaskNode } from '../../../src/application/use-cases/reset-task-node';
-import { ScaffoldProjectDocs } from '../../../src/application/use-cases/scaffold-project-docs';
-import { StartTask } from '../../../src/application/use-cases/start-task';
-import { ValidateTaskLoop } from '../../../src/application/use-cases/validate-task-loop';
-import { ValidationRunService, type RunVerdict } from '../../../src/application/services/validation-run';
-import { RandomIdGenerator } from '../../../src/infrastructure/knowledge/random-id-generator';
-import { LocalHostInfo } from '../../../src/infrastructure/process/host-info';
-import { ProjectLayout } from '../../../src/infrastructure/files/project-layout';
-import { isInside } from '../../../src/infrastructure/files/safe-name';
-import { ShellCommandRunner } from '../../../src/infrastructure/process/shell-command-runner';
-import { FileTaskGraphStore } from '../../../src/infrastructure/tasks/file-task-graph-store';
-import { FsScaffoldFileWriter } from '../../../src/infrastructure/tasks/fs-scaffold-file-writer';
+import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../../../src/kernel/errors';
+import { systemClock, systemTimers, type Clock } from '../../../src/kernel/clock';
+import { silentLogger } from '../../../src/kernel/logger';
+import type { PathPolicy } from '../../../src/kernel/path-policy';
+import { ValidationRunRegistry } from '../../../src/modules/tasks/application/services/validation-run-registry';
+import { GetProjectGraph } from '../../../src/modules/tasks/application/use-cases/get-project-graph';
+import { GetReadyTasks } from '../../../src/modules/tasks/application/use-cases/get-ready-tasks';
+import { InitProjectGraph } from '../../../src/modules/tasks/application/use-cases/init-project-graph';
+import { ResetTaskNode } from '../../../src/modules/tasks/application/use-cases/reset-task-node';
+import { ScaffoldProjectDocs } from '../../../src/modules/tasks/application/use-cases/scaffold-project-docs';
+import { StartTask } from '../../../src/modules/tasks/application/use-cases/start-task';
+import { ValidateTaskLoop } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
+import { ValidationRunService, type RunVerdict } from '../../../src/modules/tasks/application/services/validation-run';
+import { RandomIdGenerator } from '../../../src/kernel/random-id-generator';
+import { LocalHostInfo } from '../../../src/modules/tasks/infrastructure/process/host-info';
+import { ProjectLayout } from '../../../src/kernel/files/project-layout';
+import { isInside } from '../../../src/kernel/files/safe-name';
+import { ShellCommandRunner } from '../../../src/modules/tasks/infrastructure/process/shell-command-runner';
+import { FileTaskGraphStore } from '../../../src/modules/tasks/infrastructure/file-task-graph-store';
+import { FsScaffoldFileWriter } from '../../../src/modules/tasks/infrastructure/fs-scaffold-file-writer';
 
 /**
  * A real (small) PathPolicy for tests: allows folders inside the given roots after following symlinks — the same

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { StorageError } from '../../../src/domain/errors';
-import { appendFully } from '../../../src/infrastructure/files/write-fully';
+import { StorageError } from '../../../src/kernel/errors';
+import { appendFully } from '../../../src/kernel/files/write-fully';
 import { taskFixture, type TaskFixture } from './task-fixture';
 
 let fx: TaskFixture;

@@ -2,13 +2,13 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { container as root } from 'tsyringe';
-import { Tokens } from '../../../src/di/tokens';
-import { tasksModule, shutdownTasks } from '../../../src/di/modules/tasks-module';
-import { systemClock } from '../../../src/application/ports/clock';
-import { silentLogger } from '../../../src/application/ports/logger';
-import type { AppConfig } from '../../../src/infrastructure/config/app-config';
-import { tasksTools } from '../../../src/infrastructure/rpc/tools/tasks-tools';
-import { Lifecycle } from '../../../src/infrastructure/lifecycle/lifecycle';
+import { Tokens } from '../../../src/kernel/tokens';
+import { tasksModule, shutdownTasks } from '../../../src/modules/tasks/tasks.module';
+import { systemClock } from '../../../src/kernel/clock';
+import { silentLogger } from '../../../src/kernel/logger';
+import type { AppConfig } from '../../../src/kernel/config/app-config';
+import { tasksTools } from '../../../src/modules/tasks/tasks.tools';
+import { Lifecycle } from '../../../src/kernel/lifecycle';
 import { RootsPathPolicy } from './task-fixture';
 
 describe('tasks DI module', () => {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { CancelledError, InvalidTransitionError } from '../../../src/domain/errors';
-import type { CallContext } from '../../../src/application/ports/call-context';
-import type { ValidationFinalAnswer } from '../../../src/application/use-cases/validate-task-loop';
+import { CancelledError, InvalidTransitionError } from '../../../src/kernel/errors';
+import type { CallContext } from '../../../src/kernel/call-context';
+import type { ValidationFinalAnswer } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
 import { isAlive, taskFixture, waitUntil, type TaskFixture } from './task-fixture';
 
 let fx: TaskFixture;

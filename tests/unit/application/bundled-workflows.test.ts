@@ -1,8 +1,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { GetNextStep } from '../../../src/application/use-cases/get-next-step';
-import type { ValidateStepOutput } from '../../../src/application/use-cases/validate-step-output';
-import { checkWorkflowStructure } from '../../../src/domain/workflow/structure-checks';
+import type { GetNextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import type { ValidateStepOutput } from '../../../src/modules/workflow/application/use-cases/validate-step-output';
+import { checkWorkflowStructure } from '../../../src/modules/workflow/domain/structure-checks';
 import { loadWorkflow } from './workflow-test-helpers';
 import { workflowUseCases } from './use-case-container';
 

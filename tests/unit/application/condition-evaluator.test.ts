@@ -1,5 +1,5 @@
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { ExpressionError } from '../../../src/domain/errors';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
+import { ExpressionError } from '../../../src/kernel/errors';
 
 const evaluator = new ConditionEvaluator();
 const ctx = {

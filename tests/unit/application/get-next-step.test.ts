@@ -1,4 +1,4 @@
-import { InvalidArgumentsError, NotFoundError } from '../../../src/domain/errors';
+import { InvalidArgumentsError, NotFoundError } from '../../../src/kernel/errors';
 import { loadWorkflow } from './workflow-test-helpers';
 import { workflowUseCases } from './use-case-container';
 

@@ -1,6 +1,6 @@
 import jsonata from 'jsonata';
-import { compileJsonata } from '../../../src/application/services/graph/jsonata-expression';
-import { LinearRegExp, linearRegexSupport } from '../../../src/application/services/linear-regex';
+import { compileJsonata } from '../../../src/modules/graph/application/engine/jsonata-expression';
+import { LinearRegExp, linearRegexSupport } from '../../../src/kernel/regex/linear-regex';
 
 /**
  * The linear-time engine must give the native RegExp's answers for ordinary patterns: matches, indexes, groups and

@@ -1,5 +1,5 @@
-import { SchemaRegistry, formatSchemaErrors } from '../../../src/application/services/schema-registry';
-import { InvalidArgumentsError } from '../../../src/domain/errors';
+import { SchemaRegistry, formatSchemaErrors } from '../../../src/kernel/schema-registry';
+import { InvalidArgumentsError } from '../../../src/kernel/errors';
 
 describe('SchemaRegistry', () => {
   const registry = new SchemaRegistry();

@@ -1,11 +1,12 @@
 import { container as root, type DependencyContainer } from 'tsyringe';
-import { Tokens } from '../../../src/di/tokens';
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
-import { ValidationEngine } from '../../../src/application/services/validation-engine';
-import { GetNextStep } from '../../../src/application/use-cases/get-next-step';
-import { ValidateStepOutput } from '../../../src/application/use-cases/validate-step-output';
-import type { Workflow } from '../../../src/domain/workflow/types';
+import { Tokens } from '../../../src/kernel/tokens';
+import { WorkflowTokens } from '../../../src/modules/workflow';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { ValidationEngine } from '../../../src/modules/workflow/application/services/validation-engine';
+import { GetNextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import { ValidateStepOutput } from '../../../src/modules/workflow/application/use-cases/validate-step-output';
+import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { MapWorkflowStorage } from './workflow-test-helpers';
 
 /**
@@ -18,11 +19,11 @@ export function workflowUseCases(workflows: Workflow[]): {
   validate: ValidateStepOutput;
 } {
   const c = root.createChildContainer();
-  c.registerInstance(Tokens.WorkflowStorage, new MapWorkflowStorage(workflows));
+  c.registerInstance(WorkflowTokens.WorkflowStorage, new MapWorkflowStorage(workflows));
   c.registerSingleton(Tokens.SchemaRegistry, SchemaRegistry);
-  c.registerSingleton(Tokens.ConditionEvaluator, ConditionEvaluator);
-  c.registerSingleton(Tokens.ValidationEngine, ValidationEngine);
-  c.register(Tokens.GetNextStep, { useClass: GetNextStep });
-  c.register(Tokens.ValidateStepOutput, { useClass: ValidateStepOutput });
-  return { container: c, next: c.resolve<GetNextStep>(Tokens.GetNextStep), validate: c.resolve<ValidateStepOutput>(Tokens.ValidateStepOutput) };
+  c.registerSingleton(WorkflowTokens.ConditionEvaluator, ConditionEvaluator);
+  c.registerSingleton(WorkflowTokens.ValidationEngine, ValidationEngine);
+  c.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep });
+  c.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput });
+  return { container: c, next: c.resolve<GetNextStep>(WorkflowTokens.GetNextStep), validate: c.resolve<ValidateStepOutput>(WorkflowTokens.ValidateStepOutput) };
 }

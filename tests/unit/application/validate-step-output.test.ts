@@ -1,5 +1,5 @@
-import { NotFoundError } from '../../../src/domain/errors';
-import type { Workflow } from '../../../src/domain/workflow/types';
+import { NotFoundError } from '../../../src/kernel/errors';
+import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { loadWorkflow } from './workflow-test-helpers';
 import { workflowUseCases } from './use-case-container';
 

@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import * as fs from 'node:fs';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
-import { WorkflowDocumentChecker } from '../../../src/application/services/workflow-document-checker';
-import { ValidateWorkflowJson } from '../../../src/application/use-cases/validate-workflow-json';
-import { loadWorkflowSchema } from '../../../src/infrastructure/storage/workflow-schema-file';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { WorkflowDocumentChecker } from '../../../src/modules/workflow/application/services/workflow-document-checker';
+import { ValidateWorkflowJson } from '../../../src/modules/workflow/application/use-cases/validate-workflow-json';
+import { loadWorkflowSchema } from '../../../src/modules/workflow/infrastructure/workflow-schema-file';
 
 const exampleText = fs.readFileSync(path.join(__dirname, '../../fixtures/workflows/code-review.json'), 'utf8');
 

@@ -1,7 +1,7 @@
-import { ConditionEvaluator } from '../../../src/application/services/condition-evaluator';
-import { SchemaRegistry } from '../../../src/application/services/schema-registry';
-import { stripJsonFence, ValidationEngine } from '../../../src/application/services/validation-engine';
-import type { ValidationCriteria } from '../../../src/domain/workflow/types';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { stripJsonFence, ValidationEngine } from '../../../src/modules/workflow/application/services/validation-engine';
+import type { ValidationCriteria } from '../../../src/modules/workflow/domain/types';
 
 const engine = new ValidationEngine(new ConditionEvaluator(), new SchemaRegistry());
 const check = (criteria: unknown, output: unknown, context: Record<string, unknown> = {}) =>

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { NotFoundError } from '../../../src/domain/errors';
-import type { Workflow, WorkflowSummary } from '../../../src/domain/workflow/types';
-import type { WorkflowListing, WorkflowStorage } from '../../../src/application/ports/workflow-storage';
+import { NotFoundError } from '../../../src/kernel/errors';
+import type { Workflow, WorkflowSummary } from '../../../src/modules/workflow/domain/types';
+import type { WorkflowListing, WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
 
 /** A real WorkflowStorage over a Map, for use case tests (the storage adapters are tested on their own). */
 export class MapWorkflowStorage implements WorkflowStorage {

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Clock } from '../../../../src/application/ports/clock';
-import { UnsafePathError } from '../../../../src/domain/errors';
-import { CachingWorkflowStorage } from '../../../../src/infrastructure/storage/caching-workflow-storage';
-import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
-import type { CatalogSnapshot, WorkflowCatalog } from '../../../../src/infrastructure/storage/workflow-catalog';
+import type { Clock } from '../../../../src/kernel/clock';
+import { UnsafePathError } from '../../../../src/kernel/errors';
+import { CachingWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/caching-workflow-storage';
+import { FileWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/file-workflow-storage';
+import type { CatalogSnapshot, WorkflowCatalog } from '../../../../src/modules/workflow/infrastructure/workflow-catalog';
 import { removeDirs, tempDir, workflow, writeJson } from './workflow-fixtures';
 
 /** Counts how often the cached storage really goes to the folder. */

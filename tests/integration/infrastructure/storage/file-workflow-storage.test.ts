@@ -1,8 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Logger } from '../../../../src/application/ports/logger';
-import { InvalidWorkflowError, NotFoundError, UnsafePathError } from '../../../../src/domain/errors';
-import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
+import type { Logger } from '../../../../src/kernel/logger';
+import { InvalidWorkflowError, NotFoundError, UnsafePathError } from '../../../../src/kernel/errors';
+import { FileWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/file-workflow-storage';
 import { removeDirs, tempDir, workflow, writeJson } from './workflow-fixtures';
 
 function recordingLogger(lines: string[]): Logger {

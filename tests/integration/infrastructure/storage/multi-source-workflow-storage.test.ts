@@ -1,9 +1,9 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { InvalidWorkflowError, NotFoundError } from '../../../../src/domain/errors';
-import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
-import { InMemoryWorkflowStorage } from '../../../../src/infrastructure/storage/in-memory-workflow-storage';
-import { MultiSourceWorkflowStorage } from '../../../../src/infrastructure/storage/multi-source-workflow-storage';
+import { InvalidWorkflowError, NotFoundError } from '../../../../src/kernel/errors';
+import { FileWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/file-workflow-storage';
+import { InMemoryWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/in-memory-workflow-storage';
+import { MultiSourceWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/multi-source-workflow-storage';
 import { removeDirs, tempDir, workflow, writeJson } from './workflow-fixtures';
 
 describe('MultiSourceWorkflowStorage', () => {

@@ -1,14 +1,14 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import type { Logger } from '../../../../src/application/ports/logger';
-import { SchemaRegistry } from '../../../../src/application/services/schema-registry';
-import { WorkflowDocumentChecker } from '../../../../src/application/services/workflow-document-checker';
-import { InvalidWorkflowError, NotFoundError } from '../../../../src/domain/errors';
-import { CachingWorkflowStorage } from '../../../../src/infrastructure/storage/caching-workflow-storage';
-import { FileWorkflowStorage } from '../../../../src/infrastructure/storage/file-workflow-storage';
-import { MultiSourceWorkflowStorage } from '../../../../src/infrastructure/storage/multi-source-workflow-storage';
-import { SchemaValidatingWorkflowStorage } from '../../../../src/infrastructure/storage/schema-validating-workflow-storage';
-import { loadWorkflowSchema } from '../../../../src/infrastructure/storage/workflow-schema-file';
+import type { Logger } from '../../../../src/kernel/logger';
+import { SchemaRegistry } from '../../../../src/kernel/schema-registry';
+import { WorkflowDocumentChecker } from '../../../../src/modules/workflow/application/services/workflow-document-checker';
+import { InvalidWorkflowError, NotFoundError } from '../../../../src/kernel/errors';
+import { CachingWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/caching-workflow-storage';
+import { FileWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/file-workflow-storage';
+import { MultiSourceWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/multi-source-workflow-storage';
+import { SchemaValidatingWorkflowStorage } from '../../../../src/modules/workflow/infrastructure/schema-validating-workflow-storage';
+import { loadWorkflowSchema } from '../../../../src/modules/workflow/infrastructure/workflow-schema-file';
 import { removeDirs, tempDir, workflow, writeJson } from './workflow-fixtures';
 
 const checker = new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema());

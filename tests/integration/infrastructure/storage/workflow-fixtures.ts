@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Workflow } from '../../../../src/domain/workflow/types';
+import type { Workflow } from '../../../../src/modules/workflow/domain/types';
 
 /** A small valid workflow with the given id (and optional overrides). */
 export function workflow(id: string, overrides: Partial<Workflow> = {}): Workflow {

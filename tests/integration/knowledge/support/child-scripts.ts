@@ -7,11 +7,11 @@
 export const APPENDER_JS = `
 require('reflect-metadata');
 const [srcDir, dataDir, projectContext, prefix, count, batch] = process.argv.slice(2);
-const { createNdjsonKnowledgeStore } = require(srcDir + '/infrastructure/knowledge/ndjson-knowledge-store');
-const { RandomIdGenerator } = require(srcDir + '/infrastructure/knowledge/random-id-generator');
-const { AddNodes } = require(srcDir + '/application/use-cases/knowledge/add-nodes');
-const { silentLogger } = require(srcDir + '/application/ports/logger');
-const { systemClock } = require(srcDir + '/application/ports/clock');
+const { createNdjsonKnowledgeStore } = require(srcDir + '/modules/knowledge/infrastructure/ndjson-knowledge-store');
+const { RandomIdGenerator } = require(srcDir + '/kernel/random-id-generator');
+const { AddNodes } = require(srcDir + '/modules/knowledge/application/use-cases/add-nodes');
+const { silentLogger } = require(srcDir + '/kernel/logger');
+const { systemClock } = require(srcDir + '/kernel/clock');
 (async () => {
   const store = createNdjsonKnowledgeStore(dataDir);
   const add = new AddNodes(store, new RandomIdGenerator(), systemClock, silentLogger);
@@ -33,10 +33,10 @@ const { systemClock } = require(srcDir + '/application/ports/clock');
 export const DELETER_JS = `
 require('reflect-metadata');
 const [srcDir, dataDir, projectContext, ids] = process.argv.slice(2);
-const { createNdjsonKnowledgeStore } = require(srcDir + '/infrastructure/knowledge/ndjson-knowledge-store');
-const { DeleteNodes } = require(srcDir + '/application/use-cases/knowledge/delete-nodes');
-const { silentLogger } = require(srcDir + '/application/ports/logger');
-const { systemClock } = require(srcDir + '/application/ports/clock');
+const { createNdjsonKnowledgeStore } = require(srcDir + '/modules/knowledge/infrastructure/ndjson-knowledge-store');
+const { DeleteNodes } = require(srcDir + '/modules/knowledge/application/use-cases/delete-nodes');
+const { silentLogger } = require(srcDir + '/kernel/logger');
+const { systemClock } = require(srcDir + '/kernel/clock');
 (async () => {
   const del = new DeleteNodes(createNdjsonKnowledgeStore(dataDir), systemClock, silentLogger);
   for (const id of ids.split(',')) {
@@ -51,10 +51,10 @@ const { systemClock } = require(srcDir + '/application/ports/clock');
 export const REBUILDER_JS = `
 require('reflect-metadata');
 const [srcDir, dataDir, projectContext, ids] = process.argv.slice(2);
-const { createNdjsonKnowledgeStore } = require(srcDir + '/infrastructure/knowledge/ndjson-knowledge-store');
-const { DeleteNodes } = require(srcDir + '/application/use-cases/knowledge/delete-nodes');
-const { silentLogger } = require(srcDir + '/application/ports/logger');
-const { systemClock } = require(srcDir + '/application/ports/clock');
+const { createNdjsonKnowledgeStore } = require(srcDir + '/modules/knowledge/infrastructure/ndjson-knowledge-store');
+const { DeleteNodes } = require(srcDir + '/modules/knowledge/application/use-cases/delete-nodes');
+const { silentLogger } = require(srcDir + '/kernel/logger');
+const { systemClock } = require(srcDir + '/kernel/clock');
 (async () => {
   const del = new DeleteNodes(createNdjsonKnowledgeStore(dataDir), systemClock, silentLogger);
   process.stdout.write('start\\n');

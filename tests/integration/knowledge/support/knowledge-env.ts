@@ -1,16 +1,16 @@
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { silentLogger, type Logger } from '../../../../src/application/ports/logger';
-import { noopCallContext, type CallContext } from '../../../../src/application/ports/call-context';
-import type { Sampler } from '../../../../src/application/ports/sampler';
-import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStoreOptions } from '../../../../src/infrastructure/knowledge/ndjson-knowledge-store';
-import { RandomIdGenerator } from '../../../../src/infrastructure/knowledge/random-id-generator';
-import { AddNodes } from '../../../../src/application/use-cases/knowledge/add-nodes';
-import { ListNodes } from '../../../../src/application/use-cases/knowledge/list-nodes';
-import { GetNode } from '../../../../src/application/use-cases/knowledge/get-node';
-import { DeleteNodes } from '../../../../src/application/use-cases/knowledge/delete-nodes';
-import { RestoreNodes } from '../../../../src/application/use-cases/knowledge/restore-nodes';
+import { silentLogger, type Logger } from '../../../../src/kernel/logger';
+import { noopCallContext, type CallContext } from '../../../../src/kernel/call-context';
+import type { Sampler } from '../../../../src/kernel/sampler';
+import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStoreOptions } from '../../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
+import { RandomIdGenerator } from '../../../../src/kernel/random-id-generator';
+import { AddNodes } from '../../../../src/modules/knowledge/application/use-cases/add-nodes';
+import { ListNodes } from '../../../../src/modules/knowledge/application/use-cases/list-nodes';
+import { GetNode } from '../../../../src/modules/knowledge/application/use-cases/get-node';
+import { DeleteNodes } from '../../../../src/modules/knowledge/application/use-cases/delete-nodes';
+import { RestoreNodes } from '../../../../src/modules/knowledge/application/use-cases/restore-nodes';
 
 /** A clock tests move by hand. Starts at 2025-03-01T12:00:00Z. */
 export class ManualClock {

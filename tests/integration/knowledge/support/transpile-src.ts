@@ -8,7 +8,7 @@ const ROOT = path.resolve(__dirname, '../../../..');
  * Transpiles `src/` (TypeScript → CommonJS, no type check) into `<outDir>/src` so plain `node` child processes can
  * run the real store and use cases. Run the children with NODE_PATH pointing at the repo's node_modules.
  */
-export function transpileSrc(outDir: string, folders = ['domain', 'application', 'infrastructure/files', 'infrastructure/knowledge', 'di/tokens.ts']): string {
+export function transpileSrc(outDir: string, folders = ['kernel', 'modules/knowledge']): string {
   const srcOut = path.join(outDir, 'src');
   for (const folder of folders) {
     const from = path.join(ROOT, 'src', folder);

@@ -3,12 +3,12 @@
 // Usage: node start-task-racer.js DATA_DIR PROJECT NODE START_AT_MS
 'use strict';
 require('reflect-metadata');
-require('./ts-register');
+require('./ts-register.js');
 const path = require('node:path');
 const src = path.join(__dirname, '..', '..', '..', '..', 'src');
-const { StartTask } = require(path.join(src, 'application/use-cases/start-task.ts'));
-const { FileTaskGraphStore } = require(path.join(src, 'infrastructure/tasks/file-task-graph-store.ts'));
-const { ProjectLayout } = require(path.join(src, 'infrastructure/files/project-layout.ts'));
+const { StartTask } = require(path.join(src, 'modules/tasks/application/use-cases/start-task.ts'));
+const { FileTaskGraphStore } = require(path.join(src, 'modules/tasks/infrastructure/file-task-graph-store.ts'));
+const { ProjectLayout } = require(path.join(src, 'kernel/files/project-layout.ts'));
 
 const [dataDir, project, nodeId, startAt] = process.argv.slice(2);
 const useCase = new StartTask(new FileTaskGraphStore(new ProjectLayout(dataDir)), { now: () => Date.now() });

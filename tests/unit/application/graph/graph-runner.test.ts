@@ -9,7 +9,7 @@ import {
   InvalidGraphError,
   InvalidTransitionError,
   NotFoundError,
-} from '../../../../src/domain/errors';
+} from '../../../../src/kernel/errors';
 import { FakeMcpClientPool, compileYaml, linearTool, runnerFor } from './graph-test-kit';
 
 const sumToN = fs.readFileSync(path.join(__dirname, '../../../../examples/graphs/sum_to_n.yaml'), 'utf8');
@@ -425,6 +425,90 @@ describe('GraphRunner: debugger', () => {
     for (const [i, ctx] of seen) expect(runner.getContextForExecution(executionId, i)).toEqual(ctx);
     expect(runner.getExecutionByIndex(executionId, 3).nodeId).toBe('increment_node');
     expect(() => runner.getContextForExecution(executionId, history.length + 1)).toThrow(NotFoundError);
+  });
+
+  it('at a breakpoint the run pauses before onNodeStart fires for that node (mcpgraph order)', async () => {
+    const events: string[] = [];
+    const runner = runnerFor(sumToN);
+    const { promise, controller } = runner.executeTool('sum_to_n', { n: 1 }, {
+      breakpoints: ['check_condition'],
+      hooks: {
+        onPause: (i, id, ctx) => {
+          events.push(`pause ${i} ${id} counter=${(ctx.increment_node as { counter: number }).counter}`);
+          // The hook sees the run paused, and the node it holds before.
+          expect(controller.getState().status).toBe('paused');
+          controller.resume();
+        },
+        onNodeStart: (i, id) => void events.push(`start ${i} ${id}`),
+        onResume: () => void events.push('resume'),
+      },
+    });
+    expect((await promise).result).toEqual({ sum: 1 });
+    expect(events).toEqual([
+      'start 0 entry_sum',
+      'start 1 increment_node',
+      'pause 2 check_condition counter=1',
+      'resume',
+      'start 2 check_condition',
+      'start 3 exit_sum',
+      'start 4 exit_sum_final',
+    ]);
+  });
+
+  it('stop() sets the status to stopped at once, paused or running', async () => {
+    const runner = runnerFor(sumToN);
+    const paused = runner.executeTool('sum_to_n', { n: 3 }, { breakpoints: ['check_condition'] });
+    await waitFor(() => paused.controller.getState().status === 'paused');
+    paused.controller.stop();
+    expect(paused.controller.getState().status).toBe('stopped');
+    await expect(paused.promise).rejects.toBeInstanceOf(CancelledError);
+    expect(paused.controller.getState().status).toBe('stopped');
+
+    let stopNow: (() => void) | undefined;
+    const running = runner.executeTool('sum_to_n', { n: 50 }, {
+      hooks: {
+        onNodeComplete: (i) => {
+          if (i === 10) {
+            stopNow!();
+            // Still inside the run's own hook: the status already says stopped.
+            expect(running.controller.getState().status).toBe('stopped');
+          }
+        },
+      },
+    });
+    stopNow = () => running.controller.stop();
+    await expect(running.promise).rejects.toBeInstanceOf(CancelledError);
+    expect(running.controller.getState().status).toBe('stopped');
+    expect(running.controller.getState().history.length).toBe(11);
+  });
+
+  it('hooks get the node input (the context it saw), its output and the context on errors', async () => {
+    const completes: Array<{ id: string; input: unknown; output: unknown }> = [];
+    const errors: Array<{ id: string; context: unknown }> = [];
+    const yaml = linearTool('t', `
+      - id: "first"
+        type: "transform"
+        transform: { expr: '{"v": $.entry.x * 2}' }
+        next: "fail"
+      - id: "fail"
+        type: "transform"
+        transform: { expr: '$error("nope")' }
+        next: "exit"`);
+    const run = runnerFor(yaml).executeTool('t', { x: 21 }, {
+      hooks: {
+        onNodeComplete: (_i, id, _node, input, output, durationMs) => {
+          expect(typeof durationMs).toBe('number');
+          completes.push({ id, input: JSON.parse(JSON.stringify(input)), output });
+        },
+        onNodeError: (_i, id, _node, _e, context) => void errors.push({ id, context: JSON.parse(JSON.stringify(context)) }),
+      },
+    });
+    await expect(run.promise).rejects.toThrow(/nope/);
+    expect(completes).toEqual([
+      { id: 'entry', input: {}, output: { x: 21 } },
+      { id: 'first', input: { entry: { x: 21 } }, output: { v: 42 } },
+    ]);
+    expect(errors).toEqual([{ id: 'fail', context: { entry: { x: 21 }, first: { v: 42 } } }]);
   });
 
   it('calls onNodeComplete for each node and onNodeError for the failing one', async () => {

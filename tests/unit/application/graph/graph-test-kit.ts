@@ -1,11 +1,11 @@
 import { parse } from 'yaml';
-import { checkGraph } from '../../../../src/domain/graph/graph-checks';
-import { describeIssue } from '../../../../src/domain/graph/graph-issue';
-import { normalizeGraphConfig } from '../../../../src/domain/graph/normalize-graph-config';
-import { compileGraph, type CompiledGraph } from '../../../../src/application/services/graph/compiled-graph';
-import { GraphRunner, type GraphRunnerOptions } from '../../../../src/application/services/graph-runner';
-import type { ExpressionLimits } from '../../../../src/application/services/graph/jsonata-expression';
-import type { McpClientPool, McpServerRef, McpToolCallResult } from '../../../../src/application/ports/mcp-client-pool';
+import { checkGraph } from '../../../../src/modules/graph/domain/graph-checks';
+import { describeIssue } from '../../../../src/modules/graph/domain/graph-issue';
+import { normalizeGraphConfig } from '../../../../src/modules/graph/domain/normalize-graph-config';
+import { compileGraph, type CompiledGraph } from '../../../../src/modules/graph/application/engine/compiled-graph';
+import { GraphRunner, type GraphRunnerOptions } from '../../../../src/modules/graph/application/graph-runner';
+import type { ExpressionLimits } from '../../../../src/modules/graph/application/engine/jsonata-expression';
+import type { McpClientPool, McpServerRef, McpToolCallResult } from '../../../../src/modules/graph/application/ports/mcp-client-pool';
 
 /** Compiles a graph given as YAML text (no file), failing loudly on any load problem. */
 export function compileYaml(yamlText: string, expressionLimits?: ExpressionLimits): CompiledGraph {

@@ -1,5 +1,5 @@
-import { CompiledJsonLogicRule } from '../../../../src/application/services/graph/json-logic-rule';
-import { DEFAULT_EXPRESSION_LIMITS } from '../../../../src/application/services/graph/jsonata-expression';
+import { CompiledJsonLogicRule } from '../../../../src/modules/graph/application/engine/json-logic-rule';
+import { DEFAULT_EXPRESSION_LIMITS } from '../../../../src/modules/graph/application/engine/jsonata-expression';
 
 const compile = (rule: unknown): CompiledJsonLogicRule => CompiledJsonLogicRule.compile(rule, DEFAULT_EXPRESSION_LIMITS);
 

@@ -1,5 +1,5 @@
-import { ExecutionHistory } from '../../../../src/domain/graph/execution-history';
-import type { NodeExecutionRecord } from '../../../../src/domain/graph/types';
+import { ExecutionHistory } from '../../../../src/modules/graph/domain/execution-history';
+import type { NodeExecutionRecord } from '../../../../src/modules/graph/domain/types';
 
 function rec(executionIndex: number, nodeId: string, output: unknown, error?: string): NodeExecutionRecord {
   return {

@@ -1,6 +1,6 @@
-import { checkGraph } from '../../../../src/domain/graph/graph-checks';
-import { describeIssue } from '../../../../src/domain/graph/graph-issue';
-import { normalizeGraphConfig } from '../../../../src/domain/graph/normalize-graph-config';
+import { checkGraph } from '../../../../src/modules/graph/domain/graph-checks';
+import { describeIssue } from '../../../../src/modules/graph/domain/graph-issue';
+import { normalizeGraphConfig } from '../../../../src/modules/graph/domain/normalize-graph-config';
 
 /** A nested-format document with one tool holding `nodes`. */
 function doc(nodes: unknown[], extra: Record<string, unknown> = {}): unknown {

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
-import { normalizeGraphConfig } from '../../../../src/domain/graph/normalize-graph-config';
-import type { McpNode, SwitchNode } from '../../../../src/domain/graph/types';
+import { normalizeGraphConfig } from '../../../../src/modules/graph/domain/normalize-graph-config';
+import type { McpNode, SwitchNode } from '../../../../src/modules/graph/domain/types';
 
 const fixtures = path.join(__dirname, '../../../fixtures/graphs');
 const read = (name: string): unknown => parse(fs.readFileSync(path.join(fixtures, name), 'utf8'));

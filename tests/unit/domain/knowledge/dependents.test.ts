@@ -1,4 +1,4 @@
-import { DescendantCollector, dependentCountsPerRoot, dependentsOf } from '../../../../src/domain/knowledge/descendant-collector';
+import { DescendantCollector, dependentCountsPerRoot, dependentsOf } from '../../../../src/modules/knowledge/domain/descendant-collector';
 
 const n = (id: string, ...parents: string[]) => ({ id, parents });
 

@@ -1,4 +1,4 @@
-import { firstLine, isDeletedNodeRecord, isStoredKnowledgeNode, toBrief } from '../../../../src/domain/knowledge/knowledge-node';
+import { firstLine, isDeletedNodeRecord, isStoredKnowledgeNode, toBrief } from '../../../../src/modules/knowledge/domain/knowledge-node';
 
 const stored = {
   id: 'a',

@@ -1,5 +1,5 @@
-import { projectIdFromContext, projectNameFromContext } from '../../../../src/domain/knowledge/project-from-context';
-import { InvalidArgumentsError } from '../../../../src/domain/errors';
+import { projectIdFromContext, projectNameFromContext } from '../../../../src/modules/knowledge/domain/project-from-context';
+import { InvalidArgumentsError } from '../../../../src/kernel/errors';
 
 describe('project from projectContext', () => {
   it.each([

@@ -1,5 +1,5 @@
-import { extractiveSummary, remainingSegment, summarizesAny, summaryPrompt } from '../../../../src/domain/knowledge/summaries';
-import type { StoredKnowledgeNode } from '../../../../src/domain/knowledge/knowledge-node';
+import { extractiveSummary, remainingSegment, summarizesAny, summaryPrompt } from '../../../../src/modules/knowledge/domain/summaries';
+import type { StoredKnowledgeNode } from '../../../../src/modules/knowledge/domain/knowledge-node';
 
 const node = (id: string, thought: string, extra: Partial<StoredKnowledgeNode> = {}): StoredKnowledgeNode => ({
   id,

@@ -1,5 +1,5 @@
-import { CycleDetectedError, InvalidArgumentsError } from '../../../../src/domain/errors';
-import { checkGraphDefinition, createTaskGraph, findCycle, renderMermaid, startableNodes, countByStatus } from '../../../../src/domain/tasks';
+import { CycleDetectedError, InvalidArgumentsError } from '../../../../src/kernel/errors';
+import { checkGraphDefinition, createTaskGraph, findCycle, renderMermaid, startableNodes, countByStatus } from '../../../../src/modules/tasks/domain';
 
 describe('checkGraphDefinition', () => {
   it('refuses an empty graph', () => {

@@ -1,4 +1,4 @@
-import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../../src/domain/errors';
+import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../../src/kernel/errors';
 import {
   ALL_TASK_STATUSES,
   applyTaskEvent,
@@ -13,7 +13,7 @@ import {
   type TaskEvent,
   type TaskGraph,
   type TaskStatus as Status,
-} from '../../../../src/domain/tasks';
+} from '../../../../src/modules/tasks/domain';
 
 const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (ms = T0) => ({ iso: new Date(ms).toISOString(), ms });

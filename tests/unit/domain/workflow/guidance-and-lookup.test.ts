@@ -1,6 +1,6 @@
-import { buildCompletionGuidance, buildStepGuidance } from '../../../../src/domain/workflow/guidance';
-import { contextForLookup, findStep } from '../../../../src/domain/workflow/step-lookup';
-import { highestStartedIteration, parseCompletionId } from '../../../../src/domain/workflow/completion-id';
+import { buildCompletionGuidance, buildStepGuidance } from '../../../../src/modules/workflow/domain/guidance';
+import { contextForLookup, findStep } from '../../../../src/modules/workflow/domain/step-lookup';
+import { highestStartedIteration, parseCompletionId } from '../../../../src/modules/workflow/domain/completion-id';
 import { loadWorkflow } from '../../application/workflow-test-helpers';
 import { next, prompt, workflowOf } from './resolution-helpers';
 

@@ -1,6 +1,6 @@
-import { ConditionEvaluator } from '../../../../src/application/services/condition-evaluator';
-import { resolveNextStep, type NextStepResult } from '../../../../src/domain/workflow/step-resolution';
-import type { Workflow, WorkflowStep } from '../../../../src/domain/workflow/types';
+import { ConditionEvaluator } from '../../../../src/modules/workflow/application/services/condition-evaluator';
+import { resolveNextStep, type NextStepResult } from '../../../../src/modules/workflow/domain/step-resolution';
+import type { Workflow, WorkflowStep } from '../../../../src/modules/workflow/domain/types';
 
 export const evaluate = new ConditionEvaluator().asFunction;
 

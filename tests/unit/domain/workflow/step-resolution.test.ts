@@ -1,5 +1,5 @@
-import { InvalidArgumentsError, InvalidWorkflowError } from '../../../../src/domain/errors';
-import type { LoopStep, Workflow } from '../../../../src/domain/workflow/types';
+import { InvalidArgumentsError, InvalidWorkflowError } from '../../../../src/kernel/errors';
+import type { LoopStep, Workflow } from '../../../../src/modules/workflow/domain/types';
 import { loadWorkflow } from '../../application/workflow-test-helpers';
 import { next, prompt, walk, workflowOf } from './resolution-helpers';
 

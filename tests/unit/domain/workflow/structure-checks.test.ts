@@ -1,5 +1,5 @@
-import { checkWorkflowStructure } from '../../../../src/domain/workflow/structure-checks';
-import type { Workflow } from '../../../../src/domain/workflow/types';
+import { checkWorkflowStructure } from '../../../../src/modules/workflow/domain/structure-checks';
+import type { Workflow } from '../../../../src/modules/workflow/domain/types';
 import { loadWorkflow } from '../../application/workflow-test-helpers';
 import { prompt, workflowOf } from './resolution-helpers';
 

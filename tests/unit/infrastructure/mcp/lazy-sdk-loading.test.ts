@@ -10,7 +10,7 @@ describe('SdkMcpClientPool module loading', () => {
       '@modelcontextprotocol/sdk/client/stdio.js',
       '@modelcontextprotocol/sdk/client/streamableHttp.js',
     ];
-    let pool: import('../../../../src/application/ports/mcp-client-pool').McpClientPool | undefined;
+    let pool: import('../../../../src/modules/graph/application/ports/mcp-client-pool').McpClientPool | undefined;
     jest.isolateModules(() => {
       for (const name of modules) {
         jest.doMock(name, () => {
@@ -18,7 +18,7 @@ describe('SdkMcpClientPool module loading', () => {
           return jest.requireActual(name);
         });
       }
-      const { SdkMcpClientPool } = require('../../../../src/infrastructure/mcp') as typeof import('../../../../src/infrastructure/mcp');
+      const { SdkMcpClientPool } = require('../../../../src/modules/graph/infrastructure/mcp') as typeof import('../../../../src/modules/graph/infrastructure/mcp');
       pool = new SdkMcpClientPool();
     });
     expect(loaded).toEqual([]);

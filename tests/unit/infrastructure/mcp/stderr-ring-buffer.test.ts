@@ -1,4 +1,4 @@
-import { StderrRingBuffer } from '../../../../src/infrastructure/mcp/stderr-ring-buffer';
+import { StderrRingBuffer } from '../../../../src/modules/graph/infrastructure/mcp/stderr-ring-buffer';
 
 describe('StderrRingBuffer', () => {
   it('returns everything while under capacity', () => {

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { LineTransport } from '../../../../src/infrastructure/rpc/line-transport';
+import { LineTransport } from '../../../../src/server/line-transport';
 
 function setup(opts = {}) {
   const input = new PassThrough();

@@ -1,5 +1,5 @@
-import { ToolRegistry } from '../../../../src/infrastructure/rpc/tool-registry';
-import type { ToolDefinition } from '../../../../src/infrastructure/rpc/tool-definition';
+import { ToolRegistry } from '../../../../src/kernel/tools/tool-registry';
+import type { ToolDefinition } from '../../../../src/kernel/tools/tool-definition';
 
 const tool = (name: string): ToolDefinition => ({
   name,

@@ -1,9 +1,0 @@
-import { randomUUID } from 'node:crypto';
-import type { IdGenerator } from '../../application/ports/id-generator';
-
-/** Random UUID v4 ids for knowledge nodes added without one. */
-export class RandomIdGenerator implements IdGenerator {
-  next(): string {
-    return randomUUID();
-  }
-}

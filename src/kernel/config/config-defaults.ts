@@ -1,0 +1,30 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { AppConfig } from './app-config';
+
+/**
+ * The one place defaults live (used by the CLI's resolveConfig, the container and the tests). Every setting a
+ * flag, an environment variable or the config file can give starts here.
+ *
+ * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
+ * pruned at 90 days / 50 files, workflow cache 5 s, validation output tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ */
+export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  return {
+    version: '0.0.0',
+    workflowSources: [],
+    graphPaths: [],
+    dataDir: defaultDataDir(env),
+    allowedRoots: [],
+    logLevel: 'info',
+    knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
+    workflowCacheTtlMs: 5_000,
+    outputTailBytes: 8 * 1024,
+  };
+}
+
+/** `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_DATA_HOME && path.isAbsolute(env.XDG_DATA_HOME) ? env.XDG_DATA_HOME : path.join(os.homedir(), '.local', 'share');
+  return path.join(base, 'workgraph');
+}

@@ -1,0 +1,52 @@
+import * as fs from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
+import type { PathPolicy } from '../path-policy';
+import { isInside, realpathOfNearestExisting } from './safe-name';
+
+/** Returns the client's MCP roots as paths, or undefined when the client offers none. */
+export type ClientRootsProvider = () => Promise<string[] | undefined>;
+
+/**
+ * DESIGN.md §2 trust boundary: the client's MCP roots when it offers them, else the explicit roots (`--allow-root`,
+ * WORKGRAPH_ALLOWED_ROOTS), else the user's home folder and the system temp folder. Paths are compared after
+ * following symlinks, so a link inside a root pointing out of it is refused.
+ */
+export class AllowedRootsPolicy implements PathPolicy {
+  private clientRoots?: ClientRootsProvider;
+
+  constructor(private readonly explicitRoots: readonly string[]) {}
+
+  /** Set by the server once the client has said whether it offers roots. */
+  setClientRootsProvider(provider: ClientRootsProvider | undefined): void {
+    this.clientRoots = provider;
+  }
+
+  async allowedRoots(): Promise<string[]> {
+    const fromClient = this.clientRoots ? await this.clientRoots().catch(() => undefined) : undefined;
+    const chosen =
+      fromClient && fromClient.length > 0
+        ? fromClient
+        : this.explicitRoots.length > 0
+          ? this.explicitRoots
+          : [os.homedir(), os.tmpdir()];
+    const resolved = await Promise.all(chosen.map((r) => realpathOfNearestExisting(path.resolve(r))));
+    return [...new Set(resolved)];
+  }
+
+  async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean } = {}): Promise<string> {
+    if (typeof p !== 'string' || p.trim() === '') throw new InvalidArgumentsError(`${field}: expected a folder path`, field);
+    if (p.includes('\0')) throw new UnsafePathError(p, 'contains a NUL byte', field);
+    if (!path.isAbsolute(p)) throw new InvalidArgumentsError(`${field}: expected an absolute path, got '${p}'`, field);
+    const real = await realpathOfNearestExisting(p);
+    const roots = await this.allowedRoots();
+    if (!roots.some((root) => isInside(root, real))) throw new PathNotAllowedError(p, roots, field);
+    if (opts.mustExist ?? true) {
+      const stat = await fs.stat(real).catch(() => undefined);
+      if (!stat) throw new InvalidArgumentsError(`${field}: '${p}' does not exist`, field);
+      if (!stat.isDirectory()) throw new InvalidArgumentsError(`${field}: '${p}' is not a directory`, field);
+    }
+    return real;
+  }
+}

@@ -1,0 +1,74 @@
+import type pino from 'pino';
+import type { Logger } from '../logger';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Receives every entry at or above the logger's level (the server forwards them as MCP notifications/message). */
+export type LogSink = (level: LogLevel, msg: string, fields: Record<string, unknown>) => void;
+
+/**
+ * The Logger port on pino, writing to file descriptor 2 (stderr) synchronously so nothing is lost at exit and
+ * nothing ever reaches stdout. Extra sinks (MCP logging) are shared by every child logger.
+ */
+export class PinoLogger implements Logger {
+  private instance?: pino.Logger;
+
+  private constructor(
+    /** Builds this logger's pino instance on its first entry: pino stays out of the server's cold start. */
+    private readonly make: () => pino.Logger,
+    private readonly sinks: Set<LogSink>,
+    private readonly bound: Record<string, unknown>,
+  ) {}
+
+  /**
+   * @param level pino level name, default `info`; `silent` disables stderr output.
+   * @param fd file descriptor to write to, default 2.
+   */
+  static create(level = 'info', fd = 2): PinoLogger {
+    const make = () => {
+      const pinoFn = require('pino') as typeof pino;
+      return pinoFn({ level, base: { pid: process.pid }, name: 'workgraph' }, pinoFn.destination({ fd, sync: true }));
+    };
+    return new PinoLogger(make, new Set(), {});
+  }
+
+  private get pino(): pino.Logger {
+    return (this.instance ??= this.make());
+  }
+
+  /** Adds a sink; returns a function removing it. */
+  addSink(sink: LogSink): () => void {
+    this.sinks.add(sink);
+    return () => this.sinks.delete(sink);
+  }
+
+  debug(msg: string, fields: Record<string, unknown> = {}): void {
+    this.log('debug', msg, fields);
+  }
+  info(msg: string, fields: Record<string, unknown> = {}): void {
+    this.log('info', msg, fields);
+  }
+  warn(msg: string, fields: Record<string, unknown> = {}): void {
+    this.log('warn', msg, fields);
+  }
+  error(msg: string, fields: Record<string, unknown> = {}): void {
+    this.log('error', msg, fields);
+  }
+
+  child(fields: Record<string, unknown>): Logger {
+    return new PinoLogger(() => this.pino.child(fields), this.sinks, { ...this.bound, ...fields });
+  }
+
+  private log(level: LogLevel, msg: string, fields: Record<string, unknown>): void {
+    this.pino[level](fields, msg);
+    if (this.sinks.size === 0) return;
+    const all = { ...this.bound, ...fields };
+    for (const sink of this.sinks) {
+      try {
+        sink(level, msg, all);
+      } catch {
+        // a failing sink (client gone) must never break the caller
+      }
+    }
+  }
+}

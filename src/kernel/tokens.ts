@@ -1,0 +1,17 @@
+/**
+ * The kernel's injection tokens: what every module may inject. Each module declares its own tokens beside its use
+ * cases (`src/modules/<m>/application/<m>.tokens.ts`, exported by the module's index.ts).
+ */
+export const Tokens = {
+  // foundation
+  Config: Symbol.for('workgraph.Config'),
+  Logger: Symbol.for('workgraph.Logger'),
+  Clock: Symbol.for('workgraph.Clock'),
+  /** Timers beside the clock (setInterval/setTimeout behind a port). */
+  Timers: Symbol.for('workgraph.Timers'),
+  PathPolicy: Symbol.for('workgraph.PathPolicy'),
+  ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
+  SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
+  ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
+  Lifecycle: Symbol.for('workgraph.Lifecycle'),
+} as const;

@@ -1,0 +1,55 @@
+import type { ArgTemplate } from '../../domain/types';
+import { compileJsonata, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
+
+/** An `mcp` node's argument template with its JSONata compiled; literals are kept as they are. */
+export type CompiledArgs =
+  | { kind: 'literal'; value: unknown }
+  | { kind: 'expr'; expr: CompiledJsonata }
+  | { kind: 'object'; entries: Array<[string, CompiledArgs]> }
+  | { kind: 'array'; items: CompiledArgs[] };
+
+/** Compiles every expression of the template. Throws JsonataSyntaxError on the first bad one. */
+export function compileArgs(template: ArgTemplate, limits: ExpressionLimits): CompiledArgs {
+  switch (template.kind) {
+    case 'literal':
+      return template;
+    case 'expr':
+      return { kind: 'expr', expr: compileJsonata(template.expr, limits) };
+    case 'object':
+      return { kind: 'object', entries: template.entries.map(([k, v]) => [k, compileArgs(v, limits)]) };
+    case 'array':
+      return { kind: 'array', items: template.items.map((v) => compileArgs(v, limits)) };
+  }
+}
+
+/**
+ * Builds the arguments of one call. `onExpr` reports which expression is being evaluated, so a failure can name it.
+ * An expression that yields undefined leaves its object key out (JSON has no undefined).
+ */
+export async function evaluateArgs(
+  args: CompiledArgs,
+  context: Record<string, unknown>,
+  bindings: Record<string, unknown>,
+  onExpr: (source: string) => void,
+): Promise<unknown> {
+  switch (args.kind) {
+    case 'literal':
+      return args.value;
+    case 'expr':
+      onExpr(args.expr.source);
+      return args.expr.evaluate(context, bindings);
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of args.entries) {
+        const value = await evaluateArgs(v, context, bindings, onExpr);
+        if (value !== undefined) out[k] = value;
+      }
+      return out;
+    }
+    case 'array': {
+      const out: unknown[] = [];
+      for (const v of args.items) out.push(await evaluateArgs(v, context, bindings, onExpr));
+      return out;
+    }
+  }
+}

@@ -1,0 +1,191 @@
+import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
+import type { NodeExecutionRecord } from '../domain/types';
+import type { Clock } from '../../../kernel/clock';
+import type { McpClientPool } from './ports/mcp-client-pool';
+import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
+import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
+import { GraphRun } from './engine/graph-run';
+import { RecentRuns } from './engine/recent-runs';
+
+export interface GraphRunnerOptions {
+  /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
+  mcpClientPool?: McpClientPool;
+  clock?: Clock;
+  /** Finished runs kept inspectable. Default 100. */
+  recentRunLimit?: number;
+  /** Busy time after which a run yields to the event loop. Default 4 ms. */
+  yieldEveryMs?: number;
+  /** Default: setImmediate. */
+  yieldToEventLoop?: () => Promise<void>;
+}
+
+/** A graph tool as exposed: name, description and schemas (output schema always an object schema). */
+export interface GraphToolInfo {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  /** The graph file declaring it, when loaded from a file. */
+  file?: string;
+  /** Server title of the graph (`server.title`, else `server.name`). */
+  graph: string;
+}
+
+/** Brief description of a kept run. */
+export interface ExecutionSummary {
+  executionId: string;
+  tool: string;
+  status: ExecutionState['status'];
+  executionCount: number;
+  startTime: number;
+  endTime?: number;
+}
+
+const defaultYield = (): Promise<void> =>
+  new Promise<void>((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve);
+    else setTimeout(resolve, 0);
+  });
+
+let runCounter = 0;
+
+/**
+ * Runs the tools of the loaded graphs and keeps their runs inspectable. Graphs are compiled once (see compileGraph)
+ * and shared by every run; each run has its own history, context and controller, so runs never mix.
+ */
+export class GraphRunner {
+  private tools = new Map<string, CompiledTool>();
+  private readonly runs: RecentRuns;
+  private readonly prefix = Math.random().toString(36).slice(2, 8);
+
+  constructor(private readonly options: GraphRunnerOptions = {}) {
+    this.runs = new RecentRuns(options.recentRunLimit ?? 100);
+  }
+
+  /**
+   * Replaces the set of graphs served. Tool names must be unique across them and must not be in `reserved`
+   * (built-in tool names).
+   * @throws InvalidGraphError naming both files on a clash; nothing is replaced then.
+   */
+  setGraphs(graphs: readonly CompiledGraph[], reserved: Iterable<string> = []): void {
+    const reservedSet = new Set(reserved);
+    const next = new Map<string, CompiledTool>();
+    for (const g of graphs) {
+      for (const [name, tool] of g.tools) {
+        const file = g.config.file ?? '(in-memory graph)';
+        if (reservedSet.has(name)) {
+          throw new InvalidGraphError(`${file}: tool '${name}' clashes with the built-in tool of the same name`, {
+            file,
+            tool: name,
+            ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
+          });
+        }
+        const other = next.get(name);
+        if (other) {
+          const otherFile = other.graph.file ?? '(in-memory graph)';
+          throw new InvalidGraphError(`${file}: tool '${name}' is also declared in ${otherFile}`, {
+            file,
+            tool: name,
+            ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
+          });
+        }
+        next.set(name, tool);
+      }
+    }
+    this.tools = next;
+  }
+
+  listTools(): GraphToolInfo[] {
+    return [...this.tools.values()].map(({ tool, graph }) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      outputSchema: tool.outputSchema,
+      ...(graph.file ? { file: graph.file } : {}),
+      graph: graph.server.title ?? graph.server.name,
+    }));
+  }
+
+  hasTool(name: string): boolean {
+    return this.tools.has(name);
+  }
+
+  /**
+   * Starts a run of tool `name`. The run starts on a later tick, so hooks, breakpoints and `pause()` set right after
+   * this call apply from the first node.
+   * @throws NotFoundError for an unknown tool. Failures of the run reject `promise` (InvalidArgumentsError for bad
+   *   arguments, ExpressionError, ExternalToolError, ExecutionLimitError, CancelledError when stopped).
+   */
+  executeTool(name: string, args: unknown, options: ExecutionOptions = {}): ExecutionHandle {
+    const compiled = this.tools.get(name);
+    if (!compiled) throw new NotFoundError('graph tool', name);
+    const clock = this.options.clock;
+    const executionId = `${this.prefix}-${(++runCounter).toString(36)}-${Date.now().toString(36)}`;
+    const run = new GraphRun(
+      executionId,
+      compiled,
+      args ?? {},
+      {
+        mcpClientPool: this.options.mcpClientPool,
+        now: clock ? () => clock.now() : Date.now,
+        yieldToEventLoop: this.options.yieldToEventLoop ?? defaultYield,
+        yieldEveryMs: this.options.yieldEveryMs ?? 4,
+      },
+      options,
+    );
+    this.runs.add(run);
+    const prune = (): void => this.runs.prune();
+    run.promise.then(prune, prune);
+    return { executionId, promise: run.promise, controller: run };
+  }
+
+  /** The controller of a kept run, or undefined. */
+  getExecution(executionId: string): ExecutionController | undefined {
+    return this.runs.get(executionId);
+  }
+
+  /** Kept runs, oldest first. */
+  listExecutions(): ExecutionSummary[] {
+    return this.runs.all().map((r) => {
+      const s = r.getState();
+      return {
+        executionId: s.executionId,
+        tool: s.tool,
+        status: s.status,
+        executionCount: s.executionCount,
+        startTime: s.startTime,
+        ...(s.endTime !== undefined ? { endTime: s.endTime } : {}),
+      };
+    });
+  }
+
+  /** @throws NotFoundError when the run is unknown or no longer kept. */
+  getExecutionState(executionId: string): ExecutionState {
+    return this.require(executionId).getState();
+  }
+
+  /** The context node `executionIndex` of the run saw. @throws NotFoundError for an unknown run or index. */
+  getContextForExecution(executionId: string, executionIndex: number): Record<string, unknown> {
+    const ctx = this.require(executionId).getContextForExecution(executionIndex);
+    if (!ctx) throw new NotFoundError('execution index', `${executionId}#${executionIndex}`);
+    return ctx;
+  }
+
+  /** @throws NotFoundError for an unknown run or index. */
+  getExecutionByIndex(executionId: string, executionIndex: number): NodeExecutionRecord {
+    const rec = this.require(executionId).getExecutionByIndex(executionIndex);
+    if (!rec) throw new NotFoundError('execution index', `${executionId}#${executionIndex}`);
+    return rec;
+  }
+
+  /** Stops every run still going (shutdown). */
+  stopAll(): void {
+    for (const run of this.runs.all()) run.stop();
+  }
+
+  private require(executionId: string): GraphRun {
+    const run = this.runs.get(executionId);
+    if (!run) throw new NotFoundError('execution', executionId, `execution '${executionId}' not found (only the last runs are kept)`);
+    return run;
+  }
+}

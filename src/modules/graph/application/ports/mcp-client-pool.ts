@@ -1,0 +1,34 @@
+import type { McpServerConfig } from '../../domain/types';
+
+/** One MCP server a graph names: its name (from the graph's `mcpServers`/`servers`) and how to start or reach it. */
+export interface McpServerRef {
+  name: string;
+  config: McpServerConfig;
+}
+
+/** What an MCP `tools/call` answered, as the server sent it. */
+export interface McpToolCallResult {
+  structuredContent?: unknown;
+  content?: Array<{ type: string; text?: string; [k: string]: unknown }>;
+  /**
+   * True when the tool reported a failure. The pool returns such a result as it is (it is an answer, not a transport
+   * failure); the graph engine turns it into an ExternalToolError naming node, server and tool.
+   */
+  isError?: boolean;
+}
+
+/**
+ * Clients for the MCP servers that graph `mcp` nodes call. Clients are started on first use, reused across calls,
+ * restarted after a crash, and closed by {@link McpClientPool.closeAll}.
+ */
+export interface McpClientPool {
+  /**
+   * Calls `tool` on `server` with `args`.
+   * @throws ExternalToolError (details `{server, tool, stderrTail}`) when the server cannot be started or reached, exits
+   *   during the call, answers with a protocol error, or does not answer within the request timeout.
+   * @throws CancelledError when `signal` aborts before the answer arrives.
+   */
+  callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult>;
+  /** Closes every client and ends every server process it started. Later calls start servers afresh. */
+  closeAll(): Promise<void>;
+}

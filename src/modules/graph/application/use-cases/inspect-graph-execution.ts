@@ -1,0 +1,59 @@
+import { inject, injectable } from 'tsyringe';
+import { GraphTokens } from '../graph.tokens';
+import type { NodeExecutionRecord } from '../../domain/types';
+import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
+import type { UseCase } from '../../../../kernel/use-case';
+
+export interface InspectGraphExecutionInput {
+  executionId: string;
+  /** When given: that node execution's record and the context it saw (time travel). */
+  executionIndex?: number;
+  /** History page start. Default 0. */
+  offset?: number;
+  /** History page size. Default 100 (the schema caps it at 1,000). */
+  limit?: number;
+}
+
+export type InspectGraphExecutionOutput =
+  | (Omit<InspectedExecution, 'history'> & { history: NodeExecutionRecord[]; historyOffset: number; historyTotal: number })
+  | { executionId: string; executionIndex: number; record: NodeExecutionRecord; context: Record<string, unknown> };
+
+export const DEFAULT_HISTORY_PAGE = 100;
+
+/**
+ * graph_inspect: the history of a recent graph run (paged), or — with `executionIndex` — one node execution and the
+ * context that node saw, reconstructed without replaying expressions.
+ */
+@injectable()
+export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, InspectGraphExecutionOutput> {
+  constructor(@inject(GraphTokens.GraphHost) private readonly runs: GraphExecutionInspector) {}
+
+  execute(input: InspectGraphExecutionInput): InspectGraphExecutionOutput {
+    const { executionId, executionIndex } = input;
+    if (executionIndex !== undefined) {
+      return {
+        executionId,
+        executionIndex,
+        record: this.runs.getExecutionByIndex(executionId, executionIndex),
+        context: this.runs.getContextForExecution(executionId, executionIndex),
+      };
+    }
+    const state = this.runs.getExecutionState(executionId);
+    const offset = input.offset ?? 0;
+    const limit = input.limit ?? DEFAULT_HISTORY_PAGE;
+    return {
+      executionId: state.executionId,
+      tool: state.tool,
+      status: state.status,
+      currentNodeId: state.currentNodeId,
+      executionCount: state.executionCount,
+      startTime: state.startTime,
+      ...(state.endTime !== undefined ? { endTime: state.endTime } : {}),
+      ...(state.result !== undefined ? { result: state.result } : {}),
+      ...(state.error !== undefined ? { error: state.error } : {}),
+      history: state.history.slice(offset, offset + limit),
+      historyOffset: offset,
+      historyTotal: state.history.length,
+    };
+  }
+}

@@ -1,0 +1,145 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { InvalidGraphError } from '../../../kernel/errors';
+import { checkGraph } from '../domain/graph-checks';
+import { describeIssue, type GraphIssue, type PositionLookup } from '../domain/graph-issue';
+import { normalizeGraphConfig } from '../domain/normalize-graph-config';
+import { compileGraph, type CompileOptions, type CompiledGraph } from '../application/engine/compiled-graph';
+import { packageRoot } from '../../../kernel/config/package-root';
+import { parseGraphDocument } from './graph-document';
+
+/** One problem of a graph file, as `workgraph validate` prints it: `file:line:column: message`. */
+export interface GraphFileProblem {
+  file: string;
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** spec/graph.schema.json, located from the package root (works from src/ and dist/). */
+export function graphSchemaPath(): string {
+  return path.join(packageRoot(), 'spec', 'graph.schema.json');
+}
+
+/**
+ * Reads graph files (YAML or JSON, any mcpgraph 0.1.x format) into compiled graphs. Every file goes through: parse
+ * (with positions) → spec/graph.schema.json → normalize → structural checks (entry/exit, references, servers,
+ * reachability, duplicate ids) → compile (JSONata, JSON Logic, input schemas). Each problem names file, tool, node and
+ * line. The schema is compiled once per loader.
+ */
+export class GraphFileLoader {
+  private schemaValidator?: ValidateFunction;
+
+  constructor(private readonly options: CompileOptions = {}) {}
+
+  /**
+   * Loads and compiles one file.
+   * @throws InvalidGraphError for the first problem (the message counts the others); details carry file, tool, node, line.
+   */
+  async load(file: string): Promise<CompiledGraph> {
+    const abs = path.resolve(file);
+    const { graph, issues } = await this.read(abs);
+    if (issues.length > 0 || !graph) {
+      const first = issues[0]!;
+      const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+      const line = first.position?.line;
+      throw new InvalidGraphError(
+        `${abs}${line !== undefined ? `:${line}:${first.position!.column}` : ''}: ${describeIssue(first)}${more}`,
+        { file: abs, ...(first.tool !== undefined ? { tool: first.tool } : {}), ...(first.node !== undefined ? { node: first.node } : {}), ...(line !== undefined ? { line } : {}) },
+      );
+    }
+    return graph;
+  }
+
+  /** Every problem of one file (empty when it loads), for `workgraph validate`. */
+  async check(file: string, text?: string): Promise<GraphFileProblem[]> {
+    const abs = path.resolve(file);
+    const { issues } = text === undefined ? await this.read(abs) : await this.readText(abs, text);
+    return issues.map((i) => ({ file, line: i.position?.line ?? 1, column: i.position?.column ?? 1, message: describeIssue(i) }));
+  }
+
+  /** Reads one file into a compiled graph, collecting every problem instead of stopping at the first. */
+  async read(file: string): Promise<{ graph?: CompiledGraph; issues: GraphIssue[] }> {
+    let text: string;
+    try {
+      text = await fs.readFile(file, 'utf8');
+    } catch (err) {
+      return { issues: [{ message: `cannot read graph file: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` }] };
+    }
+    return this.readText(file, text);
+  }
+
+  /** Like {@link read}, for text already read (`file` names it in messages and tells JSON from YAML by extension). */
+  async readText(file: string, text: string): Promise<{ graph?: CompiledGraph; issues: GraphIssue[] }> {
+    const doc = parseGraphDocument(text, file);
+    if (!doc.ok) return { issues: doc.errors.map((e) => ({ message: e.message, position: e.position })) };
+
+    const schemaIssues = await this.schemaIssues(doc.value, doc.positionOf);
+    if (schemaIssues.length > 0) return { issues: schemaIssues };
+
+    const { config, issues } = normalizeGraphConfig(doc.value, doc.positionOf);
+    config.file = file;
+    issues.push(...checkGraph(config));
+    if (issues.length > 0) return { issues };
+
+    const compiled = compileGraph(config, this.options);
+    if (compiled.issues.length > 0) return { issues: compiled.issues };
+    return { graph: compiled.graph, issues: [] };
+  }
+
+  private async schemaIssues(value: unknown, positionOf: PositionLookup): Promise<GraphIssue[]> {
+    if (!this.schemaValidator) {
+      const schema = JSON.parse(await fs.readFile(graphSchemaPath(), 'utf8')) as Record<string, unknown>;
+      this.schemaValidator = new Ajv({ strict: false, allErrors: true }).compile(schema);
+    }
+    if (this.schemaValidator(value)) return [];
+    const errors = (this.schemaValidator.errors ?? []).filter((e) => e.keyword !== 'if');
+    const seen = new Set<string>();
+    const issues: GraphIssue[] = [];
+    for (const e of errors) {
+      const segments = e.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+      const docPath = segments.map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+      const message = `${e.instancePath || '(root)'}: ${schemaMessage(e)}`;
+      if (seen.has(message)) continue;
+      seen.add(message);
+      issues.push({ ...whereIn(value, docPath), message, position: positionOf(docPath) });
+    }
+    return issues;
+  }
+}
+
+/** Checks one graph file; every problem as `{file, line, column, message}` (empty when the file is valid). */
+export function validateGraphFile(file: string, options: CompileOptions = {}): Promise<GraphFileProblem[]> {
+  return new GraphFileLoader(options).check(file);
+}
+
+function schemaMessage(e: ErrorObject): string {
+  switch (e.keyword) {
+    case 'required':
+      return `missing required property '${String(e.params.missingProperty)}'`;
+    case 'enum':
+      return `${e.message} (${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`;
+    case 'additionalProperties':
+      return `unknown property '${String(e.params.additionalProperty)}'`;
+    default:
+      return e.message ?? 'invalid';
+  }
+}
+
+/** The tool and node a schema error path points into, so the message can name them. */
+function whereIn(doc: unknown, docPath: Array<string | number>): { tool?: string; node?: string } {
+  const out: { tool?: string; node?: string } = {};
+  let cur: unknown = doc;
+  for (let i = 0; i < docPath.length; i++) {
+    if (typeof cur !== 'object' || cur === null) break;
+    cur = (cur as Record<string | number, unknown>)[docPath[i]!];
+    const parentKey = docPath[i - 1];
+    if (typeof docPath[i] === 'number' && typeof cur === 'object' && cur !== null) {
+      const name = (cur as Record<string, unknown>)[parentKey === 'tools' ? 'name' : 'id'];
+      if (typeof name === 'string' && parentKey === 'tools') out.tool = name;
+      if (typeof name === 'string' && parentKey === 'nodes') out.node = name;
+    }
+  }
+  return out;
+}

@@ -1,0 +1,158 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
+import type { Logger } from '../../../../kernel/logger';
+import { CancelledError, ExternalToolError } from '../../../../kernel/errors';
+import { openTransport, type OpenedTransport } from './mcp-transport-factory';
+import { StderrRingBuffer } from './stderr-ring-buffer';
+
+/** Settings one connection needs (the pool fills them from its options). */
+export interface McpConnectionSettings {
+  requestTimeoutMs: number;
+  stderrTailBytes: number;
+  clientInfo: { name: string; version: string };
+  logger: Logger;
+}
+
+/** How much of the stderr tail goes into the one-line error message (all of it stays in `details.stderrTail`). */
+const MESSAGE_STDERR_CHARS = 300;
+
+/**
+ * One live session with one MCP server: a started child process (stdio) or an initialized HTTP session. It does not
+ * restart itself: once its transport closes (the process exited, the pool closed it) it stays closed and the pool
+ * opens a new one on the next call.
+ */
+export class McpServerConnection {
+  private closedFlag = false;
+  private readonly closeListeners: Array<() => void> = [];
+
+  private constructor(
+    readonly server: McpServerRef,
+    private readonly client: Client,
+    private readonly opened: OpenedTransport,
+    private readonly stderr: StderrRingBuffer,
+    private readonly settings: McpConnectionSettings,
+  ) {}
+
+  /**
+   * Starts the server (stdio) or opens the session (HTTP) and runs the MCP handshake.
+   * @throws ExternalToolError naming the server and `tool` (the call that needed it), with the stderr tail.
+   */
+  static async open(server: McpServerRef, tool: string, settings: McpConnectionSettings): Promise<McpServerConnection> {
+    const stderr = new StderrRingBuffer(settings.stderrTailBytes);
+    const opened = openTransport(server.config, stderr);
+    const { Client: ClientClass } =
+      require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js');
+    const client = new ClientClass(settings.clientInfo, { capabilities: {} });
+    const connection = new McpServerConnection(server, client, opened, stderr, settings);
+    client.onclose = () => connection.markClosed();
+    client.onerror = (error) =>
+      settings.logger.debug('mcp client transport error', { server: server.name, error: String(error) });
+    try {
+      await client.connect(opened.transport, { timeout: settings.requestTimeoutMs });
+    } catch (cause) {
+      const error = await connection.failure(tool, 'could not be started', cause);
+      await connection.close();
+      throw error;
+    }
+    settings.logger.debug('mcp server connected', { server: server.name, pid: opened.pid() });
+    return connection;
+  }
+
+  get closed(): boolean {
+    return this.closedFlag;
+  }
+
+  /** The server process's pid (stdio) while it runs, else null. */
+  get pid(): number | null {
+    return this.opened.pid();
+  }
+
+  /** Runs `listener` once when the transport closes (immediately if it already has). */
+  onClose(listener: () => void): void {
+    if (this.closedFlag) listener();
+    else this.closeListeners.push(listener);
+  }
+
+  /**
+   * Calls one tool. A result with `isError: true` is returned as it is.
+   * @throws CancelledError when `signal` aborts; ExternalToolError for everything else that keeps an answer from
+   *   arriving (server exit, timeout, protocol error), with the stderr tail.
+   */
+  async callTool(tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult> {
+    // The SDK adds an abort listener per request and never removes it; a graph run passes one signal to thousands of
+    // calls, so each call gets its own child signal that is dropped afterwards.
+    const perCall = new AbortController();
+    const forward = () => perCall.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const result = await this.client.callTool(
+        { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
+        undefined,
+        { signal: perCall.signal, timeout: this.settings.requestTimeoutMs },
+      );
+      return result as McpToolCallResult;
+    } catch (cause) {
+      if (perCall.signal.aborted) {
+        throw new CancelledError(`call to MCP server '${this.server.name}' tool '${tool}' was cancelled`);
+      }
+      const error = await this.failure(tool, 'failed', cause);
+      // A failure the server did not answer with (fetch error, broken pipe) leaves the session unusable: drop it, so
+      // the next call reconnects. Protocol errors and timeouts come from a live server, which is kept.
+      if (!this.closedFlag && !isMcpError(cause) && !isInvalidResult(cause)) await this.close();
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
+  /** Closes the client and ends the server: stdin closed, then SIGTERM after 2 s, SIGKILL after 2 s more (SDK). */
+  async close(): Promise<void> {
+    if (!this.closedFlag) await this.opened.terminate();
+    try {
+      await this.client.close();
+    } catch (error) {
+      this.settings.logger.debug('mcp client close failed', { server: this.server.name, error: String(error) });
+    }
+    this.markClosed();
+  }
+
+  private markClosed(): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+
+  /** Builds the one-line error for a failed start or call, once the server's last stderr output has been read. */
+  private async failure(tool: string, what: string, cause: unknown): Promise<ExternalToolError> {
+    // The process's 'close' can be handled before its final stderr chunk is delivered to our buffer; let it land.
+    await new Promise((resolve) => setImmediate(resolve));
+    const stderrTail = this.stderr.tail();
+    const reason = describeCause(cause, this.closedFlag, this.settings.requestTimeoutMs);
+    const shortTail = stderrTail.length > MESSAGE_STDERR_CHARS ? `…${stderrTail.slice(-MESSAGE_STDERR_CHARS)}` : stderrTail;
+    return new ExternalToolError(
+      `MCP server '${this.server.name}' tool '${tool}' ${what}: ${reason}${shortTail ? `; stderr: ${shortTail}` : ''}`,
+      { server: this.server.name, tool, stderrTail },
+    );
+  }
+}
+
+/** -32000 ConnectionClosed, -32001 RequestTimeout (the SDK's own codes). */
+const CONNECTION_CLOSED = -32000;
+const REQUEST_TIMEOUT = -32001;
+
+function isMcpError(e: unknown): e is Error & { code: number } {
+  return e instanceof Error && e.name === 'McpError' && typeof (e as { code?: unknown }).code === 'number';
+}
+
+/** The SDK rejects a result that is not a valid CallToolResult with a ZodError: the server is alive but wrong. */
+function isInvalidResult(e: unknown): boolean {
+  return e instanceof Error && e.name === 'ZodError';
+}
+
+function describeCause(cause: unknown, closed: boolean, timeoutMs: number): string {
+  if (isMcpError(cause) && cause.code === REQUEST_TIMEOUT) return `no answer within ${timeoutMs} ms`;
+  if (isMcpError(cause) && cause.code === CONNECTION_CLOSED) return 'the server closed the connection (exited)';
+  const message = cause instanceof Error ? cause.message : String(cause);
+  return closed ? `${message} (the server exited)` : message;
+}

@@ -1,0 +1,10 @@
+/** The knowledge module's injection tokens (registered by knowledge.module.ts; use cases inject them). */
+export const KnowledgeTokens = {
+  KnowledgeStore: Symbol.for('workgraph.KnowledgeStore'),
+  KnowledgeIdGenerator: Symbol.for('workgraph.KnowledgeIdGenerator'),
+  AddKnowledgeNodes: Symbol.for('workgraph.AddKnowledgeNodes'),
+  ListKnowledgeNodes: Symbol.for('workgraph.ListKnowledgeNodes'),
+  GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
+  DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
+  RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
+} as const;

@@ -1,0 +1,134 @@
+import { inject, injectable } from 'tsyringe';
+import { Tokens } from '../../../../kernel/tokens';
+import { KnowledgeTokens } from '../knowledge.tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { Clock } from '../../../../kernel/clock';
+import type { IdGenerator } from '../../../../kernel/id-generator';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import type { Logger } from '../../../../kernel/logger';
+import { AlreadyExistsError, InvalidArgumentsError } from '../../../../kernel/errors';
+import {
+  projectIdFromContext,
+  type ArtifactRef,
+  type KnowledgeRole,
+  type KnowledgeVerdict,
+  type StoredKnowledgeNode,
+} from '../../domain';
+
+export interface NewKnowledgeNode {
+  /** Generated (UUID) when absent. */
+  id?: string;
+  thought: string;
+  role: KnowledgeRole;
+  tags?: string[];
+  artifacts?: ArtifactRef[];
+  /** Ids of existing nodes of the project, or of nodes earlier in the same call. Default []. */
+  parents?: string[];
+  verdict?: KnowledgeVerdict;
+  verdictReason?: string;
+  verdictReferences?: string[];
+  target?: string;
+  summarizedSegment?: string[];
+}
+
+export interface AddNodesInput {
+  projectContext: string;
+  nodes: NewKnowledgeNode[];
+}
+
+export interface AddNodesOutput {
+  project: string;
+  /** The ids of the nodes added, in input order. */
+  ids: string[];
+}
+
+/**
+ * `add_nodes`: appends nodes to the project's graph. Under the project lock it checks that every parent (and every
+ * id a summary's `summarizedSegment` names) exists in the graph or comes earlier in the call, and that no given id is
+ * taken; then it appends all nodes in one write. Nothing is written when a check fails.
+ */
+@injectable()
+export class AddNodes {
+  constructor(
+    @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
+    @inject(KnowledgeTokens.KnowledgeIdGenerator) private readonly ids: IdGenerator,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.Logger) private readonly logger: Logger,
+  ) {}
+
+  async execute(input: AddNodesInput, ctx?: CallContext): Promise<AddNodesOutput> {
+    const project = projectIdFromContext(input.projectContext);
+    if (!Array.isArray(input.nodes) || input.nodes.length === 0) {
+      throw new InvalidArgumentsError('nodes: expected at least one node', 'nodes');
+    }
+    const createdAt = new Date(this.clock.now()).toISOString();
+    const nodes: StoredKnowledgeNode[] = [];
+    const inCall = new Set<string>();
+    const given = new Set<string>();
+    const external = new Set<string>();
+    input.nodes.forEach((n, i) => {
+      const id = n.id ?? this.ids.next();
+      if (inCall.has(id)) throw new InvalidArgumentsError(`nodes/${i}/id: '${id}' appears twice in this call`, `nodes/${i}/id`);
+      const parents = [...new Set(n.parents ?? [])];
+      for (const p of parents) {
+        if (p === id) throw new InvalidArgumentsError(`nodes/${i}/parents: node '${id}' cannot be its own parent`, `nodes/${i}/parents`);
+        if (!inCall.has(p)) external.add(p);
+      }
+      for (const s of n.summarizedSegment ?? []) if (!inCall.has(s)) external.add(s);
+      if (n.id !== undefined) given.add(id);
+      inCall.add(id);
+      nodes.push(toStored(n, id, project, input.projectContext, parents, createdAt));
+    });
+    // A later node of the call named as parent of an earlier one is "not earlier in the same call".
+    for (const id of external) {
+      if (inCall.has(id)) {
+        throw new InvalidArgumentsError(`parents: '${id}' is added later in this call; list a parent before its children`, 'nodes');
+      }
+    }
+
+    await this.store.withLock(project, async (graph) => {
+      const lookup = new Set([...external, ...given]);
+      const found = await graph.findByIds(lookup, ctx?.signal);
+      const taken = [...given].filter((id) => found.has(id));
+      if (taken.length) throw new AlreadyExistsError('knowledge node', taken.join(', '), `in project '${project}'; nothing was added`);
+      const missing = [...external].filter((id) => !found.has(id));
+      if (missing.length) {
+        throw new InvalidArgumentsError(
+          `parents/summarizedSegment: node(s) ${missing.join(', ')} do not exist in project '${project}'; nothing was added`,
+          'nodes',
+          { missing },
+        );
+      }
+      await graph.append(nodes);
+    });
+    this.logger.info('knowledge nodes added', { project, count: nodes.length, ids: nodes.length <= 20 ? [...inCall] : undefined });
+    return { project, ids: nodes.map((n) => n.id) };
+  }
+}
+
+function toStored(
+  n: NewKnowledgeNode,
+  id: string,
+  project: string,
+  projectContext: string,
+  parents: string[],
+  createdAt: string,
+): StoredKnowledgeNode {
+  const node: StoredKnowledgeNode = {
+    id,
+    project,
+    projectContext,
+    thought: n.thought,
+    role: n.role,
+    tags: [...new Set(n.tags ?? [])],
+    artifacts: n.artifacts ?? [],
+    parents,
+    createdAt,
+  };
+  if (n.verdict !== undefined) node.verdict = n.verdict;
+  if (n.verdictReason !== undefined) node.verdictReason = n.verdictReason;
+  if (n.verdictReferences !== undefined) node.verdictReferences = n.verdictReferences;
+  if (n.target !== undefined) node.target = n.target;
+  if (n.summarizedSegment !== undefined) node.summarizedSegment = n.summarizedSegment;
+  return node;
+}

@@ -1,0 +1,48 @@
+import { inject, injectable } from 'tsyringe';
+import { KnowledgeTokens } from '../knowledge.tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeStore } from '../ports/knowledge-store';
+import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
+
+/** Default page size of list_nodes, and its maximum. */
+export const LIST_NODES_DEFAULT_LIMIT = 20;
+export const LIST_NODES_MAX_LIMIT = 200;
+
+export interface ListNodesInput {
+  projectContext: string;
+  /** Only nodes carrying every one of these tags. */
+  tags?: string[];
+  role?: KnowledgeRole;
+  /** Default 20, at most 200. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
+export interface ListNodesOutput {
+  project: string;
+  nodes: KnowledgeNodeBrief[];
+  /** Pass back as `cursor` for the next (older) page; null when there is none. */
+  nextCursor: string | null;
+  /** Lines read for this page that are not valid nodes (kept in the file; see delete_nodes warnings). */
+  malformedLines: number;
+}
+
+/** `list_nodes`: brief entries, newest first, read from the end of the file (the first page costs the same at any size). */
+@injectable()
+export class ListNodes {
+  constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
+
+  async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {
+    const project = projectIdFromContext(input.projectContext);
+    const limit = Math.min(Math.max(1, Math.floor(input.limit ?? LIST_NODES_DEFAULT_LIMIT)), LIST_NODES_MAX_LIMIT);
+    const tags = input.tags ?? [];
+    const page = await this.store.reader(project).pageNewestFirst({
+      cursor: input.cursor,
+      limit,
+      signal: ctx?.signal,
+      accept: (node) => (input.role === undefined || node.role === input.role) && tags.every((t) => node.tags.includes(t)),
+    });
+    return { project, nodes: page.nodes.map(toBrief), nextCursor: page.nextCursor, malformedLines: page.malformedCount };
+  }
+}

@@ -1,0 +1,42 @@
+import type { TaskGraph, TaskTransition } from '../../domain/task-graph';
+
+/** What an update function decides: the new graph to write (or none) and the value handed back to the caller. */
+export interface TaskGraphChange<T> {
+  /** The graph to write; omit to write nothing (the update then appends no transitions either). */
+  graph?: TaskGraph;
+  /** Status changes to append to the transition log, in order. */
+  transitions?: readonly TaskTransition[];
+  value: T;
+}
+
+/**
+ * Where project task graphs live. Every change is a compare-and-swap under the project's cross-process lock: the
+ * store re-reads the graph inside the lock, hands it to `update`'s function (which checks the expected status and
+ * throws to refuse), writes the result atomically, then appends the transitions to the log — so two processes
+ * racing on one task get one winner and one clear error.
+ */
+export interface TaskGraphStore {
+  /**
+   * The project id of a name or an id: the path-safe slug (`My App` → `my-app`; an id maps to itself).
+   * @throws InvalidArgumentsError when nothing usable remains.
+   */
+  projectIdOf(nameOrId: string): string;
+  /** The stored graph, or undefined when the project has none. @throws StorageError on an unreadable file. */
+  load(projectId: string): Promise<TaskGraph | undefined>;
+  /**
+   * Stores a new graph under the lock.
+   * @param opts.replace when false (default) an existing graph is refused.
+   * @param opts.check called under the lock with the existing graph (when there is one) before it is replaced; throws
+   *   to refuse (e.g. while a command runs).
+   * @throws AlreadyExistsError when the project exists and `replace` is false.
+   */
+  create(graph: TaskGraph, opts?: { replace?: boolean; check?: (existing: TaskGraph) => void }): Promise<void>;
+  /**
+   * Compare-and-swap: under the lock, re-reads the graph, calls `change` with it, writes the new graph atomically
+   * (revision + 1) and appends its transitions to the log.
+   * @throws NotFoundError when the project has no graph; whatever `change` throws; LockError / StorageError.
+   */
+  update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T>;
+  /** The transition log of a project, oldest first (empty when none). */
+  readTransitions(projectId: string): Promise<TaskTransition[]>;
+}

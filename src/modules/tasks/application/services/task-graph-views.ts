@@ -1,0 +1,59 @@
+import { NotFoundError } from '../../../../kernel/errors';
+import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain';
+import type { TaskGraphStore } from '../ports/task-graph-store';
+
+/** The project view `init_project_graph` and `get_project_graph` answer with. */
+export interface ProjectGraphView {
+  project_id: string;
+  project_name: string;
+  project_root: string;
+  nodes: TaskNode[];
+  counts: ReturnType<typeof countByStatus>;
+  /** A Mermaid `flowchart` of the DAG, one style per status. */
+  mermaid: string;
+}
+
+export function projectGraphView(graph: TaskGraph): ProjectGraphView {
+  return {
+    project_id: graph.project_id,
+    project_name: graph.project_name,
+    project_root: graph.project_root,
+    nodes: graph.nodes,
+    counts: countByStatus(graph),
+    mermaid: renderMermaid(graph),
+  };
+}
+
+/**
+ * Loads a project's graph by name or id.
+ * @throws NotFoundError naming the project when it has no graph.
+ */
+export async function loadProjectGraph(store: TaskGraphStore, project: string): Promise<{ projectId: string; graph: TaskGraph }> {
+  const projectId = store.projectIdOf(project);
+  const graph = await store.load(projectId);
+  if (!graph) {
+    throw new NotFoundError('project', project, `project '${project}' (id '${projectId}') has no task graph; call init_project_graph first`);
+  }
+  return { projectId, graph };
+}
+
+/** A node of a loaded graph. @throws NotFoundError naming node and project. */
+export function requireNode(graph: TaskGraph, nodeId: string): TaskNode {
+  const node = findNode(graph, nodeId);
+  if (!node) throw new NotFoundError('task', nodeId, `task '${nodeId}' not found in project '${graph.project_id}'`);
+  return node;
+}
+
+/** The ISO and millisecond forms of a clock reading. */
+export function timeOf(ms: number): { iso: string; ms: number } {
+  return { iso: new Date(ms).toISOString(), ms };
+}
+
+/**
+ * A node as a validation answer shows it: only the record of `attempt` in error_logs (earlier ones are in
+ * get_project_graph) and no `last_run` (the answer's `result` is that run).
+ */
+export function answerNode(node: TaskNode, attempt: number): TaskNode {
+  const { last_run: _lastRun, ...rest } = node;
+  return { ...rest, error_logs: node.error_logs.filter((e) => e.attempt === attempt) };
+}

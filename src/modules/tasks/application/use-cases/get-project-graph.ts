@@ -1,0 +1,21 @@
+import { inject, injectable } from 'tsyringe';
+import { TasksTokens } from '../tasks.tokens';
+import type { TaskGraphStore } from '../ports/task-graph-store';
+import type { UseCase } from '../../../../kernel/use-case';
+import { loadProjectGraph, projectGraphView, type ProjectGraphView } from '../services/task-graph-views';
+
+export interface GetProjectGraphInput {
+  /** Project name or id. */
+  project: string;
+}
+
+/** `get_project_graph`: every node, the counts per status and a Mermaid flowchart styled by status. */
+@injectable()
+export class GetProjectGraph implements UseCase<GetProjectGraphInput, ProjectGraphView> {
+  constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
+
+  async execute(input: GetProjectGraphInput): Promise<ProjectGraphView> {
+    const { graph } = await loadProjectGraph(this.store, input.project);
+    return projectGraphView(graph);
+  }
+}

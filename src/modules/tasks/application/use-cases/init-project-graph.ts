@@ -1,0 +1,59 @@
+import { inject, injectable } from 'tsyringe';
+import { ConflictError } from '../../../../kernel/errors';
+import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
+import type { Clock } from '../../../../kernel/clock';
+import type { PathPolicy } from '../../../../kernel/path-policy';
+import type { TaskGraphStore } from '../ports/task-graph-store';
+import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
+import type { ValidationRunService } from '../services/validation-run';
+import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
+import { projectIdFromName } from '../../../../kernel/project-id';
+
+export interface InitProjectGraphInput {
+  projectName: string;
+  /** An existing directory inside the allowed roots; validation commands run there. */
+  projectRoot: string;
+  nodes: TaskNodeDefinition[];
+  /** Replace an existing graph of the same project. Default false. */
+  replace?: boolean;
+}
+
+/**
+ * `init_project_graph`: creates a project's task DAG (nodes without dependencies READY, the others PENDING).
+ * Refuses an invalid graph (duplicates, unknown dependencies, cycles, empty), a projectRoot outside the allowed roots
+ * or not an existing directory, an existing project unless `replace`, and a replace while a command is running.
+ */
+@injectable()
+export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectGraphView> {
+  constructor(
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
+  ) {}
+
+  async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
+    // The domain's slug (what the store's projectIdOf uses), called here so a refused name names this tool's field.
+    const projectId = projectIdFromName(input.projectName, 'projectName');
+    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', { mustExist: true });
+    const now = timeOf(this.clock.now());
+    const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
+    await this.store.create(graph, {
+      replace: input.replace ?? false,
+      check: (existing) => {
+        const facts = this.runs.hostFacts();
+        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !runOwnership(n, now.ms, facts).recoverable);
+        if (running.length) {
+          throw new ConflictError(
+            TaskMessages.replaceWhileRunning(projectId, running.map((n) => n.id)),
+            { project: projectId, nodes: running.map((n) => n.id) },
+          );
+        }
+      },
+    });
+    return projectGraphView(graph);
+  }
+}

@@ -1,0 +1,50 @@
+import { inject, injectable } from 'tsyringe';
+import { ConflictError } from '../../../../kernel/errors';
+import { applyTaskEvent, type TaskNode } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
+import type { Clock } from '../../../../kernel/clock';
+import type { TaskGraphStore } from '../ports/task-graph-store';
+import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
+import { timeOf } from '../services/task-graph-views';
+import type { ValidationRunService } from '../services/validation-run';
+
+export interface ResetTaskNodeInput {
+  /** Project name or id. */
+  project: string;
+  nodeId: string;
+}
+
+export interface ResetTaskNodeOutput {
+  node: TaskNode;
+  /** READY dependents sent back to PENDING (reset of a COMPLETED node). */
+  reverted: string[];
+  message: string;
+}
+
+/**
+ * `reset_task_node`: FAILED, RETRYING, IN_PROGRESS or COMPLETED (or a VALIDATING node whose run is orphaned: see the run lease) back to
+ * READY or PENDING by its dependencies; attempts cleared, error_logs kept. Refused while its command runs (here, or
+ * in another live server process holding the run's lease).
+ */
+@injectable()
+export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeOutput> {
+  constructor(
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
+  ) {}
+
+  async execute(input: ResetTaskNodeInput): Promise<ResetTaskNodeOutput> {
+    const projectId = this.store.projectIdOf(input.project);
+    if (this.runs.active(projectId, input.nodeId)) {
+      throw new ConflictError(TaskMessages.resetWhileRunning(input.nodeId), { node: input.nodeId });
+    }
+    const { node, reverted } = await this.store.update(projectId, (graph) => {
+      const r = applyTaskEvent(graph, input.nodeId, { type: 'reset', facts: this.runs.hostFacts() }, timeOf(this.clock.now()));
+      return { graph: r.graph, transitions: r.transitions, value: { node: r.node, reverted: r.reverted } };
+    });
+    return { node, reverted, message: TaskMessages.reset(node, reverted) };
+  }
+}

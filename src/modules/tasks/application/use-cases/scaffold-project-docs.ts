@@ -1,0 +1,45 @@
+import { inject, injectable } from 'tsyringe';
+import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
+import type { PathPolicy } from '../../../../kernel/path-policy';
+import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
+import type { UseCase } from '../../../../kernel/use-case';
+
+export interface ScaffoldProjectDocsInput {
+  /** A folder inside the allowed roots; created when missing. */
+  targetDirectory: string;
+  architectureContent: string;
+  /** Each written as `fileName` relative to targetDirectory (subfolders allowed, never outside it). */
+  phaseTasks: { fileName: string; content: string }[];
+  testCasesContent: string;
+  /** Replace existing files. Default false. */
+  overwrite?: boolean;
+}
+
+export interface ScaffoldProjectDocsOutput {
+  /** Absolute paths written: ARCHITECTURE.md, each phase file, TEST_CASES.md. */
+  files_written: string[];
+}
+
+/**
+ * `scaffold_project_docs`: writes ARCHITECTURE.md, the phase task files and TEST_CASES.md into targetDirectory.
+ * Every name is checked (inside the folder, no symlink out, not existing unless overwrite) before anything is written.
+ */
+@injectable()
+export class ScaffoldProjectDocs implements UseCase<ScaffoldProjectDocsInput, ScaffoldProjectDocsOutput> {
+  constructor(
+    @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
+    @inject(TasksTokens.ScaffoldFileWriter) private readonly writer: ScaffoldFileWriter,
+  ) {}
+
+  async execute(input: ScaffoldProjectDocsInput): Promise<ScaffoldProjectDocsOutput> {
+    const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', { mustExist: false });
+    const files: ScaffoldFile[] = [
+      { relativePath: 'ARCHITECTURE.md', content: input.architectureContent, field: 'architectureContent' },
+      ...input.phaseTasks.map((p, i) => ({ relativePath: p.fileName, content: p.content, field: `phaseTasks[${i}].fileName` })),
+      { relativePath: 'TEST_CASES.md', content: input.testCasesContent, field: 'testCasesContent' },
+    ];
+    const written = await this.writer.writeAll(dir, files, { overwrite: input.overwrite ?? false });
+    return { files_written: written };
+  }
+}

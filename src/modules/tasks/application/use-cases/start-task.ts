@@ -1,0 +1,41 @@
+import { inject, injectable } from 'tsyringe';
+import { applyTaskEvent, type TaskNode } from '../../domain';
+import { Tokens } from '../../../../kernel/tokens';
+import { TasksTokens } from '../tasks.tokens';
+import type { Clock } from '../../../../kernel/clock';
+import type { TaskGraphStore } from '../ports/task-graph-store';
+import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
+import { timeOf } from '../services/task-graph-views';
+
+export interface StartTaskInput {
+  /** Project name or id. */
+  project: string;
+  nodeId: string;
+}
+
+export interface StartTaskOutput {
+  node: TaskNode;
+  message: string;
+}
+
+/**
+ * `start_task`: READY or RETRYING → IN_PROGRESS, as a compare-and-swap under the project lock, so of two processes
+ * racing on one node exactly one wins and the other gets an InvalidTransitionError saying the node is IN_PROGRESS.
+ */
+@injectable()
+export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
+  constructor(
+    @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(input: StartTaskInput): Promise<StartTaskOutput> {
+    const projectId = this.store.projectIdOf(input.project);
+    const node = await this.store.update(projectId, (graph) => {
+      const r = applyTaskEvent(graph, input.nodeId, { type: 'start' }, timeOf(this.clock.now()));
+      return { graph: r.graph, transitions: r.transitions, value: r.node };
+    });
+    return { node, message: TaskMessages.started(node) };
+  }
+}

@@ -1,0 +1,89 @@
+import { instanceCachingFactory, Lifecycle, type DependencyContainer } from 'tsyringe';
+import { GetProjectGraph } from './application/use-cases/get-project-graph';
+import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
+import { InitProjectGraph } from './application/use-cases/init-project-graph';
+import { ResetTaskNode } from './application/use-cases/reset-task-node';
+import { ScaffoldProjectDocs } from './application/use-cases/scaffold-project-docs';
+import { StartTask } from './application/use-cases/start-task';
+import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
+import { ValidationRunRegistry } from './application/services/validation-run-registry';
+import { ValidationRunService, type RunVerdict } from './application/services/validation-run';
+import type { HostInfo } from './application/ports/host-info';
+import { systemTimers, type Clock, type Timers } from '../../kernel/clock';
+import type { Logger } from '../../kernel/logger';
+import { RandomIdGenerator } from '../../kernel/random-id-generator';
+import { LocalHostInfo } from './infrastructure/process/host-info';
+import { ProjectLayout } from '../../kernel/files/project-layout';
+import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
+import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
+import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
+import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
+import { Tokens } from '../../kernel/tokens';
+import { TasksTokens } from './application/tasks.tokens';
+import type { ModuleRegistration } from '../../kernel/module-registration';
+
+/**
+ * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner, the registry
+ * of validation runs and the validation run service (singletons: they hold the running commands), the host facts for
+ * run leases, the scaffold writer and the seven use cases.
+ */
+export const tasksModule: ModuleRegistration = (container, config) => {
+  const store = new FileTaskGraphStore(new ProjectLayout(config.dataDir));
+  const runner = new ShellCommandRunner();
+  const runs = new ValidationRunRegistry<RunVerdict>();
+  container.register(TasksTokens.TaskGraphStore, { useValue: store });
+  container.register(TasksTokens.CommandRunner, { useValue: runner });
+  container.register(TasksTokens.ValidationRunRegistry, { useValue: runs });
+  container.register(TasksTokens.HostInfo, { useValue: new LocalHostInfo() });
+  if (!container.isRegistered(Tokens.Timers, true)) container.register(Tokens.Timers, { useValue: systemTimers });
+  // One validation run service per container: it holds the runs in progress (with the registry) for every call.
+  container.register(TasksTokens.ValidationRunService, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new ValidationRunService(
+          {
+            store,
+            runner,
+            runs,
+            clock: c.resolve<Clock>(Tokens.Clock),
+            timers: c.resolve<Timers>(Tokens.Timers),
+            ids: new RandomIdGenerator(),
+            host: c.resolve<HostInfo>(TasksTokens.HostInfo),
+            logger: c.resolve<Logger>(Tokens.Logger),
+          },
+          { outputTailBytes: config.outputTailBytes },
+        ),
+    ),
+  });
+  container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
+  const singleton = { lifecycle: Lifecycle.Singleton };
+  container.register(TasksTokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);
+  container.register(TasksTokens.GetReadyTasks, { useClass: GetReadyTasks }, singleton);
+  container.register(TasksTokens.GetProjectGraph, { useClass: GetProjectGraph }, singleton);
+  container.register(TasksTokens.StartTask, { useClass: StartTask }, singleton);
+  container.register(TasksTokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
+  container.register(TasksTokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
+  container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
+  // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
+  if (container.isRegistered(Tokens.Lifecycle, true)) {
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+  }
+};
+
+/**
+ * For server shutdown: cancels every validation run of this process (each node goes back to IN_PROGRESS, waiting at
+ * most `timeoutMs`, default 3 s), then kills whatever command process tree is still running.
+ */
+export async function shutdownTasks(container: DependencyContainer, timeoutMs = 3_000): Promise<void> {
+  if (container.isRegistered(TasksTokens.ValidationRunRegistry, true)) {
+    await container.resolve<ValidationRunRegistry>(TasksTokens.ValidationRunRegistry).cancelAll(timeoutMs);
+  }
+  killAllTaskCommands(container);
+}
+
+/** Synchronously kills every running validation command's process tree (usable from `process.on('exit')`). */
+export function killAllTaskCommands(container: DependencyContainer): void {
+  if (container.isRegistered(TasksTokens.CommandRunner, true)) {
+    container.resolve<ShellCommandRunner>(TasksTokens.CommandRunner).killAll();
+  }
+}

@@ -1,0 +1,66 @@
+import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../workflow.tokens';
+import type { Workflow } from '../../domain/types';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { WorkflowStorage } from '../ports/workflow-storage';
+
+export interface GetWorkflowInput {
+  id: string;
+  /** Absent: the whole workflow. `metadata`: its description without steps. `preview`: metadata plus the first step. */
+  mode?: 'metadata' | 'preview';
+}
+
+/** The workflow without its steps, plus how many top-level steps it has. */
+export type WorkflowMetadata = Omit<Workflow, 'steps'> & {
+  /** Number of top-level steps. */
+  totalSteps: number;
+};
+
+export type WorkflowPreview = WorkflowMetadata & {
+  /** The first step workflow_next would hand out with no completed steps and an empty context; null if none. */
+  firstStep: Record<string, unknown> | null;
+  /** Why there is no firstStep although the workflow has steps (it needs context to resolve). */
+  firstStepNote?: string;
+};
+
+/** The slice of GetNextStep (workflow_next) the preview needs. */
+type NextStep = UseCase<
+  { workflowId: string; completedSteps: string[]; context?: Record<string, unknown> },
+  { step: Record<string, unknown> | null }
+>;
+
+/** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
+@injectable()
+export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | WorkflowMetadata | WorkflowPreview> {
+  constructor(
+    @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
+  ) {}
+
+  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {
+    const workflow = await this.storage.get(input.id);
+    if (input.mode === undefined) return workflow;
+    const metadata: WorkflowMetadata = {
+      id: workflow.id,
+      name: workflow.name,
+      description: workflow.description,
+      version: workflow.version,
+      ...(workflow.preconditions ? { preconditions: workflow.preconditions } : {}),
+      ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
+      ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
+      totalSteps: workflow.steps.length,
+    };
+    if (input.mode === 'metadata') return metadata;
+    try {
+      const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
+      return { ...metadata, firstStep: next.step };
+    } catch (e) {
+      // A first step that needs context (a forEach over a context array, a for with a context count) cannot be
+      // previewed with an empty context: say so instead of failing the whole call.
+      if (!(e instanceof InvalidArgumentsError)) throw e;
+      return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
+    }
+  }
+}

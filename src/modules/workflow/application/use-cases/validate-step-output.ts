@@ -1,0 +1,51 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../workflow.tokens';
+import { InvalidArgumentsError, NotFoundError } from '../../../../kernel/errors';
+import { isPlainObject } from '../../domain/context-path';
+import { contextForLookup, findStep } from '../../domain/step-lookup';
+import { isLoopStep } from '../../domain/types';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { WorkflowStorage } from '../ports/workflow-storage';
+import { ValidationEngine, type ValidationResult } from '../services/validation-engine';
+
+export interface ValidateStepOutputInput {
+  workflowId: string;
+  /** The step id, or the completion id workflow_next returned (`loop[i].step`). */
+  stepId: string;
+  /** What the agent produced for the step. */
+  output: unknown;
+  /** The context; rule conditions see it with the step's loop variables bound. Default `{}`. */
+  context?: Record<string, unknown>;
+}
+
+/** workflow_validate: checks an agent's output against the step's validationCriteria. */
+@injectable()
+export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, ValidationResult> {
+  constructor(
+    @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.ValidationEngine) private readonly engine: ValidationEngine,
+  ) {}
+
+  /**
+   * A step without validationCriteria (a loop step included) is valid.
+   * @throws NotFoundError naming the step and workflow when there is no such step; NotFoundError / InvalidWorkflowError
+   *   from storage.
+   */
+  async execute(input: ValidateStepOutputInput): Promise<ValidationResult> {
+    if (input.context !== undefined && input.context !== null && !isPlainObject(input.context)) {
+      throw new InvalidArgumentsError('context must be an object', 'context');
+    }
+    const workflow = await this.storage.get(input.workflowId);
+    const lookup = findStep(workflow, input.stepId);
+    if (!lookup) {
+      throw new NotFoundError(
+        'step',
+        input.stepId,
+        `step '${input.stepId}' not found in workflow '${workflow.id}'; expected a step id or a completionId from workflow_next`,
+      );
+    }
+    if (isLoopStep(lookup.step)) return { valid: true, issues: [], suggestions: [] };
+    const context = contextForLookup(lookup, input.context ?? {});
+    return this.engine.validate(lookup.step.validationCriteria, input.output, context);
+  }
+}

@@ -1,0 +1,86 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../workflow.tokens';
+import type { UseCase } from '../../../../kernel/use-case';
+import { parseStrictJson } from '../../../../kernel/json-text';
+import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workflow-document-checker';
+
+export interface ValidateWorkflowJsonInput {
+  workflowJson: string;
+}
+
+export interface WorkflowJsonIssue {
+  /** JSON pointer of the value at fault; `""` for the whole document (and for syntax errors). */
+  path: string;
+  /** 1-based. */
+  line: number;
+  /** 1-based. */
+  column: number;
+  message: string;
+}
+
+export interface ValidateWorkflowJsonOutput {
+  valid: boolean;
+  issues: WorkflowJsonIssue[];
+  suggestions: string[];
+}
+
+/** At most this many issues are returned (the rest are counted in a last issue). Default 50. */
+export const MAX_WORKFLOW_JSON_ISSUES = 50;
+
+/**
+ * workflow_validate_json: checks the text of a workflow file — strict JSON syntax, then the workflow schema, then the
+ * structure checks — and reports each problem with a JSON pointer and the line/column of the value it points at.
+ * Only positions and short messages come back, never the input itself.
+ */
+@injectable()
+export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
+  constructor(@inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker) {}
+
+  execute(input: ValidateWorkflowJsonInput): ValidateWorkflowJsonOutput {
+    const parsed = parseStrictJson(input.workflowJson, MAX_WORKFLOW_JSON_ISSUES);
+    if (!parsed.ok) {
+      return {
+        valid: false,
+        issues: parsed.issues.map(({ line, column, message }) => ({ path: '', line, column, message })),
+        suggestions: [
+          'Fix the JSON syntax first: strict JSON allows no comments and no trailing commas, and strings and property names use double quotes.',
+        ],
+      };
+    }
+    const problems = this.checker.check(parsed.value);
+    const shown = problems.slice(0, MAX_WORKFLOW_JSON_ISSUES);
+    const issues: WorkflowJsonIssue[] = shown.map((p) => {
+      const pos = parsed.text.positionOfPointer(p.pointer);
+      return { path: p.pointer, line: pos.line, column: pos.column, message: p.message };
+    });
+    if (problems.length > shown.length) {
+      issues.push({ path: '', line: 1, column: 1, message: `${problems.length - shown.length} more issue(s) not shown; fix these first` });
+    }
+    return { valid: problems.length === 0, issues, suggestions: suggestionsFor(problems) };
+  }
+}
+
+/** Actionable advice for the kinds of problems found (at most one line per kind). */
+function suggestionsFor(problems: WorkflowProblem[]): string[] {
+  if (problems.length === 0) return [];
+  const out = new Set<string>();
+  for (const p of problems) {
+    if (p.keyword === 'structure') {
+      out.add('Step ids must be unique across the workflow, and a loop body that names steps must name top-level steps other than the loop itself.');
+    } else if (/\/loop(\/|$)/.test(p.pointer)) {
+      out.add('Loops need maxIterations (at least 1); while/until need a condition, forEach needs items (a context array name), for needs count.');
+    } else if (/\/validationCriteria(\/|$)/.test(p.pointer)) {
+      out.add('A validation rule is {type: contains|regex|length|schema, ...}; combine rules with {and: [...]}, {or: [...]}, {not: ...} or a plain array.');
+    } else if (p.keyword === 'additionalProperties') {
+      out.add('Remove or rename unknown properties (a typo such as "promt" for "prompt"?); the message lists the allowed ones.');
+    } else if (p.keyword === 'required') {
+      out.add('Add the missing required properties: a workflow needs id, name, description, version and steps; a step needs id, title and prompt; a loop step needs type "loop", title, loop and body.');
+    } else if (p.pointer === '/id' && p.keyword === 'pattern') {
+      out.add("Workflow ids use only lowercase letters, digits and '-' (e.g. \"fix-failing-test\").");
+    } else if (p.pointer === '/version') {
+      out.add('Use a semantic version such as "1.0.0".');
+    }
+  }
+  out.add('Call workflow_get_schema for the full schema, and see docs/writing-workflows.md.');
+  return [...out];
+}

@@ -1,0 +1,15 @@
+/** The workflow module's injection tokens (registered by workflow.module.ts; use cases inject them). */
+export const WorkflowTokens = {
+  WorkflowStorage: Symbol.for('workgraph.WorkflowStorage'),
+  ConditionEvaluator: Symbol.for('workgraph.ConditionEvaluator'),
+  ValidationEngine: Symbol.for('workgraph.ValidationEngine'),
+  ListWorkflows: Symbol.for('workgraph.ListWorkflows'),
+  GetWorkflow: Symbol.for('workgraph.GetWorkflow'),
+  GetNextStep: Symbol.for('workgraph.GetNextStep'),
+  ValidateStepOutput: Symbol.for('workgraph.ValidateStepOutput'),
+  ValidateWorkflowJson: Symbol.for('workgraph.ValidateWorkflowJson'),
+  GetWorkflowSchema: Symbol.for('workgraph.GetWorkflowSchema'),
+  /** The parsed spec/workflow.schema.json (loaded lazily from the package root). */
+  WorkflowSchema: Symbol.for('workgraph.WorkflowSchema'),
+  WorkflowDocumentChecker: Symbol.for('workgraph.WorkflowDocumentChecker'),
+} as const;

@@ -1,0 +1,189 @@
+import { InvalidWorkflowError } from '../../../kernel/errors';
+import type { EvaluateCondition } from './conditions';
+import { isPlainObject } from './context-path';
+import { highestStartedIteration, iterationPrefix } from './completion-id';
+import { forEachItems, iterationRuns, loopBindings, maxIterationsOf } from './loop-runtime';
+import { substitutePlaceholders } from './template';
+import { isLoopStep, type LoopStep, type PromptStep, type Workflow, type WorkflowStep } from './types';
+import { WorkflowIndex } from './workflow-index';
+
+/** Where a step handed out inside a loop sits: the innermost loop, its iteration (from 0), its item (forEach). */
+export interface LoopInfo {
+  id: string;
+  iteration: number;
+  item?: unknown;
+  /** The enclosing loop's info, for a step inside nested loops. */
+  parent?: LoopInfo;
+}
+
+/** A step as handed to the agent: placeholders substituted, with the completion id to append when it is done. */
+export type ResolvedStep = Omit<PromptStep, 'type'> & {
+  /** Append exactly this to `completedSteps` when the step is done. */
+  completionId: string;
+  /** Present when the step runs inside a loop. */
+  loop?: LoopInfo;
+};
+
+export interface NextStepResult {
+  step: ResolvedStep | null;
+  isComplete: boolean;
+  /** The context to send back: the input context plus the current loop variables. */
+  context: Record<string, unknown>;
+  /** What the agent must also be told: loops that stopped at their maxIterations on the way to this step. */
+  notes: string[];
+}
+
+interface Frame {
+  loop: LoopStep;
+  iteration: number;
+  item?: { value: unknown };
+  info: LoopInfo;
+}
+
+interface Found {
+  step: PromptStep;
+  completionId: string;
+  context: Record<string, unknown>;
+  frames: readonly Frame[];
+}
+
+/**
+ * The next step of a workflow: a pure, deterministic function of (workflow, completedSteps, context).
+ *
+ * Semantics (the contract documented in docs/writing-workflows.md):
+ * - A sequence (the top-level steps, or one loop iteration's body) is walked in order. A step is passed when its
+ *   completion id is in `completedSteps`, when its `runCondition` is false (skipped steps never block completion), or
+ *   when any later step of the same sequence has started — progress never goes back, so a condition that turns true
+ *   later does not drag the agent back to a step it already went past.
+ * - A loop has started when any completion id of one of its iterations is in `completedSteps`. Iterations below the
+ *   highest started one are sealed. Whether an iteration runs is decided at its start (no completion ids of it yet):
+ *   `for` → i < count, `forEach` → i < items.length, `while` → condition true, `until` → condition false. An
+ *   iteration is complete when its body sequence has nothing left. The loop ends when an iteration does not run, at
+ *   maxIterations (a note says so), when its own id is in `completedSteps`, or once a later step has started.
+ * - Loop variables (every indexVar/iterationVar/itemVar the workflow declares) are removed from the input context and
+ *   bound afresh, so the returned context can be sent back unchanged and gives the same answer.
+ */
+export function resolveNextStep(
+  workflow: Workflow,
+  completedSteps: readonly string[],
+  context: Record<string, unknown> | undefined,
+  evaluate: EvaluateCondition,
+): NextStepResult {
+  const index = WorkflowIndex.of(workflow);
+  const base = withoutLoopVariables(context, index.loopVariables);
+  const resolver = new Resolver(workflow.id, index, completedSteps, evaluate);
+  const found = resolver.sequence(index.sequence, '', base, []);
+  if (!found) return { step: null, isComplete: true, context: base, notes: resolver.notes };
+  return { step: toResolvedStep(found), isComplete: false, context: found.context, notes: resolver.notes };
+}
+
+class Resolver {
+  readonly notes: string[] = [];
+  private readonly completed: ReadonlySet<string>;
+
+  constructor(
+    private readonly workflowId: string,
+    private readonly index: WorkflowIndex,
+    private readonly completedList: readonly string[],
+    private readonly evaluate: EvaluateCondition,
+  ) {
+    this.completed = new Set(completedList);
+  }
+
+  sequence(steps: readonly WorkflowStep[], prefix: string, context: Record<string, unknown>, frames: readonly Frame[]): Found | null {
+    // Everything before the last started step is passed: progress never goes back.
+    let start = 0;
+    for (let k = steps.length - 1; k >= 0; k--) {
+      if (this.started(steps[k], prefix)) {
+        start = k;
+        break;
+      }
+    }
+    for (let k = start; k < steps.length; k++) {
+      const step = steps[k];
+      const completionId = prefix + step.id;
+      if (this.completed.has(completionId)) continue;
+      if (!isLoopStep(step)) {
+        if (step.runCondition !== undefined && !this.evaluate(step.runCondition, context)) continue;
+        return { step, completionId, context, frames };
+      }
+      // A loop's runCondition is decided when the loop is reached, not again once it has started.
+      if (k !== start || !this.started(step, prefix)) {
+        if (step.runCondition !== undefined && !this.evaluate(step.runCondition, context)) continue;
+      }
+      const found = this.loop(step, completionId, context, frames);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  private loop(loop: LoopStep, loopId: string, context: Record<string, unknown>, frames: readonly Frame[]): Found | null {
+    if (frames.some((f) => f.loop === loop)) {
+      throw new InvalidWorkflowError(this.workflowId, undefined, `loop '${loop.id}' contains itself through its body`);
+    }
+    const max = maxIterationsOf(this.workflowId, loop);
+    const body = this.index.bodyOf(loop);
+    const highest = highestStartedIteration(loopId, this.completedList);
+    for (let i = Math.max(highest, 0); ; i++) {
+      const item = loop.loop.type === 'forEach' ? itemAt(forEachItems(this.workflowId, loop, context), i) : undefined;
+      const iterationContext = { ...context, ...loopBindings(loop, i, item) };
+      const startedIteration = i <= highest;
+      if (i >= max) {
+        if (!startedIteration && iterationRuns(this.workflowId, loop, i, context, iterationContext, this.evaluate)) {
+          this.notes.push(capNote(loop, max, context, this.workflowId));
+        }
+        return null;
+      }
+      if (!startedIteration && !iterationRuns(this.workflowId, loop, i, context, iterationContext, this.evaluate)) return null;
+      const parent = frames.length > 0 ? frames[frames.length - 1].info : undefined;
+      const info: LoopInfo = { id: loop.id, iteration: i, ...(item ? { item: item.value } : {}), ...(parent ? { parent } : {}) };
+      const found = this.sequence(body, iterationPrefix(loopId, i), iterationContext, [...frames, { loop, iteration: i, item, info }]);
+      if (found) return found;
+    }
+  }
+
+  /** A prompt step has started when it is completed; a loop when it is closed or any iteration has a completion id. */
+  private started(step: WorkflowStep, prefix: string): boolean {
+    const id = prefix + step.id;
+    if (this.completed.has(id)) return true;
+    if (!isLoopStep(step)) return false;
+    const start = `${id}[`;
+    return this.completedList.some((c) => c.startsWith(start));
+  }
+}
+
+function itemAt(items: unknown[], i: number): { value: unknown } | undefined {
+  return i < items.length ? { value: items[i] } : undefined;
+}
+
+function capNote(loop: LoopStep, max: number, context: Record<string, unknown>, workflowId: string): string {
+  const what = `Loop '${loop.title ?? loop.id}' (${loop.id}) stopped at its maxIterations (${max})`;
+  if (loop.loop.type === 'forEach') {
+    const total = forEachItems(workflowId, loop, context).length;
+    return `${what}: ${total - max} of ${total} items were not processed. Say so in your report.`;
+  }
+  if (loop.loop.type === 'for') return `${what} before reaching its count. Say what was left undone.`;
+  return `${what} although its ${loop.loop.type} condition had not ended it. Say what was left undone.`;
+}
+
+function withoutLoopVariables(context: Record<string, unknown> | undefined, names: ReadonlySet<string>): Record<string, unknown> {
+  if (!isPlainObject(context)) return {};
+  // Object.fromEntries defines own properties, so a `__proto__` key stays data and never becomes a prototype.
+  return Object.fromEntries(Object.entries(context).filter(([k]) => !names.has(k)));
+}
+
+function toResolvedStep(found: Found): ResolvedStep {
+  const { type: _type, ...rest } = found.step;
+  const ctx = found.context;
+  const resolved: ResolvedStep = {
+    ...rest,
+    completionId: found.completionId,
+    title: substitutePlaceholders(String(rest.title ?? ''), ctx),
+    prompt: substitutePlaceholders(String(rest.prompt ?? ''), ctx),
+  };
+  if (typeof rest.agentRole === 'string') resolved.agentRole = substitutePlaceholders(rest.agentRole, ctx);
+  if (Array.isArray(rest.guidance)) resolved.guidance = rest.guidance.map((g) => substitutePlaceholders(String(g), ctx));
+  const innermost = found.frames[found.frames.length - 1];
+  if (innermost) resolved.loop = innermost.info;
+  return resolved;
+}

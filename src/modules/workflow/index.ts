@@ -1,0 +1,20 @@
+/**
+ * The workflow module's public face: the only file code outside the module imports (docs/architecture.md). It stays
+ * light — tokens, tool declarations, types and a lazy registration — so a server answers `tools/list` without loading
+ * the module; what else outside code needs at run time comes through `workflowRuntime()`.
+ */
+import type { ModuleRegistration } from '../../kernel/module-registration';
+
+export { WorkflowTokens } from './application/workflow.tokens';
+export { workflowTools } from './workflow.tools';
+export type { WorkflowStorage, WorkflowListing } from './application/ports/workflow-storage';
+export type { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
+
+/** Registers the workflow module (its wiring is loaded on the first call). */
+export const registerWorkflowModule: ModuleRegistration = (container, config) =>
+  (require('./workflow.module') as typeof import('./workflow.module')).workflowModule(container, config);
+
+/** The module's run-time helpers for outside code (the CLI's `validate`), loaded on first use. */
+export function workflowRuntime(): typeof import('./workflow.runtime') {
+  return require('./workflow.runtime') as typeof import('./workflow.runtime');
+}

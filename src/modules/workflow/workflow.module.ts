@@ -1,0 +1,65 @@
+import { Lifecycle as Scope, instanceCachingFactory } from 'tsyringe';
+import type { Clock } from '../../kernel/clock';
+import type { Logger } from '../../kernel/logger';
+import { ConditionEvaluator } from './application/services/condition-evaluator';
+import { SchemaRegistry } from '../../kernel/schema-registry';
+import { ValidationEngine } from './application/services/validation-engine';
+import { WorkflowDocumentChecker } from './application/services/workflow-document-checker';
+import { GetNextStep } from './application/use-cases/get-next-step';
+import { GetWorkflow } from './application/use-cases/get-workflow';
+import { GetWorkflowSchema } from './application/use-cases/get-workflow-schema';
+import { ListWorkflows } from './application/use-cases/list-workflows';
+import { ValidateStepOutput } from './application/use-cases/validate-step-output';
+import { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
+import type { Lifecycle } from '../../kernel/lifecycle';
+import { CachingWorkflowStorage } from './infrastructure/caching-workflow-storage';
+import { FileWorkflowStorage } from './infrastructure/file-workflow-storage';
+import { MultiSourceWorkflowStorage } from './infrastructure/multi-source-workflow-storage';
+import { SchemaValidatingWorkflowStorage } from './infrastructure/schema-validating-workflow-storage';
+import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
+import { Tokens } from '../../kernel/tokens';
+import { WorkflowTokens } from './application/workflow.tokens';
+import type { ModuleRegistration } from '../../kernel/module-registration';
+
+/**
+ * The workflow module. WorkflowTokens.WorkflowStorage is
+ * `Caching(SchemaValidating(MultiSource([File per AppConfig.workflowSources])))`, built on first use (the schema is
+ * read and compiled only then), cached for AppConfig.workflowCacheTtlMs and dropped early when a source folder
+ * changes; its folder watchers are closed on shutdown. Services and use cases are singletons (all stateless or
+ * holding caches meant to be shared).
+ */
+export const workflowModule: ModuleRegistration = (container, config) => {
+  const singleton = { lifecycle: Scope.Singleton };
+  container.register(WorkflowTokens.WorkflowSchema, { useFactory: instanceCachingFactory(() => loadWorkflowSchema()) });
+  // The foundation container registers the shared SchemaRegistry; a container built without it still works.
+  if (!container.isRegistered(Tokens.SchemaRegistry, true)) container.register(Tokens.SchemaRegistry, { useClass: SchemaRegistry }, singleton);
+  container.register(WorkflowTokens.ConditionEvaluator, { useClass: ConditionEvaluator }, singleton);
+  container.register(WorkflowTokens.ValidationEngine, { useClass: ValidationEngine }, singleton);
+  container.register(WorkflowTokens.WorkflowDocumentChecker, { useClass: WorkflowDocumentChecker }, singleton);
+
+  let storage: CachingWorkflowStorage | undefined;
+  container.register(WorkflowTokens.WorkflowStorage, {
+    useFactory: (c) => {
+      if (storage) return storage;
+      const logger = c.resolve<Logger>(Tokens.Logger).child({ component: 'workflow-storage' });
+      const files = config.workflowSources.map((s) => new FileWorkflowStorage(s.dir, s.source, logger));
+      const validating = new SchemaValidatingWorkflowStorage(
+        new MultiSourceWorkflowStorage(files),
+        c.resolve<WorkflowDocumentChecker>(WorkflowTokens.WorkflowDocumentChecker),
+        logger,
+      );
+      storage = new CachingWorkflowStorage(validating, { ttlMs: config.workflowCacheTtlMs }, c.resolve<Clock>(Tokens.Clock), logger);
+      return storage;
+    },
+  });
+  if (container.isRegistered(Tokens.Lifecycle, true)) {
+    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('workflow folder watchers', () => storage?.close());
+  }
+
+  container.register(WorkflowTokens.ListWorkflows, { useClass: ListWorkflows }, singleton);
+  container.register(WorkflowTokens.GetWorkflow, { useClass: GetWorkflow }, singleton);
+  container.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep }, singleton);
+  container.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput }, singleton);
+  container.register(WorkflowTokens.ValidateWorkflowJson, { useClass: ValidateWorkflowJson }, singleton);
+  container.register(WorkflowTokens.GetWorkflowSchema, { useClass: GetWorkflowSchema }, singleton);
+};

@@ -1,0 +1,246 @@
+import { fileURLToPath } from 'node:url';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  RootsListChangedNotificationSchema,
+  SetLevelRequestSchema,
+  type JSONRPCRequest,
+  type LoggingLevel,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { CallContext } from '../kernel/call-context';
+import type { Logger } from '../kernel/logger';
+import type { Sampler } from '../kernel/sampler';
+import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
+import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
+import { toJsonRpcError } from './error-mapper';
+import { JsonRpcErrorCodes } from './json-rpc-codes';
+import type { ToolDispatcher } from './tool-dispatcher';
+import type { ToolRegistry } from '../kernel/tools/tool-registry';
+
+export interface WorkgraphServerDeps {
+  version: string;
+  registry: ToolRegistry;
+  dispatcher: ToolDispatcher;
+  logger: Logger;
+  /** When given, log entries are forwarded as notifications/message once the client sets a level. */
+  pinoLogger?: PinoLogger;
+  /** When given, the client's MCP roots become the allowed roots. */
+  pathPolicy?: AllowedRootsPolicy;
+  /** Aborted when the server shuts down; every call's signal follows it. */
+  shutdownSignal: AbortSignal;
+}
+
+type RequestExtra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
+};
+
+const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
+
+/**
+ * The MCP server: the SDK's low-level `Server` with the tool registry behind `tools/list` and `tools/call`, the plain
+ * JSON-RPC workflow methods, client roots and sampling, and MCP logging.
+ */
+export class WorkgraphServer {
+  readonly sdk: Server;
+  private mcpLogLevel?: LoggingLevel;
+  private rootsCache?: Promise<string[] | undefined>;
+
+  constructor(private readonly deps: WorkgraphServerDeps) {
+    this.sdk = new Server(
+      { name: 'workgraph', version: deps.version },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        instructions:
+          'workgraph: guided workflows (workflow_*), graph tools, a task DAG whose validation commands the server runs, and a knowledge graph.',
+      },
+    );
+    this.installHandlers();
+    answerSchemaFailuresAsInvalidParams(this.sdk);
+  }
+
+  async connect(transport: Transport): Promise<void> {
+    await this.sdk.connect(transport);
+  }
+
+  async close(): Promise<void> {
+    await this.sdk.close().catch(() => undefined);
+  }
+
+  private installHandlers(): void {
+    const { registry, dispatcher } = this.deps;
+
+    this.sdk.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: registry.list().map((t) => ({
+        name: t.name,
+        ...(t.title ? { title: t.title } : {}),
+        description: t.description,
+        inputSchema: t.inputSchema as { type: 'object' },
+        outputSchema: t.outputSchema as { type: 'object' },
+        annotations: t.annotations,
+      })),
+    }));
+
+    this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const def = registry.get(request.params.name);
+      if (!def) throw new McpError(JsonRpcErrorCodes.InvalidParams, `Unknown tool: ${request.params.name}`);
+      return this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.callTool(def, request.params.arguments, ctx));
+    });
+
+    // Plain JSON-RPC methods (workflow_*), answered before or without initialize; anything else is -32601.
+    this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
+      const def = registry.get(request.method);
+      if (!def || !def.plainMethod) {
+        throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+      }
+      const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      try {
+        const { value } = await this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.run(def, params, ctx));
+        return value as Record<string, unknown>;
+      } catch (e) {
+        throw toJsonRpcError(e, this.deps.logger);
+      }
+    };
+
+    // MCP logging: forward only once the client asked for it, at the level it asked for.
+    this.sdk.setRequestHandler(SetLevelRequestSchema, async (request) => {
+      this.mcpLogLevel = request.params.level;
+      return {};
+    });
+    this.deps.pinoLogger?.addSink((level, msg, fields) => {
+      if (!this.mcpLogLevel) return;
+      const mcpLevel = TO_MCP_LEVEL[level];
+      if (LEVELS.indexOf(mcpLevel) < LEVELS.indexOf(this.mcpLogLevel)) return;
+      void this.sdk.sendLoggingMessage({ level: mcpLevel, logger: 'workgraph', data: { msg, ...fields } }).catch(() => undefined);
+    });
+
+    registry.onChange(() => {
+      if (this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
+    });
+
+    this.sdk.oninitialized = () => {
+      const caps = this.sdk.getClientCapabilities();
+      if (caps?.roots && this.deps.pathPolicy) {
+        this.deps.pathPolicy.setClientRootsProvider(() => (this.rootsCache ??= this.fetchClientRoots()));
+      }
+    };
+    this.sdk.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+      this.rootsCache = undefined;
+    });
+  }
+
+  private async fetchClientRoots(): Promise<string[] | undefined> {
+    try {
+      const { roots } = await this.sdk.listRoots(undefined, { timeout: 10_000 });
+      return roots.filter((r) => r.uri.startsWith('file://')).map((r) => fileURLToPath(r.uri));
+    } catch (e) {
+      this.rootsCache = undefined;
+      this.deps.logger.warn('could not list client roots; using the configured roots', { err: (e as Error).message });
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down.
+   * Not `AbortSignal.any([request, shutdown])`: on Node 20 every signal made that way stays referenced by the
+   * long-lived shutdown signal (about 1.2 KB per call, found by bench/memory-soak.js), so the listener on the
+   * shutdown signal is added here and removed when the call ends.
+   */
+  private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+    // The combined signal is built only when a use case reads it (most calls never do): an AbortController and two
+    // listeners per call are a measurable share of a fast tool call's cost.
+    let combined: AbortSignal | undefined;
+    let cleanup: (() => void) | undefined;
+    const signal = (): AbortSignal => {
+      if (combined) return combined;
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      const shutdown = this.deps.shutdownSignal;
+      if (extra.signal.aborted || shutdown.aborted) controller.abort();
+      extra.signal.addEventListener('abort', abort, { once: true });
+      shutdown.addEventListener('abort', abort, { once: true });
+      cleanup = () => {
+        shutdown.removeEventListener('abort', abort);
+        extra.signal.removeEventListener('abort', abort);
+      };
+      return (combined = controller.signal);
+    };
+    try {
+      return await fn(this.callContext(extra, signal));
+    } finally {
+      cleanup?.();
+    }
+  }
+
+  private callContext(extra: RequestExtra, signal: () => AbortSignal): CallContext {
+    const token = extra._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? () => undefined
+        : (value: number, total?: number, message?: string) => {
+            void extra
+              .sendNotification({
+                method: 'notifications/progress',
+                params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+              })
+              .catch(() => undefined);
+          };
+    const sampler = this.sampler();
+    return {
+      get signal() {
+        return signal();
+      },
+      progress,
+      sampler,
+    };
+  }
+
+  private sampler(): Sampler | undefined {
+    if (!this.sdk.getClientCapabilities()?.sampling) return undefined;
+    return {
+      complete: async ({ systemPrompt, prompt, maxTokens }, signal) => {
+        const result = await this.sdk.createMessage(
+          { messages: [{ role: 'user', content: { type: 'text', text: prompt } }], systemPrompt, maxTokens },
+          { signal, timeout: 5 * 60_000 },
+        );
+        const content = Array.isArray(result.content) ? result.content[0] : result.content;
+        if (!content || content.type !== 'text') throw new Error('the client answered the sampling request without text');
+        return content.text;
+      },
+    };
+  }
+}
+
+type SdkRequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK parses a request's params with its zod schema before the handler runs and lets the ZodError escape, which
+ * it answers as -32603 Internal error with the issues as a multi-line JSON dump (`tools/call` with `name: null`,
+ * `initialize` without `clientInfo`, `logging/setLevel` with an unknown level...). JSON-RPC says invalid params are
+ * -32602: every registered handler (the SDK's own `initialize` and `ping` included) is wrapped so such a failure is
+ * answered -32602 with a one-line message naming the fields (zod 4 names the error `$ZodError`). Relies on SDK 1.x keeping its handlers in
+ * `_requestHandlers`; the fuzz e2e test fails if that changes.
+ */
+function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
+  const handlers = (sdk as unknown as { _requestHandlers?: Map<string, SdkRequestHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (e) {
+        const issues = (e as { issues?: unknown }).issues;
+        if (!(e instanceof Error) || !/ZodError$/.test(e.name) || !Array.isArray(issues)) throw e;
+        const fields = (issues as Array<{ path?: unknown[]; message?: string }>)
+          .slice(0, 3)
+          .map((i) => `${(i.path ?? []).join('.') || 'params'}: ${String(i.message ?? 'invalid').replace(/\s+/g, ' ')}`);
+        throw new McpError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}: ${fields.join('; ')}`);
+      }
+    });
+  }
+}

@@ -1,0 +1,36 @@
+import type { Logger } from '../kernel/logger';
+import type { AppConfig } from '../kernel/config/app-config';
+import { Lifecycle } from '../kernel/lifecycle';
+import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
+import { ToolRegistry } from '../kernel/tools/tool-registry';
+import { builtinTools } from './builtin-tools';
+
+/**
+ * The few objects a server needs before its first tool call: configuration, logger, lifecycle, tool registry and
+ * path policy. Built without the DI container so that tsyringe, reflect-metadata and every module load only when the
+ * first tool is called (cold start); the container then registers these same instances.
+ */
+export interface ServerCore {
+  config: AppConfig;
+  logger: Logger;
+  lifecycle: Lifecycle;
+  registry: ToolRegistry;
+  pathPolicy: AllowedRootsPolicy;
+}
+
+/** A tool registry holding the built-in tools of every module (origin `builtin`). */
+function builtinRegistry(): ToolRegistry {
+  const registry = new ToolRegistry();
+  registry.register(builtinTools(), 'builtin');
+  return registry;
+}
+
+export function createServerCore(config: AppConfig, logger: Logger): ServerCore {
+  return {
+    config,
+    logger,
+    lifecycle: new Lifecycle(),
+    registry: builtinRegistry(),
+    pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
+  };
+}
