@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { CommonFlags } from './resolve-config';
 
 /**
  * The config file (`--config FILE`, `WORKGRAPH_CONFIG`): JSON or YAML (told apart by the extension `.json`, else read
@@ -9,7 +8,7 @@ import type { CommonFlags } from './resolve-config';
  * are resolved against the file's folder. An unknown key or a value of the wrong type is an error naming the file and
  * the key.
  */
-export type ConfigFileSettings = Partial<Record<keyof CommonFlags, unknown>> & Record<string, unknown>;
+export type ConfigFileSettings = Record<string, unknown>;
 
 /** The settings the file may hold and what each must be. A setting added to the CLI adds its line here. */
 export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'paths' | 'integer' | 'boolean'> = {

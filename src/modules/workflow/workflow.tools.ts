@@ -20,8 +20,8 @@ const contextObject: JsonSchema = {
   description: 'Variables for runCondition, loops and {{var}} placeholders. Send back the context workflow_next returned, plus your own variables.',
 };
 
-/** A step as workflow_next returns it: the workflow's step plus where it sits (completionId, loop position). */
-const returnedStep: JsonSchema = {
+/** A step as workflow_get's preview shows it: the workflow's step plus where it sits (completionId, loop position). */
+const previewStep: JsonSchema = {
   type: 'object',
   required: ['id', 'title', 'prompt', 'completionId'],
   properties: {
@@ -37,6 +37,27 @@ const returnedStep: JsonSchema = {
       type: 'object',
       properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
     },
+  },
+};
+
+/**
+ * A step as workflow_next returns it: the structured fields an agent acts on. Its text is in `guidance.prompt` only,
+ * so an answer carries it once.
+ */
+const returnedStep: JsonSchema = {
+  type: 'object',
+  required: ['id', 'title', 'completionId'],
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    completionId: { type: 'string', description: 'Append exactly this string to completedSteps when the step is done.' },
+    loop: {
+      type: 'object',
+      properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
+    },
+    askForFiles: { type: 'boolean' },
+    requireConfirmation: { type: 'boolean' },
+    hasValidation: { type: 'boolean', description: 'Check your output with workflow_validate before moving on.' },
   },
 };
 
@@ -110,7 +131,7 @@ export const workflowTools: ToolDefinition[] = [
         metaGuidance: stringList,
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps (whole workflow only).' },
         totalSteps: { type: 'integer', description: 'Number of top-level steps (metadata and preview).' },
-        firstStep: { anyOf: [returnedStep, { type: 'null' }], description: 'The first step to do (preview only).' },
+        firstStep: { anyOf: [previewStep, { type: 'null' }], description: 'The first step to do (preview only).' },
         firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
       },
     },

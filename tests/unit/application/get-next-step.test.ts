@@ -45,4 +45,27 @@ describe('GetNextStep', () => {
   test('a forEach loop reached without its items names the missing context variable', async () => {
     await expect(next.execute({ workflowId: 'code-review', completedSteps: ['gather'], context: {} })).rejects.toThrow(/context\.files/);
   });
+
+  test('unknown completionIds are refused, naming them and listing the valid ones (issue 11)', async () => {
+    const err = await next.execute({ workflowId: 'code-review', completedSteps: ['scoop'] }).catch((e) => e);
+    expect(err).toBeInstanceOf(InvalidArgumentsError);
+    expect(err.message).toContain("'scoop'");
+    expect(err.message).toContain('gather');
+    expect(err.message).toContain('review-files[i].review');
+    // a loop iteration at or past maxIterations, or a step that is not in the loop's body, is unknown too
+    await expect(next.execute({ workflowId: 'code-review', completedSteps: ['review-files[0].gather'] })).rejects.toThrow(/review-files\[0\]\.gather/);
+    await expect(next.execute({ workflowId: 'code-review', completedSteps: ['review-files[999999].review'] })).rejects.toThrow(InvalidArgumentsError);
+  });
+
+  test('a later step does not complete the earlier ones: isComplete only when every eligible step is done (issue 11)', async () => {
+    const r = await next.execute({ workflowId: 'code-review', completedSteps: ['summary'], context: { files: ['x.py'] } });
+    expect(r.isComplete).toBe(false);
+    expect(r.step?.completionId).toBe('gather');
+  });
+
+  test('the answer carries the step text once: in guidance.prompt, not again in step (issue 11)', async () => {
+    const r = await next.execute({ workflowId: 'code-review', completedSteps: [] });
+    expect(Object.keys(r.step!).sort()).toEqual(['completionId', 'hasValidation', 'id', 'title']);
+    expect(JSON.stringify(r).split('careful reviewer').length - 1).toBe(1);
+  });
 });

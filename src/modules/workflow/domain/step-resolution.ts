@@ -51,10 +51,9 @@ interface Found {
  * The next step of a workflow: a pure, deterministic function of (workflow, completedSteps, context).
  *
  * Semantics (the contract documented in docs/writing-workflows.md):
- * - A sequence (the top-level steps, or one loop iteration's body) is walked in order. A step is passed when its
- *   completion id is in `completedSteps`, when its `runCondition` is false (skipped steps never block completion), or
- *   when any later step of the same sequence has started — progress never goes back, so a condition that turns true
- *   later does not drag the agent back to a step it already went past.
+ * - A sequence (the top-level steps, or one loop iteration's body) is walked in order. The next step is the first
+ *   one whose completion id is not in `completedSteps` and whose `runCondition` holds (skipped steps never block
+ *   completion); a later step never completes an earlier one.
  * - A loop has started when any completion id of one of its iterations is in `completedSteps`. Iterations below the
  *   highest started one are sealed. Whether an iteration runs is decided at its start (no completion ids of it yet):
  *   `for` → i < count, `forEach` → i < items.length, `while` → condition true, `until` → condition false. An
@@ -91,15 +90,16 @@ class Resolver {
   }
 
   sequence(steps: readonly WorkflowStep[], prefix: string, context: Record<string, unknown>, frames: readonly Frame[]): Found | null {
-    // Everything before the last started step is passed: progress never goes back.
-    let start = 0;
+    // A loop is finished once a later step of the same sequence has started (the loop docs define that rule); a
+    // prompt step is done only by its own completion id — a later step never completes an earlier one.
+    let lastStarted = -1;
     for (let k = steps.length - 1; k >= 0; k--) {
       if (this.started(steps[k], prefix)) {
-        start = k;
+        lastStarted = k;
         break;
       }
     }
-    for (let k = start; k < steps.length; k++) {
+    for (let k = 0; k < steps.length; k++) {
       const step = steps[k];
       const completionId = prefix + step.id;
       if (this.completed.has(completionId)) continue;
@@ -107,8 +107,9 @@ class Resolver {
         if (step.runCondition !== undefined && !this.evaluate(step.runCondition, context)) continue;
         return { step, completionId, context, frames };
       }
+      if (k < lastStarted) continue;
       // A loop's runCondition is decided when the loop is reached, not again once it has started.
-      if (k !== start || !this.started(step, prefix)) {
+      if (!this.started(step, prefix)) {
         if (step.runCondition !== undefined && !this.evaluate(step.runCondition, context)) continue;
       }
       const found = this.loop(step, completionId, context, frames);

@@ -32,9 +32,12 @@ describe('sequences and skipped steps', () => {
     expect(next(none, [], {})).toMatchObject({ isComplete: true, step: null });
   });
 
-  test('progress never goes back: a skipped step does not come back once a later step is done', () => {
+  test('a later step never completes an earlier one: a step skipped before comes back when its condition holds (issue 11)', () => {
     const conditional = workflowOf([prompt('a'), prompt('b', { runCondition: { var: 'big', equals: true } }), prompt('c'), prompt('d')]);
-    expect(next(conditional, ['a', 'c'], { big: true }).step?.id).toBe('d');
+    expect(next(conditional, ['a', 'c'], { big: true }).step?.id).toBe('b');
+    expect(next(conditional, ['a', 'c'], {}).step?.id).toBe('d');
+    expect(next(conditional, ['d']).step?.id).toBe('a');
+    expect(next(conditional, ['d']).isComplete).toBe(false);
   });
 
   test('the result is the same whatever the order of completedSteps', () => {
@@ -246,8 +249,10 @@ describe('a finished loop never reopens', () => {
     const each = workflowOf([
       loop('each', { type: 'forEach', items: 'xs', itemVar: 'v', maxIterations: 10 }, [prompt('a', { runCondition: { var: 'deep', equals: true } }), prompt('b')]),
     ]);
-    // iteration 0 skipped `a`; turning `deep` on later must not drag the agent back into iteration 0
-    expect(next(each, ['each[0].b'], { xs: [1, 2], deep: true }).step?.completionId).toBe('each[1].a');
+    // iteration 0 skipped `a`; once iteration 1 has started, turning `deep` on does not drag the agent back into it
+    expect(next(each, ['each[0].b', 'each[1].b'], { xs: [1, 2, 3], deep: true }).step?.completionId).toBe('each[1].a');
+    // within the current iteration the first eligible step not done is next (issue 11)
+    expect(next(each, ['each[0].b'], { xs: [1, 2], deep: true }).step?.completionId).toBe('each[0].a');
   });
 
   test('a loop with a false runCondition is skipped', () => {

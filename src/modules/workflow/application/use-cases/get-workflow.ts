@@ -28,7 +28,7 @@ export type WorkflowPreview = WorkflowMetadata & {
 /** The slice of GetNextStep (workflow_next) the preview needs. */
 type NextStep = UseCase<
   { workflowId: string; completedSteps: string[]; context?: Record<string, unknown> },
-  { step: Record<string, unknown> | null }
+  { step: Record<string, unknown> | null; guidance: { prompt: string } }
 >;
 
 /** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
@@ -55,7 +55,8 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
     if (input.mode === 'metadata') return metadata;
     try {
       const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
-      return { ...metadata, firstStep: next.step };
+      // The preview shows the step with its agent-facing text (workflow_next carries that text in guidance.prompt).
+      return { ...metadata, firstStep: next.step ? { ...next.step, prompt: next.guidance.prompt } : null };
     } catch (e) {
       // A first step that needs context (a forEach over a context array, a for with a context count) cannot be
       // previewed with an empty context: say so instead of failing the whole call.
