@@ -270,13 +270,18 @@ describe('run owner lease', () => {
 
   it('a run held by a live server is refused by another, naming the owner', async () => {
     const a = await server();
-    await ok(a, 'init_project_graph', { projectName: 'held', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: 'sleep 3' }] });
+    // The command runs until the test releases it, however slowly the second server starts.
+    const release = path.join(projectRoot, 'release');
+    await ok(a, 'init_project_graph', {
+      projectName: 'held', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: `while [ ! -f '${release}' ]; do sleep 0.1; done` }],
+    });
     await ok(a, 'start_task', { project: 'held', nodeId: 'a' });
     expect(await ok(a, 'validate_task_loop', { project: 'held', nodeId: 'a', waitSeconds: 0.1 })).toMatchObject({ running: true });
     const b = await server();
     const e = await refused(b, 'validate_task_loop', { project: 'held', nodeId: 'a' });
     expect(e.code).toBe('conflict');
     expect(e.message).toContain(`another server process (pid ${a.transport.pid} on host`);
+    fs.writeFileSync(release, '');
     expect((await ok(a, 'validate_task_loop', { project: 'held', nodeId: 'a' })).validation_passed).toBe(true);
   }, 60_000);
 });
@@ -297,11 +302,14 @@ describe('the retry loop', () => {
   it('a run that ends after a running answer is kept on the node and handed out once, marked; then the next attempt starts', async () => {
     const c = await server();
     const runs = path.join(projectRoot, 'runs');
+    const release = path.join(projectRoot, 'release');
     await ok(c, 'init_project_graph', {
-      projectName: 'late', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: `echo run >> '${runs}'; sleep 1; echo late failure; exit 4` }],
+      projectName: 'late', projectRoot,
+      nodes: [{ id: 'a', title: 'A', validation_command: `echo run >> '${runs}'; while [ ! -f '${release}' ]; do sleep 0.1; done; rm -f '${release}'; echo late failure; exit 4` }],
     });
     await ok(c, 'start_task', { project: 'late', nodeId: 'a' });
     expect(await ok(c, 'validate_task_loop', { project: 'late', nodeId: 'a', waitSeconds: 0 })).toMatchObject({ running: true, attempt: 1 });
+    fs.writeFileSync(release, '');
     const node = await waitFor('the run to end', async () => {
       const n = await nodeOf(c, 'late', 'a');
       return n.status === 'RETRYING' && n;
@@ -313,6 +321,7 @@ describe('the retry loop', () => {
     expect((await nodeOf(c, 'late', 'a')).last_run.delivered).toBe(true);
     expect(fs.readFileSync(runs, 'utf8')).toBe('run\n');
     // The result was given: the next call is a new attempt, never the old result as a new one.
+    fs.writeFileSync(release, '');
     const next = await ok(c, 'validate_task_loop', { project: 'late', nodeId: 'a' });
     expect(next).toMatchObject({ replayed: false, attempt: 2, validation_passed: false });
     expect(fs.readFileSync(runs, 'utf8')).toBe('run\nrun\n');
@@ -320,9 +329,13 @@ describe('the retry loop', () => {
 
   it('the kept result survives a restart', async () => {
     const a = await server();
-    await ok(a, 'init_project_graph', { projectName: 'restart', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: 'sleep 0.5; exit 0' }] });
+    const release = path.join(projectRoot, 'release');
+    await ok(a, 'init_project_graph', {
+      projectName: 'restart', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: `while [ ! -f '${release}' ]; do sleep 0.1; done` }],
+    });
     await ok(a, 'start_task', { project: 'restart', nodeId: 'a' });
     expect(await ok(a, 'validate_task_loop', { project: 'restart', nodeId: 'a', waitSeconds: 0 })).toMatchObject({ running: true });
+    fs.writeFileSync(release, '');
     await waitFor('COMPLETED', async () => (await nodeOf(a, 'restart', 'a')).status === 'COMPLETED');
     await a.close();
     const b = await server();

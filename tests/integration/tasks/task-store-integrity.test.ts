@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { StorageError } from '../../../src/kernel/errors';
 import { appendFully } from '../../../src/kernel/files/write-fully';
+import { TASK_FILES_MIGRATION } from '../../../src/modules/tasks/infrastructure/task-file-migration';
 import { taskFixture, type TaskFixture } from './task-fixture';
 
 let fx: TaskFixture;
@@ -62,5 +63,26 @@ describe('appendFully', () => {
     await fs.writeFile(f, 'abc');
     expect(await appendFully(f, 'défg')).toEqual({ before: 3, after: 3 + Buffer.byteLength('défg') });
     expect(await fs.readFile(f, 'utf8')).toBe('abcdéfg');
+  });
+});
+
+describe('the task files migration step (format 1 → 2)', () => {
+  it('upgrades every project of a copy of a format 1 data dir, once; the records moved out are in the log', async () => {
+    const data = path.join(fx.base, 'old-data');
+    await fs.cp(path.join(__dirname, '../../fixtures/data-dirs/tasks-format-1'), data, { recursive: true });
+    const file = path.join(data, 'projects', 'legacy-app', 'task_graph.json');
+    const log = path.join(data, 'projects', 'legacy-app', 'transitions.ndjson');
+    const old = JSON.parse(await fs.readFile(file, 'utf8'));
+    await TASK_FILES_MIGRATION.run(data);
+    const upgraded = JSON.parse(await fs.readFile(file, 'utf8'));
+    expect(upgraded).toMatchObject({ schema_version: 2, revision: old.revision + 1, transition_log_bytes: (await fs.stat(log)).size });
+    expect(upgraded.nodes[0].error_logs.map((e: { attempt: number }) => e.attempt)).toEqual(Array.from({ length: 20 }, (_, i) => i + 6));
+    const archived = (await fs.readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l)).filter((l) => l.kind === 'attempt_record');
+    expect(archived.map((l) => l.record)).toEqual(old.nodes[0].error_logs.slice(0, 5));
+    // Idempotent: a second run changes nothing.
+    const before = await fs.readFile(file, 'utf8');
+    await TASK_FILES_MIGRATION.run(data);
+    expect(await fs.readFile(file, 'utf8')).toBe(before);
+    expect(TASK_FILES_MIGRATION.to).toBe(2);
   });
 });

@@ -25,6 +25,8 @@ interface ReadGraph {
   logBytes?: number;
   /** Attempt records an upgrade of an older file moved out of the graph (appended to the log on the next write). */
   archived: ArchivedAttemptRecord[];
+  /** The format the file was read in, when older than today's. */
+  upgradedFrom?: number;
 }
 
 const RECOVER_HINT =
@@ -107,6 +109,26 @@ export class FileTaskGraphStore implements TaskGraphStore {
     });
   }
 
+  /**
+   * Rewrites a project's graph file in today's format when it is older (archived attempt records appended to the log
+   * first), under the lock. Returns whether it did. A damaged file is left as it is (its error names it on use).
+   */
+  async upgrade(projectId: string): Promise<boolean> {
+    return this.locked(projectId, 'upgrade the task graph of', async (lock) => {
+      let current: ReadGraph | undefined;
+      try {
+        current = await this.read(projectId);
+      } catch (e) {
+        if (e instanceof StorageError && e.details.damaged === true) return false;
+        throw e;
+      }
+      if (!current?.upgradedFrom) return false;
+      lock.assertHeld();
+      await this.commit(projectId, { ...current.graph, revision: current.graph.revision + 1 }, current.logBytes, logLines([], current.archived));
+      return true;
+    });
+  }
+
   async readTransitions(projectId: string): Promise<TaskTransition[]> {
     return (await this.readTransitionLog(projectId)).transitions;
   }
@@ -170,7 +192,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
     const reading = readStoredTaskGraph(doc);
     if (!reading.ok) throw damaged(file, reading.problem);
     const { transition_log_bytes: logBytes, ...graph } = reading.graph as StoredDocument;
-    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived };
+    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived, upgradedFrom: reading.upgradedFrom };
   }
 
   private async locked<T>(projectId: string, action: string, fn: Parameters<typeof withFileLock<T>>[1]): Promise<T> {
