@@ -18,6 +18,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   allowRoot: 'paths',
   logLevel: 'string',
   outputTail: 'integer',
+  shutdownGrace: 'integer',
 };
 
 export class ConfigFileError extends Error {}

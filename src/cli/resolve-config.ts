@@ -18,6 +18,8 @@ export interface CommonFlags {
   config?: string;
   /** `--output-tail BYTES` (serve). */
   outputTail?: number;
+  /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
+  shutdownGrace?: string | number;
 }
 
 /**
@@ -61,6 +63,14 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
     outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
+    shutdownGraceMs: seconds(
+      ...firstOf([
+        ['--shutdown-grace', flags.shutdownGrace],
+        ['WORKGRAPH_SHUTDOWN_GRACE', env.WORKGRAPH_SHUTDOWN_GRACE],
+        [`config file ${configFile}: shutdownGrace`, file.shutdownGrace],
+      ]),
+      defaults.shutdownGraceMs!,
+    ),
   };
 }
 
@@ -70,6 +80,20 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The first setting given, with where it came from (for the error message). */
+function firstOf(candidates: Array<[string, string | number | undefined]>): [string | number | undefined, string] {
+  const found = candidates.find(([, v]) => v !== undefined && v !== '');
+  return found ? [found[1], found[0]] : [undefined, ''];
+}
+
+/** A number of seconds (0 or more) as ms; a malformed value is an error naming where it came from. */
+function seconds(v: string | number | undefined, from: string, fallbackMs: number): number {
+  if (v === undefined) return fallbackMs;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`${from}: expected a number of seconds (0 or more), got '${v}'`);
+  return Math.round(n * 1000);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

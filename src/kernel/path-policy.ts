@@ -1,7 +1,7 @@
 /**
  * The trust boundary for folders an agent names (DESIGN.md §2): `projectRoot`, `targetDirectory`, ... must lie inside
- * the allowed roots — the client's MCP roots when it offers them, else `--allow-root` / WORKGRAPH_ALLOWED_ROOTS, else
- * the user's home folder and the system temp folder.
+ * the allowed roots — `--allow-root` / WORKGRAPH_ALLOWED_ROOTS narrowed by the client's MCP roots (never widened), or
+ * the client's MCP roots when the operator set none, else the user's home folder and the system temp folder.
  */
 export interface PathPolicy {
   /**

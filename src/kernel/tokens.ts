@@ -14,4 +14,6 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** Writes the server waits for before it exits (WritesInProgress). */
+  WritesInProgress: Symbol.for('workgraph.WritesInProgress'),
 } as const;

@@ -2,7 +2,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
-import { classifyMessage, maxNestingDepth } from './json-rpc-frame';
+import { classifyMessage, maxNestingDepth, topLevelId } from './json-rpc-frame';
 
 /** Options of {@link LineTransport}, with their defaults. */
 export interface LineTransportOptions {
@@ -24,6 +24,12 @@ export const DEFAULT_MAX_DEPTH = 256;
  */
 export class LineTransport implements Transport {
   onclose?: () => void;
+  /**
+   * Called once when the input ends (EOF) while the output still works. When set, the transport stays open so the
+   * answers to requests already received can still be sent; the owner closes it when they are. When not set, the end
+   * of input closes the transport at once.
+   */
+  oninputend?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
@@ -119,7 +125,8 @@ export class LineTransport implements Transport {
     if (line.trim() === '') return;
     // A line cannot nest deeper than it is long, so short lines (most requests) skip the scan.
     if (line.length > this.maxDepth && maxNestingDepth(line, this.maxDepth) > this.maxDepth) {
-      this.replyError(null, JsonRpcErrorCodes.InvalidRequest, `Invalid Request: nested deeper than ${this.maxDepth} levels`);
+      // The id sits at the top level and is read without parsing the deep part, so the client gets its answer.
+      this.replyError(topLevelId(line), JsonRpcErrorCodes.InvalidRequest, `Invalid Request: nested deeper than ${this.maxDepth} levels`);
       return;
     }
     let parsed: unknown;
@@ -147,8 +154,16 @@ export class LineTransport implements Transport {
     this.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } }) + '\n');
   }
 
+  private inputEnded = false;
+
   private readonly onEnd = (): void => {
-    void this.close();
+    if (this.inputEnded || this.closed) return;
+    this.inputEnded = true;
+    // A last line without a trailing newline is still a request.
+    if (this.bufferedBytes > 0 || this.discarding) this.endOfLine();
+    this.input.off('data', this.onData);
+    if (this.oninputend) this.oninputend();
+    else void this.close();
   };
 
   private readonly onInputError = (error: Error): void => {

@@ -43,8 +43,9 @@ const PROTOCOL_NOTES = `## Protocol
   2024-10-07). An \`initialize\` with an unknown revision is answered with the latest one, as the spec says; the client
   decides whether to go on.
 - A line that is not JSON → -32700 (id null). JSON that is not a JSON-RPC 2.0 message (batches, wrong \`jsonrpc\`,
-  bad id or params types) → -32600, with the request id when it is usable. A line longer than 16 MiB or nested deeper
-  than 256 levels → -32600 (id null); the stream goes on.
+  bad id or params types) → -32600, with the request id when it is usable. A line longer than 16 MiB → -32600 (id null);
+  nested deeper than 256 levels → -32600 with the request's own top-level id (id null only when it has none); the
+  stream goes on.
 - Unknown method → -32601. Unknown tool, or \`tools/call\` params that are not \`{name, arguments?}\` → -32602.
 - \`tools/call\` whose arguments fail the tool's input schema → a result with \`isError: true\` whose text names the
   field (\`invalid_arguments: completedSteps: must be array\`). A failure inside a tool → \`isError: true\` with a
@@ -59,6 +60,10 @@ const PROTOCOL_NOTES = `## Protocol
   answered with the latest one (2025-11-25); a supported older revision is kept. Requests sent before \`initialize\`
   (\`ping\`, \`tools/list\`, \`tools/call\`, the plain methods) are served: the SDK does not gate them. A second
   \`initialize\` is answered again and negotiates the revision anew; the session goes on.
-- The end of stdin or a broken stdout pipe (noticed on the next write, e.g. a progress notification) ends the server
-  with exit code 0 and no stack trace, even with a tool call in flight: running validation commands' process groups
-  are killed and graph MCP clients closed first. The call in flight is never answered.`;
+- Shutdown (tested in tests/e2e/shutdown.test.ts; docs/configuration.md "Shutdown"): SIGTERM, SIGINT, SIGHUP and the
+  end of stdin end the server the same way, with exit code 0 and no stack trace. Every request already received is
+  answered: calls in flight get the grace period (\`--shutdown-grace\`, default 10 s), then are cancelled and answered
+  with a \`cancelled\` error; a request arriving after a signal is answered \`cancelled\` without running. Validation
+  commands' whole process trees are killed, their tasks go back to IN_PROGRESS, graph MCP clients are closed, writes in
+  progress are waited for. A second signal exits at once after killing the command trees. A broken stdout pipe
+  (noticed on the next write) cancels calls at once: nobody can read their answers.`;

@@ -15,7 +15,9 @@ import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
 import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
-import { toJsonRpcError } from './error-mapper';
+import type { CallTracker } from '../kernel/shutdown-coordinator';
+import { CancelledError, ErrorCodes } from '../kernel/errors';
+import { errorResult, toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -29,8 +31,11 @@ export interface WorkgraphServerDeps {
   pinoLogger?: PinoLogger;
   /** When given, the client's MCP roots become the allowed roots. */
   pathPolicy?: AllowedRootsPolicy;
-  /** Aborted when the server shuts down; every call's signal follows it. */
-  shutdownSignal: AbortSignal;
+  /**
+   * This session's calls: refused once shutdown started, tracked while they run (shutdown waits for them), and
+   * cancelled through its signal when the grace period is over — every call's signal follows it.
+   */
+  calls: CallTracker;
 }
 
 type RequestExtra = {
@@ -38,6 +43,9 @@ type RequestExtra = {
   _meta?: { progressToken?: string | number };
   sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 };
+
+/** The answer to a call that arrives once shutdown started. */
+const SHUTTING_DOWN = 'the server is shutting down and takes no new calls';
 
 const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
@@ -50,6 +58,8 @@ export class WorkgraphServer {
   readonly sdk: Server;
   private mcpLogLevel?: LoggingLevel;
   private rootsCache?: Promise<string[] | undefined>;
+  /** Ids of requests that arrived once shutdown had started: answered "shutting down", not run. */
+  private readonly refused = new Set<string | number>();
 
   constructor(private readonly deps: WorkgraphServerDeps) {
     this.sdk = new Server(
@@ -66,6 +76,51 @@ export class WorkgraphServer {
 
   async connect(transport: Transport): Promise<void> {
     await this.sdk.connect(transport);
+    this.trackRequests(transport);
+  }
+
+  /**
+   * Every request counts as in flight from the moment the transport delivers it until its response is sent — not
+   * only from when a tool starts — so a shutdown that starts right after a request arrived (the end of stdin just
+   * behind the last line) still waits for its answer. A request the client cancels is no longer waited for.
+   */
+  private trackRequests(transport: Transport): void {
+    const calls = this.deps.calls;
+    const pending = new Map<string | number, () => void>();
+    const release = (id: unknown) => {
+      const done = pending.get(id as string | number);
+      if (!done) return;
+      pending.delete(id as string | number);
+      done();
+    };
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      const m = message as { id?: string | number; method?: string; params?: { requestId?: unknown } };
+      if (m.method !== undefined && m.id !== undefined && !pending.has(m.id)) {
+        // Whether a request is taken is decided when it arrives, not when its handler runs a few ticks later.
+        if (!calls.isAccepting) this.refused.add(m.id);
+        pending.set(m.id, calls.begin());
+      }
+      if (m.method === 'notifications/cancelled') release(m.params?.requestId);
+      deliver?.(message, extra);
+    };
+    const send = transport.send.bind(transport);
+    transport.send = async (message, options) => {
+      try {
+        return await send(message, options);
+      } finally {
+        const m = message as { id?: string | number; method?: string };
+        if (m.method === undefined && m.id !== undefined) {
+          release(m.id);
+          this.refused.delete(m.id);
+        }
+      }
+    };
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      for (const id of [...pending.keys()]) release(id);
+      onclose?.();
+    };
   }
 
   async close(): Promise<void> {
@@ -89,6 +144,7 @@ export class WorkgraphServer {
     this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const def = registry.get(request.params.name);
       if (!def) throw new McpError(JsonRpcErrorCodes.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
       return this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.callTool(def, request.params.arguments, ctx));
     });
 
@@ -99,6 +155,7 @@ export class WorkgraphServer {
         throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
       }
       const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
+      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) throw toJsonRpcError(new CancelledError(SHUTTING_DOWN));
       try {
         const { value } = await this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.run(def, params, ctx));
         return value as Record<string, unknown>;
@@ -152,6 +209,8 @@ export class WorkgraphServer {
    * shutdown signal is added here and removed when the call ends.
    */
   private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+    const calls = this.deps.calls;
+    const done = calls.begin();
     // The combined signal is built only when a use case reads it (most calls never do): an AbortController and two
     // listeners per call are a measurable share of a fast tool call's cost.
     let combined: AbortSignal | undefined;
@@ -160,7 +219,7 @@ export class WorkgraphServer {
       if (combined) return combined;
       const controller = new AbortController();
       const abort = () => controller.abort();
-      const shutdown = this.deps.shutdownSignal;
+      const shutdown = calls.signal;
       if (extra.signal.aborted || shutdown.aborted) controller.abort();
       extra.signal.addEventListener('abort', abort, { once: true });
       shutdown.addEventListener('abort', abort, { once: true });
@@ -174,6 +233,7 @@ export class WorkgraphServer {
       return await fn(this.callContext(extra, signal));
     } finally {
       cleanup?.();
+      done();
     }
   }
 

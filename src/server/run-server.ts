@@ -29,15 +29,19 @@ export interface RunServerOptions {
 
 export interface RunningServer {
   server: WorkgraphServer;
-  /** Resolves once the session has ended and every shutdown hook has run. */
+  /** Resolves once the session has ended and the shutdown has completed (hooks run, writes waited for). */
   closed: Promise<void>;
-  /** Ends the session (as if stdin had ended). */
+  /** Shuts down through the one shutdown path (grace for in-flight calls, then cancel), then closes the session. */
+  shutdown(reason: string): Promise<void>;
+  /** Same as `shutdown('stopped')`. */
   stop(): Promise<void>;
 }
 
 /**
- * Serves MCP on the given streams until the input ends, the output breaks or `stop()` is called; then runs the
- * shutdown hooks (children killed, clients closed).
+ * Serves MCP on the given streams until the input ends, the output breaks or `shutdown()` is called, always through
+ * the core's {@link ShutdownCoordinator}: at the end of stdin every request already received is answered (within the
+ * grace period) before the session closes; when the output breaks nobody can read answers, so calls are cancelled at
+ * once (grace 0) — their writes are still waited for.
  */
 export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
   const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
@@ -57,14 +61,22 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     logger,
     pinoLogger: opts.pinoLogger,
     pathPolicy,
-    shutdownSignal: lifecycle.signal,
+    calls: lifecycle.openSession(),
   });
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
+  const shutdown = (reason: string, graceMs?: number): Promise<void> =>
+    lifecycle
+      .beginShutdown(reason, graceMs === undefined ? {} : { graceMs })
+      .then(() => transport.close())
+      .then(() => closed);
+  // stdio is the only session today, so its end is the server's end. (With HTTP beside it, the end of stdin would
+  // close only this session: lifecycle.endSession(calls) then transport.close().)
+  transport.oninputend = () => void shutdown('end of stdin');
   transport.onclose = () => {
-    void lifecycle.shutdown().then(resolveClosed);
+    void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
   };
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
@@ -80,7 +92,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   const fallback = setTimeout(announceOnce, 300);
   fallback.unref();
   server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
-  return { server, closed, stop: () => transport.close().then(() => closed) };
+  return { server, closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
 }
 
 /** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */

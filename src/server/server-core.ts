@@ -29,7 +29,7 @@ export function createServerCore(config: AppConfig, logger: Logger): ServerCore 
   return {
     config,
     logger,
-    lifecycle: new Lifecycle(),
+    lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
     registry: builtinRegistry(),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
   };

@@ -352,7 +352,8 @@ describe(`protocol fuzzing (built server, seed ${SEED})`, () => {
         const open = rand() < 0.5 ? '[' : '{"a":';
         const close = open === '[' ? ']' : '}';
         push('deep nesting', `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"method":"ping","params":{"x":${open.repeat(depth)}1${close.repeat(depth)}}}`, {
-          kind: 'nullError',
+          kind: 'error',
+          id,
           code: -32600,
         });
       } else {

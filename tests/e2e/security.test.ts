@@ -171,18 +171,66 @@ describe('security: paths and names from the agent (built server)', () => {
   });
 });
 
-describe('security: client MCP roots replace the configured roots (built server)', () => {
+describe('security: client MCP roots only narrow the operator roots (built server)', () => {
   let tmp: ReturnType<typeof tempDir>;
   let configured: string;
-  let clientRoot: string;
+  let outside: string;
+  let clientRoots: string[];
   let conn: Conn;
   beforeAll(async () => {
     tmp = tempDir('wg-sec-roots-');
     configured = path.join(tmp.dir, 'configured');
-    clientRoot = path.join(tmp.dir, 'client-root');
-    fs.mkdirSync(configured);
-    fs.mkdirSync(clientRoot);
+    outside = path.join(tmp.dir, 'outside');
+    for (const d of [configured, outside, path.join(configured, 'narrow'), path.join(configured, 'other')]) fs.mkdirSync(d);
+    clientRoots = ['file:///'];
     conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), args: ['--allow-root', configured], capabilities: { roots: { listChanged: true } } });
+    conn.client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: clientRoots.map((uri) => ({ uri, name: 'client' })) }));
+  }, 60_000);
+  afterAll(async () => {
+    await conn?.close();
+    tmp.cleanup();
+  });
+
+  const nodes = [{ id: 'a', title: 'A' }];
+  const scaffold = (targetDirectory: string) => ({ targetDirectory, architectureContent: 'a', phaseTasks: [], testCasesContent: 't' });
+
+  it('a client answering file:/// cannot init or scaffold outside the operator roots', async () => {
+    expectRefused(await call(conn, 'init_project_graph', { projectName: 'out', projectRoot: outside, nodes }), 'path_not_allowed', 'projectRoot', configured);
+    expectRefused(await call(conn, 'init_project_graph', { projectName: 'etc', projectRoot: '/etc', nodes }), 'path_not_allowed', 'projectRoot');
+    expectRefused(await call(conn, 'scaffold_project_docs', scaffold(outside)), 'path_not_allowed', 'targetDirectory');
+    expect(fs.readdirSync(outside)).toEqual([]);
+    const inside = await call(conn, 'init_project_graph', { projectName: 'in', projectRoot: configured, nodes });
+    expect(inside.isError).toBeFalsy();
+  });
+
+  it('a client root inside the operator root narrows it', async () => {
+    clientRoots = [pathToFileURL(path.join(configured, 'narrow')).href, pathToFileURL(outside).href];
+    await conn.client.sendRootsListChanged();
+    // The notification and the next call travel in order on one pipe, so the next call sees the new roots.
+    expectRefused(
+      await call(conn, 'init_project_graph', { projectName: 'other', projectRoot: path.join(configured, 'other'), nodes }),
+      'path_not_allowed',
+      'projectRoot',
+      path.join(configured, 'narrow'),
+    );
+    expectRefused(await call(conn, 'scaffold_project_docs', scaffold(outside)), 'path_not_allowed', 'targetDirectory');
+    const r = await call(conn, 'scaffold_project_docs', scaffold(path.join(configured, 'narrow')));
+    expect(r.isError).toBeFalsy();
+  });
+});
+
+describe('security: without operator roots, the client roots stand (built server)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let clientRoot: string;
+  let elsewhere: string;
+  let conn: Conn;
+  beforeAll(async () => {
+    tmp = tempDir('wg-sec-client-roots-');
+    clientRoot = path.join(tmp.dir, 'client-root');
+    elsewhere = path.join(tmp.dir, 'elsewhere');
+    fs.mkdirSync(clientRoot);
+    fs.mkdirSync(elsewhere);
+    conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), capabilities: { roots: { listChanged: true } } });
     conn.client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: [{ uri: pathToFileURL(clientRoot).href, name: 'client' }] }));
   }, 60_000);
   afterAll(async () => {
@@ -192,15 +240,12 @@ describe('security: client MCP roots replace the configured roots (built server)
 
   const nodes = [{ id: 'a', title: 'A' }];
 
-  it('accepts a projectRoot inside the client root', async () => {
+  it('accepts a projectRoot inside the client root and refuses one outside it, naming the client root', async () => {
     const r = await call(conn, 'init_project_graph', { projectName: 'in-client-root', projectRoot: clientRoot, nodes });
     expect(r.isError).toBeFalsy();
     expect(r.structuredContent!.project_root).toBe(clientRoot);
-  });
-
-  it('refuses a folder only the configured --allow-root would allow, naming the client root', async () => {
-    const r = await call(conn, 'init_project_graph', { projectName: 'in-configured', projectRoot: configured, nodes });
-    expectRefused(r, 'path_not_allowed', 'projectRoot', clientRoot);
+    const refused = await call(conn, 'init_project_graph', { projectName: 'elsewhere', projectRoot: elsewhere, nodes });
+    expectRefused(refused, 'path_not_allowed', 'projectRoot', clientRoot);
   });
 });
 
@@ -255,6 +300,8 @@ describe('security: what a validation command gets (built server)', () => {
     expect(env).toContain('WG_TEST_MARKER=from-client-config');
     expect(env).toContain(`WORKGRAPH_DATA_DIR=${path.join(tmp.dir, 'data')}`);
     expect(env).not.toMatch(/^PROJECT_ROOT=/m);
+    // The one variable added: the marker that finds the command's processes when it must be killed.
+    expect(env).toMatch(/^WORKGRAPH_COMMAND_ID=[0-9a-f-]{36}$/m);
     expect(fs.readFileSync(path.join(root, 'stdin.txt'), 'utf8')).toBe('');
     expect(fs.readFileSync(path.join(root, 'shell.txt'), 'utf8').trim()).toBe('/bin/sh');
   }, 60_000);

@@ -6,8 +6,9 @@ import { resolveConfig, type CommonFlags } from '../resolve-config';
 export function serveCommand(): Command {
   return withCommonOptions(new Command('serve').description('serve MCP over stdio (the default command)'))
     .addOption(
-      new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
-        parseOutputTail,
+      new Option(
+        '--shutdown-grace <seconds>',
+        'on SIGTERM/SIGINT/SIGHUP or end of stdin, how long in-flight calls may finish before they are cancelled (env WORKGRAPH_SHUTDOWN_GRACE; default 10)',
       ),
     )
     .action(
@@ -25,7 +26,31 @@ export function serveCommand(): Command {
         process.exit(1);
       });
       const core = createServerCore(config, logger);
-      const running = await runServer({
+      // One shutdown path (ShutdownCoordinator): the first SIGTERM/SIGINT/SIGHUP drains in-flight calls for the grace
+      // period, cancels the rest, kills command trees and waits for writes; a second one kills the command trees and
+      // exits at once. Persistent listeners (not `once`): signal-exit, pulled in by proper-lockfile, re-raises a
+      // signal when its own listener is the only one left, which would end the process by the signal instead of 0.
+      let running: import('../../server/run-server').RunningServer | undefined;
+      let signals = 0;
+      const onSignal = (sig: NodeJS.Signals) => {
+        signals++;
+        if (signals === 1 && running) {
+          if (core.lifecycle.isShuttingDown) {
+            // Already draining after the end of stdin: the client is going away, so stop waiting and cancel now.
+            logger.info(`received ${sig} while shutting down: cancelling the calls still running`);
+            core.lifecycle.hurry();
+          } else {
+            logger.info(`received ${sig}: shutting down`, { graceMs: core.lifecycle.graceMs });
+          }
+          void running.shutdown(sig);
+          return;
+        }
+        if (signals > 1) logger.warn(`received ${sig} again: exiting now`);
+        core.lifecycle.exitNow();
+        process.exit(0);
+      };
+      for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal);
+      running = await runServer({
         core,
         // tsyringe, reflect-metadata and the modules load on the first tool call, not at start.
         container: () => (require('../../server/container') as typeof import('../../server/container')).createContainer(config, logger, { core }),
@@ -33,9 +58,6 @@ export function serveCommand(): Command {
         output: process.stdout,
         pinoLogger: logger,
       });
-      const stop = () => void running.stop();
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
       await running.closed;
       process.exit(0);
     },

@@ -18,7 +18,7 @@ export interface AppConfig {
   graphPaths: string[];
   /** Default `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`. */
   dataDir: string;
-  /** Explicit allowed roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS). Empty means: client roots, else home + temp. */
+  /** Operator roots (--allow-root, WORKGRAPH_ALLOWED_ROOTS): client roots can only narrow them. Empty means: client roots, else home + temp. */
   allowedRoots: string[];
   /** pino level. Default `info`. */
   logLevel: string;
@@ -28,4 +28,9 @@ export interface AppConfig {
   workflowCacheTtlMs: number;
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
   outputTailBytes: number;
+  /**
+   * How long in-flight calls may finish once shutdown starts (signal, end of stdin) before they are cancelled
+   * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.
+   */
+  shutdownGraceMs?: number;
 }

@@ -7,7 +7,7 @@ import type { AppConfig } from './app-config';
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, validation output tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, validation output tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -20,6 +20,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
     outputTailBytes: 8 * 1024,
+    shutdownGraceMs: 10_000,
   };
 }
 

@@ -3,20 +3,22 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
 import type { PathPolicy } from '../path-policy';
+import { effectiveRoots } from './effective-roots';
 import { isInside, realpathOfNearestExisting } from './safe-name';
 
 /** Returns the client's MCP roots as paths, or undefined when the client offers none. */
 export type ClientRootsProvider = () => Promise<string[] | undefined>;
 
 /**
- * DESIGN.md §2 trust boundary: the client's MCP roots when it offers them, else the explicit roots (`--allow-root`,
- * WORKGRAPH_ALLOWED_ROOTS), else the user's home folder and the system temp folder. Paths are compared after
+ * DESIGN.md §2 trust boundary: folders an agent names must lie inside the roots in force — see {@link effectiveRoots}:
+ * operator roots (`--allow-root`, WORKGRAPH_ALLOWED_ROOTS) narrowed by the client's MCP roots, or the client's roots
+ * when the operator set none, else the user's home folder and the system temp folder. Paths are compared after
  * following symlinks, so a link inside a root pointing out of it is refused.
  */
 export class AllowedRootsPolicy implements PathPolicy {
   private clientRoots?: ClientRootsProvider;
 
-  constructor(private readonly explicitRoots: readonly string[]) {}
+  constructor(private readonly operatorRoots: readonly string[]) {}
 
   /** Set by the server once the client has said whether it offers roots. */
   setClientRootsProvider(provider: ClientRootsProvider | undefined): void {
@@ -25,14 +27,13 @@ export class AllowedRootsPolicy implements PathPolicy {
 
   async allowedRoots(): Promise<string[]> {
     const fromClient = this.clientRoots ? await this.clientRoots().catch(() => undefined) : undefined;
-    const chosen =
-      fromClient && fromClient.length > 0
-        ? fromClient
-        : this.explicitRoots.length > 0
-          ? this.explicitRoots
-          : [os.homedir(), os.tmpdir()];
-    const resolved = await Promise.all(chosen.map((r) => realpathOfNearestExisting(path.resolve(r))));
-    return [...new Set(resolved)];
+    const real = (list: readonly string[]) => Promise.all(list.map((r) => realpathOfNearestExisting(path.resolve(r))));
+    const [operator, client, defaults] = await Promise.all([
+      real(this.operatorRoots),
+      fromClient ? real(fromClient) : Promise.resolve(undefined),
+      real([os.homedir(), os.tmpdir()]),
+    ]);
+    return effectiveRoots(operator, client, defaults);
   }
 
   async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean } = {}): Promise<string> {

@@ -20,6 +20,10 @@ export const mcpClientPoolModule: ModuleRegistration = (container, config) => {
       })),
   });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph MCP servers', () => pool?.closeAll());
+    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown(
+      'graph MCP servers',
+      () => pool?.closeAll(),
+      () => pool?.killAll(),
+    );
   }
 };

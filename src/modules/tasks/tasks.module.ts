@@ -9,10 +9,12 @@ import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from './application/services/validation-run-registry';
 import { ValidationRunService, type RunVerdict } from './application/services/validation-run';
 import type { HostInfo } from './application/ports/host-info';
+import type { TaskGraphStore } from './application/ports/task-graph-store';
 import { systemTimers, type Clock, type Timers } from '../../kernel/clock';
 import type { Logger } from '../../kernel/logger';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { LocalHostInfo } from './infrastructure/process/host-info';
+import { untrackedWrites, type WritesInProgress } from '../../kernel/writes-in-progress';
 import { ProjectLayout } from '../../kernel/files/project-layout';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
@@ -23,15 +25,16 @@ import { TasksTokens } from './application/tasks.tokens';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
- * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner, the registry
- * of validation runs and the validation run service (singletons: they hold the running commands), the host facts for
- * run leases, the scaffold writer and the seven use cases.
+ * The tasks module: the task-graph store (files in `<data-dir>/projects/<id>/`), the shell command
+ * runner, the registry of validation runs and the validation run service (singletons: they hold the running
+ * commands), the host facts for run leases, the scaffold writer and the seven use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  const store = new FileTaskGraphStore(new ProjectLayout(config.dataDir));
+  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
   const runner = new ShellCommandRunner();
-  const runs = new ValidationRunRegistry<RunVerdict>();
-  container.register(TasksTokens.TaskGraphStore, { useValue: store });
+  const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
+  // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.
+  const runs = new ValidationRunRegistry<RunVerdict>(writes);
   container.register(TasksTokens.CommandRunner, { useValue: runner });
   container.register(TasksTokens.ValidationRunRegistry, { useValue: runs });
   container.register(TasksTokens.HostInfo, { useValue: new LocalHostInfo() });
@@ -42,7 +45,7 @@ export const tasksModule: ModuleRegistration = (container, config) => {
       (c) =>
         new ValidationRunService(
           {
-            store,
+            store: c.resolve<TaskGraphStore>(TasksTokens.TaskGraphStore),
             runner,
             runs,
             clock: c.resolve<Clock>(Tokens.Clock),
@@ -66,7 +69,11 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('tasks', () => shutdownTasks(container));
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown(
+      'tasks',
+      () => shutdownTasks(container),
+      () => killAllTaskCommands(container),
+    );
   }
 };
 

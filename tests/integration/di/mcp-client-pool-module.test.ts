@@ -28,7 +28,7 @@ describe('mcpClientPoolModule', () => {
     const pid = (result.structuredContent as { pid: number }).pid;
     expect(isAlive(pid)).toBe(true);
 
-    await lifecycle.shutdown();
+    await lifecycle.beginShutdown('test');
     expect(isAlive(pid)).toBe(false);
   });
 });

@@ -52,7 +52,7 @@ describe('tasks DI module', () => {
       await exec('init_project_graph', { projectName: 'sd', projectRoot: base, nodes: [{ id: 'a', title: 'A', validation_command: 'sleep 300' }] });
       await exec('start_task', { project: 'sd', nodeId: 'a' });
       expect(await exec('validate_task_loop', { project: 'sd', nodeId: 'a', waitSeconds: 0.1 })).toMatchObject({ running: true });
-      await lifecycle.shutdown();
+      await lifecycle.beginShutdown('test');
       const node = (await exec('get_project_graph', { project: 'sd' })).nodes[0];
       expect(node).toMatchObject({ status: 'IN_PROGRESS', current_attempt: 0 });
     } finally {

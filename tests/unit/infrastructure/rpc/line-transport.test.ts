@@ -72,8 +72,24 @@ describe('LineTransport', () => {
     t.input.write('{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":[[[[[]]]]]}}\n');
     t.input.write('{"jsonrpc":"2.0","id":2,"method":"x","params":{"a":"[[[[[[[[[[\\"[["}}\n');
     await tick();
-    expect(t.written()).toEqual([{ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringContaining('nested') } }]);
+    expect(t.written()).toEqual([{ jsonrpc: '2.0', id: 1, error: { code: -32600, message: expect.stringContaining('nested') } }]);
     expect(t.received).toHaveLength(1);
+  });
+
+  it.each([
+    ['id first', '{"jsonrpc":"2.0","id":"req-7","method":"x","params":{"a":DEEP}}', 'req-7'],
+    ['id after the deep part', '{"jsonrpc":"2.0","method":"x","params":{"id":99,"a":DEEP},"id":42}', 42],
+    ['escaped key and spaces', '{ "jsonrpc":"2.0", "\\u0069d" : -3.5e2 , "method":"x","params":DEEP}', -350],
+    ['an "id" inside a string is not a key', '{"jsonrpc":"2.0","method":"x","params":{"s":"\\"id\\":5","a":DEEP}}', null],
+    ['a nested id only', '{"jsonrpc":"2.0","method":"x","params":{"id":5,"a":DEEP}}', null],
+    ['an object id', '{"jsonrpc":"2.0","id":{"x":1},"method":"x","params":DEEP}', null],
+  ])('answers a request nested too deep with its own id (%s)', async (_name, template, id) => {
+    const t = setup({ maxDepth: 5 });
+    await t.transport.start();
+    t.input.write(template.replace('DEEP', '[[[[[[[1]]]]]]]') + '\n');
+    await tick();
+    expect(t.written()).toEqual([{ jsonrpc: '2.0', id, error: { code: -32600, message: expect.stringContaining('nested deeper than 5') } }]);
+    expect(t.received).toHaveLength(0);
   });
 
   it('passes client responses and notifications through', async () => {

@@ -1,3 +1,5 @@
+import { untrackedWrites, type WritesInProgress } from '../../../../kernel/writes-in-progress';
+
 /**
  * Validation runs in progress in this server process, keyed by project and node, so a second `validate_task_loop`
  * call waits for the run already going (never a second run). Kept in memory only: a finished run's result is stored
@@ -19,6 +21,9 @@ export interface ActiveValidationRun<A = unknown> {
 }
 
 export class ValidationRunRegistry<A = unknown> {
+  /** @param writes where each run registers itself: a run ends with its outcome written, which shutdown waits for. */
+  constructor(private readonly writes: WritesInProgress = untrackedWrites) {}
+
   private readonly active = new Map<string, ActiveValidationRun<A>>();
 
   /** The key of a node: project id and node id. */
@@ -59,6 +64,7 @@ export class ValidationRunRegistry<A = unknown> {
         if (this.active.get(key) === run) this.active.delete(key);
       });
     run.promise.catch(() => undefined);
+    void this.writes.track(run.promise).catch(() => undefined);
     this.active.set(key, run);
     return run;
   }

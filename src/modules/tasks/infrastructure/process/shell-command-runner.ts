@@ -6,7 +6,7 @@ import {
   type CommandResult,
   type CommandRunner,
 } from '../../application/ports/command-runner';
-import { RunningCommands, killProcessTree } from './running-commands';
+import { COMMAND_MARKER_VAR, RunningCommands, killProcessTree, newCommandMarker } from './running-commands';
 import { TailBuffer, lastLineOf } from './tail-buffer';
 
 export interface ShellCommandRunnerOptions {
@@ -17,12 +17,14 @@ export interface ShellCommandRunnerOptions {
 }
 
 /**
- * Runs a command line through the shell (`/bin/sh -c`) in `cwd`, with the server's own environment (`process.env`,
- * unchanged), stdin closed and stdout/stderr captured with a cap per stream (the tail kept).
+ * Runs a command line through the shell (`/bin/sh -c`) in `cwd`, with the server's own environment (`process.env`)
+ * plus one marker variable (WORKGRAPH_COMMAND_ID), stdin closed and stdout/stderr captured with a cap per stream (the
+ * tail kept).
  *
- * The shell is spawned `detached`, so it leads a new process group: on timeout or cancellation the whole group gets
- * SIGTERM, then SIGKILL after `killGraceMs`. When the shell exits, whatever it left running in its group (background
- * jobs) is killed too, so a validation command never leaves processes behind.
+ * The shell is spawned `detached`, so it leads a new process group: on timeout or cancellation the whole tree — the
+ * group and, on Linux, every process carrying the marker (children that called `setsid`) — gets SIGTERM, then SIGKILL
+ * after `killGraceMs`. When the shell exits, whatever it left running (background jobs) is killed too, so a
+ * validation command never leaves processes behind.
  */
 export class ShellCommandRunner implements CommandRunner {
   private readonly killGraceMs: number;
@@ -48,12 +50,14 @@ export class ShellCommandRunner implements CommandRunner {
     }
     return new Promise<CommandResult>((resolve, reject) => {
       let child;
+      const marker = newCommandMarker();
       try {
         child = spawn(req.command, {
           cwd: req.cwd,
           shell: true,
           detached: true,
-          env: process.env,
+          // The marker finds the command's processes that leave its group (setsid, background jobs) at kill time.
+          env: { ...process.env, [COMMAND_MARKER_VAR]: marker },
           stdio: ['ignore', 'pipe', 'pipe'],
           windowsHide: true,
         });
@@ -62,7 +66,8 @@ export class ShellCommandRunner implements CommandRunner {
         return;
       }
       const proc = child;
-      this.running.add(proc);
+      const cmd = { child: proc, marker };
+      this.running.add(proc, marker);
       const out = new TailBuffer(cap);
       const err = new TailBuffer(cap);
       let timedOut = false;
@@ -86,8 +91,8 @@ export class ShellCommandRunner implements CommandRunner {
         if (settled || exitCode !== null || exitSignal !== null) return;
         if (reason === 'timeout') timedOut = true;
         else cancelled = true;
-        killProcessTree(proc, 'SIGTERM');
-        const t = setTimeout(() => killProcessTree(proc, 'SIGKILL'), this.killGraceMs);
+        killProcessTree(cmd, 'SIGTERM');
+        const t = setTimeout(() => killProcessTree(cmd, 'SIGKILL'), this.killGraceMs);
         t.unref();
         timers.push(t);
       };
@@ -128,7 +133,7 @@ export class ShellCommandRunner implements CommandRunner {
         exitCode = code;
         exitSignal = sig;
         // Background jobs the command left in its group would keep the pipes open (and outlive the run): end them.
-        killProcessTree(proc, 'SIGKILL');
+        killProcessTree(cmd, 'SIGKILL');
         const t = setTimeout(finish, this.closeGraceMs);
         t.unref();
         timers.push(t);
