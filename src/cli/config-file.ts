@@ -18,6 +18,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   allowRoot: 'paths',
   logLevel: 'string',
   outputTail: 'integer',
+  databaseUrl: 'string',
+  databasePoolSize: 'integer',
   shutdownGrace: 'integer',
 };
 

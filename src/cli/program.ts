@@ -6,6 +6,7 @@ import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
+import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -22,7 +23,12 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
-  for (const cmd of program.commands) cmd.exitOverride();
+  program.addCommand(dbCommand());
+  const exitOverride = (cmd: Command): void => {
+    cmd.exitOverride();
+    cmd.commands.forEach(exitOverride);
+  };
+  program.commands.forEach(exitOverride);
   return program;
 }
 

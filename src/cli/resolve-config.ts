@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
-import { readConfigFile } from './config-file';
+import { ConfigFileError, readConfigFile } from './config-file';
+import { isPostgresUrl, redactDatabaseUrl } from '../kernel/postgres/database-url';
 
 export { defaultDataDir } from '../kernel/config/config-defaults';
 
@@ -14,6 +15,10 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** PostgreSQL URL for the stores (env WORKGRAPH_DATABASE_URL). */
+  databaseUrl?: string;
+  /** Connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE). Default 10. */
+  databasePoolSize?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
   /** `--output-tail BYTES` (serve). */
@@ -58,6 +63,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    ...databaseSettings(flags, env, file),
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
@@ -72,6 +78,17 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       defaults.shutdownGraceMs!,
     ),
   };
+}
+
+/** The PostgreSQL settings (flag beats env beats config file), or nothing when no URL is given. */
+function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: CommonFlags): Pick<AppConfig, 'database'> {
+  const url = flags.databaseUrl ?? env.WORKGRAPH_DATABASE_URL ?? file.databaseUrl;
+  if (!url) return {};
+  if (!isPostgresUrl(url)) throw new ConfigFileError(`--database-url: expected a postgres:// or postgresql:// URL, got ${redactDatabaseUrl(url)}`);
+  const rawPool = flags.databasePoolSize ?? env.WORKGRAPH_DATABASE_POOL_SIZE ?? (file.databasePoolSize as unknown as number | undefined);
+  const poolSize = rawPool === undefined ? 10 : Number(rawPool);
+  if (!Number.isInteger(poolSize) || poolSize < 1 || poolSize > 1000) throw new ConfigFileError(`--database-pool-size: expected an integer from 1 to 1000, got ${rawPool}`);
+  return { database: { url, poolSize } };
 }
 
 function isDir(p: string): boolean {

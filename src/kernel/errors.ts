@@ -29,6 +29,7 @@ export const ErrorCodes = {
   Cancelled: 'cancelled',
   StorageError: 'storage_error',
   LockError: 'lock_error',
+  StorageUnavailable: 'storage_unavailable',
   Internal: 'internal_error',
 } as const;
 
@@ -196,6 +197,18 @@ export class CancelledError extends WorkgraphError {
 export class StorageError extends WorkgraphError {
   constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     super(ErrorCodes.StorageError, message, details, options);
+  }
+}
+
+/**
+ * Thrown when the database behind a store cannot be reached (down, restarting, unreachable, connection lost): the call
+ * did not happen or was rolled back, and can be retried (`details.retryable` is true; the MCP answer carries
+ * `_meta["workgraph/retryable"]: true`). Never carries the connection password.
+ */
+export class StorageUnavailableError extends WorkgraphError {
+  readonly retryable = true;
+  constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
+    super(ErrorCodes.StorageUnavailable, message, { ...details, retryable: true }, options);
   }
 }
 

@@ -14,6 +14,8 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */
+  Database: Symbol.for('workgraph.Database'),
   /** Writes the server waits for before it exits (WritesInProgress). */
   WritesInProgress: Symbol.for('workgraph.WritesInProgress'),
 } as const;

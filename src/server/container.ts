@@ -45,9 +45,29 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
       return new SchemaRegistry();
     }),
   });
+  if (config.database) registerDatabase(c, config.database, core.lifecycle);
   configs.set(c, config);
   if (!options.lazyModules) ensureModules(c);
   return c;
+}
+
+/**
+ * The PostgreSQL database, built on first resolve (the `pg` driver loads only then) and migrated before its first
+ * query (under an advisory lock: several servers starting at once migrate once). Closed on shutdown.
+ */
+function registerDatabase(c: DependencyContainer, settings: NonNullable<AppConfig['database']>, lifecycle: ServerCore['lifecycle']): void {
+  let db: import('../kernel/postgres/pg-database').PgDatabase | undefined;
+  c.register(Tokens.Database, {
+    useFactory: () => {
+      if (db) return db;
+      const { PgDatabase } = require('../kernel/postgres/pg-database') as typeof import('../kernel/postgres/pg-database');
+      const { migrate } = require('../kernel/postgres/migrations') as typeof import('../kernel/postgres/migrations');
+      const { allMigrations } = require('./database-migrations') as typeof import('./database-migrations');
+      db = new PgDatabase(settings.url, { poolSize: settings.poolSize }, async (d) => void (await migrate(d, allMigrations())));
+      return db;
+    },
+  });
+  lifecycle.onShutdown('database pool', () => db?.close());
 }
 
 /** Registers every module on `c` once (a no-op after the first call). */

@@ -1,7 +1,7 @@
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../kernel/errors';
 import type { Logger } from '../kernel/logger';
-import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes } from './json-rpc-codes';
+import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes, RETRYABLE_META_KEY } from './json-rpc-codes';
 
 /** The one place errors become protocol answers. */
 
@@ -24,6 +24,8 @@ export function toErrorResult(e: unknown, logger?: Logger): CallToolResult {
   // A failed graph run still names its execution, so the agent can inspect it with graph_inspect.
   const executionId = isWorkgraphError(e) ? e.details.executionId : undefined;
   if (typeof executionId === 'string') result._meta = { ...result._meta, [EXECUTION_ID_META_KEY]: executionId };
+  // A store that is unavailable (database down or restarting): the same call can be retried.
+  if (isWorkgraphError(e) && e.details.retryable === true) result._meta = { ...result._meta, [RETRYABLE_META_KEY]: true };
   return result;
 }
 

@@ -17,3 +17,5 @@ export const JsonRpcErrorCodes = {
 export const ERROR_CODE_META_KEY = 'workgraph/errorCode';
 /** `_meta` key under which graph tool results carry their execution id. */
 export const EXECUTION_ID_META_KEY = 'workgraph/executionId';
+/** `_meta` key set to true on error results whose call can be retried as it is (`storage_unavailable`). */
+export const RETRYABLE_META_KEY = 'workgraph/retryable';

@@ -9,6 +9,8 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(new Option('--graphs <path>', 'graph file or folder, repeatable (env WORKGRAPH_GRAPHS_PATH)').argParser(collect))
     .addOption(new Option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)'))
     .addOption(new Option('--allow-root <dir>', 'folder agents may name as projectRoot/targetDirectory, repeatable (env WORKGRAPH_ALLOWED_ROOTS)').argParser(collect))
+    .addOption(new Option('--database-url <url>', 'PostgreSQL URL: tasks (and the stores that support it) live in this database instead of the data dir (env WORKGRAPH_DATABASE_URL)'))
+    .addOption(new Option('--database-pool-size <n>', 'connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE; default 10)'))
     .addOption(new Option('--config <file>', 'JSON or YAML file with any of these settings (env WORKGRAPH_CONFIG); flags and env beat it'))
     .addOption(new Option('--log-level <level>', 'stderr log level').choices(['debug', 'info', 'warn', 'error', 'silent']).default(undefined));
 }

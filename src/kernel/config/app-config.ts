@@ -24,6 +24,11 @@ export interface AppConfig {
   logLevel: string;
   /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /**
+   * PostgreSQL instead of the data dir for the stores that support it (--database-url, WORKGRAPH_DATABASE_URL).
+   * Default: none (files). `poolSize` default 10 (--database-pool-size).
+   */
+  database?: { url: string; poolSize: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */

@@ -6,11 +6,12 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
+export { tasksMigrations } from './infrastructure/postgres/tasks-migrations';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 
-/** The tasks module's data-dir migration steps (loaded when a migration runs, not at start). */
-export function tasksMigrations(): import('./infrastructure/task-file-migration').TaskMigrationStep[] {
+/** The tasks module's data-dir (file) migration steps (loaded when a migration runs, not at start). */
+export function taskFileMigrations(): import('./infrastructure/task-file-migration').TaskMigrationStep[] {
   return [(require('./infrastructure/task-file-migration') as typeof import('./infrastructure/task-file-migration')).TASK_FILES_MIGRATION];
 }
 

@@ -1,4 +1,5 @@
-import { instanceCachingFactory, Lifecycle, type DependencyContainer } from 'tsyringe';
+import { Lifecycle, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import { GetProjectGraph } from './application/use-cases/get-project-graph';
 import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
 import { InitProjectGraph } from './application/use-cases/init-project-graph';
@@ -30,7 +31,17 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * commands), the host facts for run leases, the scaffold writer and the seven use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir.
+  if (config.database) {
+    container.register(TasksTokens.TaskGraphStore, {
+      useFactory: instanceCachingFactory((c) => {
+        const { PgTaskGraphStore } = require('./infrastructure/postgres/pg-task-graph-store') as typeof import('./infrastructure/postgres/pg-task-graph-store');
+        return new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database));
+      }),
+    });
+  } else {
+    container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+  }
   const runner = new ShellCommandRunner();
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
   // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.

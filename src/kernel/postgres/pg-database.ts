@@ -1,0 +1,121 @@
+import type { Pool, PoolClient, QueryResultRow } from 'pg';
+import { toStoreError } from './pg-errors';
+import { redactDatabaseUrl } from './database-url';
+
+/** Settings of the PostgreSQL connection pool (flags `--database-pool-size`; TLS and the rest come from the URL). */
+export interface PgDatabaseOptions {
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+  /** How long to wait for a connection before the call fails with storage_unavailable. Default 5,000 ms. */
+  connectTimeoutMs?: number;
+  /** Longest a single statement may run (server-side `statement_timeout`). Default 30,000 ms. */
+  statementTimeoutMs?: number;
+  /** Name shown in pg_stat_activity. Default `workgraph`. */
+  applicationName?: string;
+}
+
+/** Something that runs SQL: the pool, or one transaction's client. */
+export interface SqlRunner {
+  query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+}
+
+/**
+ * One PostgreSQL database behind a `pg` pool, loaded only when a database URL is configured (the file stores need no
+ * driver). Every error is converted once, here: unreachable → `storage_unavailable` (retryable), else `storage_error`;
+ * the password never appears in a message. The pool reconnects by itself: a failed connection is dropped and the next
+ * call opens a new one.
+ */
+export class PgDatabase implements SqlRunner {
+  private readonly pool: Pool;
+  readonly redactedUrl: string;
+
+  private ready?: Promise<void>;
+
+  /**
+   * @param prepare run once before the first query (the migrations); when it fails, the next call tries again.
+   */
+  constructor(private readonly url: string, options: PgDatabaseOptions = {}, private readonly prepare?: (db: PgDatabase) => Promise<void>) {
+    const { Pool: PgPool } = require('pg') as typeof import('pg');
+    this.redactedUrl = redactDatabaseUrl(url);
+    this.pool = new PgPool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      application_name: options.applicationName ?? 'workgraph',
+      // Keep idle connections short-lived so a restarted server is reconnected to promptly.
+      idleTimeoutMillis: 10_000,
+    });
+    // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
+    this.pool.on('error', () => undefined);
+  }
+
+  /** Runs `prepare` once (the schema migrations); callers need not call it, every query does. */
+  ensureReady(): Promise<void> {
+    if (!this.prepare) return Promise.resolve();
+    this.ready ??= this.prepare(this).catch((e) => {
+      this.ready = undefined;
+      throw toStoreError(e, this.url, 'cannot prepare the database');
+    });
+    return this.ready;
+  }
+
+  async query<R extends QueryResultRow = QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+    await this.ensureReady();
+    try {
+      return (await this.pool.query<R>(sql, params as unknown[])).rows;
+    } catch (e) {
+      throw toStoreError(e, this.url, 'database query failed');
+    }
+  }
+
+  /**
+   * Runs `fn` in one transaction (READ COMMITTED unless `isolation` says otherwise); commits when it resolves, rolls
+   * back when it throws (rethrowing the kernel form of the error).
+   */
+  async transaction<T>(fn: (tx: SqlRunner) => Promise<T>, isolation: 'read committed' | 'repeatable read' | 'serializable' = 'read committed'): Promise<T> {
+    await this.ensureReady();
+    let client: PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (e) {
+      throw toStoreError(e, this.url, 'cannot connect to the database');
+    }
+    let broken = false;
+    const tx: SqlRunner = {
+      query: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []) => {
+        try {
+          return (await client.query<R>(sql, params as unknown[])).rows;
+        } catch (e) {
+          const code = (e as { code?: string }).code ?? '';
+          if (!/^[0-9A-Z]{5}$/.test(code)) broken = true; // a socket error, not an SQL one: don't reuse this client
+          throw toStoreError(e, this.url, 'database query failed');
+        }
+      },
+    };
+    try {
+      await tx.query(`BEGIN ISOLATION LEVEL ${isolation.toUpperCase()}`);
+      const value = await fn(tx);
+      await tx.query('COMMIT');
+      return value;
+    } catch (e) {
+      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+      throw toStoreError(e, this.url, 'database transaction failed');
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** A dedicated connection (for LISTEN); the caller releases it. */
+  async connect(): Promise<PoolClient> {
+    try {
+      return await this.pool.connect();
+    } catch (e) {
+      throw toStoreError(e, this.url, 'cannot connect to the database');
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
+  }
+}
