@@ -6,6 +6,8 @@ import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
+import { dashboardCommand } from './commands/dashboard-command';
+import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
 
 /** Exit codes of the CLI. */
@@ -23,6 +25,8 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
+  program.addCommand(dashboardCommand());
+  program.addCommand(projectsCommand());
   program.addCommand(dbCommand());
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { AppConfig, WorkflowSource } from '../kernel/config/app-config';
+import { MODULE_NAMES, type AppConfig, type ModuleName, type WorkflowSource } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
 import { ConfigFileError, readConfigFile } from './config-file';
@@ -15,6 +15,10 @@ export interface CommonFlags {
   dataDir?: string;
   allowRoot?: string[];
   logLevel?: string;
+  /** Comma-separated module names (env WORKGRAPH_MODULES). */
+  modules?: string;
+  onlyGraphs?: boolean;
+  mcpConfig?: string[];
   /** PostgreSQL URL for the stores (env WORKGRAPH_DATABASE_URL). */
   databaseUrl?: string;
   /** Connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE). Default 10. */
@@ -38,7 +42,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
   const abs = (p: string) => path.resolve(cwd, p);
   const defaults = configDefaults(env);
   const configFile = flags.config ?? env.WORKGRAPH_CONFIG;
-  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as CommonFlags;
+  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as Omit<CommonFlags, 'modules'> & { modules?: string[] };
   const list = (flag: string[] | undefined, envValue: string | undefined, fromFile: string[] | undefined) =>
     flag?.length ? flag.map(abs) : envValue ? split(envValue).map(abs) : (fromFile ?? []);
 
@@ -63,12 +67,16 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
+    onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
+    mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
     ...databaseSettings(flags, env, file),
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
     outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
+    graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
     shutdownGraceMs: seconds(
       ...firstOf([
         ['--shutdown-grace', flags.shutdownGrace],
@@ -80,8 +88,23 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
   };
 }
 
+/**
+ * `workflow,tasks` → the module names, in the canonical order; undefined when not set.
+ * @throws ConfigFileError (a usage error, exit 2) naming an unknown module and listing the known ones, or for an empty list.
+ */
+export function parseModules(value: string | undefined): ModuleName[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+  const unknown = names.filter((n) => !(MODULE_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) {
+    throw new ConfigFileError(`--modules: unknown module${unknown.length > 1 ? 's' : ''} ${unknown.map((u) => `'${u}'`).join(', ')} (modules: ${MODULE_NAMES.join(', ')})`);
+  }
+  if (names.length === 0) throw new ConfigFileError(`--modules: no module named (modules: ${MODULE_NAMES.join(', ')})`);
+  return MODULE_NAMES.filter((m) => names.includes(m));
+}
+
 /** The PostgreSQL settings (flag beats env beats config file), or nothing when no URL is given. */
-function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: CommonFlags): Pick<AppConfig, 'database'> {
+function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: Pick<CommonFlags, 'databaseUrl' | 'databasePoolSize'>): Pick<AppConfig, 'database'> {
   const url = flags.databaseUrl ?? env.WORKGRAPH_DATABASE_URL ?? file.databaseUrl;
   if (!url) return {};
   if (!isPostgresUrl(url)) throw new ConfigFileError(`--database-url: expected a postgres:// or postgresql:// URL, got ${redactDatabaseUrl(url)}`);
@@ -116,4 +139,9 @@ function seconds(v: string | number | undefined, from: string, fallbackMs: numbe
 function positiveInt(v: string | undefined, fallback: number): number {
   const n = v === undefined ? NaN : Number(v);
   return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+function nonNegativeInt(v: string | undefined, fallback: number): number {
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 ? n : fallback;
 }

@@ -1,10 +1,24 @@
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
+import { MODULE_NAMES, type ModuleName } from '../kernel/config/app-config';
 import { tasksTools } from '../modules/tasks';
 import { knowledgeTools } from '../modules/knowledge';
 import { workflowTools } from '../modules/workflow';
 import { graphTools } from '../modules/graph';
 
-/** Every built-in tool, module by module. A module adds its own `<module>-tools.ts` array here. */
-export function builtinTools(): ToolDefinition[] {
-  return [...workflowTools, ...graphTools, ...tasksTools, ...knowledgeTools];
+/** Each module's built-in tools. A module adds its own `<module>.tools.ts` array here. */
+const TOOLS_BY_MODULE: Record<ModuleName, readonly ToolDefinition[]> = {
+  workflow: workflowTools,
+  graph: graphTools,
+  tasks: tasksTools,
+  knowledge: knowledgeTools,
+};
+
+/** The built-in tools of the modules named (default every module), module by module. */
+export function builtinTools(modules: readonly ModuleName[] = MODULE_NAMES): ToolDefinition[] {
+  return MODULE_NAMES.filter((m) => modules.includes(m)).flatMap((m) => TOOLS_BY_MODULE[m]);
+}
+
+/** The modules a configuration serves: `--only-graphs` serves the graph module's tools alone. */
+export function servedModules(config: { modules: readonly ModuleName[]; onlyGraphs: boolean }): ModuleName[] {
+  return config.onlyGraphs ? ['graph'] : [...config.modules];
 }

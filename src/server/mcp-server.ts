@@ -18,12 +18,23 @@ import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { CancelledError, ErrorCodes } from '../kernel/errors';
 import { errorResult, toJsonRpcError } from './error-mapper';
+import { closestName, unknownNameMessage } from './closest-name';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
 
+/** The identity a server answers `initialize` with. */
+export interface ServerIdentity {
+  name: string;
+  version: string;
+  title?: string;
+  instructions?: string;
+}
+
 export interface WorkgraphServerDeps {
   version: string;
+  /** Default: workgraph, `version`, instructions naming the tool families. `--only-graphs` passes the graph's own. */
+  identity?: ServerIdentity;
   registry: ToolRegistry;
   dispatcher: ToolDispatcher;
   logger: Logger;
@@ -62,12 +73,17 @@ export class WorkgraphServer {
   private readonly refused = new Set<string | number>();
 
   constructor(private readonly deps: WorkgraphServerDeps) {
+    const identity = deps.identity ?? {
+      name: 'workgraph',
+      version: deps.version,
+      instructions:
+        'workgraph: guided workflows (workflow_*), graph tools, a task DAG whose validation commands the server runs, and a knowledge graph.',
+    };
     this.sdk = new Server(
-      { name: 'workgraph', version: deps.version },
+      { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
         capabilities: { tools: { listChanged: true }, logging: {} },
-        instructions:
-          'workgraph: guided workflows (workflow_*), graph tools, a task DAG whose validation commands the server runs, and a knowledge graph.',
+        ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
     this.installHandlers();
@@ -143,7 +159,10 @@ export class WorkgraphServer {
 
     this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const def = registry.get(request.params.name);
-      if (!def) throw new McpError(JsonRpcErrorCodes.InvalidParams, `Unknown tool: ${request.params.name}`);
+      if (!def) {
+        const known = registry.list().map((t) => t.name);
+        throw new McpError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', request.params.name, known));
+      }
       if (this.refused.has((extra as { requestId?: string | number }).requestId!)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
       return this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.callTool(def, request.params.arguments, ctx));
     });
@@ -152,7 +171,9 @@ export class WorkgraphServer {
     this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
       const def = registry.get(request.method);
       if (!def || !def.plainMethod) {
-        throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}`);
+        const plain = registry.list().filter((t) => t.plainMethod).map((t) => t.name);
+        const guess = closestName(request.method, plain);
+        throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}${guess ? ` (did you mean '${guess}'?)` : ''}`);
       }
       const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
       if (this.refused.has((extra as { requestId?: string | number }).requestId!)) throw toJsonRpcError(new CancelledError(SHUTTING_DOWN));

@@ -5,11 +5,12 @@ import { Tokens } from '../kernel/tokens';
 import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
 import { WorkflowTokens, type WorkflowStorage } from '../modules/workflow';
 import type { ServerCore } from './server-core';
-import type { AppConfig } from '../kernel/config/app-config';
+import type { AppConfig, ModuleName } from '../kernel/config/app-config';
 import type { Lifecycle } from '../kernel/lifecycle';
 import type { PinoLogger } from '../kernel/logging/pino-logger';
 import { LineTransport, type LineTransportOptions } from './line-transport';
-import { WorkgraphServer } from './mcp-server';
+import { WorkgraphServer, type ServerIdentity } from './mcp-server';
+import { servedModules } from './builtin-tools';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
 
@@ -47,7 +48,13 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
   let built: DependencyContainer | undefined;
   const c = () => (built ??= opts.container());
-  if (config.graphPaths.length > 0) await publishGraphTools(c(), registry, logger, lifecycle, config.graphPaths);
+  const modules = servedModules(config);
+  let host: GraphHost | undefined;
+  if (config.graphPaths.length > 0 && modules.includes('graph')) {
+    host = await publishGraphTools(c(), registry, logger, lifecycle, config.graphPaths);
+  } else if (config.graphPaths.length > 0) {
+    logger.warn(`graph files not loaded: the graph module is not served (--modules ${modules.join(',')}); add graph to serve them`);
+  }
 
   const dispatcher = new ToolDispatcher(
     () => c().resolve<JsonSchemaValidator>(Tokens.SchemaRegistry),
@@ -56,6 +63,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   );
   const server = new WorkgraphServer({
     version: config.version,
+    identity: serverIdentity(config, modules, host, logger),
     registry,
     dispatcher,
     logger,
@@ -87,7 +95,7 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
   const announceOnce = () => {
     if (announced) return;
     announced = true;
-    void announce(c, config, registry, logger);
+    void announce(c, config, modules, registry, logger);
   };
   const fallback = setTimeout(announceOnce, 300);
   fallback.unref();
@@ -102,27 +110,66 @@ async function publishGraphTools(
   logger: Logger,
   lifecycle: Lifecycle,
   paths: readonly string[],
-): Promise<void> {
+): Promise<GraphHost> {
   const { GraphToolPublisher } = graphRuntime();
   const host = c.resolve<GraphHost>(GraphTokens.GraphHost);
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();
+  return host;
+}
+
+const MODULE_INSTRUCTIONS: Record<ModuleName, string> = {
+  workflow: 'guided workflows (workflow_list, workflow_next: follow the steps in order)',
+  graph: 'graph tools (graph_inspect shows a run)',
+  tasks: 'a task DAG whose validation commands the server runs (get_ready_tasks, start_task, validate_task_loop)',
+  knowledge: 'a knowledge graph of thoughts per project (add_nodes, list_nodes)',
+};
+
+/**
+ * What the server answers `initialize` with: workgraph, with instructions naming the modules served; with
+ * `--only-graphs`, the first graph file's own `server` block (name, version, title, instructions), as `mcpgraph -g`.
+ */
+function serverIdentity(config: AppConfig, modules: readonly ModuleName[], host: GraphHost | undefined, logger: Logger): ServerIdentity {
+  if (config.onlyGraphs) {
+    const graphs = host?.graphs() ?? [];
+    const first = graphs[0];
+    if (first) {
+      if (graphs.length > 1) logger.info(`--only-graphs: serving as '${first.config.server.name}' (the server block of ${first.config.file})`);
+      const s = first.config.server;
+      return { name: s.name, version: s.version, ...(s.title ? { title: s.title } : {}), ...(s.instructions ? { instructions: s.instructions } : {}) };
+    }
+    logger.warn('--only-graphs: no graph file loaded; serving under the name workgraph');
+  }
+  return {
+    name: 'workgraph',
+    version: config.version,
+    instructions: `workgraph: ${modules.map((m) => MODULE_INSTRUCTIONS[m]).join('; ')}.`,
+  };
 }
 
 /** The start line on stderr: version, tool count, workflow and graph counts, data dir. */
-async function announce(c: () => DependencyContainer, config: AppConfig, registry: ToolRegistry, logger: Logger): Promise<void> {
-  let workflows = 'workflows unknown';
-  try {
-    const listing = await c().resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
-    workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
-  } catch (e) {
-    logger.warn('could not list workflows at start', { err: (e as Error).message });
+async function announce(
+  c: () => DependencyContainer,
+  config: AppConfig,
+  modules: readonly ModuleName[],
+  registry: ToolRegistry,
+  logger: Logger,
+): Promise<void> {
+  let workflows = 'workflow module not served';
+  if (modules.includes('workflow')) {
+    try {
+      const listing = await c().resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
+      workflows = `${listing.workflows.length} workflows` + (listing.invalid.length ? ` (${listing.invalid.length} invalid)` : '');
+    } catch (e) {
+      workflows = 'workflows unknown';
+      logger.warn('could not list workflows at start', { err: (e as Error).message });
+    }
   }
   // Tools from graph files (the built-in graph_inspect does not count).
   const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
   logger.info(
-    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}`,
+    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}, modules ${modules.join(',')}`,
   );
 }
 

@@ -3,7 +3,7 @@ import type { AppConfig } from '../kernel/config/app-config';
 import { Lifecycle } from '../kernel/lifecycle';
 import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { ToolRegistry } from '../kernel/tools/tool-registry';
-import { builtinTools } from './builtin-tools';
+import { builtinTools, servedModules } from './builtin-tools';
 
 /**
  * The few objects a server needs before its first tool call: configuration, logger, lifecycle, tool registry and
@@ -18,10 +18,10 @@ export interface ServerCore {
   pathPolicy: AllowedRootsPolicy;
 }
 
-/** A tool registry holding the built-in tools of every module (origin `builtin`). */
-function builtinRegistry(): ToolRegistry {
+/** A tool registry holding the built-in tools of the modules served (origin `builtin`). */
+function builtinRegistry(config: AppConfig): ToolRegistry {
   const registry = new ToolRegistry();
-  registry.register(builtinTools(), 'builtin');
+  registry.register(builtinTools(servedModules(config)), 'builtin');
   return registry;
 }
 
@@ -30,7 +30,7 @@ export function createServerCore(config: AppConfig, logger: Logger): ServerCore 
     config,
     logger,
     lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
-    registry: builtinRegistry(),
+    registry: builtinRegistry(config),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
   };
 }

@@ -133,3 +133,41 @@ export function taskGraphStoreContract(name: string, make: () => Promise<{ store
     });
   });
 }
+
+/** The import/export part of the contract: a project copied in exactly, idempotently. */
+export function taskGraphStoreImportContract(name: string, make: () => Promise<{ store: TaskGraphStore; cleanup?: () => Promise<void> }>): void {
+  describe(`TaskGraphStore import contract: ${name}`, () => {
+    let store: TaskGraphStore;
+    let cleanup: (() => Promise<void>) | undefined;
+    beforeEach(async () => ({ store, cleanup } = await make()));
+    afterEach(async () => cleanup?.());
+    const graph = (rev: number, updated = '2026-01-02T03:04:05.678Z'): TaskGraph => ({
+      ...createTaskGraph({ projectId: 'copied', projectName: 'Copied', projectRoot: '/r', nodes: [{ id: 'a', title: 'A' }], now: '2026-01-01T00:00:00.000Z' }),
+      revision: rev,
+      updated_at: updated,
+    });
+    const log = [
+      { node: 'a', from: TaskStatus.Ready, to: TaskStatus.Ready, time: '2026-01-01T00:00:00.000Z', attempt: 0 },
+      { node: 'a', from: TaskStatus.Ready, to: TaskStatus.InProgress, time: '2026-01-01T00:00:01.123Z', attempt: 0 },
+    ];
+
+    it('copies a project exactly (revision, times, the whole log), lists it, and a second import copies nothing', async () => {
+      expect(await store.listProjects()).toEqual([]);
+      expect(await store.importProject(graph(7), log)).toBe('imported');
+      expect(await store.load('copied')).toEqual(graph(7));
+      expect(await store.readTransitions('copied')).toEqual(log);
+      expect(await store.importProject(graph(7), log)).toBe('unchanged');
+      expect(await store.readTransitions('copied')).toHaveLength(2);
+      expect(await store.listProjects()).toEqual(['copied']);
+    });
+
+    it('keeps a different existing project unless replace', async () => {
+      await store.importProject(graph(7), log);
+      expect(await store.importProject(graph(9, '2026-02-02T00:00:00.000Z'), log.slice(0, 1))).toBe('skipped');
+      expect((await store.load('copied'))!.revision).toBe(7);
+      expect(await store.importProject(graph(9, '2026-02-02T00:00:00.000Z'), log.slice(0, 1), { replace: true })).toBe('imported');
+      expect((await store.load('copied'))!.revision).toBe(9);
+      expect(await store.readTransitions('copied')).toEqual(log.slice(0, 1));
+    });
+  });
+}

@@ -111,4 +111,26 @@ describe('PostgreSQL task store (built server)', () => {
     const back = await ok(a, 'get_project_graph', { project: 'shared-plan' });
     expect(back.nodes.find((n: Structured) => n.id === 'build').status).toBe('COMPLETED');
   });
+
+  it('db import copies a data dir exactly and idempotently; db export writes it back byte for byte', async () => {
+    // A data dir written by a file-mode server.
+    const source = path.join(tmp.dir, 'source-data');
+    const filesServer = await connectClient({ dataDir: source });
+    conns.push(filesServer);
+    await ok(filesServer, 'init_project_graph', { projectName: 'Moved Plan', projectRoot, nodes: [{ id: 'one', title: 'One' }, { id: 'two', title: 'Two', depends_on: ['one'] }] });
+    await ok(filesServer, 'start_task', { project: 'moved-plan', nodeId: 'one' });
+    await ok(filesServer, 'validate_task_loop', { project: 'moved-plan', nodeId: 'one' });
+    const fresh = await pg.createTestDatabase();
+    const imported = await run(process.execPath, [CLI, 'db', 'import', '--data-dir', source, '--database-url', fresh]);
+    expect(imported.stdout).toMatch(/tasks moved-plan: copied/);
+    expect(imported.stdout).toMatch(/1 task project\(s\) imported into the database, 0 unchanged/);
+    const again = await run(process.execPath, [CLI, 'db', 'import', '--data-dir', source, '--database-url', fresh]);
+    expect(again.stdout).toMatch(/0 task project\(s\) imported into the database, 1 unchanged/);
+    const target = path.join(tmp.dir, 'exported-data');
+    const exported = await run(process.execPath, [CLI, 'db', 'export', '--data-dir', target, '--database-url', fresh]);
+    expect(exported.stdout).toMatch(/1 task project\(s\) exported to /);
+    for (const file of ['task_graph.json', 'transitions.ndjson']) {
+      expect(fs.readFileSync(path.join(target, 'projects', 'moved-plan', file), 'utf8')).toBe(fs.readFileSync(path.join(source, 'projects', 'moved-plan', file), 'utf8'));
+    }
+  });
 });

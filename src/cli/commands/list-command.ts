@@ -1,30 +1,89 @@
+import * as fs from 'node:fs';
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
-import { WorkflowTokens, type WorkflowStorage } from '../../modules/workflow';
+import { WorkflowTokens, type WorkflowStorage, type WorkflowListing } from '../../modules/workflow';
+import { graphRuntime } from '../../modules/graph';
+import type { AppConfig } from '../../kernel/config/app-config';
 
-/** `workgraph list`: the workflows (and invalid workflow files) and graph tools this configuration serves. */
+/** One graph tool as `list` shows it. */
+interface ListedGraphTool {
+  name: string;
+  description: string;
+  file: string;
+}
+
+/**
+ * `workgraph list`: the workflows (and invalid workflow files) and the graph tools this configuration serves. A
+ * workflow folder named by `--workflows` (or WORKGRAPH_WORKFLOWS_PATH, or the config file) that does not exist is
+ * said so on stderr, as `serve` does; a graph file that does not load is listed with why. Exit 0.
+ */
 export function listCommand(): Command {
-  return withCommonOptions(new Command('list').description('list the workflows and graph tools the server would offer'))
+  return withCommonOptions(new Command('list').description('list the workflows and graph tools (--graphs) the server would offer'))
     .option('--json', 'print JSON instead of a table')
     .action(async (flags: CommonFlags & { json?: boolean }) => {
       const { silentLogger } = await import('../../kernel/logger');
       const { createContainer } = await import('../../server/container');
-      const { Tokens } = await import('../../kernel/tokens');
       const config = resolveConfig(flags);
+      for (const s of config.workflowSources) {
+        if (s.source === 'bundled' || s.source === 'project') continue;
+        if (!isDir(s.dir)) process.stderr.write(`workgraph list: workflow folder ${s.dir} (${s.source}) does not exist or is not a folder; it is ignored\n`);
+      }
       const c = createContainer(config, silentLogger);
-      const storage = c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage);
-      const listing = await storage.list();
+      const listing = await c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
+      const graphs = await listGraphTools(config);
       if (flags.json) {
-        console.log(JSON.stringify(listing, null, 2));
+        console.log(JSON.stringify({ ...listing, graphTools: graphs.tools, invalidGraphFiles: graphs.failed }, null, 2));
         return;
       }
-      console.log('Workflows:');
-      for (const w of listing.workflows) console.log(`  ${w.id.padEnd(28)} ${w.version.padEnd(8)} ${w.source.padEnd(8)} ${w.name}`);
-      if (listing.workflows.length === 0) console.log('  (none)');
-      if (listing.invalid.length) {
-        console.log('Invalid workflow files:');
-        for (const w of listing.invalid) console.log(`  ${w.file}: ${w.reason}`);
+      printWorkflows(listing);
+      if (config.graphPaths.length > 0) {
+        console.log('Graph tools:');
+        for (const t of graphs.tools) console.log(`  ${t.name.padEnd(28)} ${t.file}${t.description ? `  ${t.description}` : ''}`);
+        if (graphs.tools.length === 0) console.log('  (none)');
+        if (graphs.failed.length) {
+          console.log('Graph files not loaded:');
+          for (const f of graphs.failed) console.log(`  ${f.file}: ${f.reason}`);
+        }
       }
     });
+}
+
+function printWorkflows(listing: WorkflowListing): void {
+  console.log('Workflows:');
+  for (const w of listing.workflows) console.log(`  ${w.id.padEnd(28)} ${w.version.padEnd(8)} ${w.source.padEnd(8)} ${w.name}`);
+  if (listing.workflows.length === 0) console.log('  (none)');
+  if (listing.invalid.length) {
+    console.log('Invalid workflow files:');
+    for (const w of listing.invalid) console.log(`  ${w.file}: ${w.reason}`);
+  }
+}
+
+/** The tools of the configured graph files, each file loaded on its own (a bad file never hides the others). */
+async function listGraphTools(config: AppConfig): Promise<{ tools: ListedGraphTool[]; failed: Array<{ file: string; reason: string }> }> {
+  if (config.graphPaths.length === 0) return { tools: [], failed: [] };
+  const { GraphHost, expandGraphPaths, readMcpConfigFiles } = graphRuntime();
+  const failed: Array<{ file: string; reason: string }> = [];
+  const files: string[] = [];
+  for (const p of config.graphPaths) {
+    try {
+      files.push(...(await expandGraphPaths(p)));
+    } catch (e) {
+      failed.push({ file: p, reason: (e as Error).message });
+    }
+  }
+  const host = new GraphHost(config.mcpConfigFiles.length ? { mcpServers: readMcpConfigFiles(config.mcpConfigFiles) } : {});
+  const result = await host.reloadFiles([...new Set(files)]);
+  for (const f of result.failed) failed.push({ file: f.file, reason: f.error.message });
+  const tools = host.listTools().map((t) => ({ name: t.name, description: t.description ?? '', file: t.file ?? '' }));
+  await host.close();
+  return { tools, failed };
+}
+
+function isDir(p: string): boolean {
+  try {
+    return fs.statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
 }

@@ -4,6 +4,7 @@ import { graphRuntime, type NodeExecutionRecord } from '../../modules/graph';
 interface RunFlags {
   args: string;
   trace?: boolean;
+  mcpConfig?: string[];
 }
 
 /** Longest output summary in the trace table, in characters (the rest is cut and marked with "..."). */
@@ -24,6 +25,7 @@ export function runCommand(): Command {
     .argument('<tool>', 'name of the graph tool to run')
     .option('--args <json>', 'the tool arguments as a JSON object', '{}')
     .option('--trace', 'print every node execution (index, node, type, ms, output) to stderr')
+    .option('--mcp-config <file>', 'MCP server definitions ({"mcpServers": {...}}) merged into the graph\'s servers, repeatable (mcpgraph -m)', (v: string, prev: string[] = []) => [...prev, v])
     .action(async (graph: string, toolName: string, flags: RunFlags) => {
       process.exitCode = await run(graph, toolName, flags);
     });
@@ -41,12 +43,13 @@ async function run(graph: string, toolName: string, flags: RunFlags): Promise<nu
     return fail(`--args is not valid JSON: ${(e as Error).message}`);
   }
 
-  const { loadGraph, SdkMcpClientPool } = graphRuntime();
+  const { loadGraph, SdkMcpClientPool, readMcpConfigFiles } = graphRuntime();
   const { packageVersion } = await import('../../kernel/config/package-root');
   const pool = new SdkMcpClientPool({ clientInfo: { name: 'workgraph', version: packageVersion() } });
   let host;
   try {
-    host = await loadGraph(graph, { mcpClientPool: pool });
+    const mcpServers = flags.mcpConfig?.length ? readMcpConfigFiles(flags.mcpConfig) : undefined;
+    host = await loadGraph(graph, { mcpClientPool: pool, ...(mcpServers ? { mcpServers } : {}) });
   } catch (e) {
     await pool.closeAll();
     return fail((e as Error).message);

@@ -1,6 +1,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { ConfigFileError } from '../config-file';
 
 /** `workgraph serve`: MCP over stdio. Modules are loaded here, lazily, so `--help` stays fast. */
 export function serveCommand(): Command {
@@ -17,6 +18,9 @@ export function serveCommand(): Command {
       const { createServerCore } = await import('../../server/server-core');
       const { runServer } = await import('../../server/run-server');
       const config = resolveConfig(flags);
+      if (config.onlyGraphs && config.graphPaths.length === 0) {
+        throw new ConfigFileError('--only-graphs serves the tools of graph files: name them with --graphs FILE (or WORKGRAPH_GRAPHS_PATH)');
+      }
       const logger = PinoLogger.create(config.logLevel);
       // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
       // handled, the write fails with EFBIG instead and the tool answers storage_error with nothing changed.

@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { TasksTokens, type ProjectGraphView } from '../../modules/tasks';
 import type { UseCase } from '../../kernel/use-case';
@@ -25,7 +26,10 @@ export function tasksCommand(): Command {
         const view = await useCase.execute({ project }, noopCallContext());
         console.log(flags.mermaid ? view.mermaid : formatTaskTable(view));
       } catch (e) {
-        console.error(`workgraph tasks: ${(e as Error).message}`);
+        // Name the folder searched: the usual cause is a server that ran with another --data-dir.
+        const notFound = (e as { code?: string }).code === 'not_found';
+        const where = notFound ? ` (searched ${path.join(config.dataDir, 'projects')}; data dir from --data-dir, WORKGRAPH_DATA_DIR or the default; \`workgraph projects\` lists what is there)` : '';
+        console.error(`workgraph tasks: ${(e as Error).message}${where}`);
         process.exitCode = 1;
       }
     });

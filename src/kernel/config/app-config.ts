@@ -1,3 +1,7 @@
+/** The modules a server can serve; `--modules` / WORKGRAPH_MODULES pick some of them. */
+export const MODULE_NAMES = ['workflow', 'graph', 'tasks', 'knowledge'] as const;
+export type ModuleName = (typeof MODULE_NAMES)[number];
+
 /** A workflow source folder, in override order (later sources override earlier ones by workflow id). */
 export interface WorkflowSource {
   dir: string;
@@ -24,6 +28,8 @@ export interface AppConfig {
   logLevel: string;
   /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
   knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /** Graph runs recorded in `<data-dir>/graph-runs/` per tool (env WORKGRAPH_GRAPH_RUNS_KEEP; 0 records none). Default 20. */
+  graphRunsPerTool: number;
   /**
    * PostgreSQL instead of the data dir for the stores that support it (--database-url, WORKGRAPH_DATABASE_URL).
    * Default: none (files). `poolSize` default 10 (--database-pool-size).
@@ -33,6 +39,18 @@ export interface AppConfig {
   workflowCacheTtlMs: number;
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
   outputTailBytes: number;
+  /**
+   * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
+   * plain JSON-RPC workflow methods are answered only when `workflow` is served.
+   */
+  modules: ModuleName[];
+  /**
+   * `--only-graphs`: serve the graph files' tools and graph_inspect only, under the first graph file's own server
+   * name/version/title/instructions (what `mcpgraph -g FILE` serves). Default false.
+   */
+  onlyGraphs: boolean;
+  /** `--mcp-config FILE` (repeatable; mcpgraph's `-m`): MCP server definitions merged into every graph's servers. */
+  mcpConfigFiles: string[];
   /**
    * How long in-flight calls may finish once shutdown starts (signal, end of stdin) before they are cancelled
    * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.

@@ -1,13 +1,15 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AppConfig } from './app-config';
+import { MODULE_NAMES, type AppConfig } from './app-config';
 
 /**
  * The one place defaults live (used by the CLI's resolveConfig, the container and the tests). Every setting a
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, validation output tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
+ * files, the last 20 graph runs per tool recorded, validation output
+ * tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
@@ -20,6 +22,10 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
     workflowCacheTtlMs: 5_000,
     outputTailBytes: 8 * 1024,
+    graphRunsPerTool: 20,
+    modules: [...MODULE_NAMES],
+    onlyGraphs: false,
+    mcpConfigFiles: [],
     shutdownGraceMs: 10_000,
   };
 }

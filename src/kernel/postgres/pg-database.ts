@@ -82,6 +82,9 @@ export class PgDatabase implements SqlRunner {
       throw toStoreError(e, this.url, 'cannot connect to the database');
     }
     let broken = false;
+    // A connection lost while checked out emits 'error' on the client; unhandled, it would end the process.
+    const onError = () => (broken = true);
+    client.on('error', onError);
     const tx: SqlRunner = {
       query: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []) => {
         try {
@@ -102,14 +105,17 @@ export class PgDatabase implements SqlRunner {
       if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
       throw toStoreError(e, this.url, 'database transaction failed');
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }
 
-  /** A dedicated connection (for LISTEN); the caller releases it. */
+  /** A dedicated connection (for LISTEN, migrations); the caller releases it. Its connection errors never crash. */
   async connect(): Promise<PoolClient> {
     try {
-      return await this.pool.connect();
+      const client = await this.pool.connect();
+      if (client.listenerCount('error') === 0) client.on('error', () => undefined);
+      return client;
     } catch (e) {
       throw toStoreError(e, this.url, 'cannot connect to the database');
     }

@@ -1,6 +1,14 @@
-import { Lifecycle as Scope, type DependencyContainer } from 'tsyringe';
+import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
+import type { Logger } from '../../kernel/logger';
+import type { GraphRunStore } from './application/ports/graph-run-store';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { InspectGraphExecution } from './application/use-cases/inspect-graph-execution';
+import { ListGraphRuns } from './application/use-cases/list-graph-runs';
+import { GetGraphRun } from './application/use-cases/get-graph-run';
+import { GetGraphRunExecution } from './application/use-cases/get-graph-run-execution';
+import { ListGraphTools } from './application/use-cases/list-graph-tools';
+import { DescribeGraphTool } from './application/use-cases/describe-graph-tool';
+import { RunGraphTool } from './application/use-cases/run-graph-tool';
 import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
@@ -21,7 +29,13 @@ function builtinToolNames(c: DependencyContainer): string[] {
   return registry.list().filter((t) => registry.originOf(t.name) === 'builtin').map((t) => t.name);
 }
 
-export const graphModule: ModuleRegistration = (container) => {
+/** A failed run record is logged, never thrown: the run's own answer is unaffected. */
+function recordErrorLogger(c: DependencyContainer): (err: unknown, executionId: string) => void {
+  const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;
+  return (err, executionId) => logger?.warn('graph run not recorded', { executionId, err: (err as Error)?.message ?? String(err) });
+}
+
+export const graphModule: ModuleRegistration = (container, config) => {
   let host: GraphHost | undefined;
   container.register(GraphTokens.GraphHost, {
     useFactory: (c) => {
@@ -29,13 +43,30 @@ export const graphModule: ModuleRegistration = (container) => {
       // Required on first resolve: jsonata, json-logic-js, yaml and Ajv stay out of the server's cold start.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { GraphHost: Host } = require('./infrastructure/graph-host') as typeof import('./infrastructure/graph-host');
+      const { readMcpConfigFiles } = require('./infrastructure/mcp-config-file') as typeof import('./infrastructure/mcp-config-file');
+      const mcpConfigFiles = config.mcpConfigFiles ?? [];
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
+        ...((config?.graphRunsPerTool ?? 0) > 0 ? { runStore: c.resolve<GraphRunStore>(GraphTokens.GraphRunStore), onRecordError: recordErrorLogger(c) } : {}),
+        ...(mcpConfigFiles.length > 0 ? { mcpServers: readMcpConfigFiles(mcpConfigFiles) } : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),
       }));
     },
   });
+  container.register(GraphTokens.GraphRunStore, {
+    useFactory: instanceCachingFactory(() => {
+      const { FileGraphRunStore } = require('./infrastructure/file-graph-run-store') as typeof import('./infrastructure/file-graph-run-store');
+      return new FileGraphRunStore(config.dataDir, config.graphRunsPerTool);
+    }),
+  });
   container.register(GraphTokens.InspectGraphExecution, { useClass: InspectGraphExecution }, { lifecycle: Scope.Singleton });
+  // Read by the dashboard (recorded runs, drawings) and its run form.
+  container.register(GraphTokens.ListGraphRuns, { useClass: ListGraphRuns }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.GetGraphRun, { useClass: GetGraphRun }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.GetGraphRunExecution, { useClass: GetGraphRunExecution }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.ListGraphTools, { useClass: ListGraphTools }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.DescribeGraphTool, { useClass: DescribeGraphTool }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.RunGraphTool, { useClass: RunGraphTool }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
   }

@@ -10,3 +10,4 @@ export { SdkMcpClientPool } from './infrastructure/mcp/sdk-mcp-client-pool';
 export { GraphRunner } from './application/graph-runner';
 export { DEFAULT_EXPRESSION_LIMITS } from './application/engine/jsonata-expression';
 export { DEFAULT_EXECUTION_LIMITS } from './domain/types';
+export { readMcpConfigFiles } from './infrastructure/mcp-config-file';

@@ -48,3 +48,5 @@ export const registerMcpClientPoolModule: ModuleRegistration = (container, confi
 export function graphRuntime(): typeof import('./graph.runtime') {
   return require('./graph.runtime') as typeof import('./graph.runtime');
 }
+export type { GraphRunRecord, GraphRunSummary, GraphDrawing } from './domain/graph-run-record';
+export type { GraphRunStore } from './application/ports/graph-run-store';

@@ -11,6 +11,9 @@ import { ListNodes } from './application/use-cases/list-nodes';
 import { GetNode } from './application/use-cases/get-node';
 import { DeleteNodes } from './application/use-cases/delete-nodes';
 import { RestoreNodes } from './application/use-cases/restore-nodes';
+import { ListDeletedNodes } from './application/use-cases/list-deleted-nodes';
+import { ListKnowledgeBackups } from './application/use-cases/list-knowledge-backups';
+import { ListKnowledgeProjects } from './application/use-cases/list-knowledge-projects';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /** The knowledge module: one NDJSON store for the data dir (shared), an id generator, and the five use cases. */
@@ -31,4 +34,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
   container.register(KnowledgeTokens.GetKnowledgeNode, { useClass: GetNode }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.DeleteKnowledgeNodes, { useClass: DeleteNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.RestoreKnowledgeNodes, { useClass: RestoreNodes }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.ListDeletedKnowledgeNodes, { useClass: ListDeletedNodes }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.ListKnowledgeProjects, { useClass: ListKnowledgeProjects }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.ListKnowledgeBackups, { useClass: ListKnowledgeBackups }, { lifecycle: Lifecycle.Singleton });
 };

@@ -8,6 +8,7 @@ export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
 export { tasksMigrations } from './infrastructure/postgres/tasks-migrations';
 export type { ProjectGraphView } from './application/services/task-graph-views';
+export type { TaskGraphStore } from './application/ports/task-graph-store';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 
 /** The tasks module's data-dir (file) migration steps (loaded when a migration runs, not at start). */

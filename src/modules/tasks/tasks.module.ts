@@ -1,6 +1,8 @@
 import { Lifecycle, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import { GetProjectGraph } from './application/use-cases/get-project-graph';
+import { GetTaskDetails } from './application/use-cases/get-task-details';
+import { ListTaskProjects } from './application/use-cases/list-task-projects';
 import { GetReadyTasks } from './application/use-cases/get-ready-tasks';
 import { InitProjectGraph } from './application/use-cases/init-project-graph';
 import { ResetTaskNode } from './application/use-cases/reset-task-node';
@@ -78,6 +80,8 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(TasksTokens.ValidateTaskLoop, { useClass: ValidateTaskLoop }, singleton);
   container.register(TasksTokens.ResetTaskNode, { useClass: ResetTaskNode }, singleton);
   container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
+  container.register(TasksTokens.ListTaskProjects, { useClass: ListTaskProjects }, singleton);
+  container.register(TasksTokens.GetTaskDetails, { useClass: GetTaskDetails }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown(

@@ -123,11 +123,16 @@ describe('GraphFileLoader: load-time checks name file, tool, node and line', () 
     expect(err.message).toMatch(/bad\.yaml:11:9: tool 't', node 'x': JSONata syntax error at character \d+: /);
   });
 
-  it('JSONata syntax valid in mcp args', async () => {
+  it('JSONata syntax valid in mcp args ({expr} args; an older-rule $-string that is not JSONata stays a literal)', async () => {
     const err = await loadError(toolFile(`      - { id: "in", type: "entry", next: "call" }
-      - { id: "call", type: "mcp", server: "known", tool: "x", args: { a: "$.in.(" }, next: "out" }
+      - { id: "call", type: "mcp", server: "known", tool: "x", args: { a: { expr: "$.in.(" } }, next: "out" }
 ` + exit));
     expect(err.message).toMatch(/tool 't', node 'call': JSONata syntax error/);
+    const file = await write('older-rule.yaml', toolFile(`      - { id: "in", type: "entry", next: "call" }
+      - { id: "call", type: "mcp", server: "known", tool: "x", args: { a: "$.in.(" }, next: "out" }
+` + exit));
+    const graph = await new GraphFileLoader().load(file);
+    expect(graph.warnings.map((w) => w.message)).toEqual([expect.stringContaining('argument "$.in.(" starts with \'$\' but is not valid JSONata')]);
   });
 
   it('JSON Logic valid (operators and var expressions)', async () => {

@@ -61,7 +61,7 @@ describe('loadGraph / GraphHost', () => {
 
   it('refuses a tool named like a built-in tool', async () => {
     await expect(loadGraph(sumToNFile, { reservedToolNames: ['workflow_list', 'sum_to_n'] })).rejects.toThrow(
-      `${sumToNFile}: tool 'sum_to_n' clashes with the built-in tool of the same name`,
+      `${sumToNFile}: tool 'sum_to_n' clashes with workgraph's built-in tool 'sum_to_n'`,
     );
   });
 
@@ -91,5 +91,63 @@ describe('loadGraph / GraphHost', () => {
     expect(host.getExecutionByIndex(executionId, 0).output).toEqual({ n: 3 });
     expect(host.getContextForExecution(executionId, 2)).toEqual({ entry_sum: { n: 3 }, increment_node: { counter: 1, sum: 1, target: 3 } });
     expect(host.listExecutions().map((e) => e.executionId)).toEqual([executionId]);
+  });
+});
+
+describe('mcpgraph drop-in details of the loader', () => {
+  it('keeps a $-string that is not JSONata ("$5.00") as a literal with a load warning, in the older argument rule', async () => {
+    const text = (await fs.readFile(path.join(fixtures, 'older-format.yaml'), 'utf8')).replace('label: "plain text"', 'label: "$5.00"');
+    const file = path.join(dir, 'price.yaml');
+    await fs.writeFile(file, text);
+    const pool = new FakeMcpClientPool(() => ({ content: [{ type: 'text', text: '{"entries": ["a"]}' }] }));
+    const host = await loadGraph(file, { mcpClientPool: pool });
+    const warnings = host.graphs()[0]!.warnings.map((w) => w.message);
+    expect(warnings).toEqual([expect.stringContaining('argument "$5.00" starts with \'$\' but is not valid JSONata')]);
+    await host.executeTool('older_list', { dir: '/x' }).promise;
+    expect(pool.calls[0]!.args).toEqual({ path: '/x', label: '$5.00' });
+  });
+
+  it('a file without tools loads with a warning and serves nothing', async () => {
+    const file = path.join(dir, 'empty.yaml');
+    await fs.writeFile(file, 'server: { name: "empty", version: "1" }\n');
+    const host = await loadGraph(file);
+    expect(host.listTools()).toEqual([]);
+    expect(host.graphs()[0]!.warnings.map((w) => w.message)).toEqual(['the file declares no tools: it loads, but serves nothing']);
+  });
+
+  it('merges mcpServers given by the host options (--mcp-config) under the file\'s own', async () => {
+    const text = (await fs.readFile(path.join(fixtures, 'older-format.yaml'), 'utf8')).replace(/servers:\n  files:\n    command: "node"\n    args: \["fake-server.js"\]\n/, '');
+    const file = path.join(dir, 'no-servers.yaml');
+    await fs.writeFile(file, text);
+    await expect(loadGraph(file)).rejects.toThrow(/files/);
+    const host = await loadGraph(file, { mcpServers: { files: { command: 'from-config' } } });
+    expect(host.graphs()[0]!.config.mcpServers.files).toEqual({ command: 'from-config' });
+    const own = await loadGraph(path.join(fixtures, 'older-format.yaml'), { mcpServers: { files: { command: 'from-config' } } });
+    expect(own.graphs()[0]!.config.mcpServers.files).toEqual({ command: 'node', args: ['fake-server.js'] });
+  });
+
+  it('reports every problem of a file in one pass: a missing outputSchema does not hide a JSONata error', async () => {
+    const file = path.join(dir, 'two-problems.json');
+    await fs.writeFile(
+      file,
+      JSON.stringify({
+        server: { name: 's', version: '1' },
+        tools: [
+          {
+            name: 't',
+            description: 'd',
+            inputSchema: { type: 'object' },
+            nodes: [
+              { id: 'entry', type: 'entry', next: 'bad' },
+              { id: 'bad', type: 'transform', transform: { expr: '$.a +' }, next: 'exit' },
+              { id: 'exit', type: 'exit' },
+            ],
+          },
+        ],
+      }),
+    );
+    const { GraphFileLoader } = await import('../../../src/modules/graph/infrastructure/graph-file-loader');
+    const problems = (await new GraphFileLoader().check(file)).map((p) => p.message);
+    expect(problems).toEqual([expect.stringContaining("missing required property 'outputSchema'"), expect.stringMatching(/bad.*JSONata|JSONata.*bad/)]);
   });
 });

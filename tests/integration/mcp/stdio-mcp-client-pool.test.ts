@@ -155,6 +155,16 @@ describe('SdkMcpClientPool over stdio', () => {
     }
   });
 
+  it("keeps the line that explains a failed start (Node's 'Cannot find module'), not only the end of the stack", async () => {
+    const missing = path.join(os.tmpdir(), 'wg-no-such-dir', 'missing-server.js');
+    const server: McpServerRef = { name: 'nomodule', config: { command: process.execPath, args: [missing] } };
+    const error = (await pool.callTool(server, 'echo', {}).catch((e: unknown) => e)) as ExternalToolError;
+    expect(error).toBeInstanceOf(ExternalToolError);
+    expect(error.message).toContain(`Cannot find module '${missing}'`);
+    expect(error.message).toMatch(/Node\.js v\d+/);
+    expect(error.message).not.toMatch(/\n/);
+  });
+
   it('names a command that does not exist', async () => {
     const server: McpServerRef = { name: 'ghost', config: { command: 'workgraph-no-such-command-xyz' } };
     const error = (await pool.callTool(server, 'echo', {}).catch((e: unknown) => e)) as ExternalToolError;

@@ -92,7 +92,8 @@ describe('JSONata cannot reach the process', () => {
     const out = await probe(expr);
     expect(out.result).toBeUndefined();
     expect(out.error!.code).toBe('expression_error');
-    expect(out.error!.message).toBe("node 'probe': transform expression failed: Attempted to invoke a non-function (T1006)");
+    // The message names what was called (as written, `$` included) and where.
+    expect(out.error!.message).toMatch(/^node 'probe': transform expression failed: Attempted to invoke a non-function \(T1006\) at \$?(require|function|Function|constructor) \(character \d+\)$/);
   });
 
   it('$eval of a call into JS is refused the same way, wrapped by $eval', async () => {
@@ -100,7 +101,7 @@ describe('JSONata cannot reach the process', () => {
     expect(out.result).toBeUndefined();
     expect(out.error!.message).toBe(
       'node \'probe\': transform expression failed: Dynamic error evaluating the expression passed to function eval: ' +
-        '"Attempted to invoke a non-function" (D3121)',
+        '"Attempted to invoke a non-function" (D3121) at $eval (character 16)',
     );
   });
 
@@ -134,15 +135,16 @@ describe('JSONata evaluations are time-bounded', () => {
   it('an infinite (tail-recursive) loop in a transform ends at the time limit, naming the node', async () => {
     const err = await runaway([{ id: 'spin', type: 'transform', transform: { expr: '($loop := function($i){ $loop($i + 1) }; $loop(0))' }, next: 'exit' }]);
     expect(err.code).toBe('expression_error');
-    expect(err.message).toBe(
-      "node 'spin': transform expression failed: Evaluation timeout after 300 milliseconds. Check for infinite loop (D1012)",
+    // Where the clock check lands varies with load; the message names the step it stopped at.
+    expect(err.message).toMatch(
+      /^node 'spin': transform expression failed: Evaluation timeout after 300 milliseconds\. Check for infinite loop \(D1012\)( at \S+ \(character \d+\))?$/,
     );
     expect(err.details).toMatchObject({ node: 'spin', expression: '($loop := function($i){ $loop($i + 1) }; $loop(0))' });
   });
 
   it('a very long evaluation (ten million steps) ends at the time limit', async () => {
     const err = await runaway([{ id: 'long', type: 'transform', transform: { expr: '$sum([1..10000000].($ * 2))' }, next: 'exit' }]);
-    expect(err.message).toMatch(/^node 'long': transform expression failed: Evaluation timeout after 300 milliseconds.*\(D1012\)$/);
+    expect(err.message).toMatch(/^node 'long': transform expression failed: Evaluation timeout after 300 milliseconds.*\(D1012\)( at .*)?$/);
   });
 
   it('non-terminating non-tail recursion ends at the stack depth limit, naming the node', async () => {
@@ -153,7 +155,7 @@ describe('JSONata evaluations are time-bounded', () => {
       { timeoutMs: 60_000, stackDepth: 500 },
     );
     expect(err.code).toBe('expression_error');
-    expect(err.message).toMatch(/^node 'deep': transform expression failed: (Stack overflow.*\(D1011\)|stack depth exceeded.*)$/);
+    expect(err.message).toMatch(/^node 'deep': transform expression failed: (Stack overflow.*\(D1011\)( at .*)?|stack depth exceeded.*)$/);
   });
 
   it('an expression the agent supplies through $eval of an argument is bounded the same way', async () => {
@@ -164,7 +166,7 @@ describe('JSONata evaluations are time-bounded', () => {
     // $eval reports the inner timeout as its own dynamic error (D3121), quoting it.
     expect(err.message).toBe(
       "node 'evaluator': transform expression failed: Dynamic error evaluating the expression passed to function eval: " +
-        '"Evaluation timeout after 300 milliseconds. Check for infinite loop" (D3121)',
+        '"Evaluation timeout after 300 milliseconds. Check for infinite loop" (D3121) at $eval (character 6)',
     );
   });
 
@@ -176,7 +178,7 @@ describe('JSONata evaluations are time-bounded', () => {
         conditions: [{ rule: { '==': [{ var: '($loop := function($i){ $loop($i + 1) }; $loop(0))' }, 1] }, target: 'exit' }, { target: 'exit' }],
       },
     ]);
-    expect(err.message).toMatch(/^node 'route': conditions\[0\] rule failed: Evaluation timeout after 300 milliseconds.*\(D1012\)$/);
+    expect(err.message).toMatch(/^node 'route': conditions\[0\] rule failed: Evaluation timeout after 300 milliseconds.*\(D1012\)( at .*)?$/);
   });
 
   it('the limit applies to each evaluation: a loop of many quick evaluations is not cut by it', async () => {

@@ -7,14 +7,16 @@ import { migrate } from '../../../src/kernel/postgres/migrations';
 import { FileTaskGraphStore } from '../../../src/modules/tasks/infrastructure/file-task-graph-store';
 import { PgTaskGraphStore } from '../../../src/modules/tasks/infrastructure/postgres/pg-task-graph-store';
 import { tasksMigrations } from '../../../src/modules/tasks/infrastructure/postgres/tasks-migrations';
-import { taskGraphStoreContract } from '../../contracts/task-graph-store.contract';
+import { taskGraphStoreContract, taskGraphStoreImportContract } from '../../contracts/task-graph-store.contract';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 
 /** The TaskGraphStore contract against every adapter: the data-dir files and a real PostgreSQL server. */
-taskGraphStoreContract('files', async () => {
+const files = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-tasks-contract-'));
   return { store: new FileTaskGraphStore(new ProjectLayout(dir)), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-});
+};
+taskGraphStoreContract('files', files);
+taskGraphStoreImportContract('files', files);
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -22,8 +24,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => pg?.stop());
 
-taskGraphStoreContract('postgresql', async () => {
+const postgres = async () => {
   const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 12 });
   await migrate(db, tasksMigrations);
   return { store: new PgTaskGraphStore(db), cleanup: () => db.close() };
-});
+};
+taskGraphStoreContract('postgresql', postgres);
+taskGraphStoreImportContract('postgresql', postgres);

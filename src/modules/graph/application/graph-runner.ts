@@ -1,11 +1,13 @@
 import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
-import type { NodeExecutionRecord } from '../domain/types';
+import type { GraphTool, NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
+import type { GraphRunStore } from './ports/graph-run-store';
 import type { McpClientPool } from './ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
+import { buildRunRecord } from './engine/run-record-builder';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -17,6 +19,15 @@ export interface GraphRunnerOptions {
   yieldEveryMs?: number;
   /** Default: setImmediate. */
   yieldToEventLoop?: () => Promise<void>;
+  /**
+   * Where finished runs are recorded (the dashboard and other processes read them). Recording happens after the run
+   * ended, on a later turn of the event loop: the engine's loop never waits for it. Default: not recorded.
+   */
+  runStore?: GraphRunStore;
+  /** Node executions kept per recorded run (the last ones). Default 10,000. */
+  maxRecordedExecutions?: number;
+  /** Told when a record could not be written (the run's own answer is unaffected). */
+  onRecordError?: (err: unknown, executionId: string) => void;
 }
 
 /** A graph tool as exposed: name, description and schemas (output schema always an object schema). */
@@ -74,11 +85,14 @@ export class GraphRunner {
       for (const [name, tool] of g.tools) {
         const file = g.config.file ?? '(in-memory graph)';
         if (reservedSet.has(name)) {
-          throw new InvalidGraphError(`${file}: tool '${name}' clashes with the built-in tool of the same name`, {
-            file,
-            tool: name,
-            ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
-          });
+          throw new InvalidGraphError(
+            `${file}: tool '${name}' clashes with workgraph's built-in tool '${name}'; this file is not served (the others are): rename the tool, or serve the file alone as mcpgraph does with \`workgraph serve --graphs ${file} --only-graphs\` (or leave that module out with --modules)`,
+            {
+              file,
+              tool: name,
+              ...(tool.tool.position ? { line: tool.tool.position.line } : {}),
+            },
+          );
         }
         const other = next.get(name);
         if (other) {
@@ -104,6 +118,12 @@ export class GraphRunner {
       ...(graph.file ? { file: graph.file } : {}),
       graph: graph.server.title ?? graph.server.name,
     }));
+  }
+
+  /** The definition of a served tool (its nodes, as loaded) and the file declaring it, or undefined. */
+  toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
+    const c = this.tools.get(name);
+    return c ? { tool: c.tool, ...(c.graph.file ? { file: c.graph.file } : {}) } : undefined;
   }
 
   hasTool(name: string): boolean {
@@ -136,6 +156,16 @@ export class GraphRunner {
     this.runs.add(run);
     const prune = (): void => this.runs.prune();
     run.promise.then(prune, prune);
+    const store = this.options.runStore;
+    if (store) {
+      const record = (): void => {
+        setImmediate(() => {
+          const rec = buildRunRecord(run.getState(), args ?? {}, { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name }, this.options.maxRecordedExecutions);
+          store.save(rec).catch((err) => this.options.onRecordError?.(err, executionId));
+        });
+      };
+      run.promise.then(record, record);
+    }
     return { executionId, promise: run.promise, controller: run };
   }
 

@@ -3,4 +3,11 @@ export const GraphTokens = {
   McpClientPool: Symbol.for('workgraph.McpClientPool'),
   GraphHost: Symbol.for('workgraph.GraphHost'),
   InspectGraphExecution: Symbol.for('workgraph.InspectGraphExecution'),
+  GraphRunStore: Symbol.for('workgraph.GraphRunStore'),
+  ListGraphRuns: Symbol.for('workgraph.ListGraphRuns'),
+  GetGraphRun: Symbol.for('workgraph.GetGraphRun'),
+  GetGraphRunExecution: Symbol.for('workgraph.GetGraphRunExecution'),
+  ListGraphTools: Symbol.for('workgraph.ListGraphTools'),
+  DescribeGraphTool: Symbol.for('workgraph.DescribeGraphTool'),
+  RunGraphTool: Symbol.for('workgraph.RunGraphTool'),
 } as const;

@@ -226,7 +226,7 @@ function readArgs(value: unknown, path: DocPath, tool: string | undefined, node:
     }
     return { kind: 'object', entries: Object.entries(value).map(([k, v]) => [k, readArgs(v, [...path, k], tool, node, ctx)]) };
   }
-  if (!ctx.exprArgs && typeof value === 'string' && value.startsWith('$')) return { kind: 'expr', expr: value };
+  if (!ctx.exprArgs && typeof value === 'string' && value.startsWith('$')) return { kind: 'expr', expr: value, dollarString: true };
   return { kind: 'literal', value };
 }
 

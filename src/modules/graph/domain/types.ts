@@ -16,7 +16,8 @@ export type McpServerConfig =
       env?: Record<string, string>;
     }
   | {
-      type: 'http' | 'streamableHttp';
+      /** `sse`: the older HTTP+SSE transport (MCP 2024-11-05), for servers that have not moved to streamable HTTP. */
+      type: 'http' | 'streamableHttp' | 'sse';
       url: string;
       headers?: Record<string, string>;
     };
@@ -60,7 +61,11 @@ export interface SourcePosition {
  */
 export type ArgTemplate =
   | { kind: 'literal'; value: unknown }
-  | { kind: 'expr'; expr: string }
+  /**
+   * `dollarString`: read with the older rule (a string starting with `$` is JSONata). Such a string that is not valid
+   * JSONata (`"$5.00"`) stays a literal, with a load warning, instead of failing the file.
+   */
+  | { kind: 'expr'; expr: string; dollarString?: true }
   | { kind: 'object'; entries: Array<[string, ArgTemplate]> }
   | { kind: 'array'; items: ArgTemplate[] };
 

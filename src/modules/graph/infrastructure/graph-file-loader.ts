@@ -8,6 +8,7 @@ import { normalizeGraphConfig } from '../domain/normalize-graph-config';
 import { compileGraph, type CompileOptions, type CompiledGraph } from '../application/engine/compiled-graph';
 import { packageRoot } from '../../../kernel/config/package-root';
 import { parseGraphDocument } from './graph-document';
+import type { McpServerConfig } from '../domain/types';
 
 /** One problem of a graph file, as `workgraph validate` prints it: `file:line:column: message`. */
 export interface GraphFileProblem {
@@ -28,10 +29,19 @@ export function graphSchemaPath(): string {
  * reachability, duplicate ids) → compile (JSONata, JSON Logic, input schemas). Each problem names file, tool, node and
  * line. The schema is compiled once per loader.
  */
+/** Options of {@link GraphFileLoader}. */
+export interface GraphFileLoaderOptions extends CompileOptions {
+  /**
+   * MCP server definitions merged into every graph's servers (`--mcp-config FILE`, mcpgraph's `-m`); a graph's own
+   * definition of the same name wins.
+   */
+  mcpServers?: Record<string, McpServerConfig>;
+}
+
 export class GraphFileLoader {
   private schemaValidator?: ValidateFunction;
 
-  constructor(private readonly options: CompileOptions = {}) {}
+  constructor(private readonly options: GraphFileLoaderOptions = {}) {}
 
   /**
    * Loads and compiles one file.
@@ -75,16 +85,38 @@ export class GraphFileLoader {
     const doc = parseGraphDocument(text, file);
     if (!doc.ok) return { issues: doc.errors.map((e) => ({ message: e.message, position: e.position })) };
 
+    // Every stage runs even when an earlier one found problems, so one pass reports them all (a missing outputSchema
+    // does not hide a JSONata error). normalizeGraphConfig reports rather than throws on malformed input; the later
+    // stages are guarded all the same, since they were written for documents that passed the schema.
+    const issues = new IssueList();
     const schemaIssues = await this.schemaIssues(doc.value, doc.positionOf);
-    if (schemaIssues.length > 0) return { issues: schemaIssues };
+    issues.add(schemaIssues);
+    const schemaOk = schemaIssues.length === 0;
+    // A later stage's problem with a tool or node the schema already faulted is the same problem in other words.
+    const faulted = new Set(schemaIssues.map((i) => `${i.tool ?? ''}\u0000${i.node ?? ''}`));
+    const addLater = (found: readonly GraphIssue[]) => issues.add(found.filter((i) => !faulted.has(`${i.tool ?? ''}\u0000${i.node ?? ''}`)));
 
-    const { config, issues } = normalizeGraphConfig(doc.value, doc.positionOf);
+    const { config, issues: shapeIssues } = normalizeGraphConfig(doc.value, doc.positionOf);
     config.file = file;
-    issues.push(...checkGraph(config));
-    if (issues.length > 0) return { issues };
-
-    const compiled = compileGraph(config, this.options);
-    if (compiled.issues.length > 0) return { issues: compiled.issues };
+    // --mcp-config servers first, the file's own servers win (as mcpgraph -m merges them).
+    if (this.options.mcpServers) config.mcpServers = { ...this.options.mcpServers, ...config.mcpServers };
+    addLater(shapeIssues);
+    try {
+      addLater(checkGraph(config));
+    } catch (err) {
+      if (schemaOk) throw err;
+    }
+    let compiled: ReturnType<typeof compileGraph> | undefined;
+    try {
+      compiled = compileGraph(config, this.options);
+      addLater(compiled.issues);
+    } catch (err) {
+      if (schemaOk) throw err;
+    }
+    if (issues.length > 0 || !compiled) return { issues: issues.all() };
+    if (config.tools.length === 0) {
+      compiled.graph.warnings.push({ message: 'the file declares no tools: it loads, but serves nothing' });
+    }
     return { graph: compiled.graph, issues: [] };
   }
 
@@ -106,6 +138,29 @@ export class GraphFileLoader {
       issues.push({ ...whereIn(value, docPath), message, position: positionOf(docPath) });
     }
     return issues;
+  }
+}
+
+/** Issues in the order found, each message reported once per position (stages can find the same problem). */
+class IssueList {
+  private readonly list: GraphIssue[] = [];
+  private readonly seen = new Set<string>();
+
+  get length(): number {
+    return this.list.length;
+  }
+
+  add(issues: readonly GraphIssue[]): void {
+    for (const i of issues) {
+      const key = `${i.position?.line ?? ''}:${describeIssue(i)}`;
+      if (this.seen.has(key)) continue;
+      this.seen.add(key);
+      this.list.push(i);
+    }
+  }
+
+  all(): GraphIssue[] {
+    return [...this.list];
   }
 }
 

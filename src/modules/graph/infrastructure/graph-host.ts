@@ -1,13 +1,13 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../../kernel/errors';
-import type { NodeExecutionRecord } from '../domain/types';
-import type { CompileOptions, CompiledGraph } from '../application/engine/compiled-graph';
+import type { GraphConfig, GraphTool, NodeExecutionRecord } from '../domain/types';
+import type { CompiledGraph } from '../application/engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../application/engine/execution-types';
 import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../application/graph-runner';
-import { GraphFileLoader } from './graph-file-loader';
+import { GraphFileLoader, type GraphFileLoaderOptions } from './graph-file-loader';
 
-export interface LoadGraphOptions extends CompileOptions, GraphRunnerOptions {
+export interface LoadGraphOptions extends GraphFileLoaderOptions, GraphRunnerOptions {
   /** Tool names the graphs may not use (the server's built-in tools). */
   reservedToolNames?: Iterable<string>;
 }
@@ -94,6 +94,16 @@ export class GraphHost {
 
   listTools(): GraphToolInfo[] {
     return this.runner.listTools();
+  }
+
+  /** See GraphRunner.toolDefinition. */
+  toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
+    return this.runner.toolDefinition(name);
+  }
+
+  /** Reads and checks a graph file without serving it (to draw the graph of a recorded run). */
+  async readGraphFile(file: string): Promise<GraphConfig> {
+    return (await this.loader.load(path.resolve(file))).config;
   }
 
   hasTool(name: string): boolean {

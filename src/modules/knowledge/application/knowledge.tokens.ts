@@ -7,4 +7,7 @@ export const KnowledgeTokens = {
   GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
   DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
   RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
+  ListDeletedKnowledgeNodes: Symbol.for('workgraph.ListDeletedKnowledgeNodes'),
+  ListKnowledgeProjects: Symbol.for('workgraph.ListKnowledgeProjects'),
+  ListKnowledgeBackups: Symbol.for('workgraph.ListKnowledgeBackups'),
 } as const;

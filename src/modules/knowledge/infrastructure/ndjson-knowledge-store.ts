@@ -5,7 +5,9 @@ import { systemClock } from '../../../kernel/clock';
 import {
   MALFORMED_REPORT_MAX,
   type KnowledgeGraphReader,
+  type KnowledgeBackupInfo,
   type KnowledgeGraphWriter,
+  type KnowledgeProjectInfo,
   type KnowledgeStore,
   type MalformedLine,
   type NewestFirstPage,
@@ -67,6 +69,49 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     return knowledgePaths(this.layout, project).graph;
   }
 
+  async listProjects(): Promise<KnowledgeProjectInfo[]> {
+    let ids: string[];
+    try {
+      ids = (await fs.readdir(this.layout.projectsDir)).filter((id) => /^[a-z0-9][a-z0-9-]*$/.test(id)).sort();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${this.layout.projectsDir}: ${(e as Error).message}`, { dir: this.layout.projectsDir }, { cause: e });
+    }
+    const out: KnowledgeProjectInfo[] = [];
+    for (const project of ids) {
+      const paths = knowledgePaths(this.layout, project);
+      const graph = await statOrUndefined(paths.graph);
+      const deleted = await statOrUndefined(paths.deleted);
+      if (!graph && !deleted) continue;
+      out.push({
+        project,
+        sizeBytes: graph?.size ?? 0,
+        modifiedAt: new Date(Math.max(graph?.mtimeMs ?? 0, deleted?.mtimeMs ?? 0)).toISOString(),
+        deletedSizeBytes: deleted?.size ?? 0,
+        backups: (await this.listBackups(project)).length,
+      });
+    }
+    return out;
+  }
+
+  async listBackups(project: string): Promise<KnowledgeBackupInfo[]> {
+    const dir = knowledgePaths(this.layout, project).backupDir;
+    let names: string[];
+    try {
+      names = (await fs.readdir(dir)).filter((n) => n.startsWith('knowledge_graph_') && n.endsWith('.ndjson'));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${dir}: ${(e as Error).message}`, { dir }, { cause: e });
+    }
+    const out: KnowledgeBackupInfo[] = [];
+    for (const file of names) {
+      const st = await statOrUndefined(path.join(dir, file));
+      if (st) out.push({ file, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
+    }
+    // Names carry the UTC time (and -N for the same second), so name order is time order.
+    return out.sort((a, b) => (a.file < b.file ? 1 : a.file > b.file ? -1 : 0));
+  }
+
   reader(project: string): KnowledgeGraphReader {
     return new NdjsonGraphReader(knowledgePaths(this.layout, project));
   }
@@ -85,6 +130,14 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
         ),
       this.options.lock,
     );
+  }
+}
+
+async function statOrUndefined(file: string): Promise<import('node:fs').Stats | undefined> {
+  try {
+    return await fs.stat(file);
+  } catch {
+    return undefined;
   }
 }
 

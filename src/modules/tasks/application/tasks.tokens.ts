@@ -13,4 +13,6 @@ export const TasksTokens = {
   ValidateTaskLoop: Symbol.for('workgraph.ValidateTaskLoop'),
   ResetTaskNode: Symbol.for('workgraph.ResetTaskNode'),
   ScaffoldProjectDocs: Symbol.for('workgraph.ScaffoldProjectDocs'),
+  ListTaskProjects: Symbol.for('workgraph.ListTaskProjects'),
+  GetTaskDetails: Symbol.for('workgraph.GetTaskDetails'),
 } as const;

@@ -203,6 +203,42 @@ export class FileTaskGraphStore implements TaskGraphStore {
       throw storageFailure(e, dir, `${action} project folder`, 'nothing was changed');
     }
   }
+
+  /** Every project id with a task graph file (for listings, export and the dashboard). */
+  async listProjects(): Promise<string[]> {
+    let entries: string[];
+    try {
+      entries = await fs.readdir(this.layout.projectsDir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw new StorageError(`cannot list ${this.layout.projectsDir}: ${(e as Error).message}`, { file: this.layout.projectsDir });
+    }
+    const out: string[] = [];
+    for (const id of entries.sort()) {
+      if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) continue;
+      if (await fs.stat(this.graphFile(id)).then(() => true, () => false)) out.push(id);
+    }
+    return out;
+  }
+
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+    return withFileLock(
+      this.layout.projectDir(graph.project_id),
+      async (lock) => {
+        const existing = await this.load(graph.project_id).catch(() => undefined);
+        if (existing && existing.revision === graph.revision && existing.updated_at === graph.updated_at) return 'unchanged';
+        if (existing && !opts.replace) return 'skipped';
+        lock.assertHeld();
+        // The log first, then the graph recording the log's length (the commit point, as in every write).
+        const log = logLines(transitions);
+        await writeFileAtomic(this.transitionsFile(graph.project_id), log);
+        const doc: StoredDocument = { ...graph, transition_log_bytes: Buffer.byteLength(log) };
+        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify(doc, null, 2) + '\n');
+        return 'imported';
+      },
+      this.lockOptions,
+    );
+  }
 }
 
 function damaged(file: string, problem: string): StorageError {

@@ -22,7 +22,7 @@ describe('normalizeGraphConfig', () => {
     expect(mcp.args).toEqual({
       kind: 'object',
       entries: [
-        ['path', { kind: 'expr', expr: '$.start.dir' }],
+        ['path', { kind: 'expr', expr: '$.start.dir', dollarString: true }],
         ['label', { kind: 'literal', value: 'plain text' }],
       ],
     });
@@ -74,8 +74,8 @@ describe('normalizeGraphConfig', () => {
     expect(small.args).toEqual({
       kind: 'object',
       entries: [
-        ['value', { kind: 'expr', expr: '$.entry.x' }],
-        ['nested', { kind: 'object', entries: [['list', { kind: 'array', items: [{ kind: 'expr', expr: '$string($.entry.x)' }, { kind: 'literal', value: 3 }] }]] }],
+        ['value', { kind: 'expr', expr: '$.entry.x', dollarString: true }],
+        ['nested', { kind: 'object', entries: [['list', { kind: 'array', items: [{ kind: 'expr', expr: '$string($.entry.x)', dollarString: true }, { kind: 'literal', value: 3 }] }]] }],
       ],
     });
   });

@@ -1,5 +1,5 @@
 import type { ArgTemplate } from '../../domain/types';
-import { compileJsonata, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
+import { compileJsonata, JsonataSyntaxError, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
 
 /** An `mcp` node's argument template with its JSONata compiled; literals are kept as they are. */
 export type CompiledArgs =
@@ -8,17 +8,30 @@ export type CompiledArgs =
   | { kind: 'object'; entries: Array<[string, CompiledArgs]> }
   | { kind: 'array'; items: CompiledArgs[] };
 
-/** Compiles every expression of the template. Throws JsonataSyntaxError on the first bad one. */
-export function compileArgs(template: ArgTemplate, limits: ExpressionLimits): CompiledArgs {
+/**
+ * Compiles every expression of the template. Throws JsonataSyntaxError on the first bad one — except a `$`-string of
+ * the older rule (`"$5.00"`), which mcpgraph files use for plain text too: it stays a literal and `onLiteral` is told.
+ */
+export function compileArgs(
+  template: ArgTemplate,
+  limits: ExpressionLimits,
+  onLiteral: (source: string, reason: string) => void = () => undefined,
+): CompiledArgs {
   switch (template.kind) {
     case 'literal':
       return template;
     case 'expr':
-      return { kind: 'expr', expr: compileJsonata(template.expr, limits) };
+      try {
+        return { kind: 'expr', expr: compileJsonata(template.expr, limits) };
+      } catch (err) {
+        if (!template.dollarString || !(err instanceof JsonataSyntaxError)) throw err;
+        onLiteral(template.expr, err.message);
+        return { kind: 'literal', value: template.expr };
+      }
     case 'object':
-      return { kind: 'object', entries: template.entries.map(([k, v]) => [k, compileArgs(v, limits)]) };
+      return { kind: 'object', entries: template.entries.map(([k, v]) => [k, compileArgs(v, limits, onLiteral)]) };
     case 'array':
-      return { kind: 'array', items: template.items.map((v) => compileArgs(v, limits)) };
+      return { kind: 'array', items: template.items.map((v) => compileArgs(v, limits, onLiteral)) };
   }
 }
 

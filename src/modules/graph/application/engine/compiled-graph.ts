@@ -42,7 +42,8 @@ export interface CompiledGraph {
   tools: ReadonlyMap<string, CompiledTool>;
   /**
    * What loads but deserves the author's eye, naming tool and node: regex literals that keep the native backtracking
-   * engine (lookaround, backreferences), which JSONata's time limit cannot interrupt. The server logs them at load.
+   * engine (lookaround, backreferences), which JSONata's time limit cannot interrupt; `$`-strings of the older rule
+   * that are not JSONata and stay literals; a file without tools. The server logs them at load.
    */
   warnings: GraphIssue[];
 }
@@ -68,7 +69,14 @@ export function compileGraph(config: GraphConfig, options: CompileOptions = {}):
     const nodes = new Map<string, CompiledNode>();
     for (const node of tool.nodes) {
       try {
-        const compiled = compileNode(node, limits);
+        const compiled = compileNode(node, limits, (source, reason) =>
+          warnings.push({
+            tool: tool.name,
+            node: node.id,
+            message: `argument ${JSON.stringify(source)} starts with '$' but is not valid JSONata (${reason}): it is passed as a literal string (write {expr: ...} args to make every $-string plain text)`,
+            position: node.position,
+          }),
+        );
         nodes.set(node.id, compiled);
         for (const f of regexFallbacks(compiled)) {
           warnings.push({
@@ -120,7 +128,7 @@ function argExpressions(args: CompiledArgs): CompiledJsonata[] {
   }
 }
 
-function compileNode(node: GraphNode, limits: ExpressionLimits): CompiledNode {
+function compileNode(node: GraphNode, limits: ExpressionLimits, onLiteral: (source: string, reason: string) => void): CompiledNode {
   switch (node.type) {
     case 'entry':
       return { kind: 'entry', node };
@@ -129,7 +137,7 @@ function compileNode(node: GraphNode, limits: ExpressionLimits): CompiledNode {
     case 'transform':
       return { kind: 'transform', node, expr: compileJsonata(node.expr, limits) };
     case 'mcp':
-      return { kind: 'mcp', node, args: compileArgs(node.args, limits) };
+      return { kind: 'mcp', node, args: compileArgs(node.args, limits, onLiteral) };
     case 'switch':
       return {
         kind: 'switch',

@@ -141,14 +141,30 @@ function regexLiterals(ast: unknown): RegExp[] {
  */
 export function toExpressionError(err: unknown, nodeId: string, source: string, what = 'expression'): ExpressionError {
   if (err instanceof ExpressionError) return err;
-  const e = (err ?? {}) as { code?: string; message?: string; position?: number };
+  const e = (err ?? {}) as { code?: string; message?: string; position?: number; token?: unknown };
   const reason =
     err instanceof RangeError
       ? 'stack depth exceeded (check for non-terminating recursion)'
-      : `${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}`;
+      : `${e.message ?? String(err)}${e.code ? ` (${e.code})` : ''}${failedAt(e.token, e.position, source)}`;
   return new ExpressionError(`node '${nodeId}': ${what} failed: ${reason}`, {
     node: nodeId,
     expression: source.length > 200 ? `${source.slice(0, 200)}...` : source,
     ...(typeof e.position === 'number' ? { position: e.position } : {}),
   });
+}
+
+/**
+ * Where a JSONata runtime error happened, from the `token` and `position` jsonata puts on it: ` at $notAFunction
+ * (character 14)` — the bare "Attempted to invoke a non-function (T1006)" does not say which call. The token is shown
+ * as written: with its `$` when the expression calls it as a function or variable.
+ */
+function failedAt(token: unknown, position: number | undefined, source: string): string {
+  if (typeof token !== 'string' || token === '') return '';
+  let name = token;
+  if (typeof position === 'number') {
+    const at = source.lastIndexOf(token, position);
+    if (at > 0 && source[at - 1] === '$') name = `$${token}`;
+  }
+  const where = typeof position === 'number' && position > 0 && position <= source.length ? ` (character ${position})` : '';
+  return ` at ${name}${where}`;
 }

@@ -3,6 +3,7 @@ import type { McpServerRef, McpToolCallResult } from '../../application/ports/mc
 import type { Logger } from '../../../../kernel/logger';
 import { CancelledError, ExternalToolError } from '../../../../kernel/errors';
 import { openTransport, type OpenedTransport } from './mcp-transport-factory';
+import { summarizeStderr } from './stderr-summary';
 import { StderrRingBuffer } from './stderr-ring-buffer';
 
 /** Settings one connection needs (the pool fills them from its options). */
@@ -13,8 +14,6 @@ export interface McpConnectionSettings {
   logger: Logger;
 }
 
-/** How much of the stderr tail goes into the one-line error message (all of it stays in `details.stderrTail`). */
-const MESSAGE_STDERR_CHARS = 300;
 
 /**
  * One live session with one MCP server: a started child process (stdio) or an initialized HTTP session. It does not
@@ -129,7 +128,7 @@ export class McpServerConnection {
     await new Promise((resolve) => setImmediate(resolve));
     const stderrTail = this.stderr.tail();
     const reason = describeCause(cause, this.closedFlag, this.settings.requestTimeoutMs);
-    const shortTail = stderrTail.length > MESSAGE_STDERR_CHARS ? `…${stderrTail.slice(-MESSAGE_STDERR_CHARS)}` : stderrTail;
+    const shortTail = summarizeStderr(stderrTail);
     return new ExternalToolError(
       `MCP server '${this.server.name}' tool '${tool}' ${what}: ${reason}${shortTail ? `; stderr: ${shortTail}` : ''}`,
       { server: this.server.name, tool, stderrTail },

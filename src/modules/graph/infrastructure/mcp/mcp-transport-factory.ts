@@ -21,16 +21,28 @@ const HTTP_TERMINATE_TIMEOUT_MS = 1000;
  * stdio: the command is spawned without a shell, with `env` merged over the SDK's safe default environment (HOME,
  * LOGNAME, PATH, SHELL, TERM, USER) and its stderr piped into `stderr` (never inherited: our stderr is the log).
  * HTTP (`type: http` or `streamableHttp`): streamable HTTP to `url`, `headers` sent with every request.
+ * SSE (`type: sse`): the older HTTP+SSE transport to `url`, `headers` sent with the stream and every POST.
  */
 export function openTransport(config: McpServerConfig, stderr: StderrRingBuffer): OpenedTransport {
-  return isHttp(config) ? openHttp(config) : openStdio(config, stderr);
+  if (!isHttp(config)) return openStdio(config, stderr);
+  return config.type === 'sse' ? openSse(config) : openHttp(config);
 }
 
 type HttpConfig = Extract<McpServerConfig, { url: string }>;
 type StdioConfig = Extract<McpServerConfig, { command: string }>;
 
 function isHttp(config: McpServerConfig): config is HttpConfig {
-  return config.type === 'http' || config.type === 'streamableHttp';
+  return config.type === 'http' || config.type === 'streamableHttp' || config.type === 'sse';
+}
+
+/** The older HTTP+SSE transport (an event stream from `url`, requests POSTed to the endpoint it announces). */
+function openSse(config: HttpConfig): OpenedTransport {
+  const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof import('@modelcontextprotocol/sdk/client/sse.js');
+  const headers = config.headers ? { ...config.headers } : undefined;
+  const transport = new SSEClientTransport(new URL(config.url), {
+    ...(headers ? { requestInit: { headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } } : {}),
+  });
+  return { transport, pid: () => null, terminate: async () => undefined };
 }
 
 function openHttp(config: HttpConfig): OpenedTransport {

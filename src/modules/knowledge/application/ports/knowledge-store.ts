@@ -18,6 +18,26 @@ export interface KnowledgeStore {
   withLock<T>(project: string, fn: (graph: KnowledgeGraphWriter) => Promise<T>): Promise<T>;
   /** The graph file of a project (for messages and logs). */
   graphFile(project: string): string;
+  /** The projects that have a knowledge graph (or deleted records), sorted by id. */
+  listProjects(): Promise<KnowledgeProjectInfo[]>;
+  /** A project's backups, newest first. */
+  listBackups(project: string): Promise<KnowledgeBackupInfo[]>;
+}
+
+export interface KnowledgeProjectInfo {
+  project: string;
+  sizeBytes: number;
+  /** ISO time the graph last changed. */
+  modifiedAt: string;
+  deletedSizeBytes: number;
+  backups: number;
+}
+
+export interface KnowledgeBackupInfo {
+  /** File name inside the project's backup folder. */
+  file: string;
+  sizeBytes: number;
+  modifiedAt: string;
 }
 
 /** A line of a graph or deleted file that is not a valid node/record: kept in the file as it is, and reported. */

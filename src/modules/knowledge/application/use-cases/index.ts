@@ -4,3 +4,6 @@ export * from './get-node';
 export * from './delete-nodes';
 export * from './restore-nodes';
 export * from './recalculate-summaries';
+export * from './list-deleted-nodes';
+export * from './list-knowledge-projects';
+export * from './list-knowledge-backups';

@@ -13,6 +13,8 @@ export interface ListNodesInput {
   /** Only nodes carrying every one of these tags. */
   tags?: string[];
   role?: KnowledgeRole;
+  /** Only nodes whose thought contains this text (case-insensitive). Not part of the list_nodes tool (the dashboard's filter). */
+  text?: string;
   /** Default 20, at most 200. */
   limit?: number;
   /** `nextCursor` of the previous page. */
@@ -37,11 +39,12 @@ export class ListNodes {
     const project = projectIdFromContext(input.projectContext);
     const limit = Math.min(Math.max(1, Math.floor(input.limit ?? LIST_NODES_DEFAULT_LIMIT)), LIST_NODES_MAX_LIMIT);
     const tags = input.tags ?? [];
+    const text = input.text?.toLowerCase();
     const page = await this.store.reader(project).pageNewestFirst({
       cursor: input.cursor,
       limit,
       signal: ctx?.signal,
-      accept: (node) => (input.role === undefined || node.role === input.role) && tags.every((t) => node.tags.includes(t)),
+      accept: (node) => (input.role === undefined || node.role === input.role) && tags.every((t) => node.tags.includes(t)) && (text === undefined || node.thought.toLowerCase().includes(text)),
     });
     return { project, nodes: page.nodes.map(toBrief), nextCursor: page.nextCursor, malformedLines: page.malformedCount };
   }

@@ -39,4 +39,12 @@ export interface TaskGraphStore {
   update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T>;
   /** The transition log of a project, oldest first (empty when none). */
   readTransitions(projectId: string): Promise<TaskTransition[]>;
+  /** Every project id that has a task graph, sorted. */
+  listProjects(): Promise<string[]>;
+  /**
+   * Copies a project in from another store exactly as it is (graph with its revision and times, the whole transition
+   * log), for `workgraph db import/export`. An existing project with the same revision and `updated_at` is left as it
+   * is (`unchanged`: importing twice copies nothing); a different one is kept unless `replace` (`skipped`).
+   */
+  importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts?: { replace?: boolean }): Promise<'imported' | 'unchanged' | 'skipped'>;
 }

@@ -78,6 +78,25 @@ export class PgTaskGraphStore implements TaskGraphStore {
     });
   }
 
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+    return this.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`workgraph.tasks.${graph.project_id}`]);
+      const rows = await tx.query<{ graph: TaskGraph; revision: number }>('SELECT graph, revision FROM wg_task_graphs WHERE project_id = $1 FOR UPDATE', [graph.project_id]);
+      const existing = rows.length ? this.decode(graph.project_id, rows[0]) : undefined;
+      if (existing && existing.revision === graph.revision && existing.updated_at === graph.updated_at) return 'unchanged';
+      if (existing && !opts.replace) return 'skipped';
+      await tx.query('DELETE FROM wg_task_transitions WHERE project_id = $1', [graph.project_id]);
+      await tx.query(
+        `INSERT INTO wg_task_graphs (project_id, graph, revision, updated_at) VALUES ($1, $2, $3, now())
+         ON CONFLICT (project_id) DO UPDATE SET graph = EXCLUDED.graph, revision = EXCLUDED.revision, updated_at = now()`,
+        [graph.project_id, JSON.stringify(graph), graph.revision],
+      );
+      for (let i = 0; i < transitions.length; i += 1000) await this.insertTransitions(tx, graph.project_id, transitions.slice(i, i + 1000));
+      await this.notify(tx, graph.project_id);
+      return 'imported';
+    });
+  }
+
   /** Every project id with a task graph (for listings, export and the dashboard). */
   async listProjects(): Promise<string[]> {
     return (await this.db.query<{ project_id: string }>('SELECT project_id FROM wg_task_graphs ORDER BY project_id')).map((r) => r.project_id);

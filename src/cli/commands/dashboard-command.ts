@@ -1,0 +1,51 @@
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { withCommonOptions } from './common-options';
+import { resolveConfig, type CommonFlags } from '../resolve-config';
+
+interface DashboardFlags extends CommonFlags {
+  port: number;
+  host: string;
+  allowActions?: boolean;
+  authTokenFile?: string;
+}
+
+function port(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number (0-65535)');
+  return n;
+}
+
+/**
+ * `workgraph dashboard`: the web dashboard over the same stores the servers use. Prints its URL with a random access
+ * token (or the one in --auth-token-file); read-only unless --allow-actions.
+ */
+export function dashboardCommand(): Command {
+  return withCommonOptions(new Command('dashboard').description('serve the web dashboard (task DAGs, graph runs, knowledge) over the data dir'))
+    .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').argParser(port).default(4320))
+    .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
+    .addOption(new Option('--allow-actions', 'enable actions: reset a task, restore knowledge nodes, run a graph tool (each logged)'))
+    .addOption(new Option('--auth-token-file <file>', 'read the access token from this file (first line) instead of a random one'))
+    .action(async (flags: DashboardFlags) => {
+      const { PinoLogger } = await import('../../kernel/logging/pino-logger');
+      const { startDashboard } = await import('../../dashboard/start-dashboard');
+      const { tokenFromFile } = await import('../../dashboard/http/access-token');
+      const config = resolveConfig(flags);
+      const logger = PinoLogger.create(config.logLevel);
+      const token = flags.authTokenFile ? tokenFromFile(flags.authTokenFile) : undefined;
+      const running = await startDashboard({
+        config,
+        logger,
+        port: flags.port,
+        host: flags.host,
+        ...(token ? { token } : {}),
+        allowActions: Boolean(flags.allowActions),
+      });
+      process.stdout.write(`workgraph dashboard ${config.version} (${flags.allowActions ? 'actions enabled' : 'read-only'}), data dir ${config.dataDir}\n  ${running.url}\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGTERM', resolve);
+        process.once('SIGINT', resolve);
+      });
+      await running.close();
+      process.exit(0);
+    });
+}

@@ -1,0 +1,233 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../../kernel/logger';
+import type { ChangeEventSource } from '../change-event';
+import type { DashboardBackend } from '../dashboard-backend';
+import { requestToken, tokenMatches } from './access-token';
+import { httpError, toHttpError, type HttpError } from './error-status';
+import { SseHub } from './sse-hub';
+import { serveStatic } from './static-files';
+
+export interface DashboardHttpOptions {
+  backend: DashboardBackend;
+  /** Required on every /api request (Bearer header or ?token=). */
+  token: string;
+  /** POST endpoints answer 403 unless true. */
+  allowActions: boolean;
+  /** The built front end (dist/dashboard). */
+  staticRoot: string;
+  events: ChangeEventSource;
+  logger: Logger;
+  /** Shown by /api/meta. */
+  info: { version: string; dataDir: string; sessions: boolean };
+  /** Path prefix the dashboard is mounted under (default '/'; e.g. '/dashboard/' on the HTTP transport). */
+  basePath?: string;
+}
+
+type Params = Record<string, string>;
+type Query = URLSearchParams;
+interface Route {
+  method: 'GET' | 'POST';
+  pattern: RegExp;
+  names: string[];
+  run: (p: Params, q: Query, body: unknown) => Promise<unknown>;
+  action?: string;
+}
+
+/** `/projects/:project/tasks` → a RegExp with named segments. */
+function route(method: Route['method'], path: string, run: Route['run'], action?: string): Route {
+  const names: string[] = [];
+  const pattern = new RegExp(
+    '^' + path.replace(/:([a-zA-Z]+)/g, (_m, n: string) => {
+      names.push(n);
+      return '([^/]+)';
+    }) + '$',
+  );
+  return { method, pattern, names, run, ...(action ? { action } : {}) };
+}
+
+const MAX_BODY_BYTES = 1 << 20;
+
+function readJsonBody(req: IncomingMessage): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(httpError(413, 'invalid_arguments', `body: larger than ${MAX_BODY_BYTES} bytes`));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      if (!text.trim()) return resolve({});
+      try {
+        resolve(JSON.parse(text));
+      } catch (e) {
+        reject(httpError(400, 'invalid_arguments', `body: not valid JSON (${(e as Error).message})`));
+      }
+    });
+    req.on('error', reject);
+  });
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  });
+  res.end(text);
+}
+
+function stringArray(v: unknown, field: string): string[] {
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) {
+    throw httpError(400, 'invalid_arguments', `${field}: expected a non-empty array of strings`);
+  }
+  return v as string[];
+}
+
+function optionalInt(q: Query, name: string): number | undefined {
+  const v = q.get(name);
+  if (v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw httpError(400, 'invalid_arguments', `${name}: expected a non-negative integer`);
+  return n;
+}
+
+/**
+ * The dashboard over HTTP: the JSON API under `api/`, its SSE stream at `api/events`, the front end for every other
+ * path. The API answers 401 without the access token; the page itself loads without it (and shows no data).
+ */
+export class DashboardHttp {
+  private readonly hub = new SseHub();
+  private readonly routes: Route[];
+  private readonly base: string;
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly o: DashboardHttpOptions) {
+    this.base = (o.basePath ?? '/').replace(/\/?$/, '/');
+    this.unsubscribe = o.events.subscribe((e) => this.hub.publish(e));
+    const b = o.backend;
+    this.routes = [
+      route('GET', '/meta', async () => ({
+        version: o.info.version,
+        allowActions: o.allowActions,
+        dataDir: o.info.dataDir,
+        features: { sessions: o.info.sessions },
+      })),
+      route('GET', '/overview', () => b.overview()),
+      route('GET', '/projects/:project/tasks', (p) => b.taskGraph(p.project)),
+      route('GET', '/projects/:project/tasks/:node', (p) => b.taskDetails(p.project, p.node)),
+      route('POST', '/projects/:project/tasks/:node/reset', (p) => b.resetTask(p.project, p.node), 'reset_task_node'),
+      route('GET', '/sessions', () => b.sessions()),
+      route('GET', '/sessions/:id', (p) => b.session(p.id)),
+      route('GET', '/graphs', () => b.graphTools()),
+      route('GET', '/graphs/:tool', (p) => b.graphTool(p.tool)),
+      route('POST', '/graphs/:tool/run', (p, _q, body) => b.runGraphTool(p.tool, (body as { args?: unknown }).args ?? {}), 'run_graph_tool'),
+      route('GET', '/runs/:run', (p) => b.graphRun(p.run)),
+      route('GET', '/runs/:run/executions/:index', (p) => {
+        const index = Number(p.index);
+        if (!Number.isInteger(index) || index < 0) throw httpError(400, 'invalid_arguments', 'index: expected a non-negative integer');
+        return b.graphRunExecution(p.run, index);
+      }),
+      route('GET', '/knowledge', () => b.knowledgeProjects()),
+      route('GET', '/knowledge/:project/nodes', (p, q) =>
+        b.knowledgeNodes(p.project, {
+          role: q.get('role') || undefined,
+          tag: q.get('tag') || undefined,
+          text: q.get('q') || undefined,
+          cursor: q.get('cursor') || undefined,
+          limit: optionalInt(q, 'limit'),
+        }),
+      ),
+      route('GET', '/knowledge/:project/nodes/:id', (p) => b.knowledgeNode(p.project, p.id)),
+      route('GET', '/knowledge/:project/deleted', (p) => b.knowledgeDeleted(p.project)),
+      route('GET', '/knowledge/:project/backups', (p) => b.knowledgeBackups(p.project)),
+      route('POST', '/knowledge/:project/restore', (p, _q, body) => b.restoreKnowledge(p.project, stringArray((body as { nodeIds?: unknown }).nodeIds, 'nodeIds')), 'restore_nodes'),
+    ];
+  }
+
+  /** Node's request listener. Answers every request under the base path; returns false for other paths. */
+  handle = (req: IncomingMessage, res: ServerResponse): boolean => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!url.pathname.startsWith(this.base) && url.pathname !== this.base.slice(0, -1)) return false;
+    if (url.pathname === this.base.slice(0, -1)) {
+      res.writeHead(302, { Location: this.base + url.search });
+      res.end();
+      return true;
+    }
+    const rel = url.pathname.slice(this.base.length - 1);
+    if (rel === '/api' || rel.startsWith('/api/')) {
+      void this.api(req, res, url, rel.slice(4) || '/');
+      return true;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      sendJson(res, 405, { error: { code: 'invalid_arguments', message: `method ${req.method} not allowed here` } });
+      return true;
+    }
+    if (!serveStatic(this.o.staticRoot, rel, res)) {
+      sendJson(res, 404, { error: { code: 'not_found', message: `no file ${rel} (was the dashboard built with npm run build?)` } });
+    }
+    return true;
+  };
+
+  close(): void {
+    this.unsubscribe();
+    this.hub.close();
+  }
+
+  private async api(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
+    try {
+      if (!tokenMatches(requestToken(req, url), this.o.token)) {
+        throw httpError(401, 'unauthorized', 'missing or wrong access token: open the URL that `workgraph dashboard` printed');
+      }
+      if (path === '/events') {
+        if (req.method !== 'GET') throw httpError(405, 'invalid_arguments', 'events: use GET');
+        this.hub.add(res);
+        return;
+      }
+      const method = req.method === 'HEAD' ? 'GET' : req.method;
+      let matched: { r: Route; params: Params } | undefined;
+      let methodMismatch = false;
+      for (const r of this.routes) {
+        const m = r.pattern.exec(path);
+        if (!m) continue;
+        if (r.method !== method) {
+          methodMismatch = true;
+          continue;
+        }
+        const params: Params = {};
+        r.names.forEach((n, i) => {
+          params[n] = decodeURIComponent(m[i + 1]);
+        });
+        matched = { r, params };
+        break;
+      }
+      if (!matched) {
+        throw methodMismatch ? httpError(405, 'invalid_arguments', `${req.method} not allowed on ${path}`) : httpError(404, 'not_found', `no API endpoint ${path}`);
+      }
+      const { r, params } = matched;
+      if (r.method === 'POST' && !this.o.allowActions) {
+        throw httpError(403, 'read_only', 'the dashboard is read-only: start it with --allow-actions to enable actions');
+      }
+      const body = r.method === 'POST' ? await readJsonBody(req) : undefined;
+      if (r.action) this.o.logger.info('dashboard action', { action: r.action, ...params, ...(r.action === 'run_graph_tool' ? {} : { body }) });
+      const result = await r.run(params, url.searchParams, body);
+      sendJson(res, 200, result);
+    } catch (e) {
+      const err: HttpError = isHttpError(e) ? e : toHttpError(e);
+      if (err.status >= 500) this.o.logger.warn('dashboard API error', { path, code: err.body.error.code, message: err.body.error.message });
+      if (!res.headersSent) sendJson(res, err.status, err.body);
+      else res.end();
+    }
+  }
+}
+
+function isHttpError(e: unknown): e is HttpError {
+  return typeof e === 'object' && e !== null && typeof (e as HttpError).status === 'number' && typeof (e as HttpError).body?.error?.code === 'string';
+}

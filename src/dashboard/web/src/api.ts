@@ -1,0 +1,151 @@
+/** The dashboard's JSON API client: the access token from the URL (kept for the tab), errors as one line. */
+import { useEffect, useRef, useState, useCallback } from 'react';
+
+const TOKEN_KEY = 'workgraph-dashboard-token';
+
+function readToken(): string {
+  const fromUrl = new URLSearchParams(window.location.search).get('token');
+  if (fromUrl) {
+    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    return fromUrl;
+  }
+  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+}
+
+export const token = readToken();
+
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+export async function api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  const res = await fetch(`api${path}`, {
+    method: init?.method ?? 'GET',
+    headers: {
+      Authorization: `Bearer ${token}`,
+      ...(init?.body !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
+    body: init?.body !== undefined ? JSON.stringify(init.body) : undefined,
+  });
+  const text = await res.text();
+  let json: any = undefined;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: reported below */
+  }
+  if (!res.ok) {
+    const code = json?.error?.code ?? `http_${res.status}`;
+    const message = json?.error?.message ?? (res.status === 401 ? 'unauthorized: open the URL printed by `workgraph dashboard` (it carries the access token)' : text || res.statusText);
+    throw new ApiError(res.status, code, message);
+  }
+  return json as T;
+}
+
+/** A change event as the server streams it (one per store change). */
+export interface ChangeEvent {
+  kind: 'session' | 'tasks' | 'knowledge' | 'graph-run' | 'graph';
+  project?: string;
+  id?: string;
+  at: string;
+}
+
+type Listener = (e: ChangeEvent) => void;
+const listeners = new Set<Listener>();
+let source: EventSource | undefined;
+let connected = false;
+const statusListeners = new Set<(c: boolean) => void>();
+
+function ensureSource(): void {
+  if (source || !token) return;
+  source = new EventSource(`api/events?token=${encodeURIComponent(token)}`);
+  source.addEventListener('change', (msg) => {
+    const event = JSON.parse((msg as MessageEvent).data) as ChangeEvent;
+    for (const l of listeners) l(event);
+  });
+  source.onopen = () => setConnected(true);
+  source.onerror = () => setConnected(false);
+}
+
+function setConnected(c: boolean): void {
+  connected = c;
+  for (const l of statusListeners) l(c);
+}
+
+export function onChange(listener: Listener): () => void {
+  ensureSource();
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function useLiveStatus(): boolean {
+  const [c, setC] = useState(connected);
+  useEffect(() => {
+    ensureSource();
+    statusListeners.add(setC);
+    return () => {
+      statusListeners.delete(setC);
+    };
+  }, []);
+  return c;
+}
+
+export interface Loaded<T> {
+  data: T | undefined;
+  error: ApiError | Error | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+/**
+ * Loads `path` and loads it again whenever a change event passes `relevant` (debounced, so a burst of changes costs
+ * one request). Only the resource the event names is fetched again, never everything.
+ */
+export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => boolean): Loaded<T> {
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState<Error>();
+  const [loading, setLoading] = useState(true);
+  const seq = useRef(0);
+  const load = useCallback(() => {
+    if (!path) return;
+    const mine = ++seq.current;
+    api<T>(path)
+      .then((d) => {
+        if (mine !== seq.current) return;
+        setData(d);
+        setError(undefined);
+      })
+      .catch((e: Error) => {
+        if (mine === seq.current) setError(e);
+      })
+      .finally(() => {
+        if (mine === seq.current) setLoading(false);
+      });
+  }, [path]);
+  useEffect(() => {
+    setLoading(true);
+    setData(undefined);
+    load();
+  }, [load]);
+  const relevantRef = useRef(relevant);
+  relevantRef.current = relevant;
+  useEffect(() => {
+    if (!relevantRef.current) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const off = onChange((e) => {
+      if (!relevantRef.current?.(e)) return;
+      if (timer) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        load();
+      }, 100);
+    });
+    return () => {
+      off();
+      if (timer) clearTimeout(timer);
+    };
+  }, [load]);
+  return { data, error, loading, reload: load };
+}

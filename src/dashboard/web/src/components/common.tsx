@@ -1,0 +1,23 @@
+import type { ReactNode } from 'react';
+import type { Loaded } from '../api';
+
+/** Renders a loaded resource: its error as one line, a quiet placeholder while loading, else `children`. */
+export function Load<T>({ res, children }: { res: Loaded<T>; children: (data: T) => ReactNode }) {
+  if (res.error) return <div className="error" role="alert">{res.error.message}</div>;
+  if (res.data === undefined) return <div className="muted">Loading…</div>;
+  return <>{children(res.data)}</>;
+}
+
+export function Time({ iso }: { iso?: string | number | null }) {
+  if (iso === undefined || iso === null) return <span className="muted">—</span>;
+  const d = new Date(iso);
+  return <time dateTime={d.toISOString()} title={d.toISOString()}>{d.toLocaleString()}</time>;
+}
+
+export function Json({ value }: { value: unknown }) {
+  return <pre className="json">{value === undefined ? '—' : JSON.stringify(value, null, 2)}</pre>;
+}
+
+export function Empty({ children }: { children: ReactNode }) {
+  return <div className="empty">{children}</div>;
+}

@@ -1,0 +1,89 @@
+import { createRoot } from 'react-dom/client';
+import { createContext, useContext } from 'react';
+import '@xyflow/react/dist/style.css';
+import './styles.css';
+import { useApi, useLiveStatus, token } from './api';
+import { href, useRoute } from './router';
+import { Overview } from './pages/Overview';
+import { TaskDag } from './pages/TaskDag';
+import { Sessions, SessionPage } from './pages/Sessions';
+import { GraphTools, GraphToolPage, GraphRunPage } from './pages/Graphs';
+import { KnowledgeProjects, KnowledgeProject, KnowledgeNodePage } from './pages/Knowledge';
+
+export interface Meta {
+  version: string;
+  allowActions: boolean;
+  dataDir: string;
+  features: { sessions: boolean };
+}
+
+const MetaContext = createContext<Meta | undefined>(undefined);
+export const useMeta = () => useContext(MetaContext);
+
+function Page({ route }: { route: string[] }) {
+  const [section, a, b] = route;
+  switch (section) {
+    case undefined:
+      return <Overview />;
+    case 'tasks':
+      return a ? <TaskDag project={a} /> : <Overview />;
+    case 'sessions':
+      return a ? <SessionPage id={a} /> : <Sessions />;
+    case 'graphs':
+      return a ? <GraphToolPage tool={a} /> : <GraphTools />;
+    case 'runs':
+      return <GraphRunPage runId={a} />;
+    case 'knowledge':
+      if (a && b) return <KnowledgeNodePage project={a} id={b} />;
+      return a ? <KnowledgeProject project={a} /> : <KnowledgeProjects />;
+    default:
+      return <div className="error">No page at #{route.join('/')}</div>;
+  }
+}
+
+function App() {
+  const route = useRoute();
+  const meta = useApi<Meta>('/meta');
+  const live = useLiveStatus();
+  const section = route[0] ?? '';
+  const nav: Array<[string, string, string]> = [
+    ['', 'Overview', '#/'],
+    ...(meta.data?.features.sessions !== false ? [['sessions', 'Workflow sessions', href('sessions')] as [string, string, string]] : []),
+    ['graphs', 'Graph tools', href('graphs')],
+    ['knowledge', 'Knowledge', href('knowledge')],
+  ];
+  return (
+    <MetaContext.Provider value={meta.data}>
+      <header className="top">
+        <a className="brand" href="#/">workgraph</a>
+        <nav>
+          {nav.map(([key, label, to]) => (
+            <a key={key} href={to} className={section === key || (key === '' && section === 'tasks') ? 'active' : ''}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span className="spacer" />
+        {meta.data ? (
+          <span className={meta.data.allowActions ? 'mode actions' : 'mode'} data-testid="mode">
+            {meta.data.allowActions ? 'Actions enabled' : 'Read-only'}
+          </span>
+        ) : null}
+        <span className={live ? 'live on' : 'live'} data-testid="live" title={live ? 'Receiving live updates' : 'Not connected'}>
+          {live ? '● Live' : '○ Offline'}
+        </span>
+      </header>
+      <main>
+        {!token || meta.error ? (
+          <div className="error" role="alert">
+            {meta.error?.message ?? 'No access token: open the URL that `workgraph dashboard` printed (it ends in ?token=…).'}
+          </div>
+        ) : (
+          <Page route={route} />
+        )}
+      </main>
+    </MetaContext.Provider>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(<App />);

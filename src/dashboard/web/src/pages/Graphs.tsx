@@ -1,0 +1,282 @@
+import { useMemo, useState } from 'react';
+import { api, useApi } from '../api';
+import { useMeta } from '../main';
+import { href } from '../router';
+import { Empty, Json, Load, Time } from '../components/common';
+import { GraphDrawing, type DrawnEdge, type DrawnNode } from '../components/GraphDrawing';
+import type { RunSummary } from '../types';
+
+interface ToolSummary {
+  name: string;
+  description?: string;
+  file: string;
+  nodeCount: number;
+  loaded: boolean;
+  runs: number;
+}
+interface ToolDetail extends ToolSummary {
+  inputSchema?: JsonSchema;
+  nodes: DrawnNode[];
+  edges: DrawnEdge[];
+  recentRuns: RunSummary[];
+}
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  description?: string;
+  default?: unknown;
+  enum?: unknown[];
+}
+interface Execution {
+  executionIndex: number;
+  nodeId: string;
+  nodeType: string;
+  startTime: number;
+  endTime: number;
+  duration: number;
+  output?: unknown;
+  error?: { message: string; code?: string; stderrTail?: string; [k: string]: unknown };
+}
+interface RunRecord extends RunSummary {
+  executionId: string;
+  file?: string;
+  endedAt: string;
+  input: unknown;
+  result?: unknown;
+  executions: Execution[];
+  truncated?: boolean;
+}
+interface ExecutionView {
+  execution: Execution;
+  input: unknown;
+  context: Record<string, unknown>;
+}
+
+const runRelevant = (tool?: string) => (e: { kind: string; id?: string; project?: string }) => e.kind === 'graph' || (e.kind === 'graph-run' && (!tool || e.project === tool));
+
+export function GraphTools() {
+  const res = useApi<{ tools: ToolSummary[]; runs: RunSummary[] }>('/graphs', runRelevant());
+  return (
+    <Load res={res}>
+      {(d) => (
+        <div className="page">
+          <h1>Graph tools</h1>
+          {d.tools.length === 0 ? (
+            <Empty>No graph tools. Start the dashboard with <code>--graphs PATH</code> (or WORKGRAPH_GRAPHS_PATH) to draw them.</Empty>
+          ) : (
+            <table className="table" data-testid="graph-tools">
+              <thead><tr><th>Tool</th><th>File</th><th>Nodes</th><th>Recorded runs</th></tr></thead>
+              <tbody>
+                {d.tools.map((t) => (
+                  <tr key={t.name}>
+                    <td><a className="strong" href={href('graphs', t.name)}>{t.name}</a><div className="muted small">{t.description}</div></td>
+                    <td className="small"><code>{t.file}</code>{t.loaded ? null : <span className="pill">from a recorded run</span>}</td>
+                    <td className="num">{t.nodeCount}</td>
+                    <td className="num">{t.runs}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+          <h2>Recent runs</h2>
+          <RunList runs={d.runs} />
+        </div>
+      )}
+    </Load>
+  );
+}
+
+function RunList({ runs }: { runs: RunSummary[] }) {
+  if (runs.length === 0) return <Empty>No recorded runs yet.</Empty>;
+  return (
+    <table className="table" data-testid="runs">
+      <thead><tr><th>Run</th><th>Tool</th><th>Status</th><th>Started</th><th>Duration</th><th>Node executions</th></tr></thead>
+      <tbody>
+        {runs.map((r) => (
+          <tr key={r.runId}>
+            <td><a href={href('runs', r.runId)}><code>{r.runId.slice(0, 18)}</code></a></td>
+            <td>{r.tool}</td>
+            <td><span className={`run-status ${r.status}`}>{r.status}</span>{r.error ? <div className="error small">{r.error}</div> : null}</td>
+            <td><Time iso={r.startedAt} /></td>
+            <td className="num">{r.durationMs} ms</td>
+            <td className="num">{r.nodeExecutions}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function GraphToolPage({ tool }: { tool: string }) {
+  const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}`, runRelevant(tool));
+  const meta = useMeta();
+  return (
+    <Load res={res}>
+      {(t) => (
+        <div className="page">
+          <h1>{t.name}</h1>
+          <p className="muted">{t.description} <code className="small">{t.file}</code></p>
+          <GraphDrawing nodes={t.nodes} edges={t.edges} />
+          {meta?.allowActions && t.loaded ? <RunForm tool={t.name} schema={t.inputSchema} /> : null}
+          <h2>Recorded runs</h2>
+          <RunList runs={t.recentRuns} />
+        </div>
+      )}
+    </Load>
+  );
+}
+
+function fieldsOf(schema?: JsonSchema): Array<[string, JsonSchema]> {
+  return Object.entries(schema?.properties ?? {});
+}
+
+/** A form built from the tool's input schema; fields it cannot express go through a JSON box. */
+function RunForm({ tool, schema }: { tool: string; schema?: JsonSchema }) {
+  const fields = fieldsOf(schema);
+  const [values, setValues] = useState<Record<string, string | boolean>>(() =>
+    Object.fromEntries(fields.map(([k, s]) => [k, s.type === 'boolean' ? Boolean(s.default) : s.default !== undefined ? (typeof s.default === 'string' ? s.default : JSON.stringify(s.default)) : ''])),
+  );
+  const [result, setResult] = useState<{ runId?: string; output?: unknown; error?: string }>();
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: React.FormEvent) => {
+    e.preventDefault();
+    const args: Record<string, unknown> = {};
+    try {
+      for (const [k, s] of fields) {
+        const v = values[k];
+        if (v === '' && !schema?.required?.includes(k)) continue;
+        const type = Array.isArray(s.type) ? s.type[0] : s.type;
+        if (type === 'boolean') args[k] = v;
+        else if (type === 'number' || type === 'integer') args[k] = Number(v);
+        else if (type === 'string') args[k] = v;
+        else args[k] = JSON.parse(String(v));
+      }
+    } catch (err) {
+      setResult({ error: `arguments: ${(err as Error).message}` });
+      return;
+    }
+    setBusy(true);
+    try {
+      const r = await api<{ runId: string; output: unknown }>(`/graphs/${encodeURIComponent(tool)}/run`, { method: 'POST', body: { args } });
+      setResult(r);
+    } catch (err) {
+      setResult({ error: (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form className="card run-form" onSubmit={submit} data-testid="run-form">
+      <h2>Run {tool}</h2>
+      {fields.map(([k, s]) => {
+        const type = Array.isArray(s.type) ? s.type[0] : s.type;
+        return (
+          <label key={k} className="field">
+            <span>{k}{schema?.required?.includes(k) ? ' *' : ''} <span className="muted small">{type}{s.description ? ` — ${s.description}` : ''}</span></span>
+            {type === 'boolean' ? (
+              <input type="checkbox" checked={Boolean(values[k])} onChange={(e) => setValues({ ...values, [k]: e.target.checked })} />
+            ) : type === 'number' || type === 'integer' || type === 'string' ? (
+              <input name={k} type={type === 'string' ? 'text' : 'number'} value={String(values[k] ?? '')} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+            ) : (
+              <textarea name={k} rows={3} value={String(values[k] ?? '')} placeholder="JSON" onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
+            )}
+          </label>
+        );
+      })}
+      <button type="submit" disabled={busy}>{busy ? 'Running…' : 'Run'}</button>
+      {result?.error ? <div className="error">{result.error}</div> : null}
+      {result?.runId ? (
+        <div>Run <a href={href('runs', result.runId)}>{result.runId}</a> finished. <Json value={result.output} /></div>
+      ) : null}
+    </form>
+  );
+}
+
+export function GraphRunPage({ runId }: { runId: string }) {
+  const res = useApi<RunRecord>(`/runs/${encodeURIComponent(runId)}`);
+  const [selected, setSelected] = useState<number>();
+  return (
+    <Load res={res}>
+      {(r) => (
+        <div className="page">
+          <h1>
+            Run of <a href={href('graphs', r.tool)}>{r.tool}</a> <span className={`run-status ${r.status}`}>{r.status}</span>
+          </h1>
+          <p className="muted small">
+            <code>{r.runId}</code> · started <Time iso={r.startedAt} /> · {r.durationMs} ms · {r.nodeExecutions} node executions
+            {r.truncated ? ' · only the last executions were recorded' : ''}
+          </p>
+          {r.error ? <div className="error" data-testid="run-error">{r.error}</div> : null}
+          <div className="run-layout">
+            <div>
+              <h2>Timeline</h2>
+              <Timeline run={r} selected={selected} onSelect={setSelected} />
+              <h3>Input</h3>
+              <Json value={r.input} />
+              <h3>Result</h3>
+              <Json value={r.result} />
+            </div>
+            {selected !== undefined ? <ExecutionPanel runId={r.runId} index={selected} /> : <div className="muted">Select a node execution to see its input, output and the context it saw.</div>}
+          </div>
+        </div>
+      )}
+    </Load>
+  );
+}
+
+function Timeline({ run, selected, onSelect }: { run: RunRecord; selected?: number; onSelect: (i: number) => void }) {
+  const start = run.executions[0]?.startTime ?? 0;
+  const end = Math.max(start + 1, ...run.executions.map((e) => e.endTime));
+  const span = end - start;
+  const shown = useMemo(() => run.executions.slice(0, 500), [run]);
+  return (
+    <ol className="exec-timeline" data-testid="timeline">
+      {shown.map((e) => (
+        <li key={e.executionIndex}>
+          <button className={`exec${selected === e.executionIndex ? ' selected' : ''}${e.error ? ' failed' : ''}`} onClick={() => onSelect(e.executionIndex)} data-exec={e.executionIndex}>
+            <span className="exec-label">
+              #{e.executionIndex} <b>{e.nodeId}</b> <span className="node-type">{e.nodeType}</span>
+            </span>
+            <span className="exec-bar-track">
+              <span className="exec-bar" style={{ left: `${((e.startTime - start) / span) * 100}%`, width: `${Math.max(0.5, (e.duration / span) * 100)}%` }} />
+            </span>
+            <span className="exec-ms">{e.duration} ms{e.error ? ' · error' : ''}</span>
+          </button>
+        </li>
+      ))}
+      {run.executions.length > shown.length ? <li className="muted small">… {run.executions.length - shown.length} more</li> : null}
+    </ol>
+  );
+}
+
+function ExecutionPanel({ runId, index }: { runId: string; index: number }) {
+  const res = useApi<ExecutionView>(`/runs/${encodeURIComponent(runId)}/executions/${index}`);
+  return (
+    <aside className="exec-panel" data-testid="execution">
+      <Load res={res}>
+        {(v) => (
+          <>
+            <h2>
+              #{v.execution.executionIndex} {v.execution.nodeId} <span className="node-type">{v.execution.nodeType}</span>
+            </h2>
+            <div className="muted small">{v.execution.duration} ms</div>
+            {v.execution.error ? (
+              <>
+                <h3>Error</h3>
+                <div className="error">{v.execution.error.message}</div>
+                {v.execution.error.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{v.execution.error.stderrTail}</pre></>) : null}
+              </>
+            ) : null}
+            <h3>Input</h3>
+            <Json value={v.input} />
+            <h3>Output</h3>
+            <Json value={v.execution.output} />
+            <h3>Context it saw</h3>
+            <Json value={v.context} />
+          </>
+        )}
+      </Load>
+    </aside>
+  );
+}

@@ -1,0 +1,279 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
+import { api, useApi } from '../api';
+import { useMeta } from '../main';
+import { layout, NODE_H, NODE_W } from '../layout';
+import { STATUSES, STATUS_STYLE } from '../status';
+import { StatusBadge } from '../components/StatusBadge';
+import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
+import { Empty, Load, Time } from '../components/common';
+import type { TaskGraphData, TaskNode, TaskTransition } from '../types';
+
+const nodeTypes = { task: TaskNodeView, layer: LayerNodeView };
+/** Past this many nodes the first screen opens at reading zoom on the first layers instead of fitting everything. */
+const FIT_MAX_NODES = 60;
+
+export function TaskDag({ project }: { project: string }) {
+  const res = useApi<TaskGraphData>(`/projects/${encodeURIComponent(project)}/tasks`, (e) => e.kind === 'tasks' && e.project === project);
+  return (
+    <Load res={res}>
+      {(g) => (
+        <ReactFlowProvider>
+          <DagView graph={g} />
+        </ReactFlowProvider>
+      )}
+    </Load>
+  );
+}
+
+function DagView({ graph }: { graph: TaskGraphData }) {
+  const flow = useReactFlow();
+  const [selected, setSelected] = useState<string>();
+  const [collapsed, setCollapsed] = useState<Set<number>>(new Set());
+  const [query, setQuery] = useState('');
+  const [matchIndex, setMatchIndex] = useState(0);
+  // The layout depends only on the DAG's shape: a status change re-colours nodes without moving them.
+  const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
+  const lay = useMemo(() => layout(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on }))), [shapeKey]);
+  const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
+
+  const matches = useMemo(() => {
+    const q = query.trim().toLowerCase();
+    if (!q) return [] as TaskNode[];
+    return graph.nodes.filter((n) => n.id.toLowerCase().includes(q) || n.title.toLowerCase().includes(q));
+  }, [graph, query]);
+  const matchSet = useMemo(() => new Set(matches.map((m) => m.id)), [matches]);
+
+  const { nodes, edges } = useMemo(() => {
+    const nodes: Node[] = [];
+    const edges: Edge[] = [];
+    const shownAs = (id: string) => (collapsed.has(lay.layerOf.get(id)!) ? `layer:${lay.layerOf.get(id)}` : id);
+    lay.layers.forEach((ids, li) => {
+      if (!collapsed.has(li)) return;
+      const counts: Record<string, number> = {};
+      for (const id of ids) counts[byId.get(id)!.status] = (counts[byId.get(id)!.status] ?? 0) + 1;
+      const first = lay.pos.get(ids[0])!;
+      nodes.push({ id: `layer:${li}`, type: 'layer', position: { x: first.x, y: 20 }, data: { layer: li, count: ids.length, counts }, draggable: false });
+    });
+    const seenEdges = new Set<string>();
+    for (const n of graph.nodes) {
+      const target = shownAs(n.id);
+      if (target === n.id) {
+        const data: TaskNodeData = {
+          title: n.title,
+          taskId: n.id,
+          status: n.status,
+          attempt: n.current_attempt > 0 ? `attempt ${n.current_attempt}/${n.max_attempts}` : '',
+          match: matchSet.has(n.id),
+        };
+        nodes.push({ id: n.id, type: 'task', position: lay.pos.get(n.id)!, data, selected: n.id === selected, draggable: false, width: NODE_W, height: NODE_H });
+      }
+      for (const d of n.depends_on) {
+        if (!byId.has(d)) continue;
+        const source = shownAs(d);
+        const key = `${source}->${target}`;
+        if (source === target || seenEdges.has(key)) continue;
+        seenEdges.add(key);
+        const done = byId.get(d)!.status === 'COMPLETED';
+        edges.push({ id: key, source, target, style: { stroke: done ? '#40a861' : '#8a94a6', strokeWidth: 1.4 } });
+      }
+    }
+    return { nodes, edges };
+  }, [graph, lay, collapsed, matchSet, selected, byId]);
+
+  // First screen: small graphs fit the view; large ones open at reading zoom on the first layers so titles show.
+  const placed = useRef(false);
+  useEffect(() => {
+    if (placed.current) return;
+    placed.current = true;
+    requestAnimationFrame(() => {
+      if (graph.nodes.length <= FIT_MAX_NODES) flow.fitView({ padding: 0.15, maxZoom: 1 });
+      else flow.setViewport({ x: 20, y: 20, zoom: 0.9 });
+    });
+  }, [flow, graph.nodes.length]);
+
+  const goTo = (i: number) => {
+    const m = matches[i];
+    if (!m) return;
+    setMatchIndex(i);
+    const li = lay.layerOf.get(m.id)!;
+    if (collapsed.has(li)) setCollapsed((c) => new Set([...c].filter((x) => x !== li)));
+    const p = lay.pos.get(m.id)!;
+    flow.setCenter(p.x + NODE_W / 2, p.y + NODE_H / 2, { zoom: 1, duration: 300 });
+    setSelected(m.id);
+  };
+
+  const toggleLayer = (li: number) =>
+    setCollapsed((c) => {
+      const next = new Set(c);
+      if (next.has(li)) next.delete(li);
+      else next.add(li);
+      return next;
+    });
+
+  return (
+    <div className="dag-page">
+      <div className="dag-head">
+        <h1>
+          {graph.project_name} <span className="muted small">{graph.project_id}</span>
+        </h1>
+        <div className="badges" data-testid="counts">
+          {STATUSES.filter((s) => graph.counts[s]).map((s) => (
+            <StatusBadge key={s} status={s} count={graph.counts[s]} />
+          ))}
+        </div>
+      </div>
+      <div className="dag-body">
+        <aside className="dag-side">
+          <label className="field">
+            <span>Search tasks</span>
+            <input
+              type="search"
+              value={query}
+              placeholder="id or title"
+              data-testid="task-search"
+              onChange={(e) => {
+                setQuery(e.target.value);
+                setMatchIndex(0);
+              }}
+              onKeyDown={(e) => {
+                if (e.key === 'Enter') goTo(matches.length ? (matchIndex + (selected === matches[matchIndex]?.id ? 1 : 0)) % matches.length : 0);
+              }}
+            />
+          </label>
+          {query ? (
+            <div className="small muted" data-testid="match-count">
+              {matches.length} match{matches.length === 1 ? '' : 'es'}
+              {matches.length ? (
+                <button className="link" onClick={() => goTo((matchIndex + 1) % matches.length)}>next ›</button>
+              ) : null}
+            </div>
+          ) : null}
+          <h3>Layers <span className="muted small">{lay.layers.length}</span></h3>
+          <div className="layer-actions">
+            <button onClick={() => setCollapsed(new Set(lay.layers.map((_, i) => i).filter((i) => i > 0)))}>Collapse all but first</button>
+            <button onClick={() => setCollapsed(new Set())}>Expand all</button>
+          </div>
+          <ul className="layers">
+            {lay.layers.map((ids, li) => (
+              <li key={li}>
+                <label>
+                  <input type="checkbox" checked={!collapsed.has(li)} onChange={() => toggleLayer(li)} data-testid={`layer-${li}`} /> Layer {li + 1}
+                  <span className="muted small"> {ids.length}</span>
+                </label>
+              </li>
+            ))}
+          </ul>
+        </aside>
+        <div className="dag-canvas" data-testid="dag">
+          <ReactFlow
+            nodes={nodes}
+            edges={edges}
+            nodeTypes={nodeTypes}
+            onlyRenderVisibleElements
+            nodesConnectable={false}
+            nodesDraggable={false}
+            minZoom={0.05}
+            maxZoom={2}
+            onNodeClick={(_, n) => {
+              if (n.type === 'layer') toggleLayer((n.data as { layer: number }).layer);
+              else setSelected(n.id);
+            }}
+            onPaneClick={() => setSelected(undefined)}
+            proOptions={{ hideAttribution: true }}
+          >
+            <Background gap={24} color="#e6e9ef" />
+            <Controls showInteractive={false} />
+            {graph.nodes.length <= 2000 ? (
+              <MiniMap pannable zoomable nodeColor={(n) => STATUS_STYLE[(n.data as TaskNodeData).status]?.border ?? '#ccc'} />
+            ) : null}
+          </ReactFlow>
+        </div>
+        {selected && byId.has(selected) ? (
+          <TaskDetails project={graph.project_id} node={byId.get(selected)!} revision={graph.revision} onClose={() => setSelected(undefined)} />
+        ) : null}
+      </div>
+    </div>
+  );
+}
+
+interface TaskDetailData {
+  node: TaskNode;
+  transitions: TaskTransition[];
+  dependents: string[];
+}
+
+function TaskDetails({ project, node, revision, onClose }: { project: string; node: TaskNode; revision: number; onClose: () => void }) {
+  const meta = useMeta();
+  const path = `/projects/${encodeURIComponent(project)}/tasks/${encodeURIComponent(node.id)}`;
+  const res = useApi<TaskDetailData>(`${path}?r=${revision}`);
+  const [actionError, setActionError] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const reset = async () => {
+    setBusy(true);
+    setActionError(undefined);
+    try {
+      await api(`${path}/reset`, { method: 'POST', body: {} });
+    } catch (e) {
+      setActionError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <aside className="details" data-testid="task-details">
+      <div className="details-head">
+        <h2>{node.title}</h2>
+        <button className="close" onClick={onClose} aria-label="Close details">×</button>
+      </div>
+      <div className="kv">
+        <span>Id</span><code>{node.id}</code>
+        <span>Status</span><span><StatusBadge status={node.status} /></span>
+        <span>Attempts</span><span>{node.current_attempt} of {node.max_attempts}</span>
+        <span>Depends on</span><span>{node.depends_on.length ? node.depends_on.join(', ') : '—'}</span>
+        <span>Updated</span><Time iso={node.updated_at} />
+      </div>
+      {node.description ? <p className="description">{node.description}</p> : null}
+      <h3>Validation command</h3>
+      {node.validation_command ? <pre className="code">{node.validation_command}</pre> : <div className="muted">None: the task completes without a check.</div>}
+      {meta?.allowActions ? (
+        <div className="actions">
+          <button onClick={reset} disabled={busy} data-testid="reset-task">Reset task</button>
+          {actionError ? <div className="error">{actionError}</div> : null}
+        </div>
+      ) : null}
+      <h3>Failed attempts</h3>
+      {node.error_logs.length === 0 ? (
+        <div className="muted">None.</div>
+      ) : (
+        node.error_logs.map((log, i) => (
+          <details key={i} className="attempt" open={i === node.error_logs.length - 1}>
+            <summary>
+              Attempt {log.attempt}: {log.timed_out ? 'timed out' : log.signal ? `signal ${log.signal}` : `exit code ${log.exit_code}`} ·{' '}
+              {log.duration_ms} ms · <Time iso={log.time} />
+            </summary>
+            {log.stdout_tail ? (<><div className="small muted">stdout (tail)</div><pre className="code">{log.stdout_tail}</pre></>) : null}
+            {log.stderr_tail ? (<><div className="small muted">stderr (tail)</div><pre className="code">{log.stderr_tail}</pre></>) : null}
+          </details>
+        ))
+      )}
+      <h3>Transitions</h3>
+      <Load res={res}>
+        {(d) =>
+          d.transitions.length === 0 ? (
+            <div className="muted">No transitions logged.</div>
+          ) : (
+            <ol className="timeline" data-testid="transitions">
+              {d.transitions.map((t, i) => (
+                <li key={i}>
+                  {t.from === t.to ? <>created as <StatusBadge status={t.to} /></> : <><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></>}
+                  <span className="muted small"> attempt {t.attempt} · <Time iso={t.time} /></span>
+                </li>
+              ))}
+            </ol>
+          )
+        }
+      </Load>
+    </aside>
+  );
+}

@@ -1,0 +1,78 @@
+/** Shapes of the dashboard API's answers (see docs/dashboard.md). */
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  root: string;
+  counts: Record<string, number>;
+  total: number;
+  updatedAt: string;
+}
+export interface RunSummary {
+  runId: string;
+  tool: string;
+  status: 'completed' | 'failed' | 'stopped' | string;
+  startedAt: string;
+  durationMs: number;
+  nodeExecutions: number;
+  error?: string;
+}
+export interface SessionSummary {
+  id: string;
+  workflowId: string;
+  workflowName?: string;
+  status: string;
+  updatedAt: string;
+  progress?: { done: number; total: number };
+  currentStep?: string;
+}
+export interface KnowledgeProjectSummary {
+  project: string;
+  sizeBytes: number;
+  modifiedAt: string;
+  deletedSizeBytes: number;
+  backups: number;
+}
+export interface OverviewData {
+  projects: ProjectSummary[];
+  sessions: { available: boolean; active: SessionSummary[] };
+  graphRuns: RunSummary[];
+  knowledge: KnowledgeProjectSummary[];
+}
+export interface TaskErrorLog {
+  attempt: number;
+  time: string;
+  exit_code: number | null;
+  signal: string | null;
+  duration_ms: number;
+  timed_out: boolean;
+  stdout_tail: string;
+  stderr_tail: string;
+}
+export interface TaskNode {
+  id: string;
+  title: string;
+  description?: string;
+  depends_on: string[];
+  validation_command?: string;
+  max_attempts: number;
+  timeout_ms: number;
+  status: string;
+  current_attempt: number;
+  error_logs: TaskErrorLog[];
+  updated_at: string;
+}
+export interface TaskGraphData {
+  project_id: string;
+  project_name: string;
+  project_root: string;
+  nodes: TaskNode[];
+  counts: Record<string, number>;
+  revision: number;
+}
+export interface TaskTransition {
+  node: string;
+  from: string;
+  to: string;
+  time: string;
+  attempt: number;
+}

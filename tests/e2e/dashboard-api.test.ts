@@ -1,0 +1,279 @@
+/**
+ * The dashboard's JSON/SSE API, end to end: the built `workgraph dashboard` over a data dir that the built MCP server
+ * (driven by the SDK's real client) writes. Every endpoint, 401 without the token, POST refused when read-only, the
+ * actions through the same use cases when allowed, and live change events.
+ */
+import * as http from 'node:http';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectClient, tempDir } from './helpers/server-process';
+import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
+import { call, seed, SUM_TO_N } from './helpers/dashboard-seed';
+
+jest.setTimeout(120_000);
+
+let data: { dir: string; cleanup: () => void };
+let root: { dir: string; cleanup: () => void };
+let mcp: { client: Client; close: () => Promise<void> };
+let dash: DashboardProcess;
+let seeded: { runId: string; deletedId: string; keptIds: string[] };
+
+async function get(d: DashboardProcess, p: string, token: string | null = d.token): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${d.origin}${p}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  const text = await res.text();
+  return { status: res.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
+}
+
+async function post(d: DashboardProcess, p: string, body: unknown): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${d.origin}${p}`, { method: 'POST', headers: { Authorization: `Bearer ${d.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+async function eventually<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  data = tempDir('wg-dash-data-');
+  root = tempDir('wg-dash-root-');
+  mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--allow-root', root.dir] });
+  seeded = await seed(mcp.client, root.dir);
+  dash = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N] });
+  // The MCP server records its run after the run ended, off the engine's path.
+  await eventually(async () => ((await get(dash, `/api/runs/${seeded.runId}`)).status === 200 ? true : undefined), 'the recorded run');
+});
+
+afterAll(async () => {
+  await dash?.stop();
+  await mcp?.close();
+  data?.cleanup();
+  root?.cleanup();
+});
+
+describe('access', () => {
+  test('the API answers 401 without the token or with a wrong one; the page itself loads', async () => {
+    for (const p of ['/api/meta', '/api/overview', '/api/projects/demo-app/tasks', '/api/events']) {
+      const r = await get(dash, p, null);
+      expect(r.status).toBe(401);
+      expect(r.body.error.code).toBe('unauthorized');
+    }
+    expect((await get(dash, '/api/overview', 'wrong-token-000000000000')).status).toBe(401);
+    const page = await get(dash, '/', null);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<div id="root">');
+    expect((await get(dash, `/api/meta?token=${dash.token}`, null)).status).toBe(200);
+  });
+
+  test('the printed URL carries a random token, different at each start', async () => {
+    expect(dash.token).toMatch(/^[0-9a-f]{48}$/);
+    const other = await startDashboardProcess({ dataDir: data.dir });
+    try {
+      expect(other.token).not.toBe(dash.token);
+      expect((await get(other, '/api/meta', dash.token)).status).toBe(401);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  test('--auth-token-file gives the token; a missing file is a one-line error', async () => {
+    const file = path.join(data.dir, 'token.txt');
+    fs.writeFileSync(file, 'my-secret-token-123\n');
+    const d = await startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', file] });
+    try {
+      expect(d.token).toBe('my-secret-token-123');
+      expect((await get(d, '/api/meta')).status).toBe(200);
+    } finally {
+      await d.stop();
+    }
+    await expect(startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', path.join(data.dir, 'nope')] })).rejects.toThrow(/auth-token-file: cannot read/);
+  });
+});
+
+describe('read endpoints', () => {
+  test('meta says read-only', async () => {
+    const r = await get(dash, '/api/meta');
+    expect(r.body).toMatchObject({ allowActions: false, dataDir: data.dir });
+  });
+
+  test('overview: projects with counts per status, recent graph runs, knowledge projects', async () => {
+    const { body } = await get(dash, '/api/overview');
+    const demo = body.projects.find((p: any) => p.id === 'demo-app');
+    expect(demo).toMatchObject({ name: 'Demo App', total: 4 });
+    expect(demo.counts).toMatchObject({ COMPLETED: 1, RETRYING: 1, READY: 1, PENDING: 1 });
+    expect(body.graphRuns.map((r: any) => r.runId)).toContain(seeded.runId);
+    expect(body.knowledge.map((k: any) => k.project)).toEqual(['demo-notes']);
+    expect(body.knowledge[0].backups).toBe(1);
+  });
+
+  test('task graph, task details with attempts and transitions; unknown project and task are 404 not_found', async () => {
+    const g = (await get(dash, '/api/projects/demo-app/tasks')).body;
+    expect(g.nodes.map((n: any) => [n.id, n.status])).toEqual([['setup', 'COMPLETED'], ['build', 'RETRYING'], ['docs', 'READY'], ['release', 'PENDING']]);
+    expect(g.mermaid).toBeUndefined();
+    const d = (await get(dash, '/api/projects/demo-app/tasks/build')).body;
+    expect(d.node.error_logs[0]).toMatchObject({ attempt: 1, exit_code: 3 });
+    expect(d.node.error_logs[0].stderr_tail).toContain('parse error');
+    expect(d.transitions.map((t: any) => `${t.from}>${t.to}`)).toEqual(['PENDING>PENDING', 'PENDING>READY', 'READY>IN_PROGRESS', 'IN_PROGRESS>VALIDATING', 'VALIDATING>RETRYING']);
+    expect(d.dependents).toEqual(['release']);
+    const missing = await get(dash, '/api/projects/nope/tasks');
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.code).toBe('not_found');
+    expect((await get(dash, '/api/projects/demo-app/tasks/nope')).status).toBe(404);
+    // A name is slugged like the tools do (`../etc` is project `etc`); one with nothing usable is refused.
+    expect((await get(dash, '/api/projects/..%2Fetc/tasks')).status).toBe(404);
+    const bad = await get(dash, '/api/projects/!!!/tasks');
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_arguments');
+  });
+
+  test('graph tools: drawn from the file with switch conditions on the edges; runs and time travel', async () => {
+    const list = (await get(dash, '/api/graphs')).body;
+    expect(list.tools).toEqual([expect.objectContaining({ name: 'sum_to_n', loaded: true, nodeCount: 5, runs: 1 })]);
+    const tool = (await get(dash, '/api/graphs/sum_to_n')).body;
+    expect(tool.nodes.map((n: any) => `${n.id}:${n.type}`)).toEqual(['entry_sum:entry', 'increment_node:transform', 'check_condition:switch', 'exit_sum:transform', 'exit_sum_final:exit']);
+    const fromSwitch = tool.edges.filter((e: any) => e.source === 'check_condition');
+    expect(fromSwitch).toEqual([
+      { source: 'check_condition', target: 'increment_node', label: expect.stringContaining('$.increment_node.counter') },
+      { source: 'check_condition', target: 'exit_sum', label: 'default' },
+    ]);
+    expect(tool.inputSchema.properties.n.type).toBe('number');
+    expect(tool.recentRuns[0].runId).toBe(seeded.runId);
+
+    const run = (await get(dash, `/api/runs/${seeded.runId}`)).body;
+    expect(run).toMatchObject({ tool: 'sum_to_n', status: 'completed', input: { n: 4 }, result: { sum: 10 } });
+    expect(run.executions[0]).toMatchObject({ executionIndex: 0, nodeId: 'entry_sum', nodeType: 'entry' });
+    // increment_node's third execution saw its second output in the context.
+    const incs = run.executions.filter((e: any) => e.nodeId === 'increment_node');
+    const third = (await get(dash, `/api/runs/${seeded.runId}/executions/${incs[2].executionIndex}`)).body;
+    expect(third.context.increment_node).toMatchObject({ counter: 2, sum: 3 });
+    expect(third.context.entry_sum).toEqual({ n: 4 });
+    expect(third.execution.output).toMatchObject({ counter: 3, sum: 6 });
+    expect((await get(dash, '/api/runs/no-such-run')).status).toBe(404);
+    expect((await get(dash, `/api/runs/${seeded.runId}/executions/9999`)).status).toBe(404);
+    expect((await get(dash, `/api/runs/${seeded.runId}/executions/x`)).status).toBe(400);
+  });
+
+  test('knowledge: newest first, filters by role, tag and text, node page with links, deleted with reason, backups', async () => {
+    const all = (await get(dash, '/api/knowledge/demo-notes/nodes')).body;
+    expect(all.nodes.map((n: any) => n.id)).toEqual([...seeded.keptIds].reverse());
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=critic')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[1]]);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?tag=design')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[0]]);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?q=ERROR%20MESSAGES')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[1]]);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=actor&tag=review')).body.nodes).toEqual([]);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=boss')).status).toBe(400);
+    const node = (await get(dash, `/api/knowledge/demo-notes/nodes/${seeded.keptIds[0]}`)).body;
+    expect(node.thought).toContain('recursive descent');
+    const deleted = (await get(dash, '/api/knowledge/demo-notes/deleted')).body;
+    expect(deleted.records).toEqual([expect.objectContaining({ nodeId: seeded.deletedId, reason: 'superseded by the hand-written parser' })]);
+    const backups = (await get(dash, '/api/knowledge/demo-notes/backups')).body;
+    expect(backups.backups).toHaveLength(1);
+    expect(backups.backups[0].file).toMatch(/^knowledge_graph_\d{8}-\d{6}\.ndjson$/);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes/nope')).status).toBe(404);
+  });
+
+  test('sessions report that this version records none', async () => {
+    expect((await get(dash, '/api/sessions')).body).toEqual({ available: false, sessions: [] });
+    expect((await get(dash, '/api/sessions/s1')).status).toBe(404);
+  });
+
+  test('unknown endpoints are 404, wrong methods 405', async () => {
+    expect((await get(dash, '/api/nope')).status).toBe(404);
+    const r = await fetch(`${dash.origin}/api/overview`, { method: 'POST', headers: { Authorization: `Bearer ${dash.token}` } });
+    expect(r.status).toBe(405);
+  });
+});
+
+describe('read-only', () => {
+  test('every action is refused with 403 read_only and changes nothing', async () => {
+    for (const [p, body] of [
+      ['/api/projects/demo-app/tasks/build/reset', {}],
+      ['/api/knowledge/demo-notes/restore', { nodeIds: [seeded.deletedId] }],
+      ['/api/graphs/sum_to_n/run', { args: { n: 2 } }],
+    ] as const) {
+      const r = await post(dash, p, body);
+      expect(r.status).toBe(403);
+      expect(r.body.error.code).toBe('read_only');
+    }
+    const d = (await get(dash, '/api/projects/demo-app/tasks/build')).body;
+    expect(d.node.status).toBe('RETRYING');
+  });
+});
+
+describe('live updates', () => {
+  test('a change made by the MCP server reaches the SSE stream as an event naming the project', async () => {
+    const events: any[] = [];
+    const req = http.get(`${dash.origin}/api/events?token=${dash.token}`);
+    const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toContain('text/event-stream');
+    let buf = '';
+    res.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let i: number;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const block = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const line = block.split('\n').find((l) => l.startsWith('data: '));
+        if (block.includes('event: change') && line) events.push(JSON.parse(line.slice(6)));
+      }
+    });
+    try {
+      await call(mcp.client, 'start_task', { project: 'Demo App', nodeId: 'docs' });
+      await eventually(async () => (events.some((e) => e.kind === 'tasks' && e.project === 'demo-app') ? true : undefined), 'a tasks event');
+      await call(mcp.client, 'add_nodes', { projectContext: '/work/demo-notes', nodes: [{ thought: 'live', role: 'actor' }] });
+      await eventually(async () => (events.some((e) => e.kind === 'knowledge' && e.project === 'demo-notes') ? true : undefined), 'a knowledge event');
+      await mcp.client.callTool({ name: 'sum_to_n', arguments: { n: 2 } });
+      await eventually(async () => (events.some((e) => e.kind === 'graph-run' && e.project === 'sum_to_n') ? true : undefined), 'a graph-run event');
+      expect(events.every((e) => typeof e.at === 'string')).toBe(true);
+    } finally {
+      req.destroy();
+    }
+  });
+});
+
+describe('actions (--allow-actions)', () => {
+  let act: DashboardProcess;
+  beforeAll(async () => {
+    act = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--allow-actions'], env: { WORKGRAPH_LOG_LEVEL: 'info' } });
+  });
+  afterAll(async () => {
+    await act?.stop();
+  });
+
+  test('reset a task through reset_task_node, with the same errors and codes as the tool', async () => {
+    expect((await get(act, '/api/meta')).body.allowActions).toBe(true);
+    const r = await post(act, '/api/projects/demo-app/tasks/build/reset', {});
+    expect(r.status).toBe(200);
+    expect((await get(act, '/api/projects/demo-app/tasks/build')).body.node.status).toBe('READY');
+    const refused = await post(act, '/api/projects/demo-app/tasks/release/reset', {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('invalid_transition');
+    expect(act.stderr()).toContain('reset_task_node');
+  });
+
+  test('restore a deleted knowledge node; a bad body is 400 naming the field', async () => {
+    const r = await post(act, '/api/knowledge/demo-notes/restore', { nodeIds: [seeded.deletedId] });
+    expect(r.status).toBe(200);
+    expect(r.body.restored).toEqual([seeded.deletedId]);
+    expect((await get(act, '/api/knowledge/demo-notes/deleted')).body.records).toEqual([]);
+    const bad = await post(act, '/api/knowledge/demo-notes/restore', { nodeIds: 'x' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/^nodeIds:/);
+  });
+
+  test('run a graph tool; its run is recorded; bad arguments are invalid_arguments', async () => {
+    const r = await post(act, '/api/graphs/sum_to_n/run', { args: { n: 3 } });
+    expect(r.status).toBe(200);
+    expect(r.body.output).toEqual({ sum: 6 });
+    await eventually(async () => ((await get(act, `/api/runs/${r.body.runId}`)).status === 200 ? true : undefined), 'the recorded run');
+    const bad = await post(act, '/api/graphs/sum_to_n/run', { args: { n: 'three' } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('invalid_arguments');
+  });
+});
