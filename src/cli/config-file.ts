@@ -24,6 +24,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   databaseUrl: 'string',
   databasePoolSize: 'integer',
   shutdownGrace: 'integer',
+  graphHistoryMb: 'integer',
+  graphRunHistoryMb: 'integer',
+  graphResultMb: 'integer',
 };
 
 export class ConfigFileError extends Error {}

@@ -29,6 +29,10 @@ export interface CommonFlags {
   outputTail?: number;
   /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
   shutdownGrace?: string | number;
+  /** MiB (`serve`): graph run history kept in total, per run, and the largest graph result. */
+  graphHistoryMb?: string | number;
+  graphRunHistoryMb?: string | number;
+  graphResultMb?: string | number;
 }
 
 /**
@@ -85,6 +89,11 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       ]),
       defaults.shutdownGraceMs!,
     ),
+    graph: {
+      historyMaxBytes: mebibytes(flags, env, file, 'graphHistoryMb', 'WORKGRAPH_GRAPH_HISTORY_MB', defaults.graph!.historyMaxBytes),
+      runHistoryMaxBytes: mebibytes(flags, env, file, 'graphRunHistoryMb', 'WORKGRAPH_GRAPH_RUN_HISTORY_MB', defaults.graph!.runHistoryMaxBytes),
+      resultMaxBytes: mebibytes(flags, env, file, 'graphResultMb', 'WORKGRAPH_GRAPH_RESULT_MB', defaults.graph!.resultMaxBytes),
+    },
   };
 }
 
@@ -120,6 +129,27 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A size in MiB (a positive number) from the flag, the variable or the config file, as bytes. */
+function mebibytes(
+  flags: CommonFlags,
+  env: NodeJS.ProcessEnv,
+  file: Pick<CommonFlags, 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb'>,
+  key: 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb',
+  envName: string,
+  fallbackBytes: number,
+): number {
+  const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  const [v, from] = firstOf([
+    [flag, flags[key]],
+    [envName, env[envName]],
+    [`config file: ${key}`, file[key]],
+  ]);
+  if (v === undefined) return fallbackBytes;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${from}: expected a size in MiB (a number above 0), got '${v}'`);
+  return Math.round(n * 1024 * 1024);
 }
 
 /** The first setting given, with where it came from (for the error message). */

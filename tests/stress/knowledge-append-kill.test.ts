@@ -113,7 +113,10 @@ describe('SIGKILL during knowledge appends (built server, SDK clients)', () => {
         }
       };
       const writers = Array.from({ length: WRITERS }, (_, w) => writer(w));
+      // Kill only after at least one acknowledged call this round (a loaded machine can take longer than the delay).
+      const ackedBefore = acknowledged.size;
       await new Promise((r) => setTimeout(r, 250 + Math.random() * 600));
+      for (let waited = 0; acknowledged.size === ackedBefore && waited < 60_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
       killed = true;
       process.kill(pid, 'SIGKILL');
       await Promise.all(writers);

@@ -12,6 +12,16 @@ export function serveCommand(): Command {
         'on SIGTERM/SIGINT/SIGHUP or end of stdin, how long in-flight calls may finish before they are cancelled (env WORKGRAPH_SHUTDOWN_GRACE; default 10)',
       ),
     )
+    .addOption(
+      new Option(
+        '--graph-history-mb <mib>',
+        'graph run history kept after runs end, all runs together; the oldest runs are dropped first (env WORKGRAPH_GRAPH_HISTORY_MB; default 256)',
+      ),
+    )
+    .addOption(
+      new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
+    )
+    .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
     .action(
     async (flags: CommonFlags) => {
       const { PinoLogger } = await import('../../kernel/logging/pino-logger');

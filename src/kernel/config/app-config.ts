@@ -56,4 +56,11 @@ export interface AppConfig {
    * (`--shutdown-grace` seconds, WORKGRAPH_SHUTDOWN_GRACE). Default 10,000 ms.
    */
   shutdownGraceMs?: number;
+  /**
+   * Memory bounds of graph runs, in bytes: `historyMaxBytes` — all finished runs kept inspectable together, oldest
+   * dropped first (`--graph-history-mb`, WORKGRAPH_GRAPH_HISTORY_MB; default 256 MiB); `runHistoryMaxBytes` — one run's
+   * history, past it the run ends with execution_limit (`--graph-run-history-mb`; default 1 GiB); `resultMaxBytes` —
+   * a run's result as JSON (`--graph-result-mb`; default 16 MiB).
+   */
+  graph?: { historyMaxBytes: number; runHistoryMaxBytes: number; resultMaxBytes: number };
 }

@@ -8,9 +8,12 @@ import { MODULE_NAMES, type AppConfig } from './app-config';
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
  * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
- * files, the last 20 graph runs per tool recorded, validation output
- * tails 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
+ * files, the last 20 graph runs per tool recorded, graph run history 256 MiB kept in memory in total / 1 GiB per run,
+ * graph results up to 16 MiB, validation output tails
+ * 8 KiB per stream, data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
+const MIB = 1024 * 1024;
+
 export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig {
   return {
     version: '0.0.0',
@@ -27,6 +30,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     onlyGraphs: false,
     mcpConfigFiles: [],
     shutdownGraceMs: 10_000,
+    graph: { historyMaxBytes: 256 * MIB, runHistoryMaxBytes: 1024 * MIB, resultMaxBytes: 16 * MIB },
   };
 }
 

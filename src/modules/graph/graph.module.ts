@@ -47,6 +47,13 @@ export const graphModule: ModuleRegistration = (container, config) => {
       const mcpConfigFiles = config.mcpConfigFiles ?? [];
       return (host = new Host({
         reservedToolNames: builtinToolNames(c),
+        ...(config.graph
+          ? {
+              recentRunsMaxBytes: config.graph.historyMaxBytes,
+              maxRunHistoryBytes: config.graph.runHistoryMaxBytes,
+              maxResultBytes: config.graph.resultMaxBytes,
+            }
+          : {}),
         ...((config?.graphRunsPerTool ?? 0) > 0 ? { runStore: c.resolve<GraphRunStore>(GraphTokens.GraphRunStore), onRecordError: recordErrorLogger(c) } : {}),
         ...(mcpConfigFiles.length > 0 ? { mcpServers: readMcpConfigFiles(mcpConfigFiles) } : {}),
         ...(c.isRegistered(GraphTokens.McpClientPool, true) ? { mcpClientPool: c.resolve<McpClientPool>(GraphTokens.McpClientPool) } : {}),

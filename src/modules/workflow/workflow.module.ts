@@ -5,6 +5,8 @@ import { ConditionEvaluator } from './application/services/condition-evaluator';
 import { SchemaRegistry } from '../../kernel/schema-registry';
 import { ValidationEngine } from './application/services/validation-engine';
 import { WorkflowDocumentChecker } from './application/services/workflow-document-checker';
+import { StepOutputChecker } from './application/services/step-output-checker';
+import { ContractSchemaFiles } from './infrastructure/contract-schema-files';
 import { GetNextStep } from './application/use-cases/get-next-step';
 import { GetWorkflow } from './application/use-cases/get-workflow';
 import { GetWorkflowSchema } from './application/use-cases/get-workflow-schema';
@@ -36,6 +38,8 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   container.register(WorkflowTokens.ConditionEvaluator, { useClass: ConditionEvaluator }, singleton);
   container.register(WorkflowTokens.ValidationEngine, { useClass: ValidationEngine }, singleton);
   container.register(WorkflowTokens.WorkflowDocumentChecker, { useClass: WorkflowDocumentChecker }, singleton);
+  container.register(WorkflowTokens.ContractSchemas, { useClass: ContractSchemaFiles }, singleton);
+  container.register(WorkflowTokens.StepOutputChecker, { useClass: StepOutputChecker }, singleton);
 
   let storage: CachingWorkflowStorage | undefined;
   container.register(WorkflowTokens.WorkflowStorage, {

@@ -58,6 +58,34 @@ const returnedStep: JsonSchema = {
     askForFiles: { type: 'boolean' },
     requireConfirmation: { type: 'boolean' },
     hasValidation: { type: 'boolean', description: 'Check your output with workflow_validate before moving on.' },
+    confirmation: {
+      type: 'object',
+      description: 'Current format: stop before going on — who confirms (user, or a coordinating agent) and why.',
+      properties: { by: { enum: ['user', 'coordinator'] }, reason: { type: 'string' } },
+    },
+    outputContract: {
+      type: 'object',
+      description: 'Current format: the artifact to send in output.artifacts, with a valid example and where its schema is.',
+      properties: { contractRef: { type: 'string' }, required: { type: 'boolean' }, kind: { type: 'string' }, example: { type: 'object' }, schema: { type: 'string' } },
+    },
+    assessments: {
+      type: 'array',
+      description: 'Current format: assessments to send (wr.assessment artifacts), with their dimensions, allowed levels and an example.',
+      items: { type: 'object' },
+    },
+    delegations: { type: 'array', items: { type: 'object' }, description: 'Current format, parallel steps: the delegations that apply now.' },
+    fragments: stringList,
+  },
+};
+
+const blocker: JsonSchema = {
+  type: 'object',
+  required: ['code', 'pointer', 'message'],
+  properties: {
+    code: { type: 'string', description: 'Stable code, e.g. contract_artifact_missing, contract_artifact_invalid, assessment_level_invalid.' },
+    pointer: { type: 'string', description: 'JSON pointer into this call (e.g. /output/artifacts/0/decision).' },
+    message: { type: 'string' },
+    expected: { description: 'The expected shape: an example artifact, or the allowed levels.' },
   },
 };
 
@@ -70,6 +98,9 @@ const workflowSummary: JsonSchema = {
     description: { type: 'string' },
     version: { type: 'string' },
     source: { type: 'string', description: 'Where it came from: bundled, project, env or flag.' },
+    format: { const: 'current', description: "Present for WorkRail's current format." },
+    tags: stringList,
+    about: { type: 'string' },
   },
 };
 
@@ -131,6 +162,7 @@ export const workflowTools: ToolDefinition[] = [
         metaGuidance: stringList,
         steps: { type: 'array', items: { type: 'object' }, description: 'The steps (whole workflow only).' },
         totalSteps: { type: 'integer', description: 'Number of top-level steps (metadata and preview).' },
+        format: { const: 'current', description: "Current-format workflows (metadata and preview): about, examples, recommendedPreferences, references, tags… follow." },
         firstStep: { anyOf: [previewStep, { type: 'null' }], description: 'The first step to do (preview only).' },
         firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
       },
@@ -144,7 +176,7 @@ export const workflowTools: ToolDefinition[] = [
     name: 'workflow_next',
     title: 'Next workflow step',
     description:
-      'Get the next step of a workflow. Stateless: send every completionId you have finished in `completedSteps` (start with []) and the `context` returned last time (plus your own variables, which conditions and loops read). Returns the step with its prompt and role instructions in `guidance.prompt`, or `isComplete: true` when nothing is left.',
+      'Get the next step of a workflow. Stateless: send every completionId you have finished in `completedSteps` (start with []) and the `context` returned last time (plus your own variables, which conditions and loops read); for current-format workflows also the finished step\'s `output` when step.outputContract or step.assessments ask for one. Returns the step with its text once, in `guidance.prompt`, or `isComplete: true` when nothing is left; `blocked` with `blockers` when the output falls short.',
     inputSchema: {
       type: 'object',
       required: ['workflowId', 'completedSteps'],
@@ -156,6 +188,13 @@ export const workflowTools: ToolDefinition[] = [
           description: 'completionIds of the steps done so far (a step id, or loopId[i].stepId inside loops).',
         },
         context: contextObject,
+        output: {
+          type: 'object',
+          description:
+            "Current-format workflows: the output of the step being completed (the last completionId of completedSteps): notes and artifacts (its outputContract's artifact, wr.assessment artifacts).",
+          properties: { notesMarkdown: { type: 'string' }, artifacts: { type: 'array', items: { type: 'object' } } },
+          additionalProperties: false,
+        },
       },
       additionalProperties: false,
     },
@@ -167,6 +206,10 @@ export const workflowTools: ToolDefinition[] = [
         guidance: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' } } },
         isComplete: { type: 'boolean' },
         context: { type: 'object', description: 'Send this back unchanged (with your own variables added) on the next call.' },
+        blocked: { type: 'boolean', description: 'The output fell short: step is the same step; keep its completionId last and resend output fixed.' },
+        blockers: { type: 'array', items: blocker },
+        contractSchema: { type: 'object', description: "With a blocked contract artifact: the contract's JSON Schema." },
+        followup: { type: 'string', description: 'An assessment asked for a follow-up: step is the same step, to be done again with this guidance.' },
       },
     },
     annotations: { ...readOnly, title: 'Next workflow step' },
@@ -242,8 +285,13 @@ export const workflowTools: ToolDefinition[] = [
   {
     name: 'workflow_get_schema',
     title: 'Workflow JSON Schema',
-    description: 'Get the JSON Schema workflow files must satisfy (spec/workflow.schema.json), to write or fix a workflow.',
-    inputSchema: noArguments,
+    description:
+      'Get the JSON Schema workflow files must satisfy (spec/workflow.schema.json, both formats), to write or fix a workflow; or with `contract` the schema of an output contract (`wr.contracts.<name>`) or of the assessment artifact (`wr.assessment`).',
+    inputSchema: {
+      type: 'object',
+      properties: { contract: { type: 'string', description: 'wr.contracts.<name> or wr.assessment; omit for the workflow schema.' } },
+      additionalProperties: false,
+    },
     outputSchema: {
       type: 'object',
       required: ['schema'],

@@ -246,4 +246,27 @@ describe('SdkMcpClientPool over stdio', () => {
     expect(await waitUntilDead(a)).toBe(true);
     expect(await waitUntilDead(b)).toBe(true);
   });
+
+  it('retainOnly closes servers no longer served, after their calls in flight; the served one stays', async () => {
+    const kept = fixtureServer('kept', { env: { FIXTURE_LINGER: '1' } });
+    const old = fixtureServer('old', { env: { FIXTURE_LINGER: '1', FIXTURE_TAG: 'v1' } });
+    const keptPid = await echoPid(pool, kept);
+    const oldPid = await echoPid(pool, old);
+    pids.push(keptPid, oldPid);
+    // A call in flight on the retired server finishes before the server is closed.
+    const slow = pool.callTool(old, 'slow', { ms: 1_500 });
+    await new Promise((r) => setTimeout(r, 300));
+    await pool.retainOnly([kept, fixtureServer('old', { env: { FIXTURE_LINGER: '1', FIXTURE_TAG: 'v2' } })]);
+    expect(isAlive(oldPid)).toBe(true);
+    const answer = await slow;
+    expect(answer.isError).toBeFalsy();
+    expect(await waitUntilDead(oldPid)).toBe(true);
+    expect(isAlive(keptPid)).toBe(true);
+    expect(await echoPid(pool, kept)).toBe(keptPid);
+    // A run started before the edit may call the old configuration again: it gets a server, closed after the call.
+    const again = await echoPid(pool, old);
+    pids.push(again);
+    expect(again).not.toBe(oldPid);
+    expect(await waitUntilDead(again)).toBe(true);
+  }, 60_000);
 });

@@ -8,6 +8,8 @@ import { GetNextStep } from '../../../src/modules/workflow/application/use-cases
 import { ValidateStepOutput } from '../../../src/modules/workflow/application/use-cases/validate-step-output';
 import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { MapWorkflowStorage } from './workflow-test-helpers';
+import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
+import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
 
 /**
  * A child container wired the way the workflow DI module wires production (real services, tokens and decorators),
@@ -23,6 +25,8 @@ export function workflowUseCases(workflows: Workflow[]): {
   c.registerSingleton(Tokens.SchemaRegistry, SchemaRegistry);
   c.registerSingleton(WorkflowTokens.ConditionEvaluator, ConditionEvaluator);
   c.registerSingleton(WorkflowTokens.ValidationEngine, ValidationEngine);
+  c.registerSingleton(WorkflowTokens.ContractSchemas, ContractSchemaFiles);
+  c.registerSingleton(WorkflowTokens.StepOutputChecker, StepOutputChecker);
   c.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep });
   c.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput });
   return { container: c, next: c.resolve<GetNextStep>(WorkflowTokens.GetNextStep), validate: c.resolve<ValidateStepOutput>(WorkflowTokens.ValidateStepOutput) };

@@ -2,7 +2,7 @@ import { InvalidGraphError, NotFoundError } from '../../../kernel/errors';
 import type { GraphTool, NodeExecutionRecord } from '../domain/types';
 import type { Clock } from '../../../kernel/clock';
 import type { GraphRunStore } from './ports/graph-run-store';
-import type { McpClientPool } from './ports/mcp-client-pool';
+import type { McpClientPool, McpServerRef } from './ports/mcp-client-pool';
 import type { CompiledGraph, CompiledTool } from './engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from './engine/execution-types';
 import { GraphRun } from './engine/graph-run';
@@ -15,6 +15,15 @@ export interface GraphRunnerOptions {
   clock?: Clock;
   /** Finished runs kept inspectable. Default 100. */
   recentRunLimit?: number;
+  /**
+   * Bytes of history all finished runs kept inspectable may hold together; the oldest are dropped first. Default
+   * 256 MiB (`--graph-history-mb`).
+   */
+  recentRunsMaxBytes?: number;
+  /** Bytes of history one run may hold; past it the run ends with execution_limit. Default 1 GiB (`--graph-run-history-mb`). */
+  maxRunHistoryBytes?: number;
+  /** Largest result of a run, as JSON in bytes; larger is execution_limit. Default 16 MiB (`--graph-result-mb`). */
+  maxResultBytes?: number;
   /** Busy time after which a run yields to the event loop. Default 4 ms. */
   yieldEveryMs?: number;
   /** Default: setImmediate. */
@@ -52,6 +61,11 @@ export interface ExecutionSummary {
   endTime?: number;
 }
 
+/** Defaults of the memory bounds (documented in docs/writing-graphs.md "Limits" and docs/configuration.md). */
+export const DEFAULT_RECENT_RUNS_MAX_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_MAX_RUN_HISTORY_BYTES = 1024 * 1024 * 1024;
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
+
 const defaultYield = (): Promise<void> =>
   new Promise<void>((resolve) => {
     if (typeof setImmediate === 'function') setImmediate(resolve);
@@ -70,7 +84,7 @@ export class GraphRunner {
   private readonly prefix = Math.random().toString(36).slice(2, 8);
 
   constructor(private readonly options: GraphRunnerOptions = {}) {
-    this.runs = new RecentRuns(options.recentRunLimit ?? 100);
+    this.runs = new RecentRuns(options.recentRunLimit ?? 100, options.recentRunsMaxBytes ?? DEFAULT_RECENT_RUNS_MAX_BYTES);
   }
 
   /**
@@ -107,6 +121,12 @@ export class GraphRunner {
       }
     }
     this.tools = next;
+    // Servers whose configuration no graph declares any more (an edited or removed graph file) are closed.
+    const servers = new Map<string, McpServerRef>();
+    for (const g of graphs) {
+      for (const [name, config] of Object.entries(g.config.mcpServers)) servers.set(`${name}\u0000${JSON.stringify(config)}`, { name, config });
+    }
+    void this.options.mcpClientPool?.retainOnly?.([...servers.values()]).catch(() => undefined);
   }
 
   listTools(): GraphToolInfo[] {
@@ -150,6 +170,8 @@ export class GraphRunner {
         now: clock ? () => clock.now() : Date.now,
         yieldToEventLoop: this.options.yieldToEventLoop ?? defaultYield,
         yieldEveryMs: this.options.yieldEveryMs ?? 4,
+        maxHistoryBytes: this.options.maxRunHistoryBytes ?? DEFAULT_MAX_RUN_HISTORY_BYTES,
+        maxResultBytes: this.options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES,
       },
       options,
     );

@@ -12,4 +12,7 @@ export const WorkflowTokens = {
   /** The parsed spec/workflow.schema.json (loaded lazily from the package root). */
   WorkflowSchema: Symbol.for('workgraph.WorkflowSchema'),
   WorkflowDocumentChecker: Symbol.for('workgraph.WorkflowDocumentChecker'),
+  /** The output-contract JSON Schemas of spec/contracts/ (ContractSchemaSource). */
+  ContractSchemas: Symbol.for('workgraph.ContractSchemas'),
+  StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
 } as const;

@@ -6,6 +6,7 @@ import { forEachItems, iterationRuns, loopBindings, maxIterationsOf } from './lo
 import { substitutePlaceholders } from './template';
 import { isLoopStep, type LoopStep, type PromptStep, type Workflow, type WorkflowStep } from './types';
 import { WorkflowIndex } from './workflow-index';
+import { currentStepExtras, type StepExtras } from './current-format/step-extras';
 
 /** Where a step handed out inside a loop sits: the innermost loop, its iteration (from 0), its item (forEach). */
 export interface LoopInfo {
@@ -22,6 +23,8 @@ export type ResolvedStep = Omit<PromptStep, 'type'> & {
   completionId: string;
   /** Present when the step runs inside a loop. */
   loop?: LoopInfo;
+  /** Current format: what depends on the context (fragments appended, delegations that apply, confirmation). */
+  extras?: StepExtras;
 };
 
 export interface NextStepResult {
@@ -73,7 +76,9 @@ export function resolveNextStep(
   const resolver = new Resolver(workflow.id, index, completedSteps, evaluate);
   const found = resolver.sequence(index.sequence, '', base, []);
   if (!found) return { step: null, isComplete: true, context: base, notes: resolver.notes };
-  return { step: toResolvedStep(found), isComplete: false, context: found.context, notes: resolver.notes };
+  const step = toResolvedStep(found, workflow.format === 'current');
+  if (workflow.format === 'current') step.extras = currentStepExtras(found.step, step.prompt, found.context, evaluate);
+  return { step, isComplete: false, context: found.context, notes: resolver.notes };
 }
 
 class Resolver {
@@ -173,17 +178,18 @@ function withoutLoopVariables(context: Record<string, unknown> | undefined, name
   return Object.fromEntries(Object.entries(context).filter(([k]) => !names.has(k)));
 }
 
-function toResolvedStep(found: Found): ResolvedStep {
+function toResolvedStep(found: Found, markUnset: boolean): ResolvedStep {
   const { type: _type, ...rest } = found.step;
   const ctx = found.context;
+  const fill = (text: string) => substitutePlaceholders(text, ctx, markUnset);
   const resolved: ResolvedStep = {
     ...rest,
     completionId: found.completionId,
-    title: substitutePlaceholders(String(rest.title ?? ''), ctx),
-    prompt: substitutePlaceholders(String(rest.prompt ?? ''), ctx),
+    title: fill(String(rest.title ?? '')),
+    prompt: fill(String(rest.prompt ?? '')),
   };
-  if (typeof rest.agentRole === 'string') resolved.agentRole = substitutePlaceholders(rest.agentRole, ctx);
-  if (Array.isArray(rest.guidance)) resolved.guidance = rest.guidance.map((g) => substitutePlaceholders(String(g), ctx));
+  if (typeof rest.agentRole === 'string') resolved.agentRole = fill(rest.agentRole);
+  if (Array.isArray(rest.guidance)) resolved.guidance = rest.guidance.map((g) => fill(String(g)));
   const innermost = found.frames[found.frames.length - 1];
   if (innermost) resolved.loop = innermost.info;
   return resolved;

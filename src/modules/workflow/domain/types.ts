@@ -78,14 +78,58 @@ interface StepBase {
   runCondition?: Condition;
 }
 
+/** How a current-format step asks for a stop: a boolean, a condition, or who must approve (and when). */
+export type ConfirmationRule =
+  | boolean
+  | Condition
+  | { kind: 'human_approval' | 'coordinator_eval'; condition?: Condition };
+
+/** A current-format prompt fragment: appended to the prompt when its `when` condition holds (always without one). */
+export interface PromptFragment {
+  id: string;
+  when?: Condition;
+  text: string;
+}
+
+/** A current-format output contract: the artifact the step must (required, the default) or may send. */
+export interface OutputContractRef {
+  contractRef: string;
+  required?: boolean;
+}
+
+/** A current-format assessment consequence: when a level matches, the step is done again with this guidance. */
+export interface AssessmentConsequence {
+  when: { anyEqualsLevel?: string; dimensionId?: string; equalsLevel?: string };
+  effect: { kind: 'require_followup'; guidance: string };
+}
+
+/** A current-format parallel delegation: a routine the client runs beside others (it does the spawning). */
+export interface ParallelDelegation {
+  workflowId: string;
+  runCondition?: Condition;
+  args?: Record<string, unknown>;
+  contextMapping?: Record<string, string>;
+  modelTier?: string;
+}
+
 export interface PromptStep extends StepBase {
   type?: 'prompt';
   prompt: string;
   agentRole?: string;
   guidance?: string[];
   askForFiles?: boolean;
-  requireConfirmation?: boolean;
+  /** Classic files: a boolean. Current-format files: also a condition or `{kind, condition?}`. */
+  requireConfirmation?: ConfirmationRule;
   validationCriteria?: ValidationCriteria;
+  // Current-format fields, kept by the compiler (src/modules/workflow/domain/current-format/) for the answer.
+  promptFragments?: PromptFragment[];
+  outputContract?: OutputContractRef;
+  assessmentRefs?: string[];
+  assessmentConsequences?: AssessmentConsequence[];
+  parallelDelegations?: ParallelDelegation[];
+  /** The metricsProfile footer this step carries (compiled from the workflow's metricsProfile). */
+  metricsFooter?: string;
+  notesOptional?: boolean;
 }
 
 export type LoopType = 'while' | 'until' | 'for' | 'forEach';
@@ -106,6 +150,8 @@ export interface LoopConfig {
   indexVar?: string;
   /** Bound to i + 1. */
   iterationVar?: string;
+  /** Current format: the loop goes on until the loop-control artifact says stop. */
+  conditionSource?: { kind: 'artifact_contract'; contractRef: string; loopId: string };
 }
 
 export interface LoopStep extends StepBase {
@@ -118,6 +164,15 @@ export interface LoopStep extends StepBase {
 
 export type WorkflowStep = PromptStep | LoopStep;
 
+/** An assessment a current-format step asks for: dimensions, each with its allowed levels. */
+export interface AssessmentDefinition {
+  id: string;
+  purpose?: string;
+  dimensions: { id: string; purpose?: string; levels: string[] }[];
+}
+
+export type WorkflowFormat = 'classic' | 'current';
+
 export interface Workflow {
   id: string;
   name: string;
@@ -127,6 +182,29 @@ export interface Workflow {
   clarificationPrompts?: string[];
   metaGuidance?: string[];
   steps: WorkflowStep[];
+  /** Which format the file was read as; absent means classic. Set by the loader, never by the file. */
+  format?: WorkflowFormat;
+  // Current-format metadata, served by workflow_get and workflow_list.
+  about?: string;
+  examples?: unknown[];
+  recommendedPreferences?: Record<string, unknown>;
+  validatedAgainstSpecVersion?: number | string;
+  references?: WorkflowReference[];
+  functionDefinitions?: unknown[];
+  tags?: string[];
+  features?: unknown[];
+  assessments?: AssessmentDefinition[];
+  metricsProfile?: 'none' | 'coding' | 'research' | 'design' | 'review' | 'ticket';
+}
+
+/** A document a current-format workflow points to; its content is never inlined. */
+export interface WorkflowReference {
+  id: string;
+  title?: string;
+  source: string;
+  resolveFrom: 'package' | 'workspace';
+  purpose?: string;
+  authoritative?: boolean;
 }
 
 /** Where a workflow came from (bundled, project, env, flag folder) — reported by workflow_list. */
@@ -136,6 +214,10 @@ export interface WorkflowSummary {
   description: string;
   version: string;
   source: string;
+  /** `current` for WorkRail's current format (absent: classic). */
+  format?: 'current';
+  tags?: string[];
+  about?: string;
 }
 
 export function isLoopStep(step: WorkflowStep): step is LoopStep {

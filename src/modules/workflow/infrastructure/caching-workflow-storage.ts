@@ -3,6 +3,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { systemClock, type Clock } from '../../../kernel/clock';
 import { silentLogger, type Logger } from '../../../kernel/logger';
+import { listWorkflowFiles } from './file-workflow-storage';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog } from './workflow-catalog';
 
 export interface CachingOptions {
@@ -21,7 +22,8 @@ interface Cached {
 /**
  * Serves the inner storage's snapshot from memory, so workflow_next does no file I/O on the hot path. Freshness:
  * - a change reported by fs.watch on a source folder drops the snapshot at once;
- * - after the TTL the folders are fingerprinted (names, sizes and mtimes of their `*.json` files, a few stat calls):
+ * - after the TTL the folders are fingerprinted (names, sizes and mtimes of their `*.json` files, subfolders
+ *   included, a few stat calls):
  *   unchanged → the snapshot is kept for another TTL; changed → reloaded. This catches what watching misses
  *   (network file systems, a symlinked file edited elsewhere).
  * Concurrent callers share one reload.
@@ -90,7 +92,7 @@ export class CachingWorkflowStorage extends SnapshotWorkflowCatalog {
       this.inner.folders().map(async (dir) => {
         let names: string[];
         try {
-          names = (await fs.readdir(dir)).filter((n) => n.toLowerCase().endsWith('.json')).sort();
+          names = await listWorkflowFiles(dir);
         } catch (e) {
           return `${dir}:${(e as NodeJS.ErrnoException).code ?? 'error'}`;
         }
@@ -114,7 +116,8 @@ export class CachingWorkflowStorage extends SnapshotWorkflowCatalog {
     for (const dir of new Set(this.inner.folders())) {
       try {
         // persistent: false — watching must never keep the process alive.
-        const w = watch(dir, { persistent: false }, () => {
+        // recursive: subfolders (routines/, examples/…) are read too; Node 20 supports it on Linux, macOS and Windows.
+        const w = watch(dir, { persistent: false, recursive: true }, () => {
           this.dirty = true;
         });
         w.on('error', (err) => {

@@ -12,7 +12,8 @@ import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowEntry } fro
 export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
 
 /**
- * One folder's `*.json` files (not recursive). A file that cannot be used — unreadable, not JSON, not an object, a
+ * One folder's `*.json` files, read recursively as WorkRail lays its own folder out (`routines/`, `examples/loops/`…),
+ * skipping dot-folders and `node_modules` (and symlinked folders, which could loop). A file that cannot be used — unreadable, not JSON, not an object, a
  * symlink resolving outside the folder, a second file declaring an id already taken in the folder — is reported in
  * `invalid` with its file and reason and logged once; it never hides the other files. Schema validation is the job of
  * SchemaValidatingWorkflowStorage.
@@ -43,7 +44,7 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
     let realDir: string;
     try {
       realDir = await fs.realpath(this.dir);
-      names = (await fs.readdir(realDir)).filter((n) => n.toLowerCase().endsWith('.json')).sort();
+      names = await listWorkflowFiles(realDir);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
@@ -68,7 +69,7 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
       } else {
         const earlier = fileOfId.get(r.workflow.id);
         if (earlier !== undefined) {
-          snapshot.invalid.push(this.invalid(r.workflow.id, r.file!, `duplicate id '${r.workflow.id}': ${path.basename(earlier)} in the same folder declares it too`));
+          snapshot.invalid.push(this.invalid(r.workflow.id, r.file!, `duplicate id '${r.workflow.id}': ${path.relative(this.dir, earlier)} in the same folder declares it too`));
         } else {
           fileOfId.set(r.workflow.id, r.file!);
           snapshot.workflows.push(r);
@@ -81,9 +82,9 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
 
   private async load(realDir: string, name: string): Promise<WorkflowEntry | InvalidWorkflowEntry> {
     const file = path.join(this.dir, name);
-    const fallbackId = name.replace(/\.json$/i, '');
+    const fallbackId = path.basename(name).replace(/\.json$/i, '');
     try {
-      assertSafeName(name, 'file');
+      for (const segment of name.split('/')) assertSafeName(segment, 'file');
       const full = path.join(realDir, name);
       const link = await fs.lstat(full);
       if (link.isSymbolicLink()) {
@@ -133,4 +134,30 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
     this.logged.add(key);
     this.logger.warn(`skipping workflow file ${bad.file}: ${bad.reason}`, { file: bad.file, reason: bad.reason });
   }
+}
+
+/** Folders never read: dependencies and hidden folders (`.git`, editor state). */
+function skippedFolder(name: string): boolean {
+  return name.startsWith('.') || name === 'node_modules';
+}
+
+/**
+ * The `*.json` files under `root` as sorted relative paths with `/` separators. Symlinked folders are not followed
+ * (a link back up would loop); symlinked files are, and load() refuses those that resolve outside the folder.
+ */
+export async function listWorkflowFiles(root: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    const entries = await fs.readdir(path.join(root, rel), { withFileTypes: true });
+    for (const entry of entries) {
+      const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) {
+        if (!skippedFolder(entry.name)) await walk(relPath);
+      } else if (entry.name.toLowerCase().endsWith('.json')) {
+        out.push(relPath);
+      }
+    }
+  };
+  await walk('');
+  return out.sort();
 }

@@ -38,6 +38,9 @@ export function listingOf(snapshot: CatalogSnapshot): WorkflowListing {
       description: workflow.description,
       version: workflow.version,
       source,
+      ...(workflow.format === 'current' ? { format: 'current' as const } : {}),
+      ...(Array.isArray(workflow.tags) ? { tags: workflow.tags } : {}),
+      ...(typeof workflow.about === 'string' ? { about: workflow.about } : {}),
     })),
     invalid: snapshot.invalid,
   };

@@ -20,12 +20,17 @@ describe('FileWorkflowStorage', () => {
   });
   afterEach(() => removeDirs(dirs));
 
-  it('loads every *.json file of the folder, and only those', async () => {
+  it('loads every *.json file of the folder and its subfolders (not dot-folders, not node_modules), and only those', async () => {
     await writeJson(dir, 'alpha.json', workflow('alpha'));
     await writeJson(dir, 'beta.json', workflow('beta'));
     await fs.writeFile(path.join(dir, 'notes.txt'), 'not a workflow');
-    await fs.mkdir(path.join(dir, 'nested'));
+    await fs.mkdir(path.join(dir, 'nested', 'deeper'), { recursive: true });
     await writeJson(path.join(dir, 'nested'), 'gamma.json', workflow('gamma'));
+    await writeJson(path.join(dir, 'nested', 'deeper'), 'delta.json', workflow('delta'));
+    for (const skipped of ['.git', 'node_modules', path.join('nested', '.cache')]) {
+      await fs.mkdir(path.join(dir, skipped), { recursive: true });
+      await writeJson(path.join(dir, skipped), 'hidden.json', workflow('hidden'));
+    }
 
     const storage = new FileWorkflowStorage(dir, 'flag');
     const listing = await storage.list();
@@ -33,6 +38,8 @@ describe('FileWorkflowStorage', () => {
     expect(listing.workflows).toEqual([
       { id: 'alpha', name: 'Workflow alpha', description: 'Does alpha', version: '1.0.0', source: 'flag' },
       { id: 'beta', name: 'Workflow beta', description: 'Does beta', version: '1.0.0', source: 'flag' },
+      { id: 'delta', name: 'Workflow delta', description: 'Does delta', version: '1.0.0', source: 'flag' },
+      { id: 'gamma', name: 'Workflow gamma', description: 'Does gamma', version: '1.0.0', source: 'flag' },
     ]);
     expect(listing.invalid).toEqual([]);
     expect((await storage.get('beta')).steps[0].id).toBe('first');
@@ -108,9 +115,10 @@ describe('FileWorkflowStorage', () => {
     dirs.push(outside);
     await writeJson(outside, 'secret.json', workflow('secret'));
     await fs.symlink(path.join(outside, 'secret.json'), path.join(dir, 'escape.json'));
-    await fs.mkdir(path.join(dir, 'real'));
-    await writeJson(path.join(dir, 'real'), 'inside.json', workflow('inside'));
-    await fs.symlink(path.join(dir, 'real', 'inside.json'), path.join(dir, 'linked.json'));
+    // the link's target sits in a dot-folder (not read itself), so the link is the only record of 'inside'
+    await fs.mkdir(path.join(dir, '.real'));
+    await writeJson(path.join(dir, '.real'), 'inside.json', workflow('inside'));
+    await fs.symlink(path.join(dir, '.real', 'inside.json'), path.join(dir, 'linked.json'));
     await fs.symlink(path.join(dir, 'missing.json'), path.join(dir, 'dangling.json'));
 
     const storage = new FileWorkflowStorage(dir, 'flag');

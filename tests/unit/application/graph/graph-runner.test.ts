@@ -528,3 +528,55 @@ describe('GraphRunner: debugger', () => {
     expect(events).toEqual(['done 0 entry', 'error 1 first expression_error']);
   });
 });
+
+describe('GraphRunner: memory bounds', () => {
+  it('ends a run whose history passes the per-run cap with execution_limit naming the cap', async () => {
+    const runner = runnerFor(sumToN, { maxRunHistoryBytes: 256 * 1024 });
+    const run = runner.executeTool('sum_to_n', { n: 100_000 });
+    const error = await run.promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExecutionLimitError);
+    expect((error as ExecutionLimitError).code).toBe('execution_limit');
+    expect((error as Error).message).toMatch(/maxHistoryBytes \(256 KiB\)/);
+    expect((error as Error).message).toContain('--graph-run-history-mb');
+    const state = runner.getExecutionState(run.executionId);
+    expect(state.status).toBe('error');
+    expect(state.executionCount).toBeLessThan(20_000); // stopped early, not at the end of the loop
+  });
+
+  it('keeps finished runs within the retained-bytes bound, dropping the oldest first', async () => {
+    const runner = runnerFor(sumToN, { recentRunsMaxBytes: 1024 * 1024 });
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const run = runner.executeTool('sum_to_n', { n: 3_000 });
+      await run.promise;
+      ids.push(run.executionId);
+    }
+    const kept = runner.listExecutions().map((e) => e.executionId);
+    expect(kept[kept.length - 1]).toBe(ids[5]);
+    expect(kept.length).toBeLessThan(6);
+    expect(kept).toEqual(ids.slice(ids.length - kept.length)); // the newest ones
+    expect(() => runner.getExecutionState(ids[0]!)).toThrow(NotFoundError);
+    expect(runner.getExecutionState(ids[5]!).history.length).toBe(2 * 3_000 + 3);
+  });
+
+  it('refuses a result over the result cap with execution_limit naming the cap', async () => {
+    const runner = runnerFor(
+      linearTool('big', `
+      - id: "first"
+        type: "transform"
+        transform: { expr: '{ "text": $pad("", $.entry.size, "x") }' }
+        next: "exit"`),
+      { maxResultBytes: 64 * 1024 },
+    );
+    expect((await runner.executeTool('big', { size: 1_000 }).promise).result).toEqual({ text: 'x'.repeat(1_000) });
+    const error = await runner.executeTool('big', { size: 100_000 }).promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExecutionLimitError);
+    expect((error as Error).message).toMatch(/maxResultBytes \(64 KiB\) exceeded: the result is 97\.7 KiB/);
+  });
+});

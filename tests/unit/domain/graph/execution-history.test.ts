@@ -80,4 +80,58 @@ describe('ExecutionHistory', () => {
     const h = new ExecutionHistory();
     expect(() => h.add(rec(1, 'a', 1))).toThrow(/out of order/);
   });
+
+  it('reads outputs back as JSON copies, keeping the latest of each node and of the run as produced', () => {
+    const h = new ExecutionHistory();
+    const first = { i: 1, nested: { list: [1, 'two', null] } };
+    const second = { i: 2, skipped: undefined };
+    h.add(rec(0, 'inc', first));
+    h.add(rec(1, 'check', 'inc'));
+    h.add(rec(2, 'inc', second));
+    expect(h.nodeExecution('inc', 0)).toEqual(first);
+    expect(h.nodeExecution('inc', 0)).not.toBe(first); // parsed again from its JSON text
+    expect(h.nodeExecution('inc', -1)).toBe(second); // the latest: no parse
+    expect(h.previousNode()).toBe(second);
+    expect(h.nodeExecutions('inc')).toEqual([first, second]);
+    expect(h.byIndex(0)!.output).toEqual(first);
+    const fn = () => 1;
+    h.add(rec(3, 'fn', fn)); // a value JSON cannot hold is kept as it is
+    h.add(rec(4, 'undef', undefined));
+    expect(h.byIndex(3)!.output).toBe(fn);
+    expect(h.byIndex(4)!.output).toBeUndefined();
+  });
+
+  it('serves every record through a read-only array view built on demand', () => {
+    const h = loopHistory();
+    const all = h.all();
+    expect(Array.isArray(all)).toBe(true);
+    expect(all.length).toBe(6);
+    expect(all[1]).toMatchObject({ executionIndex: 1, nodeId: 'inc', output: { i: 1 } });
+    expect(all[6]).toBeUndefined();
+    expect(all.map((r) => r.nodeId)).toEqual(['entry', 'inc', 'check', 'inc', 'check', 'inc']);
+    expect([...all].length).toBe(6);
+    expect(all.slice(4).map((r) => r.executionIndex)).toEqual([4, 5]);
+    expect(all.find((r) => r.nodeId === 'check')!.output).toBe('inc');
+    expect(JSON.parse(JSON.stringify(all))).toHaveLength(6);
+    h.add(rec(6, 'check', 'exit'));
+    expect(all.length).toBe(7); // live
+    expect(() => ((all as unknown as unknown[])[0] = 1)).toThrow(/read-only/);
+  });
+
+  it('stores a long loop compactly and reports what it holds', () => {
+    const h = new ExecutionHistory();
+    const empty = h.byteSize;
+    const n = 100_000;
+    for (let i = 0; i < n; i++) {
+      h.append('inc', 'transform', i, i + 1, { counter: i, sum: i * (i + 1) / 2, target: n });
+      h.append('check', 'switch', i + 1, i + 2, 'inc');
+    }
+    expect(h.length).toBe(2 * n);
+    const perRecord = (h.byteSize - empty) / h.length;
+    // Columns, one JSON text per object output, shared switch targets: well under 100 bytes a record.
+    expect(perRecord).toBeGreaterThan(20);
+    expect(perRecord).toBeLessThan(100);
+    expect(h.nodeExecution('inc', 12_345)).toEqual({ counter: 12_345, sum: (12_345 * 12_346) / 2, target: n });
+    expect(h.contextAt(7)).toEqual({ inc: { counter: 3, sum: 6, target: n }, check: 'inc' });
+  });
 });

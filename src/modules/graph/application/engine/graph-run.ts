@@ -34,6 +34,13 @@ export interface GraphRunDeps {
   mcpClientPool?: McpClientPool;
   /** Milliseconds since the epoch (record times). */
   now: () => number;
+  /**
+   * The most bytes one run's history may hold (see ExecutionHistory.byteSize); past it the run ends with an
+   * execution_limit error naming the cap. Default 1 GiB.
+   */
+  maxHistoryBytes: number;
+  /** The largest result a run may return, as JSON text in bytes; larger is an execution_limit error. Default 16 MiB. */
+  maxResultBytes: number;
   /** Lets other work run (pings, cancellations, other runs). Default: setImmediate. */
   yieldToEventLoop: () => Promise<void>;
   /** The run yields after this much busy time. Default 4 ms: time-sliced, not per node. */
@@ -277,26 +284,18 @@ export class GraphRun implements ExecutionController {
       } catch (err) {
         const error = gate.stopped ? this.stoppedError() : nodeFailure(err, cnode, branch);
         const endTime = deps.now();
-        this.history.add({
-          executionIndex: index,
-          nodeId,
-          nodeType: cnode.kind,
-          startTime,
-          endTime,
-          duration: endTime - startTime,
-          output: null,
-          error: { code: error.code, message: error.message },
-        });
+        this.history.append(nodeId, cnode.kind, startTime, endTime, null, { code: error.code, message: error.message });
         this.telemetry?.count(cnode.kind, nodeId, endTime - startTime, true);
         if (hooks?.onNodeError) await hooks.onNodeError(index, nodeId, cnode.node, error, input!);
         throw error;
       }
       const endTime = deps.now();
-      this.history.add({ executionIndex: index, nodeId, nodeType: cnode.kind, startTime, endTime, duration: endTime - startTime, output });
+      this.history.append(nodeId, cnode.kind, startTime, endTime, output);
+      if (this.history.byteSize > deps.maxHistoryBytes) throw this.historyLimitError(nodeId);
       if (this.telemetry) this.telemetry.count(cnode.kind, nodeId, endTime - startTime, false);
       if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, input!, output, endTime - startTime);
 
-      if (cnode.kind === 'exit') return plainJson(tool.wrapOutput ? { result: output } : output);
+      if (cnode.kind === 'exit') return this.checkResultSize(plainJson(tool.wrapOutput ? { result: output } : output));
       nodeId = next;
       first = false;
     }
@@ -366,6 +365,43 @@ export class GraphRun implements ExecutionController {
     if (!gate.stopped && hooks?.onResume) await hooks.onResume();
   }
 
+  /** A run whose history passed the per-run cap ends here (the cap guards the server's memory, not the graph's logic). */
+  private historyLimitError(nodeId: string): ExecutionLimitError {
+    const cap = this.deps.maxHistoryBytes;
+    return new ExecutionLimitError(
+      'maxHistoryBytes',
+      cap,
+      `tool '${this.compiled.tool.name}': execution limit maxHistoryBytes (${formatBytes(cap)}) exceeded after node '${nodeId}' (execution ${this.history.length}): the run's history holds too much (raise --graph-run-history-mb)`,
+    );
+  }
+
+  /**
+   * A result is answered as JSON text (twice: text block and structuredContent), so one too large to serialize — past
+   * V8's string limit — or over the cap is an execution_limit error instead of an answer that never comes.
+   */
+  private checkResultSize(result: unknown): unknown {
+    const cap = this.deps.maxResultBytes;
+    const tooLarge = (size: string) =>
+      new ExecutionLimitError(
+        'maxResultBytes',
+        cap,
+        `tool '${this.compiled.tool.name}': execution limit maxResultBytes (${formatBytes(cap)}) exceeded: the result is ${size} as JSON (raise --graph-result-mb)`,
+      );
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(result);
+    } catch (e) {
+      if (e instanceof RangeError) throw tooLarge('larger than the longest string this runtime can build');
+      throw e;
+    }
+    // UTF-8 takes at most 3 bytes per UTF-16 unit: count exactly only when it could matter.
+    if (text !== undefined && text.length * 3 > cap) {
+      const bytes = Buffer.byteLength(text, 'utf8');
+      if (bytes > cap) throw tooLarge(formatBytes(bytes));
+    }
+    return result;
+  }
+
   private stoppedError(): CancelledError {
     return new CancelledError(`execution ${this.executionId} of tool '${this.compiled.tool.name}' was stopped`);
   }
@@ -374,4 +410,12 @@ export class GraphRun implements ExecutionController {
     const end = this.endTime ?? this.deps.now();
     return this.telemetry!.snapshot(end - this.startTime, this.gate.pausedMs, this.history.length);
   }
+}
+
+/** 16777216 → "16 MiB"; 1073741824 → "1 GiB"; 1500 → "1500 bytes". */
+export function formatBytes(n: number): string {
+  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
+  if (n >= 1024 ** 2) return `${Number((n / 1024 ** 2).toFixed(1))} MiB`;
+  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`;
+  return `${n} bytes`;
 }

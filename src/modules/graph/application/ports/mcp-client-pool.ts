@@ -31,4 +31,11 @@ export interface McpClientPool {
   callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult>;
   /** Closes every client and ends every server process it started. Later calls start servers afresh. */
   closeAll(): Promise<void>;
+  /**
+   * Says which servers the loaded graphs serve now (after a graph file was loaded, edited or removed): every open
+   * connection to a server not among them — a name no longer declared, or a changed command, args, env or url — is
+   * closed and its process ended, once the calls in flight on it have finished. A later call to such a server (a run
+   * started before the edit) opens it again and closes it after that call.
+   */
+  retainOnly?(servers: readonly McpServerRef[]): Promise<void>;
 }

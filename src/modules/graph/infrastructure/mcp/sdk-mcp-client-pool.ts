@@ -31,6 +31,10 @@ export class SdkMcpClientPool implements McpClientPool {
   private readonly connections = new Map<string, Promise<McpServerConnection>>();
   /** Connections that are open right now, for the synchronous {@link killAll}. */
   private readonly live = new Set<McpServerConnection>();
+  /** Calls in flight per connection key (a retired server is closed only when its last call ended). */
+  private readonly inFlight = new Map<string, number>();
+  /** Keys of the servers the loaded graphs declare; undefined until the first {@link retainOnly} (all kept). */
+  private served?: Set<string>;
   private readonly settings: McpConnectionSettings;
 
   constructor(options: SdkMcpClientPoolOptions = {}) {
@@ -44,12 +48,41 @@ export class SdkMcpClientPool implements McpClientPool {
 
   async callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult> {
     throwIfCancelled(signal, server, tool);
-    let connection = await untilAborted(this.connection(server, tool), signal, server, tool);
-    if (connection.closed) {
-      // It died between its last call and this one (its close listener has already dropped it): start afresh.
-      connection = await untilAborted(this.connection(server, tool), signal, server, tool);
+    const key = connectionKey(server);
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    try {
+      let connection = await untilAborted(this.connection(server, tool), signal, server, tool);
+      if (connection.closed) {
+        // It died between its last call and this one (its close listener has already dropped it): start afresh.
+        connection = await untilAborted(this.connection(server, tool), signal, server, tool);
+      }
+      return await connection.callTool(tool, args, signal);
+    } finally {
+      const left = (this.inFlight.get(key) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(key, left);
+      else {
+        this.inFlight.delete(key);
+        // A server no graph declares any more (a run started before the edit called it): end it now.
+        if (this.served && !this.served.has(key)) void this.closeKey(key);
+      }
     }
-    return connection.callTool(tool, args, signal);
+  }
+
+  async retainOnly(servers: readonly McpServerRef[]): Promise<void> {
+    this.served = new Set(servers.map(connectionKey));
+    const retired = [...this.connections.keys()].filter((key) => !this.served!.has(key) && !this.inFlight.has(key));
+    await Promise.all(retired.map((key) => this.closeKey(key)));
+  }
+
+  private async closeKey(key: string): Promise<void> {
+    const opening = this.connections.get(key);
+    if (!opening) return;
+    this.connections.delete(key);
+    this.settings.logger.debug('closing an MCP server no graph declares any more', { server: key.split('\u0000')[0] });
+    await opening.then(
+      (connection) => connection.close(),
+      () => undefined,
+    );
   }
 
   async closeAll(): Promise<void> {

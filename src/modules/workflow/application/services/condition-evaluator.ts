@@ -2,7 +2,8 @@ import jsonLogic from 'json-logic-js';
 import { injectable } from 'tsyringe';
 import { ExpressionError, isWorkgraphError } from '../../../../kernel/errors';
 import { evaluateCondition, type EvaluateCondition } from '../../domain/conditions';
-import type { Condition } from '../../domain/types';
+import { evaluateWorkrailCondition } from '../../domain/current-format/workrail-conditions';
+import type { Condition, WorkflowFormat } from '../../domain/types';
 
 /**
  * Evaluates workflow conditions (runCondition, loop while/until, validation rule conditions) against a context.
@@ -14,6 +15,14 @@ import type { Condition } from '../../domain/types';
 export class ConditionEvaluator {
   /** The evaluator as a plain function, for the domain's step resolution. */
   readonly asFunction: EvaluateCondition = (condition, context) => this.evaluate(condition, context);
+
+  /** Current-format files: WorkRail's semantics (lenient equality, not_equals true on a missing variable…). */
+  readonly currentFormat: EvaluateCondition = (condition, context) => evaluateWorkrailCondition(condition, context ?? {}, applyJsonLogic);
+
+  /** The evaluator for a workflow of this format. */
+  forFormat(format: WorkflowFormat | undefined): EvaluateCondition {
+    return format === 'current' ? this.currentFormat : this.asFunction;
+  }
 
   /**
    * Whether `condition` holds in `context`. An absent condition (undefined/null) holds.

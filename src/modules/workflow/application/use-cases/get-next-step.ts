@@ -3,12 +3,18 @@ import { WorkflowTokens } from '../workflow.tokens';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { isPlainObject } from '../../domain/context-path';
 import { buildCompletionGuidance, buildStepGuidance } from '../../domain/guidance';
-import { resolveNextStep, type ResolvedStep } from '../../domain/step-resolution';
+import { resolveNextStep, type LoopInfo, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
 import { completionIdPatterns, unknownCompletionIds } from '../../domain/completion-id-check';
-import type { Workflow } from '../../domain/types';
+import { findStep } from '../../domain/step-lookup';
+import { ENGINE_KEY } from '../../domain/current-format/compile';
+import { needsOutput, type Blocker, type StepOutput } from '../../domain/current-format/output-check';
+import { assessmentAnswers, contractAnswer, currentFormatSections, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
+import type { Confirmation } from '../../domain/current-format/step-extras';
+import type { ParallelDelegation, PromptStep, Workflow } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
+import { StepOutputChecker } from '../services/step-output-checker';
 
 export interface GetNextStepInput {
   workflowId: string;
@@ -16,6 +22,8 @@ export interface GetNextStepInput {
   completedSteps: string[];
   /** The agent's variables; the returned context can be sent back unchanged. Default `{}`. */
   context?: Record<string, unknown>;
+  /** Current format: the output of the step being completed (the last completionId of completedSteps). */
+  output?: StepOutput;
 }
 
 /**
@@ -27,11 +35,21 @@ export interface StepAnswer {
   title: string;
   /** Append exactly this to `completedSteps` when the step is done. */
   completionId: string;
-  loop?: ResolvedStep['loop'];
+  loop?: LoopInfo;
   askForFiles?: boolean;
   requireConfirmation?: boolean;
+  /** Current format: who must confirm, and why (present only when the agent must stop). */
+  confirmation?: Confirmation;
   /** The step has validationCriteria: check the output with workflow_validate. */
   hasValidation?: boolean;
+  /** Current format: the artifact to send with the completing call. */
+  outputContract?: ContractAnswer;
+  /** Current format: the assessments to send with the completing call. */
+  assessments?: AssessmentAnswer[];
+  /** Current format, parallel steps: the delegations that apply in this context. */
+  delegations?: ParallelDelegation[];
+  /** Current format: the ids of the prompt fragments appended in this context. */
+  fragments?: string[];
 }
 
 export interface GetNextStepOutput {
@@ -40,19 +58,42 @@ export interface GetNextStepOutput {
   guidance: { prompt: string };
   isComplete: boolean;
   context: Record<string, unknown>;
+  /** The output sent for the step fell short: `step` is that step again; fix what `blockers` name and resend. */
+  blocked?: boolean;
+  blockers?: Blocker[];
+  /** With a blocked contract artifact: the contract's JSON Schema. */
+  contractSchema?: Record<string, unknown>;
+  /** An assessment triggered a follow-up: `step` is that step again, to be done with this guidance. */
+  followup?: string;
 }
 
-/** workflow_next: the next step of a workflow, a pure function of (workflow, completedSteps, context). */
+/** What the engine remembers in the returned context (`context.__workgraph`) for current-format workflows. */
+interface EngineMemory {
+  /** loop step id → the latest loop-control decision. */
+  loopControl?: Record<string, 'continue' | 'stop'>;
+  /** completionId → true once its follow-up was handed out (the next output is accepted whatever its levels). */
+  followups?: Record<string, true>;
+  /** The completionId whose output was last accepted: calling again without output does not block it. */
+  accepted?: string;
+}
+
+/**
+ * workflow_next: the next step of a workflow, a pure function of (workflow, completedSteps, context, output). For
+ * current-format workflows the output of the step being completed is checked against its contract and assessments:
+ * falling short answers `blocked` with that step again; a triggered assessment consequence answers that step again
+ * with the follow-up; a loop-control decision is remembered in the returned context.
+ */
 @injectable()
 export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
+    @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
   ) {}
 
   /**
    * @throws NotFoundError / InvalidWorkflowError from storage; InvalidArgumentsError when completedSteps is not a
-   *   list of strings or a loop needs a context variable (forEach items, for count) that is missing.
+   *   list of known completion ids, or a loop needs a context variable (forEach items, for count) that is missing.
    */
   async execute(input: GetNextStepInput): Promise<GetNextStepOutput> {
     const completed = input.completedSteps ?? [];
@@ -63,11 +104,84 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
       throw new InvalidArgumentsError('context must be an object', 'context');
     }
     const workflow = await this.storage.get(input.workflowId);
-    assertKnownCompletionIds(workflow, completed);
-    const result = resolveNextStep(workflow, completed, input.context ?? {}, this.conditions.asFunction);
-    const prompt = result.step ? buildStepGuidance(result.step, result.notes) : buildCompletionGuidance(workflow, result.notes);
-    return { step: result.step ? stepAnswer(result.step) : null, guidance: { prompt }, isComplete: result.isComplete, context: result.context };
+    return nextStep(workflow, completed, input.context ?? {}, input.output, this.conditions, this.outputs);
   }
+}
+
+/**
+ * The engine's entry point, reusable by callers that hold the workflow already (durable sessions): a function of
+ * (workflow, completedSteps, context, output) → answer, `blocked` and `blockers` included. No I/O.
+ */
+export function nextStep(
+  workflow: Workflow,
+  completed: readonly string[],
+  context: Record<string, unknown>,
+  output: unknown,
+  conditions: ConditionEvaluator,
+  outputs: StepOutputChecker,
+): GetNextStepOutput {
+  assertKnownCompletionIds(workflow, completed);
+  const evaluate = conditions.forFormat(workflow.format);
+  if (workflow.format !== 'current') {
+    if (output !== undefined) {
+      throw new InvalidArgumentsError(`output is read for current-format workflows only; '${workflow.id}' is a classic workflow (check output with workflow_validate)`, 'output');
+    }
+    return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {});
+  }
+
+  const memory = memoryOf(context);
+  const last = completed[completed.length - 1];
+  const lookup = last !== undefined ? findStep(workflow, last) : undefined;
+  const step = lookup?.step as PromptStep | undefined;
+  const mustCheck = lookup && step && (step as { type?: string }).type !== 'loop' && (output !== undefined || (needsOutput(step) && memory.accepted !== last));
+  if (!mustCheck) return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {});
+
+  const verdict = outputs.check(workflow, lookup, output);
+  const again = () => resolveNextStep(workflow, completed.slice(0, -1), context, evaluate);
+  if (verdict.blockers.length > 0) {
+    const schemaId = verdict.blockers.some((b) => b.code.startsWith('contract')) ? step.outputContract?.contractRef : undefined;
+    const schema = schemaId ? outputs.contracts.schema(schemaId) : undefined;
+    return answer(workflow, again(), { blocked: true, blockers: verdict.blockers, ...(schema ? { contractSchema: schema } : {}) });
+  }
+  const remembered: EngineMemory = { ...memory, accepted: last };
+  if (verdict.loopDecision) remembered.loopControl = { ...memory.loopControl, [verdict.loopDecision.loopStepId]: verdict.loopDecision.decision };
+  if (verdict.followup && !memory.followups?.[last]) {
+    // The follow-up is handed out once per completionId; the redone step's next output is accepted as it is.
+    const withMemory = withEngineMemory(context, { ...remembered, accepted: undefined, followups: { ...memory.followups, [last]: true } });
+    return answer(workflow, resolveNextStep(workflow, completed.slice(0, -1), withMemory, evaluate), { followup: verdict.followup });
+  }
+  return answer(workflow, resolveNextStep(workflow, completed, withEngineMemory(context, remembered), evaluate), {});
+}
+
+function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNextStepOutput>): GetNextStepOutput {
+  if (!result.step) {
+    return { step: null, guidance: { prompt: buildCompletionGuidance(workflow, result.notes) }, isComplete: result.isComplete, context: result.context, ...extra };
+  }
+  const contract = workflow.format === 'current' ? contractAnswer(result.step) : undefined;
+  const assessments = workflow.format === 'current' ? assessmentAnswers(workflow, result.step) : undefined;
+  const sections = workflow.format === 'current' ? currentFormatSections(result.step, contract, assessments) : [];
+  if (extra.blockers) sections.unshift(blockedSection(extra.blockers));
+  const prompt = buildStepGuidance(result.step, result.notes, {
+    followup: extra.followup,
+    sections,
+    sendsOutput: contract !== undefined || assessments !== undefined,
+  });
+  return { step: stepAnswer(result.step, contract, assessments), guidance: { prompt }, isComplete: false, context: result.context, ...extra };
+}
+
+function blockedSection(blockers: Blocker[]): string {
+  const lines = blockers.map((b) => `- ${b.code} at ${b.pointer}: ${b.message}`);
+  return `## Blocked\nThe output sent for this step falls short. Keep its completionId last in completedSteps and resend output with these fixed:\n${lines.join('\n')}`;
+}
+
+function memoryOf(context: Record<string, unknown>): EngineMemory {
+  const m = context[ENGINE_KEY];
+  return isPlainObject(m) ? (m as EngineMemory) : {};
+}
+
+function withEngineMemory(context: Record<string, unknown>, memory: EngineMemory): Record<string, unknown> {
+  const clean = Object.fromEntries(Object.entries(memory).filter(([, v]) => v !== undefined));
+  return { ...context, [ENGINE_KEY]: clean };
 }
 
 /**
@@ -85,11 +199,22 @@ function assertKnownCompletionIds(workflow: Workflow, completed: readonly string
   );
 }
 
-function stepAnswer(step: ResolvedStep): StepAnswer {
-  const answer: StepAnswer = { id: step.id, title: step.title, completionId: step.completionId };
-  if (step.loop) answer.loop = step.loop;
-  if (step.askForFiles) answer.askForFiles = true;
-  if (step.requireConfirmation === true) answer.requireConfirmation = true;
-  if (step.validationCriteria !== undefined) answer.hasValidation = true;
-  return answer;
+function stepAnswer(step: ResolvedStep, contract: ContractAnswer | undefined, assessments: AssessmentAnswer[] | undefined): StepAnswer {
+  const out: StepAnswer = { id: step.id, title: step.title, completionId: step.completionId };
+  if (step.loop) out.loop = step.loop;
+  if (step.askForFiles) out.askForFiles = true;
+  if (step.extras) {
+    if (step.extras.confirmation) {
+      out.requireConfirmation = true;
+      out.confirmation = step.extras.confirmation;
+    }
+  } else if (step.requireConfirmation === true) {
+    out.requireConfirmation = true;
+  }
+  if (step.validationCriteria !== undefined) out.hasValidation = true;
+  if (contract) out.outputContract = contract;
+  if (assessments) out.assessments = assessments;
+  if (step.extras?.delegations) out.delegations = step.extras.delegations;
+  if (step.extras && step.extras.fragments.length > 0) out.fragments = step.extras.fragments;
+  return out;
 }

@@ -50,6 +50,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       ...(workflow.preconditions ? { preconditions: workflow.preconditions } : {}),
       ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
       ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
+      ...currentMetadata(workflow),
       totalSteps: workflow.steps.length,
     };
     if (input.mode === 'metadata') return metadata;
@@ -64,4 +65,25 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
     }
   }
+}
+
+/** The current format's metadata, served as the file gives it (references are pointers: their content is never inlined). */
+const CURRENT_METADATA = [
+  'about',
+  'examples',
+  'recommendedPreferences',
+  'validatedAgainstSpecVersion',
+  'references',
+  'functionDefinitions',
+  'tags',
+  'features',
+  'assessments',
+  'metricsProfile',
+] as const;
+
+function currentMetadata(workflow: Workflow): Partial<Workflow> {
+  if (workflow.format !== 'current') return {};
+  const out: Record<string, unknown> = { format: 'current' };
+  for (const key of CURRENT_METADATA) if (workflow[key] !== undefined) out[key] = workflow[key];
+  return out as Partial<Workflow>;
 }
