@@ -22,6 +22,11 @@ export function serveCommand(): Command {
       new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
     )
     .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
+    .addOption(
+      new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
+        parseOutputTail,
+      ),
+    )
     .action(
     async (flags: CommonFlags) => {
       const { PinoLogger } = await import('../../kernel/logging/pino-logger');
