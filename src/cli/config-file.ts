@@ -18,6 +18,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   allowRoot: 'paths',
   logLevel: 'string',
   outputTail: 'integer',
+  maxBlockedAttempts: 'integer',
+  sessionRetentionDays: 'integer',
   modules: 'strings',
   onlyGraphs: 'boolean',
   mcpConfig: 'paths',

@@ -6,6 +6,7 @@ import { validateCommand } from './commands/validate-command';
 import { listCommand } from './commands/list-command';
 import { tasksCommand } from './commands/tasks-command';
 import { runCommand } from './commands/run-command';
+import { sessionCommand, sessionsCommand } from './commands/sessions-command';
 import { dashboardCommand } from './commands/dashboard-command';
 import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
@@ -25,6 +26,8 @@ export function buildProgram(): Command {
   program.addCommand(listCommand());
   program.addCommand(tasksCommand());
   program.addCommand(runCommand());
+  program.addCommand(sessionsCommand());
+  program.addCommand(sessionCommand());
   program.addCommand(dashboardCommand());
   program.addCommand(projectsCommand());
   program.addCommand(dbCommand());

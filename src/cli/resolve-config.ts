@@ -27,6 +27,10 @@ export interface CommonFlags {
   config?: string;
   /** `--output-tail BYTES` (serve). */
   outputTail?: number;
+  /** Sessions: blocked attempts in a row before a session needs a person (default 3). */
+  maxBlockedAttempts?: string | number;
+  /** Sessions: days after completion before a completed session is pruned (default 30). */
+  sessionRetentionDays?: string | number;
   /** Seconds (`serve`): how long in-flight calls may finish once shutdown starts. */
   shutdownGrace?: string | number;
   /** MiB (`serve`): graph run history kept in total, per run, and the largest graph result. */
@@ -71,6 +75,10 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     dataDir,
     allowedRoots,
     logLevel: flags.logLevel ?? env.WORKGRAPH_LOG_LEVEL ?? file.logLevel ?? defaults.logLevel,
+    sessions: {
+      maxBlockedAttempts: setting('--max-blocked-attempts', flags.maxBlockedAttempts ?? env.WORKGRAPH_MAX_BLOCKED_ATTEMPTS ?? file.maxBlockedAttempts, defaults.sessions.maxBlockedAttempts),
+      completedRetentionDays: setting('--session-retention-days', flags.sessionRetentionDays ?? env.WORKGRAPH_SESSION_RETENTION_DAYS ?? file.sessionRetentionDays, defaults.sessions.completedRetentionDays),
+    },
     modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
     onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
     mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
@@ -129,6 +137,14 @@ function isDir(p: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** A positive integer setting; anything else is a usage error naming the flag. */
+function setting(flag: string, v: string | number | undefined, fallback: number): number {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new ConfigFileError(`${flag}: expected a positive whole number, got ${JSON.stringify(v)}`);
+  return n;
 }
 
 /** A size in MiB (a positive number) from the flag, the variable or the config file, as bytes. */

@@ -1,3 +1,4 @@
+import type { ClientRoots } from './path-policy';
 import type { Sampler } from './sampler';
 
 /**
@@ -11,6 +12,11 @@ export interface CallContext {
   progress(progress: number, total?: number, message?: string): void;
   /** The client's LLM through MCP sampling, when the client declared the capability. */
   readonly sampler?: Sampler;
+  /**
+   * The calling session's MCP roots, when its client offers them: the session's own trust boundary and workspace
+   * fallback, handed over per call (never set process-wide, so two sessions of one server keep their own roots).
+   */
+  readonly clientRoots?: ClientRoots;
 }
 
 /** A context for calls made outside the RPC layer (CLI, tests): never cancelled, progress ignored, no sampler. */

@@ -29,6 +29,7 @@ export const ErrorCodes = {
   Cancelled: 'cancelled',
   StorageError: 'storage_error',
   LockError: 'lock_error',
+  InvalidToken: 'invalid_token',
   StorageUnavailable: 'storage_unavailable',
   Internal: 'internal_error',
 } as const;
@@ -141,6 +142,16 @@ export class InvalidTransitionError extends WorkgraphError {
 export class ConflictError extends WorkgraphError {
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(ErrorCodes.Conflict, message, details);
+  }
+}
+
+/**
+ * Thrown when a session token (continue, retry or checkpoint token) is forged, truncated, altered or was signed by
+ * another data dir's key. The message says which argument and where to get a valid token.
+ */
+export class InvalidTokenError extends WorkgraphError {
+  constructor(readonly field: string, reason: string) {
+    super(ErrorCodes.InvalidToken, `${field}: not a valid session token (${reason}); use a token from workflow_start, workflow_continue, workflow_checkpoint or workflow_resume`, { field, reason });
   }
 }
 

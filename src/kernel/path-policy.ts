@@ -3,6 +3,9 @@
  * the allowed roots — `--allow-root` / WORKGRAPH_ALLOWED_ROOTS narrowed by the client's MCP roots (never widened), or
  * the client's MCP roots when the operator set none, else the user's home folder and the system temp folder.
  */
+/** The client's MCP roots as folder paths, or undefined when the client offers none (read once per call). */
+export type ClientRoots = () => Promise<string[] | undefined>;
+
 export interface PathPolicy {
   /**
    * Resolves `path` (absolute, symlinks followed) and checks it is inside an allowed root.

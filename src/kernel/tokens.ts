@@ -14,6 +14,8 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
+  ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
   /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */
   Database: Symbol.for('workgraph.Database'),
   /** Writes the server waits for before it exits (WritesInProgress). */

@@ -35,6 +35,7 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
   c.registerInstance(Tokens.Timers, systemTimers);
   c.registerInstance(Tokens.PathPolicy, core.pathPolicy);
   c.registerInstance(Tokens.Lifecycle, core.lifecycle);
+  c.registerInstance(Tokens.ChangeEvents, core.changeEvents);
   c.registerInstance(Tokens.WritesInProgress, core.lifecycle.writes);
   c.registerInstance(Tokens.ToolRegistry, core.registry);
   c.registerInstance(Tokens.ProjectFiles, new ProjectLayout(config.dataDir));

@@ -22,6 +22,9 @@ import { closestName, unknownNameMessage } from './closest-name';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import type { InjectionToken } from 'tsyringe';
+import type { ChangeEvents } from '../kernel/change-events';
+import { installPromptsAndResources, promptsAndResourcesCapabilities } from './prompts-and-resources';
 
 /** The identity a server answers `initialize` with. */
 export interface ServerIdentity {
@@ -47,6 +50,12 @@ export interface WorkgraphServerDeps {
    * cancelled through its signal when the grace period is over — every call's signal follows it.
    */
   calls: CallTracker;
+  /** Resolves use cases for prompts and resources (the same lazily built container as the tools). */
+  resolve?: <T>(token: InjectionToken<T>) => T;
+  /** The process's change-event port: resource subscriptions of this session listen to it. */
+  changeEvents?: ChangeEvents;
+  /** The modules served (prompts and resources follow them). */
+  modules?: readonly string[];
 }
 
 type RequestExtra = {
@@ -82,11 +91,19 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: { tools: { listChanged: true }, logging: {}, ...(deps.resolve ? promptsAndResourcesCapabilities(deps.modules ?? []) : {}) },
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
       },
     );
     this.installHandlers();
+    if (deps.resolve) {
+      const unsubscribe = installPromptsAndResources(this.sdk, { resolve: deps.resolve, changeEvents: deps.changeEvents, modules: deps.modules ?? [] });
+      const previous = this.sdk.onclose;
+      this.sdk.onclose = () => {
+        unsubscribe();
+        previous?.();
+      };
+    }
     answerSchemaFailuresAsInvalidParams(this.sdk);
   }
 
@@ -272,12 +289,14 @@ export class WorkgraphServer {
               .catch(() => undefined);
           };
     const sampler = this.sampler();
+    const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
       get signal() {
         return signal();
       },
       progress,
       sampler,
+      clientRoots,
     };
   }
 

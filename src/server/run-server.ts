@@ -70,6 +70,9 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     pinoLogger: opts.pinoLogger,
     pathPolicy,
     calls: lifecycle.openSession(),
+    resolve: (token) => c().resolve(token),
+    changeEvents: opts.core.changeEvents,
+    modules,
   });
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
 

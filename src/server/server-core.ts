@@ -3,6 +3,7 @@ import type { AppConfig } from '../kernel/config/app-config';
 import { Lifecycle } from '../kernel/lifecycle';
 import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { ToolRegistry } from '../kernel/tools/tool-registry';
+import { InProcessChangeEvents, type ChangeEvents } from '../kernel/change-events';
 import { builtinTools, servedModules } from './builtin-tools';
 
 /**
@@ -16,6 +17,8 @@ export interface ServerCore {
   lifecycle: Lifecycle;
   registry: ToolRegistry;
   pathPolicy: AllowedRootsPolicy;
+  /** One per process: every client session's resource subscriptions listen to the same stores. */
+  changeEvents: ChangeEvents;
 }
 
 /** A tool registry holding the built-in tools of the modules served (origin `builtin`). */
@@ -32,5 +35,6 @@ export function createServerCore(config: AppConfig, logger: Logger): ServerCore 
     lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
     registry: builtinRegistry(config),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
+    changeEvents: new InProcessChangeEvents(),
   };
 }

@@ -341,7 +341,8 @@ describe(`protocol fuzzing (built server, seed ${SEED})`, () => {
 
     const unknownMethod = () => {
       const id = usableId();
-      const method = pick(['resources/list', 'prompts/list', 'no/such', 'workflow_nope', 'tools/run', 'WORKFLOW_LIST', '\u0000', 'initialized']);
+      // (resources/* and prompts/* are served since sessions made workflows prompts and sessions resources.)
+      const method = pick(['completion/complete', 'sampling/createMessage', 'no/such', 'workflow_nope', 'tools/run', 'WORKFLOW_LIST', '\u0000', 'initialized']);
       push('unknown method', jsonLine({ jsonrpc: '2.0', id, method, params: {} }), { kind: 'error', id, code: -32601 });
     };
 

@@ -109,6 +109,26 @@ describe('MCP tool rules (built server)', () => {
     await call('workflow_get_schema', {});
   }, 120_000);
 
+  it('workflow session tools: every structuredContent matches its outputSchema', async () => {
+    const started = (await call('workflow_start', { workflowId: 'review-change', goal: 'review x', workspacePath: root, context: { files: ['x.ts'], changedFiles: ['x.ts'] } })).structuredContent!;
+    let token = started.continueToken as string;
+    const cp = (await call('workflow_checkpoint', { continueToken: token, note: 'start' })).structuredContent!;
+    let statuses = new Set<string>();
+    for (let i = 0; i < 8; i++) {
+      const a = (await call('workflow_continue', { continueToken: token, output: { notesMarkdown: 'scope: x.ts; security: none; tests pass; verdict: approve' } })).structuredContent!;
+      statuses.add(a.status as string);
+      token = a.continueToken as string;
+      if (a.isComplete) break;
+    }
+    expect([...statuses].some((s) => s === 'advanced' || s === 'blocked')).toBe(true);
+    await call('workflow_continue', { continueToken: cp.checkpointToken as string, output: { notesMarkdown: 'again' } });
+    await call('workflow_resume', {});
+    await call('workflow_resume', { query: 'review', status: ['active', 'needs_attention', 'complete'] });
+    await call('workflow_sessions', {});
+    await call('workflow_sessions', { status: 'active', limit: 1 });
+    await call('workflow_session', { sessionId: started.sessionId as string });
+  }, 120_000);
+
   it('tasks tools: every structuredContent matches its outputSchema', async () => {
     const nodes = [
       { id: 'ok', title: 'Passes', validation_command: 'echo fine' },

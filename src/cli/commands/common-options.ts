@@ -15,5 +15,7 @@ export function withCommonOptions(cmd: Command): Command {
     .addOption(new Option('--database-url <url>', 'PostgreSQL URL: tasks (and the stores that support it) live in this database instead of the data dir (env WORKGRAPH_DATABASE_URL)'))
     .addOption(new Option('--database-pool-size <n>', 'connections in the PostgreSQL pool (env WORKGRAPH_DATABASE_POOL_SIZE; default 10)'))
     .addOption(new Option('--config <file>', 'JSON or YAML file with any of these settings (env WORKGRAPH_CONFIG); flags and env beat it'))
-    .addOption(new Option('--log-level <level>', 'stderr log level').choices(['debug', 'info', 'warn', 'error', 'silent']).default(undefined));
+    .addOption(new Option('--log-level <level>', 'stderr log level').choices(['debug', 'info', 'warn', 'error', 'silent']).default(undefined))
+    .addOption(new Option('--max-blocked-attempts <n>', 'blocked outputs in a row on one session step before it needs a person (env WORKGRAPH_MAX_BLOCKED_ATTEMPTS; default 3)'))
+    .addOption(new Option('--session-retention-days <days>', 'completed sessions are pruned this many days after completion (env WORKGRAPH_SESSION_RETENTION_DAYS; default 30)'));
 }

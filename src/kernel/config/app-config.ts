@@ -40,6 +40,12 @@ export interface AppConfig {
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
   outputTailBytes: number;
   /**
+   * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
+   * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):
+   * completed sessions are pruned that long after completion; unfinished ones are kept.
+   */
+  sessions: { maxBlockedAttempts: number; completedRetentionDays: number };
+  /**
    * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
    * plain JSON-RPC workflow methods are answered only when `workflow` is served.
    */

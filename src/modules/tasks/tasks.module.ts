@@ -12,7 +12,6 @@ import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from './application/services/validation-run-registry';
 import { ValidationRunService, type RunVerdict } from './application/services/validation-run';
 import type { HostInfo } from './application/ports/host-info';
-import type { TaskGraphStore } from './application/ports/task-graph-store';
 import { systemTimers, type Clock, type Timers } from '../../kernel/clock';
 import type { Logger } from '../../kernel/logger';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
@@ -24,7 +23,10 @@ import { ShellCommandRunner } from './infrastructure/process/shell-command-runne
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
+import type { ChangeEvents } from '../../kernel/change-events';
+import { ChangePublishingTaskGraphStore } from './infrastructure/change-publishing-task-graph-store';
 import { TasksTokens } from './application/tasks.tokens';
+import type { TaskGraphStore } from './application/ports/task-graph-store';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
@@ -33,16 +35,19 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * commands), the host facts for run leases, the scaffold writer and the seven use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
-  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir.
+  // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir;
+  // either way every write is announced on the change-event port when the container has one (servers do).
+  const changes = container.isRegistered(Tokens.ChangeEvents, true) ? container.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
+  const published = (store: TaskGraphStore): TaskGraphStore => (changes ? new ChangePublishingTaskGraphStore(store, changes) : store);
   if (config.database) {
     container.register(TasksTokens.TaskGraphStore, {
       useFactory: instanceCachingFactory((c) => {
         const { PgTaskGraphStore } = require('./infrastructure/postgres/pg-task-graph-store') as typeof import('./infrastructure/postgres/pg-task-graph-store');
-        return new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database));
+        return published(new PgTaskGraphStore(c.resolve<PgDatabase>(Tokens.Database)));
       }),
     });
   } else {
-    container.register(TasksTokens.TaskGraphStore, { useValue: new FileTaskGraphStore(new ProjectLayout(config.dataDir)) });
+    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir))) });
   }
   const runner = new ShellCommandRunner();
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;

@@ -9,6 +9,10 @@ export { WorkflowTokens } from './application/workflow.tokens';
 export { workflowTools } from './workflow.tools';
 export type { WorkflowStorage, WorkflowListing } from './application/ports/workflow-storage';
 export type { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
+export type { ListSessionsOutput } from './application/use-cases/sessions/list-sessions';
+export type { PruneSessionsOutput } from './application/use-cases/sessions/prune-sessions';
+export type { SessionTimeline } from './application/use-cases/sessions/get-session-timeline';
+export type { SessionStore } from './application/ports/session-store';
 
 /** Registers the workflow module (its wiring is loaded on the first call). */
 export const registerWorkflowModule: ModuleRegistration = (container, config) =>

@@ -22,6 +22,18 @@ import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
 import { Tokens } from '../../kernel/tokens';
 import { WorkflowTokens } from './application/workflow.tokens';
 import type { ModuleRegistration } from '../../kernel/module-registration';
+import * as path from 'node:path';
+import type { ChangeEvents } from '../../kernel/change-events';
+import { SessionEngine } from './application/services/session-engine';
+import { StartSession } from './application/use-cases/sessions/start-session';
+import { ContinueSession } from './application/use-cases/sessions/continue-session';
+import { CheckpointSession } from './application/use-cases/sessions/checkpoint-session';
+import { ResumeSessions } from './application/use-cases/sessions/resume-sessions';
+import { ListSessions } from './application/use-cases/sessions/list-sessions';
+import { GetSessionTimeline } from './application/use-cases/sessions/get-session-timeline';
+import { PruneSessions } from './application/use-cases/sessions/prune-sessions';
+import { FileSessionStore } from './infrastructure/sessions/file-session-store';
+import { HmacSessionTokens } from './infrastructure/sessions/hmac-session-tokens';
 
 /**
  * The workflow module. WorkflowTokens.WorkflowStorage is
@@ -66,4 +78,22 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   container.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput }, singleton);
   container.register(WorkflowTokens.ValidateWorkflowJson, { useClass: ValidateWorkflowJson }, singleton);
   container.register(WorkflowTokens.GetWorkflowSchema, { useClass: GetWorkflowSchema }, singleton);
+
+  // Durable sessions: files under <data-dir>/sessions (the SessionStore port; a PostgreSQL adapter can replace it).
+  const sessionsDir = path.join(config.dataDir, 'sessions');
+  container.register(WorkflowTokens.SessionStore, {
+    useFactory: instanceCachingFactory((c) => {
+      const changes = c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
+      return new FileSessionStore(sessionsDir, c.resolve<Logger>(Tokens.Logger).child({ component: 'sessions' }), changes);
+    }),
+  });
+  container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory(() => new HmacSessionTokens(path.join(sessionsDir, 'token.key'))) });
+  container.register(WorkflowTokens.SessionEngine, { useClass: SessionEngine }, singleton);
+  container.register(WorkflowTokens.StartSession, { useClass: StartSession }, singleton);
+  container.register(WorkflowTokens.ContinueSession, { useClass: ContinueSession }, singleton);
+  container.register(WorkflowTokens.CheckpointSession, { useClass: CheckpointSession }, singleton);
+  container.register(WorkflowTokens.ResumeSessions, { useClass: ResumeSessions }, singleton);
+  container.register(WorkflowTokens.ListSessions, { useClass: ListSessions }, singleton);
+  container.register(WorkflowTokens.GetSessionTimeline, { useClass: GetSessionTimeline }, singleton);
+  container.register(WorkflowTokens.PruneSessions, { useClass: PruneSessions }, singleton);
 };

@@ -1,9 +1,11 @@
 import { WorkflowTokens } from './application/workflow.tokens';
 import type { JsonSchema, ToolAnnotations, ToolDefinition } from '../../kernel/tools/tool-definition';
+import { workflowSessionTools } from './workflow-session.tools';
 
 /**
- * The workflow module's tools (DESIGN.md §2). All six are read-only and idempotent: workflow_next is a pure function
- * of (workflow, completedSteps, context); nothing is stored between calls. All are also plain JSON-RPC methods.
+ * The workflow module's tools (DESIGN.md §2). The first six are read-only and idempotent: workflow_next is a pure
+ * function of (workflow, completedSteps, context); nothing is stored between calls. The session tools
+ * (workflow-session.tools.ts) keep a run on the server. All are also plain JSON-RPC methods.
  */
 
 const readOnly: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
@@ -302,4 +304,5 @@ export const workflowTools: ToolDefinition[] = [
     plainMethod: true,
     module: 'workflow',
   },
+  ...workflowSessionTools,
 ];

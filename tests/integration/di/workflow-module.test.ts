@@ -52,17 +52,15 @@ describe('workflow module (container + tool declarations)', () => {
     await fs.rm(root, { recursive: true, force: true });
   });
 
-  it('declares six read-only, idempotent plain-method tools with object schemas, registered as builtins', () => {
-    expect(workflowTools.map((t) => t.name)).toEqual([
-      'workflow_list',
-      'workflow_get',
-      'workflow_next',
-      'workflow_validate',
-      'workflow_validate_json',
-      'workflow_get_schema',
-    ]);
+  it('declares six read-only stateless tools and six session tools, plain methods with object schemas, registered as builtins', () => {
+    const stateless = ['workflow_list', 'workflow_get', 'workflow_next', 'workflow_validate', 'workflow_validate_json', 'workflow_get_schema'];
+    const sessions = ['workflow_start', 'workflow_continue', 'workflow_checkpoint', 'workflow_resume', 'workflow_sessions', 'workflow_session'];
+    expect(workflowTools.map((t) => t.name)).toEqual([...stateless, ...sessions]);
+    const writers = ['workflow_start', 'workflow_continue', 'workflow_checkpoint'];
     for (const t of workflowTools) {
-      expect(t).toMatchObject({ module: 'workflow', plainMethod: true, annotations: { readOnlyHint: true, idempotentHint: true } });
+      expect(t).toMatchObject({ module: 'workflow', plainMethod: true, annotations: { readOnlyHint: !writers.includes(t.name), destructiveHint: false } });
+      // A retried continue answers the same (idempotent); a second start or checkpoint makes a new one.
+      expect(t.annotations.idempotentHint).toBe(!['workflow_start', 'workflow_checkpoint'].includes(t.name));
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema.type).toBe('object');
       expect(c.isRegistered(t.useCase!, true)).toBe(true);

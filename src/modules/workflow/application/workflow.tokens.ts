@@ -15,4 +15,15 @@ export const WorkflowTokens = {
   /** The output-contract JSON Schemas of spec/contracts/ (ContractSchemaSource). */
   ContractSchemas: Symbol.for('workgraph.ContractSchemas'),
   StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
+  // durable sessions
+  SessionStore: Symbol.for('workgraph.SessionStore'),
+  SessionTokens: Symbol.for('workgraph.SessionTokens'),
+  SessionEngine: Symbol.for('workgraph.SessionEngine'),
+  StartSession: Symbol.for('workgraph.StartSession'),
+  ContinueSession: Symbol.for('workgraph.ContinueSession'),
+  CheckpointSession: Symbol.for('workgraph.CheckpointSession'),
+  ResumeSessions: Symbol.for('workgraph.ResumeSessions'),
+  ListSessions: Symbol.for('workgraph.ListSessions'),
+  GetSessionTimeline: Symbol.for('workgraph.GetSessionTimeline'),
+  PruneSessions: Symbol.for('workgraph.PruneSessions'),
 } as const;

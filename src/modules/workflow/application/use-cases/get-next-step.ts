@@ -199,7 +199,7 @@ function assertKnownCompletionIds(workflow: Workflow, completed: readonly string
   );
 }
 
-function stepAnswer(step: ResolvedStep, contract: ContractAnswer | undefined, assessments: AssessmentAnswer[] | undefined): StepAnswer {
+export function stepAnswer(step: ResolvedStep, contract: ContractAnswer | undefined, assessments: AssessmentAnswer[] | undefined): StepAnswer {
   const out: StepAnswer = { id: step.id, title: step.title, completionId: step.completionId };
   if (step.loop) out.loop = step.loop;
   if (step.askForFiles) out.askForFiles = true;

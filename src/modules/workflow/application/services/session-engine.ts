@@ -1,0 +1,217 @@
+import { createHash } from 'node:crypto';
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../workflow.tokens';
+import { Tokens } from '../../../../kernel/tokens';
+import type { AppConfig } from '../../../../kernel/config/app-config';
+import type { CallContext } from '../../../../kernel/call-context';
+import { resolveNextStep, type ResolvedStep } from '../../domain/step-resolution';
+import { isPlainObject } from '../../domain/context-path';
+import type { Workflow } from '../../domain/types';
+import {
+  buildBlockedGuidance,
+  buildSessionCompleteGuidance,
+  buildSessionStepGuidance,
+  stableStringify,
+  type Blocker,
+  type NodeState,
+  type SessionState,
+  type StepPointer,
+} from '../../domain/sessions';
+import type { WorkflowStorage } from '../ports/workflow-storage';
+import type { SessionStore } from '../ports/session-store';
+import type { SessionTokens } from '../ports/session-tokens';
+import { ConditionEvaluator } from './condition-evaluator';
+import { ValidationEngine } from './validation-engine';
+import { StepOutputChecker } from './step-output-checker';
+import { nextStep, type GetNextStepOutput } from '../use-cases/get-next-step';
+import { ENGINE_KEY } from '../../domain/current-format/compile';
+import { InvalidArgumentsError } from '../../../../kernel/errors';
+
+/** The agent's output for a step. */
+export interface SessionOutput {
+  notesMarkdown?: string;
+  artifacts?: unknown[];
+}
+
+/** Which workflow version a session runs, and whether the file has changed since. */
+export interface PinnedWorkflowInfo {
+  id: string;
+  version: string;
+  hash: string;
+  /** True when the workflow as loaded now differs from the pinned one (the session keeps running the pinned one). */
+  newerVersionAvailable: boolean;
+  note?: string;
+}
+
+/** The engine's view of one node: the step it hands out (or completion), with the prompt and the context. */
+export interface NodeAnswer {
+  step: ResolvedStep | null;
+  notes: string[];
+  isComplete: boolean;
+  context: Record<string, unknown>;
+}
+
+/** How many pinned workflows stay parsed in memory (by content hash). */
+const PINNED_CACHE = 64;
+
+/**
+ * What the session use cases share: the pinned workflow of a session (parsed once per content hash), the engine's
+ * answer for a node (the same pure function workflow_next uses), output checks, hashes and tokens.
+ */
+@injectable()
+export class SessionEngine {
+  private readonly pinned = new Map<string, Workflow>();
+  private readonly currentHashes = new WeakMap<Workflow, string>();
+
+  constructor(
+    @inject(WorkflowTokens.WorkflowStorage) readonly storage: WorkflowStorage,
+    @inject(WorkflowTokens.SessionStore) readonly store: SessionStore,
+    @inject(WorkflowTokens.SessionTokens) readonly tokens: SessionTokens,
+    @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
+    @inject(WorkflowTokens.ValidationEngine) private readonly validation: ValidationEngine,
+    @inject(Tokens.Config) private readonly config: AppConfig,
+    @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
+  ) {}
+
+  /**
+   * The engine's answer for a node: workflow_next's own entry point (the same step shape, prompt sections, contracts
+   * and assessments), with `output` for the step being completed (current format) — `blocked`/`blockers` included.
+   */
+  engineAnswer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>, output?: unknown): GetNextStepOutput {
+    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs);
+  }
+
+  /** The engine memory (loop-control decisions, follow-ups, accepted outputs) a context carries, as a context patch. */
+  engineMemoryPatch(context: Record<string, unknown>): Record<string, unknown> {
+    return context[ENGINE_KEY] !== undefined ? { [ENGINE_KEY]: context[ENGINE_KEY] } : {};
+  }
+
+  /** Session guidance from the engine's prompt: its "When done" part says to call workflow_continue instead. */
+  sessionPrompt(answer: GetNextStepOutput, notes: readonly string[] = []): string {
+    if (!answer.step) return answer.guidance.prompt;
+    const prompt = answer.guidance.prompt;
+    const cut = prompt.lastIndexOf('\n\n## When done\n');
+    const body = cut >= 0 ? prompt.slice(0, cut) : prompt;
+    const done: string[] = [];
+    if (answer.step.askForFiles) done.push('- Ask the user for any files you need before you start.');
+    if (answer.step.requireConfirmation) done.push('- Ask for the confirmation this step requires before you continue.');
+    done.push('- Call workflow_continue with the continueToken and `output: {notesMarkdown, artifacts?}` saying what you did (and `context` with only the variables you changed).');
+    if (answer.step.hasValidation || answer.step.outputContract || answer.step.assessments) done.push("- Your output is checked against the step's criteria; a `blocked` answer says exactly what is missing.");
+    const extra = notes.length ? `\n\n## Note\n${notes.map((n) => `- ${n}`).join('\n')}` : '';
+    return `${body}${extra}\n\n## When done\n${done.join('\n')}`;
+  }
+
+  get maxBlockedAttempts(): number {
+    return this.config.sessions.maxBlockedAttempts;
+  }
+
+  /** The canonical text and content hash a workflow is pinned by. */
+  pin(workflow: Workflow): { text: string; hash: string } {
+    const text = stableStringify(workflow);
+    return { text, hash: sha256(text) };
+  }
+
+  /** The workflow a session runs: its pinned text, parsed once per hash. */
+  async workflowOf(state: SessionState): Promise<Workflow> {
+    const hit = this.pinned.get(state.workflowHash);
+    if (hit) return hit;
+    const workflow = JSON.parse(await this.store.pinnedWorkflow(state.sessionId)) as Workflow;
+    if (this.pinned.size >= PINNED_CACHE) this.pinned.delete(this.pinned.keys().next().value as string);
+    this.pinned.set(state.workflowHash, workflow);
+    return workflow;
+  }
+
+  /** Compares the pinned hash with the workflow as the storage serves it now. */
+  async workflowInfo(state: SessionState): Promise<PinnedWorkflowInfo> {
+    const info: PinnedWorkflowInfo = { id: state.workflowId, version: state.workflowVersion, hash: state.workflowHash, newerVersionAvailable: false };
+    try {
+      const now = await this.storage.get(state.workflowId);
+      let hash = this.currentHashes.get(now);
+      if (!hash) {
+        hash = this.pin(now).hash;
+        this.currentHashes.set(now, hash);
+      }
+      if (hash !== state.workflowHash) {
+        info.newerVersionAvailable = true;
+        info.note = `workflow '${state.workflowId}' changed since this session started (now version ${now.version}); this session keeps running the version it started with (${state.workflowVersion}); start a new session for the new version`;
+      }
+    } catch (e) {
+      info.note = `workflow '${state.workflowId}' can no longer be loaded (${(e as Error).message}); this session keeps running the version it started with`;
+    }
+    return info;
+  }
+
+  /** The step a node hands out (a pure function of the workflow, its completed steps and its context). */
+  answer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>): NodeAnswer {
+    const r = resolveNextStep(workflow, completedSteps, context, this.conditions.forFormat(workflow.format));
+    return { step: r.step, notes: r.notes, isComplete: r.isComplete, context: r.context };
+  }
+
+  answerNode(workflow: Workflow, node: NodeState): NodeAnswer {
+    return this.answer(workflow, node.completedSteps, node.context);
+  }
+
+  /**
+   * Checks an output against the step's validationCriteria: the notes (or, without notes, the first artifact) are
+   * what the rules read. Returns the blockers; none means it passes.
+   */
+  check(step: ResolvedStep, output: SessionOutput | undefined, context: Record<string, unknown>): Blocker[] {
+    if (step.validationCriteria === undefined) return [];
+    const notes = output?.notesMarkdown;
+    const subject = notes !== undefined && notes !== '' ? notes : output?.artifacts?.length ? output.artifacts[0] : '';
+    const pointer = notes !== undefined && notes !== '' ? '/notesMarkdown' : output?.artifacts?.length ? '/artifacts/0' : '/notesMarkdown';
+    const result = this.validation.validate(step.validationCriteria, subject, context);
+    if (result.valid) return [];
+    return result.issues.map((issue, i) => ({
+      code: 'validation_failed',
+      pointer,
+      message: issue,
+      ...(result.suggestions[i] ? { expected: result.suggestions[i] } : {}),
+    }));
+  }
+
+  stepPrompt(step: ResolvedStep, notes: readonly string[]): string {
+    return buildSessionStepGuidance(step, notes);
+  }
+
+  blockedPrompt(step: ResolvedStep, blockers: readonly Blocker[], exhausted: boolean, attempt: number): string {
+    return buildBlockedGuidance(step, blockers, exhausted, attempt, this.maxBlockedAttempts);
+  }
+
+  completePrompt(workflow: Workflow, summary: string): string {
+    return buildSessionCompleteGuidance(workflow.name ?? workflow.id, summary);
+  }
+
+  /** The hash that recognises the same call made twice (output and context patch). */
+  outputHash(output: SessionOutput | undefined, contextPatch: Record<string, unknown> | undefined): string {
+    return sha256(stableStringify({ output: output ?? null, context: contextPatch ?? null })).slice(0, 32);
+  }
+
+  /**
+   * The workspace a session is tied to: the one given, else the calling client's first MCP root (from this call's
+   * context — never process-wide state), else none.
+   */
+  async workspaceOf(given: string | undefined, ctx: CallContext | undefined): Promise<string | undefined> {
+    if (given !== undefined && given !== '') return trimSeparators(given);
+    const roots = ctx?.clientRoots ? await ctx.clientRoots().catch(() => undefined) : undefined;
+    return roots?.length ? trimSeparators(roots[0]) : undefined;
+  }
+}
+
+export function pointerOf(step: { id: string; title: string; completionId: string } | null): StepPointer | null {
+  return step ? { completionId: step.completionId, stepId: step.id, title: step.title } : null;
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+export function checkContext(context: unknown, field = 'context'): Record<string, unknown> | undefined {
+  if (context === undefined || context === null) return undefined;
+  if (!isPlainObject(context)) throw new InvalidArgumentsError(`${field} must be an object`, field);
+  return context;
+}
+
+function trimSeparators(p: string): string {
+  return p.length > 1 ? p.replace(/[\\/]+$/, '') : p;
+}

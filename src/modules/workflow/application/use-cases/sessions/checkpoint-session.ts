@@ -1,0 +1,48 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../../workflow.tokens';
+import { Tokens } from '../../../../../kernel/tokens';
+import type { Clock } from '../../../../../kernel/clock';
+import type { UseCase } from '../../../../../kernel/use-case';
+import { NotFoundError } from '../../../../../kernel/errors';
+import { SessionTree, type SessionEvent, type StepPointer } from '../../../domain/sessions';
+import { SessionEngine } from '../../services/session-engine';
+
+export interface CheckpointSessionInput {
+  continueToken: string;
+  note?: string;
+}
+
+export interface CheckpointSessionOutput {
+  sessionId: string;
+  /** workflow_continue accepts it as a continueToken: it resumes (forks) from this point. */
+  checkpointToken: string;
+  /** The step that is current at this point (null when the workflow was complete here). */
+  step: StepPointer | null;
+  note?: string;
+}
+
+/** workflow_checkpoint: marks the point a continue token stands for, and returns a token to come back to it. */
+@injectable()
+export class CheckpointSession implements UseCase<CheckpointSessionInput, CheckpointSessionOutput> {
+  constructor(
+    @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(input: CheckpointSessionInput): Promise<CheckpointSessionOutput> {
+    const claims = await this.engine.tokens.verify(input.continueToken, 'continueToken');
+    return this.engine.store.update(claims.sessionId, async (state, history) => {
+      let step: StepPointer | null;
+      if (claims.node === state.head.node) step = state.head.current;
+      else {
+        const node = new SessionTree((await history()).events).stateAt(claims.node);
+        if (!node) throw new NotFoundError('session node', `${claims.sessionId}#${claims.node}`, `session '${claims.sessionId}' has no point ${claims.node}`);
+        step = node.current;
+      }
+      const note = input.note?.trim() ? input.note.trim() : undefined;
+      const event: SessionEvent = { kind: 'checkpoint_created', at: new Date(this.clock.now()).toISOString(), node: claims.node, ...(note ? { note } : {}) };
+      const checkpointToken = await this.engine.tokens.sign({ kind: 'checkpoint', sessionId: claims.sessionId, node: claims.node });
+      return { events: [event], result: { sessionId: claims.sessionId, checkpointToken, step, ...(note ? { note } : {}) } };
+    });
+  }
+}

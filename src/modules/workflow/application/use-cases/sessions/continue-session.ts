@@ -1,0 +1,181 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../../workflow.tokens';
+import { Tokens } from '../../../../../kernel/tokens';
+import type { Clock } from '../../../../../kernel/clock';
+import type { UseCase } from '../../../../../kernel/use-case';
+import { ConflictError, NotFoundError } from '../../../../../kernel/errors';
+import type { Workflow } from '../../../domain/types';
+import {
+  foldSessionEvents,
+  mergeContext,
+  SessionTree,
+  summarizeRun,
+  type Blocker,
+  type NodeState,
+  type SessionEvent,
+  type SessionState,
+} from '../../../domain/sessions';
+import type { SessionHistory } from '../../ports/session-store';
+import type { TokenClaims } from '../../ports/session-tokens';
+import { checkContext, pointerOf, SessionEngine, type SessionOutput } from '../../services/session-engine';
+import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
+
+export interface ContinueSessionInput {
+  continueToken: string;
+  output?: SessionOutput;
+  /** Merged (shallow) into the session's context. */
+  context?: Record<string, unknown>;
+  /** Branch from this token's point even when it is no longer the head. */
+  fork?: boolean;
+}
+
+/**
+ * workflow_continue. Under the session's lock:
+ * - the head token: the output is checked against the current step; it advances (new node) or is blocked (same
+ *   node, attempt counted; at the limit the session needs a person);
+ * - the same call made before (same token, same output and context): answered as it was, nothing recorded;
+ * - an older token with a different output: `conflict` naming the head token, unless `fork: true` or the token is a
+ *   checkpoint token — then the run forks from that point and the old branch stays in the log.
+ */
+@injectable()
+export class ContinueSession implements UseCase<ContinueSessionInput, SessionAnswer> {
+  constructor(
+    @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+  ) {}
+
+  async execute(input: ContinueSessionInput): Promise<SessionAnswer> {
+    const claims = await this.engine.tokens.verify(input.continueToken, 'continueToken');
+    const patch = checkContext(input.context);
+    const hash = this.engine.outputHash(input.output, patch);
+    return this.engine.store.update(claims.sessionId, async (state, history) => {
+      const workflow = await this.engine.workflowOf(state);
+      return this.decide(workflow, state, history, claims, input, patch, hash);
+    });
+  }
+
+  private async decide(
+    workflow: Workflow,
+    state: SessionState,
+    history: () => Promise<SessionHistory>,
+    claims: TokenClaims,
+    input: ContinueSessionInput,
+    patch: Record<string, unknown> | undefined,
+    hash: string,
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
+    const last = state.lastOutcome;
+    // The fast path of a retried call (client timeout, the loser of a race with the same output): O(1).
+    if (last && last.from === claims.node && last.outputHash === hash) {
+      if (last.kind === 'blocked' && state.head.node === claims.node) {
+        return { events: [], result: await blockedAnswer(this.engine, workflow, state, state.head, last.blockers ?? [], last.attempt ?? 1, !!last.exhausted, { replayed: true }) };
+      }
+      if (last.kind === 'advanced' && state.head.node === last.node) {
+        return { events: [], result: await nodeAnswer(this.engine, workflow, state, state.head, 'advanced', { replayed: true }) };
+      }
+    }
+    if (claims.node === state.head.node) {
+      const events = claims.kind === 'resume' ? [this.event<SessionEvent>({ kind: 'session_resumed', node: claims.node })] : [];
+      return this.proceed(workflow, state, history, state.head, events, input, patch, hash);
+    }
+
+    // Off the head: read the whole log once.
+    const tree = new SessionTree((await history()).events);
+    if (!tree.has(claims.node)) throw new NotFoundError('session node', `${claims.sessionId}#${claims.node}`, `session '${claims.sessionId}' has no point ${claims.node}; the token does not belong to this session's log`);
+    const prior = tree.priorOutcome(claims.node, hash);
+    if (prior) {
+      const node = tree.stateAt(prior.node) as NodeState;
+      const result =
+        prior.kind === 'blocked'
+          ? await blockedAnswer(this.engine, workflow, state, node, prior.blockers, prior.attempt, prior.exhausted, { replayed: true })
+          : await nodeAnswer(this.engine, workflow, { ...state, summary: node.current ? undefined : state.summary }, node, 'advanced', { replayed: true });
+      return { events: [], result };
+    }
+    if (input.fork || claims.kind === 'checkpoint') {
+      const base = tree.stateAt(claims.node) as NodeState;
+      const forked = this.event<SessionEvent>({
+        kind: 'forked',
+        from: claims.node,
+        previousHead: state.head.node,
+        via: input.fork ? 'fork' : 'checkpoint',
+        state: base,
+      });
+      return this.proceed(workflow, state, history, base, [forked], input, patch, hash, { from: claims.node, previousHead: state.head.node });
+    }
+    const headToken = await this.engine.tokens.sign({ kind: 'continue', sessionId: state.sessionId, node: state.head.node });
+    const where = state.head.current ? `step '${state.head.current.title}' (${state.head.current.completionId})` : 'completion';
+    throw new ConflictError(
+      `continueToken is no longer the head of session '${state.sessionId}' (the run has moved on to ${where}) and this output differs from what was sent with it before; continue from the head with continueToken "${headToken}", or send fork: true with this token to branch the run from this point (the other branch is kept)`,
+      { sessionId: state.sessionId, headToken, headNode: state.head.node, tokenNode: claims.node },
+    );
+  }
+
+  /** Checks the output against the node's current step and advances or blocks. */
+  private async proceed(
+    workflow: Workflow,
+    state: SessionState,
+    history: () => Promise<SessionHistory>,
+    base: NodeState,
+    pre: SessionEvent[],
+    input: ContinueSessionInput,
+    patch: Record<string, unknown> | undefined,
+    hash: string,
+    forked?: { from: number; previousHead: number },
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
+    const extra = forked ? { forked } : {};
+    const context = mergeContext(base.context, patch);
+    const here = this.engine.answer(workflow, base.completedSteps, context);
+    if (here.isComplete || !here.step) {
+      const after = foldSessionEvents(state, pre) as SessionState;
+      return { events: pre, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
+    }
+    const step = here.step;
+    const completedSteps = [...base.completedSteps, step.completionId];
+    // Current format: the engine's own output check (contracts, assessments, loop control) through workflow_next's
+    // entry point; classic format: the step's validationCriteria on the notes.
+    let blockers: Blocker[];
+    let followup: string | undefined;
+    let next: { isComplete: boolean; step: { id: string; title: string; completionId: string } | null; context: Record<string, unknown> };
+    let memory: Record<string, unknown> = {};
+    if (workflow.format === 'current') {
+      const r = this.engine.engineAnswer(workflow, completedSteps, context, input.output ?? undefined);
+      blockers = (r.blockers ?? []).map((b) => ({ code: b.code, pointer: b.pointer, message: b.message, ...(b.expected !== undefined ? { expected: b.expected } : {}) }));
+      followup = r.followup;
+      memory = this.engine.engineMemoryPatch(r.context);
+      next = r;
+    } else {
+      blockers = this.engine.check(step, input.output, here.context);
+      next = blockers.length ? { isComplete: false, step: null, context } : this.engine.engineAnswer(workflow, completedSteps, context);
+    }
+    const withMemory = { ...(patch ?? {}), ...memory };
+    const common = {
+      completionId: step.completionId,
+      title: step.title,
+      outputHash: hash,
+      ...(input.output?.notesMarkdown !== undefined ? { notesMarkdown: input.output.notesMarkdown } : {}),
+      ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
+      ...(Object.keys(withMemory).length ? { contextPatch: withMemory } : {}),
+    };
+    if (blockers.length || followup) {
+      // An assessment follow-up sends the agent back to the same step with guidance: answered like a blocked output
+      // (code assessment_followup) but not counted as a failed attempt.
+      const attempt = followup && !blockers.length ? base.blockedAttempts : base.blockedAttempts + 1;
+      const exhausted = !followup && attempt >= this.engine.maxBlockedAttempts;
+      const shown = blockers.length ? blockers : [{ code: 'assessment_followup', pointer: '/artifacts', message: followup as string }];
+      const events = [...pre, this.event<SessionEvent>({ kind: 'output_blocked', node: base.node, blockers: shown, attempt: Math.max(attempt, 1), exhausted, ...common })];
+      const after = foldSessionEvents(state, events) as SessionState;
+      return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, shown, Math.max(attempt, 1), exhausted, extra) };
+    }
+    const node = state.nodeCount;
+    const events: SessionEvent[] = [...pre, this.event<SessionEvent>({ kind: 'step_completed', from: base.node, node, next: pointerOf(next.step), ...common })];
+    if (next.isComplete) {
+      const all = [...(await history()).events, ...events];
+      events.push(this.event<SessionEvent>({ kind: 'session_completed', node, summary: summarizeRun(all, completedSteps) }));
+    }
+    const after = foldSessionEvents(state, events) as SessionState;
+    return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
+  }
+
+  private event<E extends SessionEvent>(fields: Omit<E, 'at'> | Record<string, unknown>): E {
+    return { at: new Date(this.clock.now()).toISOString(), ...fields } as E;
+  }
+}

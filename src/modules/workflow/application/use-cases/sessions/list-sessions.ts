@@ -1,0 +1,64 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../../workflow.tokens';
+import type { UseCase } from '../../../../../kernel/use-case';
+import { InvalidArgumentsError } from '../../../../../kernel/errors';
+import type { SessionStatus, StepPointer } from '../../../domain/sessions';
+import type { SessionStore } from '../../ports/session-store';
+
+export interface ListSessionsInput {
+  status?: SessionStatus | SessionStatus[];
+  workflowId?: string;
+  workspacePath?: string;
+  /** From the previous page's nextCursor. */
+  cursor?: string;
+  /** Default 50, at most 500. */
+  limit?: number;
+}
+
+export interface SessionListEntry {
+  sessionId: string;
+  workflowId: string;
+  workflowVersion: string;
+  goal?: string;
+  status: SessionStatus;
+  step: StepPointer | null;
+  workspacePath?: string;
+  gitBranch?: string;
+  createdAt: string;
+  updatedAt: string;
+  completedAt?: string;
+}
+
+export interface ListSessionsOutput {
+  sessions: SessionListEntry[];
+  total: number;
+  nextCursor?: string;
+}
+
+/** workflow_sessions: a page of sessions from the index, most recently updated first. */
+@injectable()
+export class ListSessions implements UseCase<ListSessionsInput, ListSessionsOutput> {
+  constructor(@inject(WorkflowTokens.SessionStore) private readonly store: SessionStore) {}
+
+  async execute(input: ListSessionsInput): Promise<ListSessionsOutput> {
+    const limit = Math.min(Math.max(input.limit ?? 50, 1), 500);
+    const offset = input.cursor === undefined ? 0 : Number(input.cursor);
+    if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentsError('cursor: expected the nextCursor of a previous workflow_sessions answer', 'cursor');
+    const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? input.status : [input.status];
+    const all = await this.store.list({ statuses, workflowId: input.workflowId, workspacePath: input.workspacePath });
+    const page = all.slice(offset, offset + limit).map((s) => ({
+      sessionId: s.sessionId,
+      workflowId: s.workflowId,
+      workflowVersion: s.workflowVersion,
+      ...(s.goal !== undefined ? { goal: s.goal } : {}),
+      status: s.status,
+      step: s.current,
+      ...(s.workspacePath !== undefined ? { workspacePath: s.workspacePath } : {}),
+      ...(s.gitBranch !== undefined ? { gitBranch: s.gitBranch } : {}),
+      createdAt: s.createdAt,
+      updatedAt: s.updatedAt,
+      ...(s.completedAt !== undefined ? { completedAt: s.completedAt } : {}),
+    }));
+    return { sessions: page, total: all.length, ...(offset + limit < all.length ? { nextCursor: String(offset + limit) } : {}) };
+  }
+}

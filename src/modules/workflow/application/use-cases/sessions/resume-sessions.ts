@@ -1,0 +1,90 @@
+import { inject, injectable } from 'tsyringe';
+import { WorkflowTokens } from '../../workflow.tokens';
+import type { CallContext } from '../../../../../kernel/call-context';
+import type { UseCase } from '../../../../../kernel/use-case';
+import { rankSessions, type SessionStatus, type StepNote, type SessionSummary } from '../../../domain/sessions';
+import type { StepAnswer } from '../get-next-step';
+import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
+
+export interface ResumeSessionsInput {
+  sessionId?: string;
+  query?: string;
+  workspacePath?: string;
+  gitBranch?: string;
+  status?: SessionStatus | SessionStatus[];
+  /** Default 5, at most 50. */
+  limit?: number;
+}
+
+export interface ResumeCandidate {
+  sessionId: string;
+  workflowId: string;
+  goal?: string;
+  status: SessionStatus;
+  workspacePath?: string;
+  gitBranch?: string;
+  updatedAt: string;
+  /** Why it ranked here (same workspace, same branch, matched words). */
+  reasons: string[];
+  /** A fresh token for the session's head: continue with it. */
+  continueToken: string;
+  step: StepAnswer | null;
+  guidance: { prompt: string };
+  context: Record<string, unknown>;
+  /** The last notes of the run (bounded): what was done so far. */
+  recap: StepNote[];
+  completedSteps: number;
+  workflow: PinnedWorkflowInfo;
+}
+
+export interface ResumeSessionsOutput {
+  candidates: ResumeCandidate[];
+}
+
+/**
+ * workflow_resume: sessions ranked for picking up again (same workspace and branch first, then text match of goal and
+ * notes, then recency; only unfinished ones unless `status` asks), each with a fresh token and its current step.
+ * The ranking reads the index only; just the returned candidates are opened.
+ */
+@injectable()
+export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessionsOutput> {
+  constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
+
+  async execute(input: ResumeSessionsInput, ctx?: CallContext): Promise<ResumeSessionsOutput> {
+    const limit = Math.min(Math.max(input.limit ?? 5, 1), 50);
+    let picked: Array<{ summary: SessionSummary | undefined; sessionId: string; reasons: string[] }>;
+    if (input.sessionId) picked = [{ summary: undefined, sessionId: input.sessionId, reasons: ['named'] }];
+    else {
+      const workspacePath = await this.engine.workspaceOf(input.workspacePath, ctx);
+      const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? input.status : [input.status];
+      const ranked = rankSessions(await this.engine.store.list(), { query: input.query, workspacePath, gitBranch: input.gitBranch, statuses }, limit);
+      picked = ranked.map((r) => ({ summary: r.summary, sessionId: r.summary.sessionId, reasons: r.reasons }));
+    }
+    const candidates: ResumeCandidate[] = [];
+    for (const p of picked) {
+      const state = await this.engine.store.load(p.sessionId);
+      const workflow = await this.engine.workflowOf(state);
+      const a = this.engine.engineAnswer(workflow, state.head.completedSteps, state.head.context);
+      candidates.push({
+        sessionId: state.sessionId,
+        workflowId: state.workflowId,
+        ...(state.goal !== undefined ? { goal: state.goal } : {}),
+        status: state.status,
+        ...(state.workspacePath !== undefined ? { workspacePath: state.workspacePath } : {}),
+        ...(state.gitBranch !== undefined ? { gitBranch: state.gitBranch } : {}),
+        updatedAt: state.updatedAt,
+        reasons: p.reasons,
+        continueToken: await this.engine.tokens.sign({ kind: 'resume', sessionId: state.sessionId, node: state.head.node }),
+        step: a.step,
+        guidance: {
+          prompt: a.step ? this.engine.sessionPrompt(a) : this.engine.completePrompt(workflow, state.summary ?? 'complete'),
+        },
+        context: a.context,
+        recap: state.head.recentNotes,
+        completedSteps: state.head.completedSteps.length,
+        workflow: await this.engine.workflowInfo(state),
+      });
+    }
+    return { candidates };
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * What happens to a durable workflow session, one event per line of its append-only log. A session is a tree of
+ * nodes (states): node 0 is the start, each advance makes a new node whose parent is the node it advanced from, and a
+ * fork moves the head back to an earlier node — the old branch stays in the log, so nothing is ever lost.
+ */
+
+export type SessionStatus = 'active' | 'needs_attention' | 'complete';
+
+/** The step a node hands out (null once the workflow is complete). */
+export interface StepPointer {
+  completionId: string;
+  stepId: string;
+  title: string;
+}
+
+/** What was missing or wrong in an output, precise enough to fix it without guessing. */
+export interface Blocker {
+  code: string;
+  /** JSON pointer into the submitted output (`/notesMarkdown`, `/artifacts/0/verdict`). */
+  pointer: string;
+  message: string;
+  /** The expected shape or value, when one can be stated. */
+  expected?: unknown;
+}
+
+/** Notes an agent left on one step, as kept for the recap (bounded). */
+export interface StepNote {
+  completionId: string;
+  title: string;
+  notes: string;
+}
+
+/** The state of one node: what a continue from it starts from. */
+export interface NodeState {
+  node: number;
+  completedSteps: string[];
+  context: Record<string, unknown>;
+  current: StepPointer | null;
+  /** Blocked attempts in a row on the current step. */
+  blockedAttempts: number;
+  recentNotes: StepNote[];
+}
+
+interface Base {
+  /** ISO time. */
+  at: string;
+}
+
+export interface SessionStartedEvent extends Base {
+  kind: 'session_started';
+  sessionId: string;
+  workflowId: string;
+  workflowVersion: string;
+  /** sha256 of the pinned workflow file's bytes (hex). */
+  workflowHash: string;
+  goal?: string;
+  workspacePath?: string;
+  gitBranch?: string;
+  context: Record<string, unknown>;
+  next: StepPointer | null;
+}
+
+export interface StepCompletedEvent extends Base {
+  kind: 'step_completed';
+  from: number;
+  node: number;
+  completionId: string;
+  title: string;
+  /** Hash of (output, context patch): the same call again is recognised and answered the same (idempotent). */
+  outputHash: string;
+  notesMarkdown?: string;
+  artifacts?: unknown[];
+  contextPatch?: Record<string, unknown>;
+  next: StepPointer | null;
+}
+
+export interface OutputBlockedEvent extends Base {
+  kind: 'output_blocked';
+  node: number;
+  completionId: string;
+  title: string;
+  outputHash: string;
+  notesMarkdown?: string;
+  artifacts?: unknown[];
+  contextPatch?: Record<string, unknown>;
+  blockers: Blocker[];
+  /** 1-based count of blocked attempts in a row on this step. */
+  attempt: number;
+  /** True when attempt reached the limit: the session needs a person. */
+  exhausted: boolean;
+}
+
+export interface CheckpointCreatedEvent extends Base {
+  kind: 'checkpoint_created';
+  node: number;
+  note?: string;
+}
+
+export interface ForkedEvent extends Base {
+  kind: 'forked';
+  /** The node the new branch starts from. */
+  from: number;
+  /** The head that was left behind (still in the log). */
+  previousHead: number;
+  via: 'fork' | 'checkpoint';
+  /** The state of `from`, so folding the head never needs the rest of the log. */
+  state: NodeState;
+}
+
+export interface SessionResumedEvent extends Base {
+  kind: 'session_resumed';
+  node: number;
+  query?: string;
+}
+
+export interface SessionCompletedEvent extends Base {
+  kind: 'session_completed';
+  node: number;
+  summary: string;
+}
+
+export type SessionEvent =
+  | SessionStartedEvent
+  | StepCompletedEvent
+  | OutputBlockedEvent
+  | CheckpointCreatedEvent
+  | ForkedEvent
+  | SessionResumedEvent
+  | SessionCompletedEvent;
+
+export type SessionEventKind = SessionEvent['kind'];
+
+export const SESSION_EVENT_KINDS: readonly SessionEventKind[] = [
+  'session_started',
+  'step_completed',
+  'output_blocked',
+  'checkpoint_created',
+  'forked',
+  'session_resumed',
+  'session_completed',
+];
+
+/** Structural check of a parsed log line (a line that fails it is reported as damaged, never folded). */
+export function isSessionEvent(value: unknown): value is SessionEvent {
+  if (!value || typeof value !== 'object') return false;
+  const v = value as { kind?: unknown; at?: unknown };
+  return typeof v.at === 'string' && SESSION_EVENT_KINDS.includes(v.kind as SessionEventKind);
+}

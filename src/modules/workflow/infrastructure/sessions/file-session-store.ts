@@ -1,0 +1,239 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { withFileLock } from '../../../../kernel/files/file-lock';
+import { tempPathFor, writeFileAtomic } from '../../../../kernel/files/atomic-write';
+import { AlreadyExistsError, NotFoundError, StorageError } from '../../../../kernel/errors';
+import type { Logger } from '../../../../kernel/logger';
+import type { ChangeEvents } from '../../../../kernel/change-events';
+import {
+  foldSessionEvents,
+  summarizeSession,
+  type SessionEvent,
+  type SessionStartedEvent,
+  type SessionState,
+  type SessionSummary,
+} from '../../domain/sessions';
+import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
+import { appendLines, readLog } from './session-log-file';
+import { SessionIndexFile } from './session-index-file';
+
+interface Snapshot {
+  version: 1;
+  /** Byte offset in events.ndjson just after the last event folded into `state`. */
+  logOffset: number;
+  /** Number of log lines up to logOffset (for line numbers of damaged lines). */
+  lines: number;
+  state: SessionState;
+}
+
+const SESSION_ID = /^[0-9a-f]{16}$/;
+
+/**
+ * Sessions as files: `<data-dir>/sessions/<id>/` holds `events.ndjson` (append-only, one event per line, written under
+ * the session's lock with one write per call), `snapshot.json` (the folded state and the log offset it covers, so a
+ * call reads the snapshot plus at most a short tail — O(1) in the session's length) and `workflow.json` (the pinned
+ * workflow). `<data-dir>/sessions/index.ndjson` lists every session for listing and resume.
+ *
+ * The snapshot is written after the log (temp file + rename, no fsync: it is a cache — when it is missing, torn or
+ * behind, the log's tail or the whole log is folded again).
+ */
+export class FileSessionStore implements SessionStore {
+  private readonly index: SessionIndexFile;
+
+  constructor(
+    readonly root: string,
+    private readonly logger: Logger,
+    private readonly changes?: ChangeEvents,
+  ) {
+    this.index = new SessionIndexFile(root);
+  }
+
+  async create(first: SessionStartedEvent, workflowText: string): Promise<SessionState> {
+    const dir = this.dir(first.sessionId);
+    await fs.mkdir(this.root, { recursive: true });
+    try {
+      await fs.mkdir(dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AlreadyExistsError('session', first.sessionId);
+      throw e;
+    }
+    const state = await withFileLock(dir, async (lock) => {
+      await writeFileAtomic(path.join(dir, 'workflow.json'), workflowText);
+      const line = `${JSON.stringify(first)}\n`;
+      lock.assertHeld();
+      await appendLines(this.eventsFile(first.sessionId), line);
+      const s = foldSessionEvents(undefined, [first]) as SessionState;
+      await this.writeSnapshot(first.sessionId, { version: 1, logOffset: Buffer.byteLength(line), lines: 1, state: s });
+      return s;
+    });
+    await this.afterChange(state);
+    return state;
+  }
+
+  async load(sessionId: string): Promise<SessionState> {
+    return (await this.current(sessionId, false)).state;
+  }
+
+  async update<T>(sessionId: string, decide: (state: SessionState, history: () => Promise<SessionHistory>) => Promise<SessionChange<T>>): Promise<T> {
+    const dir = this.dir(sessionId);
+    await this.mustExist(sessionId);
+    let changed: SessionState | undefined;
+    const result = await withFileLock(dir, async (lock) => {
+      const cur = await this.current(sessionId, true);
+      const change = await decide(cur.state, () => this.history(sessionId));
+      if (!change.events.length) return change.result;
+      // A cut last line stays in the log as its own (damaged) line: the new events start on a fresh line.
+      const text = (cur.endsClean ? '' : '\n') + change.events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+      lock.assertHeld();
+      await appendLines(this.eventsFile(sessionId), text);
+      const state = foldSessionEvents(cur.state, change.events) as SessionState;
+      await this.writeSnapshot(sessionId, {
+        version: 1,
+        logOffset: cur.size + Buffer.byteLength(text),
+        lines: cur.lines + change.events.length + (cur.endsClean ? 0 : 1),
+        state,
+      }).catch((e) => this.logger.warn('could not write the session snapshot; the log is intact and is folded next time', { sessionId, err: (e as Error).message }));
+      changed = state;
+      return change.result;
+    });
+    if (changed) await this.afterChange(changed);
+    return result;
+  }
+
+  async history(sessionId: string): Promise<SessionHistory> {
+    await this.mustExist(sessionId);
+    const read = await readLog(this.eventsFile(sessionId));
+    return { events: read.events, damaged: read.damaged };
+  }
+
+  async pinnedWorkflow(sessionId: string): Promise<string> {
+    await this.mustExist(sessionId);
+    return fs.readFile(path.join(this.dir(sessionId), 'workflow.json'), 'utf8');
+  }
+
+  async list(filter: SessionListFilter = {}): Promise<SessionSummary[]> {
+    let { map } = await this.index.read();
+    if (map.size === 0) map = await this.rebuildIndexIfNeeded(map);
+    const out: SessionSummary[] = [];
+    for (const s of map.values()) {
+      if (filter.statuses?.length && !filter.statuses.includes(s.status)) continue;
+      if (filter.workflowId && s.workflowId !== filter.workflowId) continue;
+      if (filter.workspacePath && s.workspacePath !== filter.workspacePath.replace(/[\\/]+$/, '')) continue;
+      out.push(s);
+    }
+    return out.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.sessionId < b.sessionId ? -1 : 1));
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    if (!SESSION_ID.test(sessionId)) return false;
+    const dir = this.dir(sessionId);
+    if (!(await exists(dir))) return false;
+    // Moved aside first (one rename), so a crash never leaves a half-deleted session that still looks alive.
+    const trash = tempPathFor(dir);
+    await withFileLock(dir, async () => {
+      await fs.rename(dir, trash);
+    }).catch((e) => {
+      // The lock lived inside the moved folder; its release fails harmlessly.
+      if (!(e instanceof Error) || !/lock/i.test(e.message)) throw e;
+    });
+    await fs.rm(trash, { recursive: true, force: true });
+    await this.index.append({ deleted: sessionId });
+    this.changes?.publish({ kind: 'session', id: sessionId, at: new Date().toISOString() });
+    return true;
+  }
+
+  /** The state from the snapshot plus the log's tail (the whole log when the snapshot is missing or unusable). */
+  private async current(sessionId: string, locked: boolean): Promise<{ state: SessionState; size: number; lines: number; endsClean: boolean }> {
+    await this.mustExist(sessionId);
+    const snap = await this.readSnapshot(sessionId);
+    const from = snap?.logOffset ?? 0;
+    let read = await readLog(this.eventsFile(sessionId), from, (snap?.lines ?? 0) + 1);
+    let base = snap?.state;
+    if (read.size < from) {
+      // The log is shorter than the snapshot says (restored from a backup?): trust the log.
+      read = await readLog(this.eventsFile(sessionId));
+      base = undefined;
+    }
+    if (locked) for (const d of read.damaged) this.logger.warn('session log: skipped a damaged line', { sessionId, line: d.line, reason: d.reason });
+    let state: SessionState | undefined;
+    try {
+      state = foldSessionEvents(base, read.events);
+    } catch (e) {
+      throw new StorageError(`session '${sessionId}': its log cannot be folded (${(e as Error).message})`, { sessionId });
+    }
+    if (!state) throw new StorageError(`session '${sessionId}': its log holds no session_started event`, { sessionId });
+    const completeLines = read.events.length + read.damaged.length - (read.endsClean ? 0 : 1);
+    return { state, size: read.size, lines: (base ? (snap?.lines ?? 0) : 0) + completeLines, endsClean: read.endsClean };
+  }
+
+  private async readSnapshot(sessionId: string): Promise<Snapshot | undefined> {
+    try {
+      const snap = JSON.parse(await fs.readFile(path.join(this.dir(sessionId), 'snapshot.json'), 'utf8')) as Snapshot;
+      return snap.version === 1 && typeof snap.logOffset === 'number' && snap.state ? snap : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async writeSnapshot(sessionId: string, snap: Snapshot): Promise<void> {
+    const file = path.join(this.dir(sessionId), 'snapshot.json');
+    const tmp = tempPathFor(file);
+    await fs.writeFile(tmp, JSON.stringify(snap));
+    await fs.rename(tmp, file);
+  }
+
+  private async afterChange(state: SessionState): Promise<void> {
+    try {
+      await this.index.append({ s: summarizeSession(state) });
+    } catch (e) {
+      this.logger.warn('could not update the session index; listing shows the old entry until the next change', { sessionId: state.sessionId, err: (e as Error).message });
+    }
+    this.changes?.publish({ kind: 'session', id: state.sessionId, at: state.updatedAt });
+  }
+
+  /** Without an index (first use after an upgrade, or the file was deleted) the folders are read once to build it. */
+  private async rebuildIndexIfNeeded(map: Map<string, SessionSummary>): Promise<Map<string, SessionSummary>> {
+    if (await exists(this.index.file)) return map;
+    let names: string[];
+    try {
+      names = (await fs.readdir(this.root)).filter((n) => SESSION_ID.test(n));
+    } catch {
+      return map;
+    }
+    if (!names.length) return map;
+    const summaries: SessionSummary[] = [];
+    for (const id of names) {
+      try {
+        summaries.push(summarizeSession(await this.load(id)));
+      } catch (e) {
+        this.logger.warn('session folder skipped while rebuilding the index', { sessionId: id, err: (e as Error).message });
+      }
+    }
+    await withFileLock(this.root, async () => {
+      if (!(await exists(this.index.file))) await this.index.rewrite(summaries);
+    });
+    return (await this.index.read()).map;
+  }
+
+  private async mustExist(sessionId: string): Promise<void> {
+    if (!SESSION_ID.test(sessionId) || !(await exists(this.eventsFile(sessionId)))) throw new NotFoundError('session', sessionId);
+  }
+
+  private dir(sessionId: string): string {
+    if (!SESSION_ID.test(sessionId)) throw new NotFoundError('session', sessionId, `session '${sessionId}' not found (a session id is 16 hex digits)`);
+    return path.join(this.root, sessionId);
+  }
+
+  private eventsFile(sessionId: string): string {
+    return path.join(this.dir(sessionId), 'events.ndjson');
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await fs.stat(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

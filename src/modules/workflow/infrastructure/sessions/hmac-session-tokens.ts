@@ -1,0 +1,86 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { InvalidTokenError } from '../../../../kernel/errors';
+import type { SessionTokens, TokenClaims } from '../../application/ports/session-tokens';
+
+const KINDS: TokenClaims['kind'][] = ['continue', 'retry', 'checkpoint', 'resume'];
+/** 1 version/kind byte + 8 session id bytes + 4 node bytes, then a 10-byte HMAC-SHA256 tag: 23 bytes, 31 characters. */
+const PAYLOAD = 13;
+const TAG = 10;
+const VERSION = 1;
+
+/**
+ * Short opaque tokens: base64url of (version+kind, session id, node) followed by a truncated HMAC-SHA256 tag under a
+ * 32-byte key kept in `<data-dir>/sessions/token.key` (mode 0600, created on first use). 80 bits of tag make forgery
+ * impractical while keeping tokens at 31 characters; a token from another data dir fails the tag check.
+ */
+export class HmacSessionTokens implements SessionTokens {
+  private key?: Promise<Buffer>;
+
+  constructor(private readonly keyFile: string) {}
+
+  async sign(claims: TokenClaims): Promise<string> {
+    const payload = Buffer.alloc(PAYLOAD);
+    payload[0] = (VERSION << 4) | KINDS.indexOf(claims.kind);
+    Buffer.from(claims.sessionId, 'hex').copy(payload, 1, 0, 8);
+    payload.writeUInt32BE(claims.node, 9);
+    const tag = await this.tag(payload);
+    return Buffer.concat([payload, tag]).toString('base64url');
+  }
+
+  async verify(token: string, field: string): Promise<TokenClaims> {
+    if (typeof token !== 'string' || !/^[A-Za-z0-9_-]+$/.test(token)) throw new InvalidTokenError(field, 'expected a base64url string');
+    const bytes = Buffer.from(token, 'base64url');
+    if (bytes.length !== PAYLOAD + TAG || bytes.toString('base64url') !== token) throw new InvalidTokenError(field, 'wrong length: truncated or not a token');
+    const payload = bytes.subarray(0, PAYLOAD);
+    const expected = await this.tag(payload);
+    if (!timingSafeEqual(expected, bytes.subarray(PAYLOAD))) throw new InvalidTokenError(field, 'signature does not match: altered, forged or from another data dir');
+    const version = payload[0] >> 4;
+    const kind = KINDS[payload[0] & 0x0f];
+    if (version !== VERSION || !kind) throw new InvalidTokenError(field, 'unknown token version');
+    return { kind, sessionId: payload.subarray(1, 9).toString('hex'), node: payload.readUInt32BE(9) };
+  }
+
+  newSessionId(): string {
+    return randomBytes(8).toString('hex');
+  }
+
+  private async tag(payload: Buffer): Promise<Buffer> {
+    const key = await (this.key ??= loadOrCreateKey(this.keyFile).catch((e) => {
+      this.key = undefined;
+      throw e;
+    }));
+    return createHmac('sha256', key).update(payload).digest().subarray(0, TAG);
+  }
+}
+
+/**
+ * Reads the key, or creates it: written to a temp file with mode 0600 and linked into place, so two processes
+ * starting at once agree on one key (the loser of the link reads the winner's).
+ */
+export async function loadOrCreateKey(file: string): Promise<Buffer> {
+  try {
+    const key = await fs.readFile(file);
+    if (key.length >= 32) return key;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const handle = await fs.open(tmp, 'wx', 0o600);
+  try {
+    await handle.writeFile(randomBytes(32));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  try {
+    await fs.link(tmp, file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  } finally {
+    await fs.rm(tmp, { force: true });
+  }
+  return fs.readFile(file);
+}

@@ -1,0 +1,77 @@
+import * as fs from 'node:fs/promises';
+import { isSessionEvent, type SessionEvent } from '../../domain/sessions';
+import type { DamagedLine } from '../../application/ports/session-store';
+
+/** The lines of a log read from some byte offset: events in order, damaged lines, where it ends. */
+export interface LogRead {
+  events: SessionEvent[];
+  damaged: DamagedLine[];
+  /** File size when read. */
+  size: number;
+  /** Offset just after the last complete line. */
+  endOfLastLine: number;
+  /** False when the file ends with bytes that are not newline-terminated (a cut last line). */
+  endsClean: boolean;
+}
+
+/**
+ * Reads `file` from byte `from` (which must be the start of a line). A last line without its newline was cut by a
+ * crash during the append: it is not an event (its write was never acknowledged), so it is skipped and reported.
+ * A complete line that is not a valid event is reported too, never folded, never fatal.
+ */
+export async function readLog(file: string, from = 0, firstLineNo = 1): Promise<LogRead> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size <= from) return { events: [], damaged: [], size, endOfLastLine: size, endsClean: true };
+    const buf = Buffer.alloc(size - from);
+    await handle.read(buf, 0, buf.length, from);
+    const events: SessionEvent[] = [];
+    const damaged: DamagedLine[] = [];
+    let start = 0;
+    let lineNo = firstLineNo;
+    while (start < buf.length) {
+      const nl = buf.indexOf(0x0a, start);
+      if (nl < 0) {
+        damaged.push({ line: lineNo, excerpt: excerpt(buf.subarray(start).toString('utf8')), reason: 'incomplete last line (cut by a crash during an append); ignored' });
+        return { events, damaged, size, endOfLastLine: from + start, endsClean: false };
+      }
+      const text = buf.subarray(start, nl).toString('utf8');
+      if (text.trim() !== '') {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (e) {
+          damaged.push({ line: lineNo, excerpt: excerpt(text), reason: `not JSON (${(e as Error).message})` });
+        }
+        if (parsed !== undefined) {
+          if (isSessionEvent(parsed)) events.push(parsed);
+          else damaged.push({ line: lineNo, excerpt: excerpt(text), reason: 'not a session event' });
+        }
+      }
+      start = nl + 1;
+      lineNo++;
+    }
+    return { events, damaged, size, endOfLastLine: size, endsClean: true };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Appends lines with one write call on a file opened for appending, then fsyncs: an acknowledged advance survives a
+ * crash of the process or the machine. Callers hold the session's lock, so appends never interleave.
+ */
+export async function appendLines(file: string, text: string): Promise<void> {
+  const handle = await fs.open(file, 'a', 0o644);
+  try {
+    await handle.write(text);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function excerpt(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
+}

@@ -1,0 +1,166 @@
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { InjectionToken } from 'tsyringe';
+import type { ChangeEvent, ChangeEvents } from '../kernel/change-events';
+import { noopCallContext } from '../kernel/call-context';
+import { WorkgraphError } from '../kernel/errors';
+import type { UseCase } from '../kernel/use-case';
+import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type WorkflowListing } from '../modules/workflow';
+import { TasksTokens, type ProjectGraphView } from '../modules/tasks';
+import { JsonRpcErrorCodes } from './json-rpc-codes';
+
+export interface PromptsAndResourcesDeps {
+  /** Resolves a use case from the (lazily built) container. */
+  resolve: <T>(token: InjectionToken<T>) => T;
+  /** The process's change-event port; subscriptions of THIS client session listen to it. */
+  changeEvents?: ChangeEvents;
+  /** The modules served: prompts and session resources need `workflow`, task-graph resources need `tasks`. */
+  modules: readonly string[];
+}
+
+/** MCP capabilities these handlers serve with these modules. */
+export function promptsAndResourcesCapabilities(modules: readonly string[]): Record<string, object> {
+  const caps: Record<string, object> = {};
+  if (modules.includes('workflow')) caps.prompts = { listChanged: false };
+  if (modules.includes('workflow') || modules.includes('tasks')) caps.resources = { subscribe: true, listChanged: false };
+  return caps;
+}
+
+const SESSION_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})$/;
+const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
+
+/**
+ * Every workflow is an MCP prompt (its message tells the agent to start a session with workflow_start — getting it
+ * starts nothing); sessions (`workgraph://sessions/<id>`) and task graphs (`workgraph://projects/<id>/tasks`, JSON and
+ * Mermaid) are resources. Subscriptions belong to this client session (one set per protocol server); a change event
+ * for a subscribed resource becomes `notifications/resources/updated`. Returns the function that removes the
+ * session's listener (call it when the session closes).
+ */
+export function installPromptsAndResources(sdk: Server, deps: PromptsAndResourcesDeps): () => void {
+  const workflow = deps.modules.includes('workflow');
+  const tasksServed = deps.modules.includes('tasks');
+  if (!workflow && !tasksServed) return () => undefined;
+  const call = async <O>(token: symbol, input: unknown): Promise<O> => {
+    try {
+      return await deps.resolve<UseCase<unknown, O>>(token).execute(input, noopCallContext());
+    } catch (e) {
+      if (e instanceof WorkgraphError && (e.code === 'not_found' || e.code === 'invalid_arguments' || e.code === 'invalid_workflow' || e.code === 'unsafe_path')) {
+        throw new McpError(JsonRpcErrorCodes.InvalidParams, `${e.code}: ${e.message}`);
+      }
+      throw e;
+    }
+  };
+
+  if (workflow) installPrompts(sdk, call);
+  return installResources(sdk, call, deps, workflow, tasksServed);
+}
+
+type Call = <O>(token: symbol, input: unknown) => Promise<O>;
+
+function installPrompts(sdk: Server, call: Call): void {
+  sdk.setRequestHandler(ListPromptsRequestSchema, async () => {
+    const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {});
+    return {
+      prompts: workflows.map((w) => ({
+        name: w.id,
+        title: w.name,
+        description: `${w.description} (starts a durable workgraph session)`,
+        arguments: [
+          { name: 'goal', description: 'What this run is for (kept with the session, matched by workflow_resume).', required: false },
+          { name: 'gitBranch', description: 'The branch worked on.', required: false },
+        ],
+      })),
+    };
+  });
+
+  sdk.setRequestHandler(GetPromptRequestSchema, async (request) => {
+    const workflow = await call<{ id: string; name: string; description: string }>(WorkflowTokens.GetWorkflow, { id: request.params.name, mode: 'metadata' });
+    const args = request.params.arguments ?? {};
+    const startArgs: Record<string, string> = { workflowId: workflow.id };
+    if (args.goal) startArgs.goal = args.goal;
+    if (args.gitBranch) startArgs.gitBranch = args.gitBranch;
+    const text = [
+      `Run the workgraph workflow "${workflow.name}" (${workflow.id}) as a durable session: ${workflow.description}`,
+      '',
+      `1. Call the tool workflow_start with ${JSON.stringify(startArgs)}${args.goal ? '' : ' (add a one-line "goal" saying what this run is for)'}.`,
+      '2. Do the step it returns (its instructions are in guidance.prompt).',
+      '3. Call workflow_continue with the continueToken of the last answer and output.notesMarkdown saying what you did; repeat until isComplete is true.',
+      '4. If an answer is "blocked", fix exactly what its blockers list and send it again with the retryToken; if the attempts are exhausted, stop and ask me.',
+      'If this chat ends before the run does, a new chat picks it up with workflow_resume.',
+    ].join('\n');
+    return { description: `Start a session of ${workflow.name}`, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
+  });
+
+}
+
+function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean): () => void {
+  sdk.setRequestHandler(ListResourcesRequestSchema, async () => {
+    if (!workflow) return { resources: [] };
+    const page = await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 });
+    return {
+      resources: page.sessions.map((s) => ({
+        uri: `workgraph://sessions/${s.sessionId}`,
+        name: `session ${s.sessionId}`,
+        title: `${s.workflowId}${s.goal ? `: ${s.goal}` : ''} (${s.status})`,
+        mimeType: 'application/json',
+      })),
+    };
+  });
+
+  sdk.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: [
+      ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' }] : []),
+      ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
+    ],
+  }));
+
+  sdk.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    const session = workflow ? SESSION_URI.exec(uri) : null;
+    if (session) {
+      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] });
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(timeline) }] };
+    }
+    const tasks = tasksServed ? TASKS_URI.exec(uri) : null;
+    if (tasks) {
+      const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] });
+      const { mermaid, ...json } = view;
+      return {
+        contents: [
+          { uri, mimeType: 'application/json', text: JSON.stringify(json) },
+          { uri, mimeType: 'text/vnd.mermaid', text: mermaid },
+        ],
+      };
+    }
+    throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
+  });
+
+  const subscribed = new Set<string>();
+  sdk.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    if (!SESSION_URI.test(request.params.uri) && !TASKS_URI.test(request.params.uri)) {
+      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(request.params.uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
+    }
+    subscribed.add(request.params.uri);
+    return {};
+  });
+  sdk.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscribed.delete(request.params.uri);
+    return {};
+  });
+
+  return (
+    deps.changeEvents?.subscribe((e: ChangeEvent) => {
+      const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
+      if (uri && subscribed.has(uri)) void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+    }) ?? (() => undefined)
+  );
+}

@@ -1,0 +1,104 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FileSessionStore } from '../../../src/modules/workflow/infrastructure/sessions/file-session-store';
+import { InProcessChangeEvents, type ChangeEvent } from '../../../src/kernel/change-events';
+import { silentLogger } from '../../../src/kernel/logger';
+import type { SessionEvent, SessionStartedEvent } from '../../../src/modules/workflow/domain/sessions';
+import { sessionStoreContract } from './session-store.contract';
+
+sessionStoreContract('files', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-sstore-'));
+  return { store: new FileSessionStore(path.join(dir, 'sessions'), silentLogger), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+});
+
+const first = (id: string): SessionStartedEvent => ({
+  kind: 'session_started', at: '2026-01-01T00:00:00.000Z', sessionId: id, workflowId: 'wf', workflowVersion: '1', workflowHash: 'h',
+  context: {}, next: { completionId: 'a', stepId: 'a', title: 'A' },
+});
+const advance = (from: number, node: number): SessionEvent => ({
+  kind: 'step_completed', at: '2026-01-01T00:00:01.000Z', from, node, completionId: `s${node}`, title: 'S', outputHash: `h${node}`, next: { completionId: 'x', stepId: 'x', title: 'X' },
+});
+
+describe('FileSessionStore specifics', () => {
+  let dir: string;
+  let root: string;
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-sfile-'));
+    root = path.join(dir, 'sessions');
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('lays a session out as a folder with an append-only log, a snapshot and the pinned workflow', async () => {
+    const store = new FileSessionStore(root, silentLogger);
+    await store.create(first('00000000000000a1'), '{"id":"wf"}');
+    await store.update('00000000000000a1', async () => ({ events: [advance(0, 1)], result: null }));
+    expect(fs.readdirSync(path.join(root, '00000000000000a1')).filter((f) => !f.startsWith('.')).sort()).toEqual(['events.ndjson', 'snapshot.json', 'workflow.json']);
+    const lines = fs.readFileSync(path.join(root, '00000000000000a1', 'events.ndjson'), 'utf8').trim().split('\n');
+    expect(lines.map((l) => JSON.parse(l).kind)).toEqual(['session_started', 'step_completed']);
+  });
+
+  it('ignores a cut last line (reported in the history, logged), and the next append starts on a fresh line', async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string) => warnings.push(m), child: () => logger };
+    const store = new FileSessionStore(root, logger);
+    await store.create(first('00000000000000b2'), '{}');
+    const log = path.join(root, '00000000000000b2', 'events.ndjson');
+    fs.appendFileSync(log, '{"kind":"step_completed","at":"2026');
+    expect((await store.load('00000000000000b2')).head.node).toBe(0);
+    await store.update('00000000000000b2', async (s) => ({ events: [advance(s.head.node, s.nodeCount)], result: null }));
+    expect(warnings.join('\n')).toContain('damaged line');
+    const h = await store.history('00000000000000b2');
+    expect(h.events.map((e) => e.kind)).toEqual(['session_started', 'step_completed']);
+    expect(h.damaged).toHaveLength(1);
+    expect(h.damaged[0]).toMatchObject({ line: 2 });
+    expect((await store.load('00000000000000b2')).head.node).toBe(1);
+  });
+
+  it('recovers from a missing, torn or stale snapshot by folding the log', async () => {
+    const store = new FileSessionStore(root, silentLogger);
+    await store.create(first('00000000000000c3'), '{}');
+    await store.update('00000000000000c3', async () => ({ events: [advance(0, 1), advance(1, 2)], result: null }));
+    const snap = path.join(root, '00000000000000c3', 'snapshot.json');
+    fs.writeFileSync(snap, '{"version":1,"logOff');
+    expect((await store.load('00000000000000c3')).head.node).toBe(2);
+    fs.rmSync(snap);
+    expect((await store.load('00000000000000c3')).head.completedSteps).toEqual(['s1', 's2']);
+  });
+
+  it('rebuilds a missing index from the session folders, and a second process sees appended entries', async () => {
+    const a = new FileSessionStore(root, silentLogger);
+    await a.create(first('00000000000000d4'), '{}');
+    fs.rmSync(path.join(root, 'index.ndjson'));
+    const b = new FileSessionStore(root, silentLogger);
+    expect((await b.list()).map((s) => s.sessionId)).toEqual(['00000000000000d4']);
+    await a.create(first('00000000000000e5'), '{}');
+    expect((await b.list()).map((s) => s.sessionId).sort()).toEqual(['00000000000000d4', '00000000000000e5']);
+  });
+
+  it('compacts the index when it holds far more lines than sessions', async () => {
+    const store = new FileSessionStore(root, silentLogger);
+    await store.create(first('00000000000000f6'), '{}');
+    for (let i = 0; i < 1_010; i++) fs.appendFileSync(path.join(root, 'index.ndjson'), `${fs.readFileSync(path.join(root, 'index.ndjson'), 'utf8').split('\n')[0]}\n`);
+    await store.update('00000000000000f6', async (s) => ({ events: [advance(0, s.nodeCount)], result: null }));
+    const lines = fs.readFileSync(path.join(root, 'index.ndjson'), 'utf8').trim().split('\n');
+    expect(lines).toHaveLength(1);
+    expect((await new FileSessionStore(root, silentLogger).list())[0].current?.completionId).toBe('x');
+  });
+
+  it('publishes a change event per change', async () => {
+    const changes = new InProcessChangeEvents();
+    const seen: ChangeEvent[] = [];
+    changes.subscribe((e) => seen.push(e));
+    const store = new FileSessionStore(root, silentLogger, changes);
+    await store.create(first('0000000000000a07'), '{}');
+    await store.update('0000000000000a07', async () => ({ events: [advance(0, 1)], result: null }));
+    await store.update('0000000000000a07', async () => ({ events: [], result: null }));
+    await store.delete('0000000000000a07');
+    expect(seen.map((e) => [e.kind, e.id])).toEqual([
+      ['session', '0000000000000a07'],
+      ['session', '0000000000000a07'],
+      ['session', '0000000000000a07'],
+    ]);
+  });
+});
