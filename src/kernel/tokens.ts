@@ -14,6 +14,8 @@ export const Tokens = {
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The data dir's format gate (format.json, migrations, refusal of newer data): a DataFormatGate. */
+  DataFormat: Symbol.for('workgraph.DataFormat'),
   /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
   ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
   /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */

@@ -120,7 +120,7 @@ describe('an answer matches the disk', () => {
     // The limit lets the graph file be rewritten but not the log grow by a transition.
     const limit = logBefore.length + 40;
     expect(graphBefore.length).toBeLessThan(limit);
-    const limited = await server({ wrapper: ['prlimit', `--fsize=${limit}`] });
+    const limited = await server({ wrap: ['prlimit', `--fsize=${limit}`] });
     const e = await refused(limited, 'start_task', { project: 'legacy-app', nodeId: 'next' });
     expect(e.code).toBe('storage_error');
     expect(e.message).toContain(log);

@@ -18,6 +18,7 @@ import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { LocalHostInfo } from './infrastructure/process/host-info';
 import { untrackedWrites, type WritesInProgress } from '../../kernel/writes-in-progress';
 import { ProjectLayout } from '../../kernel/files/project-layout';
+import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
@@ -47,7 +48,8 @@ export const tasksModule: ModuleRegistration = (container, config) => {
       }),
     });
   } else {
-    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir))) });
+    const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format)) });
   }
   const runner = new ShellCommandRunner();
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;

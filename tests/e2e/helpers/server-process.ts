@@ -24,8 +24,8 @@ export interface ServerEnvOptions {
   env?: Record<string, string>;
   /** The server's working directory; default this process's. */
   cwd?: string;
-  /** A command the server runs under, e.g. `['prlimit', '--fsize=4096']` (the node binary and CLI follow). */
-  wrapper?: string[];
+  /** A command the server runs under (e.g. `['prlimit', '--fsize=65536']`): it gets node, the CLI and its args. */
+  wrap?: string[];
 }
 
 function serverEnv(opts: ServerEnvOptions): Record<string, string> {
@@ -42,10 +42,10 @@ export async function connectClient(opts: ServerEnvOptions & { capabilities?: Re
   close: () => Promise<void>;
 }> {
   assertBuilt();
-  const [command, ...pre] = opts.wrapper?.length ? [...opts.wrapper, process.execPath] : [process.execPath];
+  const argv = [...(opts.wrap ?? []), process.execPath, CLI, 'serve', ...(opts.args ?? [])];
   const transport = new StdioClientTransport({
-    command,
-    args: [...pre, CLI, 'serve', ...(opts.args ?? [])],
+    command: argv[0]!,
+    args: argv.slice(1),
     env: serverEnv(opts),
     stderr: 'pipe',
     ...(opts.cwd ? { cwd: opts.cwd } : {}),

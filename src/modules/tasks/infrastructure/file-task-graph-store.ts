@@ -7,6 +7,7 @@ import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-l
 import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
 import { storageFailure } from './storage-failure';
 import { logLines, TransitionLog, type TransitionLogContents } from './transition-log';
+import type { DataFormatGate } from '../../../kernel/files/data-format';
 
 /** The graph file of a project, in `<data-dir>/projects/<id>/`. */
 export const TASK_GRAPH_FILE = 'task_graph.json';
@@ -47,7 +48,12 @@ const RECOVER_HINT =
  * line, so a torn line never hides the next one. See docs/tasks.md, "Where files live".
  */
 export class FileTaskGraphStore implements TaskGraphStore {
-  constructor(private readonly layout: ProjectLayout, private readonly lockOptions: FileLockOptions = {}) {}
+  constructor(
+    private readonly layout: ProjectLayout,
+    private readonly lockOptions: FileLockOptions = {},
+    /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
+    private readonly format?: DataFormatGate,
+  ) {}
 
   projectIdOf(nameOrId: string): string {
     return projectIdFromName(nameOrId, 'project');
@@ -70,6 +76,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
   async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
     const projectId = graph.project_id;
     const file = this.graphFile(projectId);
+    await this.format?.assertWritable();
     await this.locked(projectId, 'create the task graph of', async (lock) => {
       let existing: ReadGraph | undefined;
       try {
@@ -96,6 +103,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
+    await this.format?.assertWritable();
     return this.locked(projectId, 'update the task graph of', async (lock) => {
       const current = await this.read(projectId);
       if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
@@ -175,6 +183,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
 
   /** Reads and checks a graph file, upgrading an older format in memory. @throws StorageError naming the file. */
   private async read(projectId: string): Promise<ReadGraph | undefined> {
+    await this.format?.assertReadable();
     const file = this.graphFile(projectId);
     let text: string;
     try {
