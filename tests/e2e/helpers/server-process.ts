@@ -28,7 +28,7 @@ export interface ServerEnvOptions {
   wrap?: string[];
 }
 
-function serverEnv(opts: ServerEnvOptions): Record<string, string> {
+export function serverEnv(opts: ServerEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKGRAPH_')) env[k] = v;
   return { ...env, WORKGRAPH_DATA_DIR: opts.dataDir, WORKGRAPH_LOG_LEVEL: 'warn', ...opts.env };

@@ -4,6 +4,7 @@ import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } fr
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
+import type { CallContext } from '../../../../kernel/call-context';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -35,10 +36,13 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
   ) {}
 
-  async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
+  async execute(input: InitProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
     // The domain's slug (what the store's projectIdOf uses), called here so a refused name names this tool's field.
     const projectId = projectIdFromName(input.projectName, 'projectName');
-    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', { mustExist: true });
+    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', {
+      mustExist: true,
+      clientRoots: ctx?.clientRoots,
+    });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
     await this.store.create(graph, {
