@@ -17,6 +17,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  outputTail: 'integer',
   maxBlockedAttempts: 'integer',
   sessionRetentionDays: 'integer',
   modules: 'strings',

@@ -7,6 +7,8 @@ export const Tokens = {
   Config: Symbol.for('workgraph.Config'),
   Logger: Symbol.for('workgraph.Logger'),
   Clock: Symbol.for('workgraph.Clock'),
+  /** Timers beside the clock (setInterval/setTimeout behind a port). */
+  Timers: Symbol.for('workgraph.Timers'),
   PathPolicy: Symbol.for('workgraph.PathPolicy'),
   ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),

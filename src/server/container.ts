@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { systemClock } from '../kernel/clock';
+import { systemClock, systemTimers } from '../kernel/clock';
 import { silentLogger, type Logger } from '../kernel/logger';
 import type { AppConfig } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
@@ -32,6 +32,7 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
   c.registerInstance(Tokens.Config, config);
   c.registerInstance(Tokens.Logger, logger);
   c.registerInstance(Tokens.Clock, systemClock);
+  c.registerInstance(Tokens.Timers, systemTimers);
   c.registerInstance(Tokens.PathPolicy, core.pathPolicy);
   c.registerInstance(Tokens.Lifecycle, core.lifecycle);
   c.registerInstance(Tokens.ChangeEvents, core.changeEvents);

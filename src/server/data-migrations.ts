@@ -1,5 +1,6 @@
 import type { MigrationStep } from '../kernel/files/data-format';
 import { knowledgeMigrations } from '../modules/knowledge';
+import { taskFileMigrations } from '../modules/tasks';
 
 /**
  * Every module's data-dir migration steps, in the order they run within one format (see DataFormat in
@@ -7,5 +8,5 @@ import { knowledgeMigrations } from '../modules/knowledge';
  * here (through its index.ts, loaded lazily: this runs on the first write, not at start).
  */
 export function dataMigrations(): MigrationStep[] {
-  return [...knowledgeMigrations()];
+  return [...knowledgeMigrations(), ...taskFileMigrations()];
 }

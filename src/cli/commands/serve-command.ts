@@ -1,4 +1,4 @@
-import { Command, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 import { resolveHttpConfig, type HttpFlags } from '../resolve-http-config';
@@ -28,6 +28,11 @@ export function serveCommand(): Command {
       new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
     )
     .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
+    .addOption(
+      new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
+        parseOutputTail,
+      ),
+    )
     .addOption(new Option('--http <[host:]port>', 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)'))
     .addOption(new Option('--stdio', 'with --http: serve stdio too (end of stdin then closes only the stdio session)'))
     .addOption(new Option('--auth-token-file <file>', 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)'))
@@ -46,6 +51,9 @@ export function serveCommand(): Command {
         throw new ConfigFileError('--only-graphs serves the tools of graph files: name them with --graphs FILE (or WORKGRAPH_GRAPHS_PATH)');
       }
       const logger = PinoLogger.create(config.logLevel);
+      // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
+      // handled, the write fails with EFBIG instead and the tool answers storage_error with nothing changed.
+      process.on('SIGXFSZ', () => logger.warn('a write passed the file-size limit (SIGXFSZ); it fails with EFBIG'));
       process.on('uncaughtException', (e) => {
         logger.error('uncaught exception', { err: e.message, stack: e.stack });
         process.exit(1);
@@ -105,4 +113,13 @@ export function serveCommand(): Command {
         host.announce(server.url);
       }
     });
+}
+
+/** `--output-tail`: a whole number of bytes from 256 to 64 KiB (the runner keeps at most 64 KiB per stream). */
+function parseOutputTail(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 256 || n > 64 * 1024) {
+    throw new InvalidArgumentError(`expected a whole number of bytes from 256 to 65536, got '${value}'`);
+  }
+  return n;
 }

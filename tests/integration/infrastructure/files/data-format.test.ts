@@ -37,7 +37,7 @@ describe('data dir format version (format.json, migrations, newer data refused)'
     await expect(fs.access(path.join(dir, 'format.json'))).rejects.toThrow();
     // The first write migrates.
     await env.add.execute({ projectContext: '/home/me/other/app', nodes: [{ id: 'o1', thought: 'other', role: 'actor' }] });
-    expect(migrated).toEqual([expect.stringMatching(/owns each project/)]);
+    expect(migrated).toEqual([expect.stringMatching(/owns each project/), expect.stringMatching(/^tasks: attempt records bounded/)]);
     expect(await readFormat()).toMatchObject({ format: 2 });
     expect(JSON.parse(await fs.readFile(path.join(project, 'knowledge_graph.owner.json'), 'utf8')).pathKey).toBe('/home/me/work/app');
     expect(await fs.readFile(path.join(project, 'knowledge_graph.ndjson'))).toEqual(before); // the other folder went elsewhere

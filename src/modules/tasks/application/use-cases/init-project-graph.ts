@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../../../kernel/errors';
-import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain';
+import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
@@ -8,6 +8,8 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
+import type { ValidationRunService } from '../services/validation-run';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
 import { projectIdFromName } from '../../../../kernel/project-id';
 
@@ -31,6 +33,7 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
     @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
   ) {}
 
   async execute(input: InitProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
@@ -45,10 +48,11 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     await this.store.create(graph, {
       replace: input.replace ?? false,
       check: (existing) => {
-        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !isStaleValidation(n, now.ms));
+        const facts = this.runs.hostFacts();
+        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !runOwnership(n, now.ms, facts).recoverable);
         if (running.length) {
           throw new ConflictError(
-            `project '${projectId}' cannot be replaced while task(s) ${running.map((n) => n.id).join(', ')} are VALIDATING`,
+            TaskMessages.replaceWhileRunning(projectId, running.map((n) => n.id)),
             { project: projectId, nodes: running.map((n) => n.id) },
           );
         }
