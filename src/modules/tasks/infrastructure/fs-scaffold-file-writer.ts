@@ -122,6 +122,14 @@ async function stage(realFolder: string, target: string, file: ScaffoldFile, und
   const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o644);
   undo.temps.push(temp);
   try {
+    // O_NOFOLLOW guards the last name only: a folder swapped for a link between the check above and the open puts the
+    // new (still empty) file outside. Where the open really landed is known from the descriptor; remove it there.
+    const landed = await openedPath(handle.fd);
+    if (landed !== undefined && !isInside(realFolder, path.dirname(landed))) {
+      undo.temps = undo.temps.filter((t) => t !== temp);
+      await fs.unlink(landed).catch(() => undefined);
+      throw new UnsafePathError(file.relativePath, 'its folder was replaced by a link leading outside the target directory', file.field);
+    }
     await handle.writeFile(file.content, 'utf8');
     await handle.sync();
   } finally {
@@ -161,6 +169,15 @@ async function rollback(undo: Undo): Promise<void> {
   for (const f of [...undo.created, ...undo.temps]) await fs.unlink(f).catch(() => undefined);
   for (const { backup, target } of undo.backups) await fs.rename(backup, target).catch(() => undefined);
   for (const d of [...undo.dirs].reverse()) await fs.rmdir(d).catch(() => undefined);
+}
+
+/** The path an open descriptor refers to, where the platform tells (Linux's /proc); undefined elsewhere. */
+async function openedPath(fd: number): Promise<string | undefined> {
+  try {
+    return await fs.readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
+  }
 }
 
 async function exists(p: string): Promise<boolean> {
