@@ -59,3 +59,54 @@ function round(x) {
 }
 
 module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, echoServer, stats, report };
+
+// ---- streamable HTTP (bench/http-*.js) ----
+const { spawn } = require('node:child_process');
+const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
+const HTTP_ECHO = path.join(__dirname, 'fixtures', 'http-echo-server.js');
+
+/** Spawns a server and resolves with its process and the first http://.../mcp URL it prints (stdout or stderr). */
+function spawnHttp(args, env) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const onData = (d) => {
+      out += d.toString();
+      const m = /(http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(out);
+      if (m) {
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        child.stdout.resume();
+        child.stderr.resume();
+        resolve({ child, url: m[1], stop: () => child.kill('SIGTERM') });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`server exited ${code}: ${out.slice(-1000)}`)));
+  });
+}
+
+/** The built server on `--http 127.0.0.1:0` (its start line, at info level, names the URL). */
+function workgraphHttp(extraArgs = [], env = {}) {
+  return spawnHttp([CLI, 'serve', '--http', '127.0.0.1:0', ...extraArgs], cleanEnv({ WORKGRAPH_LOG_LEVEL: 'info', ...env }));
+}
+
+function httpEchoServer() {
+  return spawnHttp([HTTP_ECHO], cleanEnv());
+}
+
+async function connectHttp(url) {
+  const client = new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {} });
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  return { client, close: () => transport.terminateSession().catch(() => undefined).then(() => client.close()) };
+}
+
+/** Resident set size of a process in MiB (Linux /proc). */
+function rssMiB(pid) {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
+}
+
+module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile });

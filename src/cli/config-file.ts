@@ -17,6 +17,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   dataDir: 'path',
   allowRoot: 'paths',
   logLevel: 'string',
+  outputTail: 'integer',
   maxBlockedAttempts: 'integer',
   sessionRetentionDays: 'integer',
   modules: 'strings',
@@ -28,6 +29,15 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphHistoryMb: 'integer',
   graphRunHistoryMb: 'integer',
   graphResultMb: 'integer',
+  // serve's HTTP transport (src/cli/resolve-http-config.ts)
+  http: 'string',
+  stdio: 'boolean',
+  authTokenFile: 'path',
+  allowedOrigins: 'strings',
+  allowedHosts: 'strings',
+  publicUrl: 'string',
+  sessionIdleTimeout: 'string',
+  maxSessions: 'integer',
 };
 
 export class ConfigFileError extends Error {}

@@ -25,6 +25,8 @@ export interface CommonFlags {
   databasePoolSize?: string;
   /** A JSON or YAML config file holding any of these settings (env WORKGRAPH_CONFIG); flags and env beat it. */
   config?: string;
+  /** `--output-tail BYTES` (serve). */
+  outputTail?: number;
   /** Sessions: blocked attempts in a row before a session needs a person (default 3). */
   maxBlockedAttempts?: string | number;
   /** Sessions: days after completion before a completed session is pruned (default 30). */
@@ -85,6 +87,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
+    outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
     graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
     shutdownGraceMs: seconds(
       ...firstOf([

@@ -4,6 +4,8 @@ import type { CallContext } from '../kernel/call-context';
 import { GraphTokens } from '../modules/graph';
 import { KnowledgeTokens } from '../modules/knowledge';
 import { TasksTokens } from '../modules/tasks';
+import { WorkflowTokens } from '../modules/workflow';
+import { sessionDetail, sessionSummary, type SessionListEntryLike, type SessionTimelineLike, type WorkflowStepLike } from './session-view';
 import type { DashboardBackend, KnowledgeNodeFilter } from './dashboard-backend';
 
 /** The one shape every use case has; the dashboard only calls `execute`. */
@@ -12,6 +14,14 @@ interface Executable {
 }
 
 const RECENT_RUNS_ON_OVERVIEW = 10;
+/**
+ * The workflow module's session use cases (workflow_sessions, workflow_session), by their token names: sessions are
+ * shown when the module registers them, and the dashboard answers "none recorded" otherwise.
+ */
+const SessionTokens = {
+  ListSessions: Symbol.for('workgraph.ListSessions'),
+  GetSessionTimeline: Symbol.for('workgraph.GetSessionTimeline'),
+} as const;
 const KNOWLEDGE_ROLES = new Set(['actor', 'critic', 'summary']);
 
 /**
@@ -50,12 +60,23 @@ export class ContainerBackend implements DashboardBackend {
     return this.run(TasksTokens.ResetTaskNode, { project, nodeId });
   }
 
+  /** True when the workflow module records sessions (its session use cases are registered). */
+  get sessionsAvailable(): boolean {
+    return this.c.isRegistered(SessionTokens.ListSessions, true) && this.c.isRegistered(SessionTokens.GetSessionTimeline, true);
+  }
+
   async sessions(): Promise<unknown> {
-    return { available: false, sessions: [] };
+    if (!this.sessionsAvailable) return { available: false, sessions: [] };
+    const r = await this.run<{ sessions: SessionListEntryLike[] }>(SessionTokens.ListSessions, { limit: 500 });
+    return { available: true, sessions: r.sessions.map((s) => sessionSummary(s)) };
   }
 
   async session(id: string): Promise<unknown> {
-    throw new NotFoundError('workflow session', id, `workflow session '${id}' not found: this version records no workflow sessions`);
+    if (!this.sessionsAvailable) throw new NotFoundError('workflow session', id, `workflow session '${id}' not found: this version records no workflow sessions`);
+    const t = await this.run<SessionTimelineLike>(SessionTokens.GetSessionTimeline, { sessionId: id });
+    // The workflow's steps as loaded now (the session runs its pinned copy; the page says when a newer one exists).
+    const wf = await this.run<{ steps?: WorkflowStepLike[] }>(WorkflowTokens.GetWorkflow, { id: t.workflow.id }).catch(() => ({ steps: [] }));
+    return sessionDetail(t, wf.steps ?? []);
   }
 
   graphTools(): Promise<unknown> {
@@ -117,6 +138,8 @@ export class ContainerBackend implements DashboardBackend {
   }
 
   private async sessionsOverview(): Promise<{ available: boolean; active: unknown[] }> {
-    return { available: false, active: [] };
+    if (!this.sessionsAvailable) return { available: false, active: [] };
+    const r = await this.run<{ sessions: SessionListEntryLike[] }>(SessionTokens.ListSessions, { status: ['active', 'needs_attention'], limit: 20 });
+    return { available: true, active: r.sessions.map((s) => sessionSummary(s)) };
   }
 }

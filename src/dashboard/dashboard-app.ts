@@ -37,14 +37,15 @@ export function dashboardStaticRoot(): string {
  */
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
   const events = o.events ?? new DataDirWatcher(o.config.dataDir, (err) => o.logger.warn('data dir watch failed', { err: err.message })).start();
+  const backend = new ContainerBackend(o.container);
   const http = new DashboardHttp({
-    backend: new ContainerBackend(o.container),
+    backend,
     token: o.token,
     allowActions: o.allowActions,
     staticRoot: dashboardStaticRoot(),
     events,
     logger: o.logger.child({ component: 'dashboard' }),
-    info: { version: o.config.version, dataDir: o.config.dataDir, sessions: false },
+    info: { version: o.config.version, dataDir: o.config.dataDir, sessions: backend.sessionsAvailable },
     ...(o.basePath ? { basePath: o.basePath } : {}),
   });
   return {

@@ -11,11 +11,12 @@ export interface PathPolicy {
    * Resolves `path` (absolute, symlinks followed) and checks it is inside an allowed root.
    * @param field the argument name, used in the error message.
    * @param opts.mustExist default true: the folder must exist and be a directory.
+   * @param opts.clientRoots the calling session's MCP roots (from its CallContext).
    * @returns the resolved real path.
    * @throws PathNotAllowedError outside the roots; UnsafePathError for NUL bytes; InvalidArgumentsError when it must
    *   exist and does not, or is not a directory.
    */
-  resolveAllowedDirectory(path: string, field: string, opts?: { mustExist?: boolean }): Promise<string>;
-  /** The roots currently in force (resolved real paths). */
-  allowedRoots(): Promise<string[]>;
+  resolveAllowedDirectory(path: string, field: string, opts?: { mustExist?: boolean; clientRoots?: ClientRoots }): Promise<string>;
+  /** The roots in force for a caller with these client roots (resolved real paths). */
+  allowedRoots(clientRoots?: ClientRoots): Promise<string[]>;
 }

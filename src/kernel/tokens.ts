@@ -7,11 +7,15 @@ export const Tokens = {
   Config: Symbol.for('workgraph.Config'),
   Logger: Symbol.for('workgraph.Logger'),
   Clock: Symbol.for('workgraph.Clock'),
+  /** Timers beside the clock (setInterval/setTimeout behind a port). */
+  Timers: Symbol.for('workgraph.Timers'),
   PathPolicy: Symbol.for('workgraph.PathPolicy'),
   ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),
   Lifecycle: Symbol.for('workgraph.Lifecycle'),
+  /** The data dir's format gate (format.json, migrations, refusal of newer data): a DataFormatGate. */
+  DataFormat: Symbol.for('workgraph.DataFormat'),
   /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
   ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
   /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { systemClock } from '../kernel/clock';
+import { systemClock, systemTimers } from '../kernel/clock';
 import { silentLogger, type Logger } from '../kernel/logger';
 import type { AppConfig } from '../kernel/config/app-config';
 import { configDefaults } from '../kernel/config/config-defaults';
@@ -32,12 +32,23 @@ export function createContainer(config: AppConfig, logger: Logger, options: Cont
   c.registerInstance(Tokens.Config, config);
   c.registerInstance(Tokens.Logger, logger);
   c.registerInstance(Tokens.Clock, systemClock);
+  c.registerInstance(Tokens.Timers, systemTimers);
   c.registerInstance(Tokens.PathPolicy, core.pathPolicy);
   c.registerInstance(Tokens.Lifecycle, core.lifecycle);
   c.registerInstance(Tokens.ChangeEvents, core.changeEvents);
   c.registerInstance(Tokens.WritesInProgress, core.lifecycle.writes);
   c.registerInstance(Tokens.ToolRegistry, core.registry);
   c.registerInstance(Tokens.ProjectFiles, new ProjectLayout(config.dataDir));
+  // One format gate per data dir, shared by the stores: checked before reads, migrations run before the first write.
+  c.register(Tokens.DataFormat, {
+    useFactory: instanceCachingFactory(() => {
+      const { DataFormat } = require('../kernel/files/data-format') as typeof import('../kernel/files/data-format');
+      const { dataMigrations } = require('./data-migrations') as typeof import('./data-migrations');
+      return new DataFormat(config.dataDir, dataMigrations(), `workgraph ${config.version}`, undefined, (step) =>
+        logger.info('data dir migrated', { dataDir: config.dataDir, step: step.description, format: step.to }),
+      );
+    }),
+  });
   // Ajv is loaded on the first validation, not at start.
   c.register(Tokens.SchemaRegistry, {
     useFactory: instanceCachingFactory(() => {

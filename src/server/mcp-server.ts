@@ -14,7 +14,6 @@ import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
-import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { CancelledError, ErrorCodes } from '../kernel/errors';
 import { errorResult, toJsonRpcError } from './error-mapper';
@@ -43,8 +42,6 @@ export interface WorkgraphServerDeps {
   logger: Logger;
   /** When given, log entries are forwarded as notifications/message once the client sets a level. */
   pinoLogger?: PinoLogger;
-  /** When given, the client's MCP roots become the allowed roots. */
-  pathPolicy?: AllowedRootsPolicy;
   /**
    * This session's calls: refused once shutdown started, tracked while they run (shutdown waits for them), and
    * cancelled through its signal when the grace period is over — every call's signal follows it.
@@ -71,13 +68,18 @@ const LEVELS: LoggingLevel[] = ['debug', 'info', 'notice', 'warning', 'error', '
 const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'info', warn: 'warning', error: 'error' };
 
 /**
- * The MCP server: the SDK's low-level `Server` with the tool registry behind `tools/list` and `tools/call`, the plain
- * JSON-RPC workflow methods, client roots and sampling, and MCP logging.
+ * The protocol server of one client session: the SDK's low-level `Server` with the shared tool registry behind
+ * `tools/list` and `tools/call`, the plain JSON-RPC workflow methods, and what belongs to this client alone — its MCP
+ * roots (its trust boundary, handed to use cases through each call's CallContext), its log level, its sampling
+ * capability, its calls (a CallTracker of the shutdown coordinator). Built per connection by the session factory
+ * (`createServerHost` in run-server.ts) over one shared core; the listeners it registers on shared objects (log sink,
+ * tool-list changes) are removed when the session closes.
  */
 export class WorkgraphServer {
   readonly sdk: Server;
   private mcpLogLevel?: LoggingLevel;
   private rootsCache?: Promise<string[] | undefined>;
+  private readonly disposers: Array<() => void> = [];
   /** Ids of requests that arrived once shutdown had started: answered "shutting down", not run. */
   private readonly refused = new Set<string | number>();
 
@@ -157,7 +159,13 @@ export class WorkgraphServer {
   }
 
   async close(): Promise<void> {
+    this.dispose();
     await this.sdk.close().catch(() => undefined);
+  }
+
+  /** Removes this session's listeners from the shared core (idempotent). */
+  private dispose(): void {
+    for (const remove of this.disposers.splice(0)) remove();
   }
 
   private installHandlers(): void {
@@ -207,23 +215,22 @@ export class WorkgraphServer {
       this.mcpLogLevel = request.params.level;
       return {};
     });
-    this.deps.pinoLogger?.addSink((level, msg, fields) => {
+    const removeSink = this.deps.pinoLogger?.addSink((level, msg, fields) => {
       if (!this.mcpLogLevel) return;
       const mcpLevel = TO_MCP_LEVEL[level];
       if (LEVELS.indexOf(mcpLevel) < LEVELS.indexOf(this.mcpLogLevel)) return;
       void this.sdk.sendLoggingMessage({ level: mcpLevel, logger: 'workgraph', data: { msg, ...fields } }).catch(() => undefined);
     });
+    if (removeSink) this.disposers.push(removeSink);
 
-    registry.onChange(() => {
-      if (this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
-    });
+    this.disposers.push(
+      registry.onChange(() => {
+        if (this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
+      }),
+    );
+    // The transport closed (client gone, DELETE, end of stdin): nothing of this session stays on the shared core.
+    this.sdk.onclose = () => this.dispose();
 
-    this.sdk.oninitialized = () => {
-      const caps = this.sdk.getClientCapabilities();
-      if (caps?.roots && this.deps.pathPolicy) {
-        this.deps.pathPolicy.setClientRootsProvider(() => (this.rootsCache ??= this.fetchClientRoots()));
-      }
-    };
     this.sdk.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
       this.rootsCache = undefined;
     });
@@ -289,6 +296,7 @@ export class WorkgraphServer {
               .catch(() => undefined);
           };
     const sampler = this.sampler();
+    // The session's own trust boundary: its client's roots, read once per session (again after roots/list_changed).
     const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
       get signal() {

@@ -1,3 +1,4 @@
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../kernel/logger';
@@ -14,7 +15,7 @@ import { servedModules } from './builtin-tools';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
 
-export interface RunServerOptions {
+export interface ServerHostOptions {
   /** What the server needs before its first tool call. */
   core: ServerCore;
   /**
@@ -22,30 +23,36 @@ export interface RunServerOptions {
    * when graph files must be loaded — so a server answers `initialize` and `tools/list` without loading the modules.
    */
   container: () => DependencyContainer;
-  input: Readable;
-  output: Writable;
   pinoLogger?: PinoLogger;
-  transport?: LineTransportOptions;
 }
 
-export interface RunningServer {
+/** A protocol server built for one client session, with the end of that session. */
+export interface HostedSession {
   server: WorkgraphServer;
-  /** Resolves once the session has ended and the shutdown has completed (hooks run, writes waited for). */
-  closed: Promise<void>;
-  /** Shuts down through the one shutdown path (grace for in-flight calls, then cancel), then closes the session. */
-  shutdown(reason: string): Promise<void>;
-  /** Same as `shutdown('stopped')`. */
-  stop(): Promise<void>;
+  /**
+   * Ends this session only (the server goes on): no new calls, the running ones get the grace period (or `graceMs`),
+   * then are cancelled; resolves once they settled. Then close the transport.
+   */
+  end(opts?: { graceMs?: number }): Promise<void>;
 }
 
 /**
- * Serves MCP on the given streams until the input ends, the output breaks or `shutdown()` is called, always through
- * the core's {@link ShutdownCoordinator}: at the end of stdin every request already received is answered (within the
- * grace period) before the session closes; when the output breaks nobody can read answers, so calls are cancelled at
- * once (grace 0) — their writes are still waited for.
+ * The shared core every client session runs on — tool registry, dispatcher, the lazily built container (stores,
+ * engines, client pools, graph host), the shutdown coordinator — and the factory that builds one protocol server per
+ * session (stdio is one session; each HTTP session is another).
  */
-export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
-  const { config, logger, lifecycle, registry, pathPolicy } = opts.core;
+export interface ServerHost {
+  core: ServerCore;
+  /** A new protocol server for one client session, its calls tracked by the shutdown coordinator. */
+  newSession(): HostedSession;
+  /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
+  announce(where: string): void;
+  /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
+  ready(): Promise<boolean>;
+}
+
+export async function createServerHost(opts: ServerHostOptions): Promise<ServerHost> {
+  const { config, logger, lifecycle, registry } = opts.core;
   let built: DependencyContainer | undefined;
   const c = () => (built ??= opts.container());
   const modules = servedModules(config);
@@ -61,20 +68,73 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
     (token) => c().resolve(token),
     logger,
   );
-  const server = new WorkgraphServer({
-    version: config.version,
-    identity: serverIdentity(config, modules, host, logger),
-    registry,
-    dispatcher,
-    logger,
-    pinoLogger: opts.pinoLogger,
-    pathPolicy,
-    calls: lifecycle.openSession(),
-    resolve: (token) => c().resolve(token),
-    changeEvents: opts.core.changeEvents,
-    modules,
-  });
+  const identity = serverIdentity(config, modules, host, logger);
+  let announced = false;
+  return {
+    core: opts.core,
+    newSession: () => {
+      const calls = lifecycle.openSession();
+      const server = new WorkgraphServer({
+        version: config.version,
+        identity,
+        registry,
+        dispatcher,
+        logger,
+        pinoLogger: opts.pinoLogger,
+        calls,
+        resolve: (token) => c().resolve(token),
+        changeEvents: opts.core.changeEvents,
+        modules,
+      });
+      return { server, end: (o) => lifecycle.endSession(calls, o) };
+    },
+    announce: (where) => {
+      if (announced) return;
+      announced = true;
+      void announce(c, config, modules, registry, logger, where);
+    },
+    ready: async () => {
+      try {
+        await fs.mkdir(config.dataDir, { recursive: true });
+        await fs.access(config.dataDir, fsConstants.W_OK);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+export interface StdioSessionOptions {
+  input: Readable;
+  output: Writable;
+  transport?: LineTransportOptions;
+  /** Where else the server listens (`http://127.0.0.1:8080/mcp`): then the end of stdin ends this session only. */
+  alsoServing?: string;
+}
+
+export interface RunningServer {
+  server: WorkgraphServer;
+  /** Resolves once the session has ended — and, for stdio alone, once the server's shutdown has completed. */
+  closed: Promise<void>;
+  /** Shuts the server down through the one shutdown path (grace for in-flight calls, then cancel), then closes the session. */
+  shutdown(reason: string): Promise<void>;
+  /** Same as `shutdown('stopped')`. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Serves one MCP session on the given streams (stdio). Alone, its end is the server's end, always through the core's
+ * {@link ShutdownCoordinator}: at the end of stdin every request already received is answered (within the grace
+ * period) before the session closes; when the output breaks nobody can read answers, so calls are cancelled at once
+ * (grace 0) — their writes are still waited for. Beside HTTP (`alsoServing`), the same happens to this session only.
+ */
+export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningServer> {
+  const { logger, lifecycle } = host.core;
+  const session = host.newSession();
+  const { server } = session;
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
+  const alone = opts.alsoServing === undefined;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -83,27 +143,34 @@ export async function runServer(opts: RunServerOptions): Promise<RunningServer> 
       .beginShutdown(reason, graceMs === undefined ? {} : { graceMs })
       .then(() => transport.close())
       .then(() => closed);
-  // stdio is the only session today, so its end is the server's end. (With HTTP beside it, the end of stdin would
-  // close only this session: lifecycle.endSession(calls) then transport.close().)
-  transport.oninputend = () => void shutdown('end of stdin');
+  const endSession = (graceMs?: number): Promise<void> =>
+    session
+      .end(graceMs === undefined ? {} : { graceMs })
+      .then(() => transport.close())
+      .then(() => server.close());
+  transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
   transport.onclose = () => {
-    void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
+    if (alone) void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
+    else void session.end({ graceMs: 0 }).then(resolveClosed);
   };
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
 
   // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
   // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
-  let announced = false;
-  const announceOnce = () => {
-    if (announced) return;
-    announced = true;
-    void announce(c, config, modules, registry, logger);
-  };
+  const where = alone ? 'stdio' : `stdio and ${opts.alsoServing}`;
+  const announceOnce = () => host.announce(where);
   const fallback = setTimeout(announceOnce, 300);
   fallback.unref();
   server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
   return { server, closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
+}
+
+export interface RunServerOptions extends ServerHostOptions, StdioSessionOptions {}
+
+/** Serves MCP on the given streams alone (stdio): its end is the server's end. */
+export async function runServer(opts: RunServerOptions): Promise<RunningServer> {
+  return serveStdio(await createServerHost(opts), { ...opts, alsoServing: undefined });
 }
 
 /** Loads the configured graph files and serves their tools (the graph code is loaded only when graphs are given). */
@@ -151,13 +218,14 @@ function serverIdentity(config: AppConfig, modules: readonly ModuleName[], host:
   };
 }
 
-/** The start line on stderr: version, tool count, workflow and graph counts, data dir. */
+/** The start line on stderr: where, version, tool count, workflow and graph counts, data dir. */
 async function announce(
   c: () => DependencyContainer,
   config: AppConfig,
   modules: readonly ModuleName[],
   registry: ToolRegistry,
   logger: Logger,
+  where: string,
 ): Promise<void> {
   let workflows = 'workflow module not served';
   if (modules.includes('workflow')) {
@@ -172,7 +240,7 @@ async function announce(
   // Tools from graph files (the built-in graph_inspect does not count).
   const graphTools = registry.list().filter((t) => registry.originOf(t.name) !== 'builtin').length;
   logger.info(
-    `workgraph ${config.version} serving on stdio: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}, modules ${modules.join(',')}`,
+    `workgraph ${config.version} serving on ${where}: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}, modules ${modules.join(',')}`,
   );
 }
 

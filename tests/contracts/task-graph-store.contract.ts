@@ -69,6 +69,20 @@ export function taskGraphStoreContract(name: string, make: () => Promise<{ store
       expect(log[log.length - 1]).toEqual({ from: 'READY', to: 'IN_PROGRESS', node: 'a', time: '2026-11-30T10:01:00.000Z', attempt: 0 });
     });
 
+    it('a failed attempt\'s transition keeps its attempt record in the log, and a lease/last_run round-trips', async () => {
+      await store.create(graph());
+      const record = { attempt: 1, time: '2026-11-30T10:02:00.000Z', exit_code: 2, signal: null, duration_ms: 7, timed_out: false, stdout_tail: 'out', stderr_tail: 'err' };
+      const owner = { host: 'h', boot_id: null, pid: 42, run_id: 'r1', expires_at: '2026-11-30T10:03:00.000Z' };
+      await store.update('demo', (current) => ({
+        graph: { ...current, nodes: current.nodes.map((n) => (n.id === 'a' ? { ...n, status: TaskStatus.Retrying, error_logs: [record], owner } : n)) },
+        transitions: [{ node: 'a', from: TaskStatus.Validating, to: TaskStatus.Retrying, time: record.time, attempt: 1, record }],
+        value: undefined,
+      }));
+      const log = await store.readTransitions('demo');
+      expect(log[log.length - 1]).toEqual({ from: 'VALIDATING', to: 'RETRYING', node: 'a', time: record.time, attempt: 1, record });
+      expect((await store.load('demo'))!.nodes[0]).toMatchObject({ error_logs: [record], owner });
+    });
+
     it('an update that writes nothing, or throws, changes nothing', async () => {
       await store.create(graph());
       expect(await store.update('demo', () => ({ value: 42 }))).toBe(42);

@@ -177,9 +177,23 @@ describe('read endpoints', () => {
     expect((await get(dash, '/api/knowledge/demo-notes/nodes/nope')).status).toBe(404);
   });
 
-  test('sessions report that this version records none', async () => {
-    expect((await get(dash, '/api/sessions')).body).toEqual({ available: false, sessions: [] });
-    expect((await get(dash, '/api/sessions/s1')).status).toBe(404);
+  test('workflow sessions: the list and a session page with the steps, the current prompt and a timeline', async () => {
+    const started = await call(mcp.client, 'workflow_start', { workflowId: 'review-change', goal: 'dashboard check' });
+    const sessionId = started.sessionId as string;
+    expect(typeof sessionId).toBe('string');
+    expect((await get(dash, '/api/meta')).body.features.sessions).toBe(true);
+    const list = await eventually(async () => {
+      const b = (await get(dash, '/api/sessions')).body;
+      return b.sessions?.some((x: any) => x.id === sessionId) ? b : undefined;
+    }, 'the session in the list');
+    expect(list.available).toBe(true);
+    const page = (await get(dash, `/api/sessions/${sessionId}`)).body;
+    expect(page).toMatchObject({ id: sessionId, workflowId: 'review-change', status: 'active' });
+    expect(page.steps.length).toBeGreaterThan(1);
+    expect(page.steps.filter((x: any) => x.state === 'current')).toHaveLength(1);
+    expect(page.timeline[0].kind).toBe('created');
+    expect((await get(dash, '/api/overview')).body.sessions.active.map((x: any) => x.id)).toContain(sessionId);
+    expect((await get(dash, '/api/sessions/no-such-session')).status).toBe(404);
   });
 
   test('unknown endpoints are 404, wrong methods 405', async () => {

@@ -154,6 +154,15 @@ test('knowledge: filters by role, tag and text; deleted nodes with their reason'
   await page.screenshot({ path: screenshotPath('dashboard-knowledge-deleted'), fullPage: true });
 });
 
+test('a workflow session page: steps with progress, the current prompt, and the timeline', async () => {
+  const started = await call(mcp.client, 'workflow_start', { workflowId: 'review-change', goal: 'check the dashboard' });
+  await page.goto(`${dash.url}#/sessions/${started.sessionId as string}`);
+  await page.locator('[data-testid="session-timeline"]').waitFor({ timeout: 30_000 });
+  await expect(page.locator('[data-testid="steps"] .step.current').count()).resolves.toBe(1);
+  await expect(page.locator('[data-testid="session-timeline"]').textContent()).resolves.toContain('check the dashboard');
+  await page.screenshot({ path: screenshotPath('dashboard-session'), fullPage: true });
+});
+
 test('without the token the page loads and says how to get in, showing no data', async () => {
   const other = await browser.context.newPage();
   try {

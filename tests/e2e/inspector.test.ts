@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { HttpServerProcess } from './helpers/http-server';
 import { CLI, assertBuilt, tempDir } from './helpers/server-process';
 
 /**
@@ -115,4 +116,44 @@ describe('MCP Inspector CLI (built server)', () => {
     expect(result._meta['workgraph/errorCode']).toBe('not_found');
     expect(result.content[0].text).toMatch(/^not_found: /);
   }, 90_000);
+});
+
+/** The same inspector CLI against the built server over streamable HTTP (`--transport http`, loopback, no auth). */
+describe('MCP Inspector CLI over streamable HTTP (built server)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let server: HttpServerProcess;
+  beforeAll(async () => {
+    tmp = tempDir('wg-inspector-http-');
+    server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args: ['--graphs', SUM_TO_N] });
+  }, 60_000);
+  afterAll(() => {
+    server?.kill();
+    tmp.cleanup();
+  });
+
+  function inspectHttp(inspectorArgs: string[]): Promise<InspectorRun> {
+    return new Promise((resolve) => {
+      execFile(
+        process.execPath,
+        [INSPECTOR_BIN, '--cli', server.url, '--transport', 'http', ...inspectorArgs],
+        { cwd: REPO, timeout: 60_000, maxBuffer: 16 * 1024 * 1024 },
+        (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+  }
+
+  it('lists the tools of every module and calls workflow_next and a graph tool', async () => {
+    const listed = await inspectHttp(['--method', 'tools/list']);
+    expect(listed.code).toBe(0);
+    const names = (JSON.parse(listed.stdout) as { tools: Array<{ name: string }> }).tools.map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['workflow_list', 'workflow_next', 'init_project_graph', 'add_nodes', 'graph_inspect', 'sum_to_n']));
+
+    const next = await inspectHttp(['--method', 'tools/call', '--tool-name', 'workflow_next', '--tool-arg', 'workflowId=fix-failing-test', '--tool-arg', 'completedSteps=[]']);
+    expect(next.code).toBe(0);
+    expect((JSON.parse(next.stdout) as { structuredContent: { step: { id: string } } }).structuredContent.step.id).toBe('reproduce');
+
+    const sum = await inspectHttp(['--method', 'tools/call', '--tool-name', 'sum_to_n', '--tool-arg', 'n=100']);
+    expect(sum.code).toBe(0);
+    expect((JSON.parse(sum.stdout) as { structuredContent: { sum: number } }).structuredContent.sum).toBe(5050);
+  }, 120_000);
 });

@@ -75,7 +75,10 @@ describe('knowledge module e2e (built server, SDK client)', () => {
 
     const got = await ok(plain, 'get_node', { projectContext: 'agent-app', id: 'root' });
     expect(got.node).toMatchObject({ id: 'root', role: 'actor', parents: [], children: ['review'], project: 'agent-app' });
-    expect((await ok(plain, 'get_node', { projectContext: 'C:\\work\\Agent App\\', id: 'review' })).node.children).toEqual(['followup']);
+    // The same folder written another way is the same project; another folder with the same name is another one.
+    expect((await ok(plain, 'get_node', { projectContext: '/home/me/work/./Agent App', id: 'review' })).node.children).toEqual(['followup']);
+    const elsewhere = await call(plain, 'get_node', { projectContext: 'C:\\work\\Agent App\\', id: 'review' });
+    expect(text(elsewhere)).toMatch(/^not_found: .*agent-app-[0-9a-f]{8}/);
 
     // Adds append only: no line carries children.
     const lines = fs.readFileSync(path.join(projectDir('agent-app'), 'knowledge_graph.ndjson'), 'utf8').trim().split('\n');
@@ -200,12 +203,20 @@ describe('knowledge module e2e (built server, SDK client)', () => {
       expect.objectContaining({ summaryId: 'sum', status: 'recalculated', method: 'extractive', remainingNodeIds: ['a', 'b'] }),
     ]);
     const sum = (await ok(plain, 'get_node', { projectContext: 'extracted', id: 'sum' })).node;
-    expect(sum.thought).toContain('Summary of 2 node(s)');
+    expect(sum.thought).not.toMatch(/Summary of|\n/); // one line of real content, no header
     expect(sum.thought).toContain('Add a cache in front of the store.');
     expect(sum.thought).toContain('Retry failed writes with backoff.');
     expect(sum.thought).not.toContain('It halves reads'); // first sentence only
     expect(sum.summarizedSegment).toEqual(['a', 'b']);
     expect(samplingRequests).toHaveLength(1); // the sampling client was not asked
+    const original = sum.summaryHistory[0].thought;
+    expect(sum.summaryHistory[0]).toMatchObject({ summarizedSegment: ['a', 'b', 'c'], deletedNodeIds: ['c'] });
+    // Restoring c brings the previous text and segment back.
+    const restored = await ok(plain, 'restore_nodes', { projectContext: 'extracted', nodeIds: ['c'] });
+    expect(restored.restoredSummaryIds).toEqual(['sum']);
+    const back = (await ok(plain, 'get_node', { projectContext: 'extracted', id: 'sum' })).node;
+    expect(back).toMatchObject({ thought: original, summarizedSegment: ['a', 'b', 'c'] });
+    await ok(plain, 'delete_nodes', { projectContext: 'extracted', nodeIds: ['c'], recalculateSummaries: true });
 
     // Deleting the rest leaves the summary with nothing: reported, kept, not deleted.
     const emptied = await ok(plain, 'delete_nodes', { projectContext: 'extracted', nodeIds: ['a', 'b'], recalculateSummaries: true });
@@ -229,7 +240,7 @@ describe('knowledge module e2e (built server, SDK client)', () => {
       expect(s.success).toBe(true);
       expect(s.summaries).toEqual([expect.objectContaining({ summaryId: 'sum', status: 'recalculated', method: 'extractive' })]);
       expect(s.summaries[0].message).toMatch(/sampling failed/);
-      expect((await ok(failing, 'get_node', { projectContext: 'declined', id: 'sum' })).node.thought).toContain('Summary of 2 node(s)');
+      expect((await ok(failing, 'get_node', { projectContext: 'declined', id: 'sum' })).node.thought).toContain('Add a cache in front of the store.');
     } finally {
       await failing.close();
     }

@@ -49,12 +49,13 @@ describe('PostgreSQL task store (built server)', () => {
   it('db status shows pending migrations, db migrate applies them, and neither prints the password', async () => {
     const before = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url]).catch((e) => e);
     expect(before.code).toBe(1);
-    expect(before.stdout).toMatch(/tasks\s+applied 0, known 1: 1 pending/);
+    expect(before.stdout).toMatch(/tasks\s+applied 0, known 2: 2 pending/);
     const migrated = await run(process.execPath, [CLI, 'db', 'migrate', '--database-url', url]);
     expect(migrated.stdout).toMatch(/applied tasks 1: task graphs and transition log/);
+    expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
     const after = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url, '--json']);
     const status = JSON.parse(after.stdout);
-    expect(status.modules).toEqual([{ module: 'tasks', applied: 1, known: 1, pending: [] }]);
+    expect(status.modules).toEqual([{ module: 'tasks', applied: 2, known: 2, pending: [] }]);
     for (const out of [before.stdout, migrated.stdout, after.stdout]) expect(out).not.toContain('wg-test-secret');
     expect(status.database).toContain('***');
   });

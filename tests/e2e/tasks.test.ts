@@ -170,11 +170,11 @@ describe('tasks module e2e (built server, SDK client)', () => {
     const log = fs.readFileSync(path.join(projectDir, 'transitions.ndjson'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(log).toContainEqual(expect.objectContaining({ node: 'api', from: 'VALIDATING', to: 'FAILED' }));
 
-    // Both files follow spec/task-graph.schema.json (the graph, and each log line as its `transition` definition).
+    // Both files follow spec/task-graph.schema.json (the graph, and each log line as its `logLine` definition).
     const schema = JSON.parse(fs.readFileSync(path.join(__dirname, '../../spec/task-graph.schema.json'), 'utf8'));
     const registry = new SchemaRegistry();
     expect(registry.formatErrors(registry.validate(schema, stored).errors)).toEqual([]);
-    const transition = { ...schema.definitions.transition, definitions: schema.definitions };
+    const transition = { ...schema.definitions.logLine, definitions: schema.definitions };
     for (const line of log) expect(registry.formatErrors(registry.validate(transition, line).errors)).toEqual([]);
   });
 

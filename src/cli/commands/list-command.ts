@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
@@ -39,7 +40,7 @@ export function listCommand(): Command {
       printWorkflows(listing);
       if (config.graphPaths.length > 0) {
         console.log('Graph tools:');
-        for (const t of graphs.tools) console.log(`  ${t.name.padEnd(28)} ${t.file}${t.description ? `  ${t.description}` : ''}`);
+        for (const t of graphs.tools) console.log(`  ${t.name.padEnd(28)} ${shortPath(t.file)}${t.description ? `  ${t.description}` : ''}`);
         if (graphs.tools.length === 0) console.log('  (none)');
         if (graphs.failed.length) {
           console.log('Graph files not loaded:');
@@ -78,6 +79,12 @@ async function listGraphTools(config: AppConfig): Promise<{ tools: ListedGraphTo
   const tools = host.listTools().map((t) => ({ name: t.name, description: t.description ?? '', file: t.file ?? '' }));
   await host.close();
   return { tools, failed };
+}
+
+/** A path under the working directory relative to it (as the user typed it, usually); others as they are. */
+function shortPath(file: string): string {
+  const rel = path.relative(process.cwd(), file);
+  return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
 function isDir(p: string): boolean {

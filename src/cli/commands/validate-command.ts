@@ -11,9 +11,12 @@ export function validateCommand(): Command {
     .action(async (files: string[]) => {
       await import('reflect-metadata'); // decorated (tsyringe) classes below; serve loads it with its container
       const { validateFiles } = await import('../validate');
-      const problems = await validateFiles(files);
-      for (const p of problems) process.stdout.write(`${p.file}:${p.line}:${p.column}: ${p.message}\n`);
-      if (problems.length === 0) process.stdout.write(`${files.length} file(s) OK\n`);
-      process.exitCode = problems.length ? 1 : 0;
+      // The format line goes to stderr: stdout keeps one `file:line:column: message` per problem, for tools that parse it.
+      const problems = await validateFiles(files, { onNote: (n) => process.stderr.write(`${n.file}: ${n.message}\n`) });
+      for (const p of problems) process.stdout.write(`${p.file}:${p.line}:${p.column}: ${p.severity ? `${p.severity}: ` : ''}${p.message}\n`);
+      const errors = problems.filter((p) => p.severity !== 'warning');
+      if (errors.length === 0) process.stdout.write(`${files.length} file(s) OK${problems.length > 0 ? ` (${problems.length} warning(s))` : ''}\n`);
+      // Warnings (missing references, format-dependent conditions) leave the exit code unchanged.
+      process.exitCode = errors.length ? 1 : 0;
     });
 }

@@ -9,11 +9,23 @@ export interface FileProblem {
   line: number;
   column: number;
   message: string;
+  /** `warning`: printed, but the exit code stays 0 (a missing reference, a condition whose result depends on the format). */
+  severity?: 'warning';
+}
+
+/** What `workgraph validate` learned about a workflow file besides its problems. */
+export interface FileNote {
+  file: string;
+  message: string;
 }
 
 export interface ValidateFilesOptions {
   /** The workflow checker; default: built from the real schema and structure checks. */
   workflowValidator?: Pick<ValidateWorkflowJson, 'execute'>;
+  /** Receives one line per workflow file: the format it was read as, and why. */
+  onNote?: (note: FileNote) => void;
+  /** The agent's workspace, for `workspace` references. Default: the current directory. */
+  workspace?: string;
 }
 
 /**
@@ -24,6 +36,7 @@ export interface ValidateFilesOptions {
 export async function validateFiles(paths: readonly string[], options: ValidateFilesOptions = {}): Promise<FileProblem[]> {
   const problems: FileProblem[] = [];
   let workflowValidator = options.workflowValidator;
+  let lookupRoutine: ((id: string) => Record<string, unknown> | undefined) | undefined;
   for (const file of paths) {
     const at = (line: number, column: number, message: string) => problems.push({ file, line, column, message });
     let text: string;
@@ -45,8 +58,17 @@ export async function validateFiles(paths: readonly string[], options: ValidateF
         continue;
       }
       workflowValidator ??= await defaultWorkflowValidator();
-      const result = await workflowValidator.execute({ workflowJson: text });
+      const { workflowRuntime } = await import('../../modules/workflow');
+      lookupRoutine ??= await workflowRuntime().routineLookupFor(paths);
+      const result = await workflowValidator.execute({ workflowJson: text, lookupRoutine });
       for (const issue of result.issues) at(issue.line, issue.column, issue.path ? `${issue.path}: ${issue.message}` : issue.message);
+      if (result.format) options.onNote?.({ file, message: `read as the ${result.format} workflow format (${result.formatReason})` });
+      const warn = (line: number, column: number, message: string) => problems.push({ file, line, column, message, severity: 'warning' });
+      for (const w of result.warnings ?? []) warn(w.line, w.column, `${w.path}: ${w.message}`);
+      if (result.format === 'current') {
+        const missing = await workflowRuntime().missingReferences(JSON.parse(text), file, options.workspace ?? process.cwd());
+        for (const m of missing) warn(1, 1, `${m.pointer}: ${m.message}`);
+      }
     } else if (detected.kind === 'graph') {
       const graphValidator = registeredGraphValidator();
       if (!graphValidator) {

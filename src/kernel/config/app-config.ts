@@ -37,6 +37,8 @@ export interface AppConfig {
   database?: { url: string; poolSize: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
+  outputTailBytes: number;
   /**
    * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
    * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):

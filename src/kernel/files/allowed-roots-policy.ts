@@ -2,31 +2,22 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
-import type { PathPolicy } from '../path-policy';
+import type { ClientRoots, PathPolicy } from '../path-policy';
 import { effectiveRoots } from './effective-roots';
 import { isInside, realpathOfNearestExisting } from './safe-name';
-
-/** Returns the client's MCP roots as paths, or undefined when the client offers none. */
-export type ClientRootsProvider = () => Promise<string[] | undefined>;
 
 /**
  * DESIGN.md §2 trust boundary: folders an agent names must lie inside the roots in force — see {@link effectiveRoots}:
  * operator roots (`--allow-root`, WORKGRAPH_ALLOWED_ROOTS) narrowed by the client's MCP roots, or the client's roots
  * when the operator set none, else the user's home folder and the system temp folder. Paths are compared after
- * following symlinks, so a link inside a root pointing out of it is refused.
+ * following symlinks, so a link inside a root pointing out of it is refused. The client's roots come with each call
+ * (its session's, through the CallContext), so one policy serves every session of a server.
  */
 export class AllowedRootsPolicy implements PathPolicy {
-  private clientRoots?: ClientRootsProvider;
-
   constructor(private readonly operatorRoots: readonly string[]) {}
 
-  /** Set by the server once the client has said whether it offers roots. */
-  setClientRootsProvider(provider: ClientRootsProvider | undefined): void {
-    this.clientRoots = provider;
-  }
-
-  async allowedRoots(): Promise<string[]> {
-    const fromClient = this.clientRoots ? await this.clientRoots().catch(() => undefined) : undefined;
+  async allowedRoots(clientRoots?: ClientRoots): Promise<string[]> {
+    const fromClient = clientRoots ? await clientRoots().catch(() => undefined) : undefined;
     const real = (list: readonly string[]) => Promise.all(list.map((r) => realpathOfNearestExisting(path.resolve(r))));
     const [operator, client, defaults] = await Promise.all([
       real(this.operatorRoots),
@@ -36,12 +27,12 @@ export class AllowedRootsPolicy implements PathPolicy {
     return effectiveRoots(operator, client, defaults);
   }
 
-  async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean } = {}): Promise<string> {
+  async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean; clientRoots?: ClientRoots } = {}): Promise<string> {
     if (typeof p !== 'string' || p.trim() === '') throw new InvalidArgumentsError(`${field}: expected a folder path`, field);
     if (p.includes('\0')) throw new UnsafePathError(p, 'contains a NUL byte', field);
     if (!path.isAbsolute(p)) throw new InvalidArgumentsError(`${field}: expected an absolute path, got '${p}'`, field);
     const real = await realpathOfNearestExisting(p);
-    const roots = await this.allowedRoots();
+    const roots = await this.allowedRoots(opts.clientRoots);
     if (!roots.some((root) => isInside(root, real))) throw new PathNotAllowedError(p, roots, field);
     if (opts.mustExist ?? true) {
       const stat = await fs.stat(real).catch(() => undefined);

@@ -2,3 +2,5 @@ export * from './safe-name';
 export * from './atomic-write';
 export * from './file-lock';
 export * from './project-layout';
+export * from './storage-errors';
+export * from './data-format';

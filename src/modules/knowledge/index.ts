@@ -3,11 +3,16 @@
  * tokens, tool declarations, types and a lazy registration.
  */
 import type { ModuleRegistration } from '../../kernel/module-registration';
+import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
 export type { KnowledgeStore } from './application/ports/knowledge-store';
 export type { KnowledgeNode } from './domain';
+
+/** The knowledge module's data-dir migration steps (loaded on the first call: they pull in the store). */
+export const knowledgeMigrations = (): readonly MigrationStep[] =>
+  (require('./infrastructure/knowledge-migrations') as typeof import('./infrastructure/knowledge-migrations')).knowledgeMigrations;
 
 /** Registers the knowledge module (wiring loaded on the first call). */
 export const registerKnowledgeModule: ModuleRegistration = (container, config) =>

@@ -4,6 +4,8 @@ import { Tokens } from '../../kernel/tokens';
 import { KnowledgeTokens } from './application/knowledge.tokens';
 import type { Clock } from '../../kernel/clock';
 import type { AppConfig } from '../../kernel/config/app-config';
+import type { DataFormatGate } from '../../kernel/files/data-format';
+import type { WritesInProgress } from '../../kernel/writes-in-progress';
 import { createNdjsonKnowledgeStore } from './infrastructure/ndjson-knowledge-store';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { AddNodes } from './application/use-cases/add-nodes';
@@ -25,6 +27,9 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
         clock: c.resolve<Clock>(Tokens.Clock),
         backupMaxAgeDays: config.knowledge.backupMaxAgeDays,
         backupMaxCount: config.knowledge.backupMaxCount,
+        // Shutdown waits for the writes registered here (no delete or restore cut in half by an exit).
+        writes: c.isRegistered(Tokens.WritesInProgress, true) ? c.resolve<WritesInProgress>(Tokens.WritesInProgress) : undefined,
+        format: c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined,
       }),
     ),
   });

@@ -10,7 +10,7 @@ const projectContext: JsonSchema = {
   minLength: 1,
   maxLength: 4096,
   description:
-    "The project's folder path (or name); its last segment names the project. Trailing separators and Windows paths (C:\\work\\app) are understood.",
+    "The project's folder path (or name). One folder is one project: its last segment gives the readable id, and another folder with the same last segment gets its own project (id suffixed with a hash of its path). Trailing separators and Windows paths (C:\\work\\app) are understood.",
 };
 const role: JsonSchema = { type: 'string', enum: [...KNOWLEDGE_ROLES] };
 const tags: JsonSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 100 };
@@ -51,6 +51,20 @@ const nodeOut: JsonSchema = {
     thought: { type: 'string' },
     children: { type: 'array', items: { type: 'string' } },
     createdAt: { type: 'string' },
+    summaryHistory: {
+      type: 'array',
+      description: 'Summaries only: the versions replaced by recalculations after deletions, oldest first; restoring the deleted nodes brings the newest back',
+      items: {
+        type: 'object',
+        required: ['thought', 'summarizedSegment', 'deletedNodeIds', 'replacedAt'],
+        properties: {
+          thought: { type: 'string' },
+          summarizedSegment: { type: 'array', items: { type: 'string' } },
+          deletedNodeIds: { type: 'array', items: { type: 'string' } },
+          replacedAt: { type: 'string' },
+        },
+      },
+    },
   },
 };
 
@@ -222,7 +236,7 @@ export const knowledgeTools: ToolDefinition[] = [
     },
     outputSchema: {
       type: 'object',
-      required: ['success', 'restoredNodeIds', 'droppedParents', 'warnings'],
+      required: ['success', 'restoredNodeIds', 'droppedParents', 'restoredSummaryIds', 'warnings'],
       properties: {
         success: { type: 'boolean' },
         restoredNodeIds: { type: 'array', items: { type: 'string' } },
@@ -233,6 +247,11 @@ export const knowledgeTools: ToolDefinition[] = [
             required: ['nodeId', 'parents'],
             properties: { nodeId: { type: 'string' }, parents: { type: 'array', items: { type: 'string' } } },
           },
+        },
+        restoredSummaryIds: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Summaries recalculated when these nodes were deleted that got their previous text and segment back',
         },
         warnings: { type: 'array', items: { type: 'string' } },
       },

@@ -11,6 +11,11 @@ export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraphStore } from './application/ports/task-graph-store';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 
+/** The tasks module's data-dir (file) migration steps (loaded when a migration runs, not at start). */
+export function taskFileMigrations(): import('./infrastructure/task-file-migration').TaskMigrationStep[] {
+  return [(require('./infrastructure/task-file-migration') as typeof import('./infrastructure/task-file-migration')).TASK_FILES_MIGRATION];
+}
+
 /** Registers the tasks module (wiring loaded on the first call). */
 export const registerTasksModule: ModuleRegistration = (container, config) =>
   (require('./tasks.module') as typeof import('./tasks.module')).tasksModule(container, config);

@@ -10,8 +10,15 @@ import { ScaffoldProjectDocs } from './application/use-cases/scaffold-project-do
 import { StartTask } from './application/use-cases/start-task';
 import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from './application/services/validation-run-registry';
+import { ValidationRunService, type RunVerdict } from './application/services/validation-run';
+import type { HostInfo } from './application/ports/host-info';
+import { systemTimers, type Clock, type Timers } from '../../kernel/clock';
+import type { Logger } from '../../kernel/logger';
+import { RandomIdGenerator } from '../../kernel/random-id-generator';
+import { LocalHostInfo } from './infrastructure/process/host-info';
 import { untrackedWrites, type WritesInProgress } from '../../kernel/writes-in-progress';
 import { ProjectLayout } from '../../kernel/files/project-layout';
+import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
@@ -24,9 +31,9 @@ import type { TaskGraphStore } from './application/ports/task-graph-store';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
- * The tasks module: the file task-graph store in `<data-dir>/projects/<id>/`, the shell command runner and the
- * registry of validation runs (both singletons: they hold the running commands), the scaffold writer and the seven
- * use cases.
+ * The tasks module: the task-graph store (files in `<data-dir>/projects/<id>/`), the shell command
+ * runner, the registry of validation runs and the validation run service (singletons: they hold the running
+ * commands), the host facts for run leases, the scaffold writer and the seven use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
   // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir;
@@ -41,12 +48,36 @@ export const tasksModule: ModuleRegistration = (container, config) => {
       }),
     });
   } else {
-    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir))) });
+    const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+    container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format)) });
   }
-  container.register(TasksTokens.CommandRunner, { useValue: new ShellCommandRunner() });
+  const runner = new ShellCommandRunner();
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
   // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.
-  container.register(TasksTokens.ValidationRunRegistry, { useValue: new ValidationRunRegistry(writes) });
+  const runs = new ValidationRunRegistry<RunVerdict>(writes);
+  container.register(TasksTokens.CommandRunner, { useValue: runner });
+  container.register(TasksTokens.ValidationRunRegistry, { useValue: runs });
+  container.register(TasksTokens.HostInfo, { useValue: new LocalHostInfo() });
+  if (!container.isRegistered(Tokens.Timers, true)) container.register(Tokens.Timers, { useValue: systemTimers });
+  // One validation run service per container: it holds the runs in progress (with the registry) for every call.
+  container.register(TasksTokens.ValidationRunService, {
+    useFactory: instanceCachingFactory(
+      (c) =>
+        new ValidationRunService(
+          {
+            store: c.resolve<TaskGraphStore>(TasksTokens.TaskGraphStore),
+            runner,
+            runs,
+            clock: c.resolve<Clock>(Tokens.Clock),
+            timers: c.resolve<Timers>(Tokens.Timers),
+            ids: new RandomIdGenerator(),
+            host: c.resolve<HostInfo>(TasksTokens.HostInfo),
+            logger: c.resolve<Logger>(Tokens.Logger),
+          },
+          { outputTailBytes: config.outputTailBytes },
+        ),
+    ),
+  });
   container.register(TasksTokens.ScaffoldFileWriter, { useValue: new FsScaffoldFileWriter() });
   const singleton = { lifecycle: Lifecycle.Singleton };
   container.register(TasksTokens.InitProjectGraph, { useClass: InitProjectGraph }, singleton);

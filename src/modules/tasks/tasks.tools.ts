@@ -26,6 +26,12 @@ const nodeDefinition: JsonSchema = {
     },
     max_attempts: { type: 'integer', minimum: 1, maximum: 100, default: 3 },
     timeout_ms: { type: 'integer', minimum: 100, maximum: 24 * 3600 * 1000, default: 600000, description: 'Default 10 minutes.' },
+    output_tail_bytes: {
+      type: 'integer',
+      minimum: 256,
+      maximum: 65536,
+      description: "Bytes of each output stream's tail a validate_task_loop answer carries. Default: the server's --output-tail (8192).",
+    },
   },
 };
 
@@ -43,6 +49,38 @@ const errorLog: JsonSchema = {
   },
 };
 
+const runResult: JsonSchema = {
+  type: 'object',
+  description: "The latest finished validation run's result, kept until the next one ends.",
+  properties: {
+    run_id: { type: 'string' },
+    attempt: { type: 'integer' },
+    passed: { type: 'boolean' },
+    finished_at: { type: 'string' },
+    command_ran: { type: 'boolean' },
+    exit_code: { type: ['integer', 'null'] },
+    signal: { type: ['string', 'null'] },
+    duration_ms: { type: 'number' },
+    timed_out: { type: 'boolean' },
+    stdout_tail: { type: 'string' },
+    stderr_tail: { type: 'string' },
+    truncated: { type: 'boolean' },
+    delivered: { type: 'boolean', description: 'False until a validate_task_loop caller received it.' },
+  },
+};
+
+const runLease: JsonSchema = {
+  type: 'object',
+  description: 'Who runs the command while VALIDATING; renewed while it runs.',
+  properties: {
+    host: { type: 'string' },
+    boot_id: { type: ['string', 'null'] },
+    pid: { type: 'integer' },
+    run_id: { type: 'string' },
+    expires_at: { type: 'string' },
+  },
+};
+
 const taskNode: JsonSchema = {
   type: 'object',
   required: ['id', 'title', 'status', 'depends_on', 'current_attempt', 'max_attempts', 'error_logs'],
@@ -56,9 +94,12 @@ const taskNode: JsonSchema = {
     timeout_ms: { type: 'integer' },
     status,
     current_attempt: { type: 'integer', description: 'Validation attempts that ran to an end.' },
-    error_logs: { type: 'array', items: errorLog },
+    error_logs: { type: 'array', items: errorLog, description: 'The latest 20 failed attempts (older ones are in the transition log).' },
     validating_since: { type: 'string' },
     validation_run_id: { type: 'string' },
+    owner: runLease,
+    output_tail_bytes: { type: 'integer' },
+    last_run: runResult,
     updated_at: { type: 'string' },
   },
 };
@@ -134,7 +175,7 @@ export const tasksTools: ToolDefinition[] = [
     name: 'start_task',
     title: 'Start a task',
     description:
-      'Moves a READY or RETRYING task to IN_PROGRESS. Any other status is refused with the current status and the calls allowed from it.',
+      'Moves a READY or RETRYING task to IN_PROGRESS (on RETRYING, validate_task_loop alone also starts the next attempt). Any other status is refused with the current status and the calls allowed from it.',
     inputSchema: { type: 'object', required: ['project', 'nodeId'], additionalProperties: false, properties: { project, nodeId } },
     outputSchema: { type: 'object', required: ['node', 'message'], properties: { node: taskNode, message: { type: 'string' } } },
     annotations: { title: 'Start a task', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
@@ -145,11 +186,13 @@ export const tasksTools: ToolDefinition[] = [
     name: 'validate_task_loop',
     title: "Run a task's validation command",
     description:
-      "Runs the task's validation_command in the project root (IN_PROGRESS -> VALIDATING). Exit 0 completes the task " +
-      'and unlocks its dependents; a failure or timeout uses an attempt (RETRYING, or FAILED at max_attempts). Waits at ' +
-      'most waitSeconds (default 45): a command still running then answers {validation_passed: null, running: true} ' +
-      'and goes on; call again on the same node to wait for that same run. Cancelling the call kills the command and ' +
-      'returns the task to IN_PROGRESS without using an attempt. Sends progress notifications about every second.',
+      "Runs the task's validation_command in the project root (IN_PROGRESS or RETRYING -> VALIDATING: on RETRYING the " +
+      'next attempt starts at once). Exit 0 completes the task and unlocks its dependents; a failure or timeout uses an ' +
+      'attempt (RETRYING, or FAILED at max_attempts). Waits at most waitSeconds (default 45): a command still running ' +
+      'then answers {validation_passed: null, running: true} and goes on; call again on the same node to wait for that ' +
+      'same run, or to be given its result (replayed: true, with its attempt number) if it ended meanwhile. Cancelling ' +
+      'the call kills the command and returns the task to IN_PROGRESS without using an attempt. Output tails: 8 KiB per ' +
+      'stream by default. Sends progress notifications about every second.',
     inputSchema: {
       type: 'object',
       required: ['project', 'nodeId'],
@@ -167,6 +210,8 @@ export const tasksTools: ToolDefinition[] = [
         validation_passed: { type: ['boolean', 'null'], description: 'null while the command is still running.' },
         running: { type: 'boolean' },
         message: { type: 'string' },
+        attempt: { type: 'integer', description: 'The attempt number of the run this answer is about.' },
+        replayed: { type: 'boolean', description: "True when this is a finished run's result given again, not a new run." },
         result: {
           type: ['object', 'null'],
           description: 'null when the task has no validation_command.',
@@ -176,10 +221,10 @@ export const tasksTools: ToolDefinition[] = [
             durationMs: { type: 'number' },
             stdout: { type: 'string' },
             stderr: { type: 'string' },
-            truncated: { type: 'boolean', description: 'True when output passed 64 KiB per stream; the tail is kept.' },
+            truncated: { type: 'boolean', description: "True when a stream passed the output tail size; its tail is kept." },
           },
         },
-        node: taskNode,
+        node: { ...taskNode, description: "The task, with only this attempt's record in error_logs." },
         unlocked: { type: 'array', items: { type: 'string' } },
       },
     },

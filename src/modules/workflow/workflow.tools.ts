@@ -251,7 +251,7 @@ export const workflowTools: ToolDefinition[] = [
     name: 'workflow_validate_json',
     title: 'Validate workflow JSON',
     description:
-      'Check the text of a workflow file: JSON syntax (strict JSON: no comments or trailing commas), the workflow schema and the structure (unique step ids, loop bodies naming real steps). Each issue has a JSON pointer path, a 1-based line and column, and a message.',
+      'Check the text of a workflow file, classic or current format: JSON syntax (strict JSON: no comments or trailing commas), the workflow schema and the structure (unique step ids, loop bodies naming real steps, refs, features, contracts). Each issue has a JSON pointer path, a 1-based line and column, and a message; says which format it read.',
     inputSchema: {
       type: 'object',
       required: ['workflowJson'],
@@ -277,6 +277,13 @@ export const workflowTools: ToolDefinition[] = [
           },
         },
         suggestions: stringList,
+        format: { enum: ['classic', 'current'], description: 'The format the file was read as.' },
+        formatReason: { type: 'string', description: 'Why: a dotted id, or the first current-format field found.' },
+        warnings: {
+          type: 'array',
+          items: { type: 'object', properties: { path: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, message: { type: 'string' } } },
+          description: 'Not errors: conditions that would evaluate differently under the other format.',
+        },
       },
     },
     annotations: { ...readOnly, title: 'Validate workflow JSON' },

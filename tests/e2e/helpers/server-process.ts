@@ -24,9 +24,11 @@ export interface ServerEnvOptions {
   env?: Record<string, string>;
   /** The server's working directory; default this process's. */
   cwd?: string;
+  /** A command the server runs under (e.g. `['prlimit', '--fsize=65536']`): it gets node, the CLI and its args. */
+  wrap?: string[];
 }
 
-function serverEnv(opts: ServerEnvOptions): Record<string, string> {
+export function serverEnv(opts: ServerEnvOptions): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKGRAPH_')) env[k] = v;
   return { ...env, WORKGRAPH_DATA_DIR: opts.dataDir, WORKGRAPH_LOG_LEVEL: 'warn', ...opts.env };
@@ -40,9 +42,10 @@ export async function connectClient(opts: ServerEnvOptions & { capabilities?: Re
   close: () => Promise<void>;
 }> {
   assertBuilt();
+  const argv = [...(opts.wrap ?? []), process.execPath, CLI, 'serve', ...(opts.args ?? [])];
   const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CLI, 'serve', ...(opts.args ?? [])],
+    command: argv[0]!,
+    args: argv.slice(1),
     env: serverEnv(opts),
     stderr: 'pipe',
     ...(opts.cwd ? { cwd: opts.cwd } : {}),

@@ -163,7 +163,7 @@ describe('workflow module (container + tool declarations)', () => {
     const ok = await call(c, 'workflow_validate_json', {
       workflowJson: await fs.readFile(path.join(bundled, 'code-review.json'), 'utf8'),
     });
-    expect(ok).toEqual({ valid: true, issues: [], suggestions: [] });
+    expect(ok).toMatchObject({ valid: true, issues: [], suggestions: [], format: "classic" });
     const bad = await call(c, 'workflow_validate_json', { workflowJson: '{"id": 1}' });
     expect(bad.valid).toBe(false);
     expect(bad.issues).toContainEqual({ path: '/id', line: 1, column: 8, message: expect.stringMatching(/must be string/) });

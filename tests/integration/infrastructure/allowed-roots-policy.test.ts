@@ -43,29 +43,39 @@ describe('AllowedRootsPolicy', () => {
 
   it('lets client roots narrow the operator roots, never widen them', async () => {
     const p = new AllowedRootsPolicy([root]);
-    p.setClientRootsProvider(async () => [outside]);
+    let clientRoots = async () => [outside];
     // A client root beside the operator root adds nothing: nothing is allowed.
-    await expect(p.resolveAllowedDirectory(outside, 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
-    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
     // `file:///` is wider than the operator root: the operator root stands.
-    p.setClientRootsProvider(async () => ['/']);
-    expect(await p.allowedRoots()).toEqual([root]);
-    await expect(p.resolveAllowedDirectory(outside, 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    clientRoots = async () => ['/'];
+    expect(await p.allowedRoots(clientRoots)).toEqual([root]);
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
     // A client root inside the operator root narrows it.
-    p.setClientRootsProvider(async () => [path.join(root, 'proj')]);
-    expect(await p.allowedRoots()).toEqual([path.join(root, 'proj')]);
+    clientRoots = async () => [path.join(root, 'proj')];
+    expect(await p.allowedRoots(clientRoots)).toEqual([path.join(root, 'proj')]);
     fs.mkdirSync(path.join(root, 'other'));
-    await expect(p.resolveAllowedDirectory(path.join(root, 'other'), 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(path.join(root, 'other'), 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
     // No client roots: the operator roots.
-    p.setClientRootsProvider(async () => []);
-    await expect(p.resolveAllowedDirectory(path.join(root, 'other'), 'f')).resolves.toBeTruthy();
+    clientRoots = async () => [];
+    await expect(p.resolveAllowedDirectory(path.join(root, 'other'), 'f', { clientRoots })).resolves.toBeTruthy();
   });
 
   it('lets the client roots stand when the operator set none', async () => {
     const p = new AllowedRootsPolicy([]);
-    p.setClientRootsProvider(async () => [outside]);
-    await expect(p.resolveAllowedDirectory(outside, 'f')).resolves.toBe(outside);
-    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f')).rejects.toMatchObject({ code: 'path_not_allowed' });
+    const clientRoots = async () => [outside];
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots })).resolves.toBe(outside);
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots })).rejects.toMatchObject({ code: 'path_not_allowed' });
+  });
+
+  it('each call brings its own client roots: one policy serves many sessions', async () => {
+    const p = new AllowedRootsPolicy([]);
+    const first = async () => [outside];
+    const second = async () => [root];
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots: first })).resolves.toBe(outside);
+    await expect(p.resolveAllowedDirectory(outside, 'f', { clientRoots: second })).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots: first, mustExist: false })).rejects.toMatchObject({ code: 'path_not_allowed' });
+    await expect(p.resolveAllowedDirectory(path.join(root, 'proj'), 'f', { clientRoots: second, mustExist: false })).resolves.toBeTruthy();
   });
 
   it('defaults to the home and temp folders', async () => {

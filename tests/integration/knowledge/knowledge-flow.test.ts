@@ -312,8 +312,18 @@ describe('knowledge graph on real files', () => {
       expect(out.summaries[1]).toMatchObject({ summaryId: 's2', status: 'empty', method: null, remainingNodeIds: [] });
       expect(out.warnings).toContain('Summary s2 has no remaining nodes; it was kept unchanged');
       const s = (await env.get.execute({ projectContext: CTX, id: 's' })).node;
-      expect(s.thought).toBe('Summary of 2 node(s):\n- Alpha finding.\n- Gamma finding!');
+      expect(s.thought).toBe('Alpha finding. Gamma finding!');
       expect(s.summarizedSegment).toEqual(['a', 'c']);
+      expect(s.summaryHistory).toEqual([
+        { thought: 'old summary of a, b, c', summarizedSegment: ['a', 'b', 'c'], deletedNodeIds: ['b'], replacedAt: expect.any(String) },
+      ]);
+      expect(validStoredNode(JSON.parse((await env.readLines(P)).find((l) => l.includes('"id":"s"'))!))).toBe(true);
+      // Restoring b brings the hand-written text and the whole segment back.
+      const restored = await env.restore.execute({ projectContext: CTX, nodeIds: ['b'] });
+      expect(restored.restoredSummaryIds).toEqual(['s']);
+      const back = (await env.get.execute({ projectContext: CTX, id: 's' })).node;
+      expect(back).toMatchObject({ thought: 'old summary of a, b, c', summarizedSegment: ['a', 'b', 'c'] });
+      expect(back.summaryHistory).toBeUndefined();
       const s2 = (await env.get.execute({ projectContext: CTX, id: 's2' })).node;
       expect(s2).toMatchObject({ thought: 'summary of b only', summarizedSegment: ['b'] });
       expect(env.logger.entries.filter((e) => e.msg === 'knowledge summary recalculation')).toHaveLength(2);

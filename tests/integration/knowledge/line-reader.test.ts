@@ -50,4 +50,35 @@ describe('NDJSON line readers (byte offsets, any chunk size)', () => {
     expect(await forEachLine(path.join(dir, 'none'), () => undefined)).toEqual({ lines: 0, bytes: 0 });
     expect((await forEachLineBackward(path.join(dir, 'none'), () => true)).stoppedAt).toBeNull();
   });
+
+  // A line spread over many chunks is copied once (when its end is found), not once per chunk: linear, not quadratic.
+  it('copies a long line once, forward and backward (bytes copied ≈ the line, not chunks × line)', async () => {
+    const file = path.join(dir, 'long.ndjson');
+    const long = 'y'.repeat(2_000_000);
+    await fs.writeFile(file, `{"a":1}\n${long}\n{"b":2}\n`);
+    const chunkSize = 4096; // ≈ 490 chunks for the long line: a copy per chunk would move ≈ 490 MB
+    let copied = 0;
+    const seen: number[] = [];
+    await forEachLine(file, (t) => seen.push(t.length), { chunkSize, onCopy: (n) => (copied += n) });
+    expect(seen).toEqual([7, long.length, 7]);
+    expect(copied).toBeLessThanOrEqual(long.length + 2 * chunkSize);
+
+    copied = 0;
+    const back: number[] = [];
+    await forEachLineBackward(file, (t) => (back.push(t.length), true), { chunkSize, onCopy: (n) => (copied += n) });
+    expect(back).toEqual([7, long.length, 7]);
+    expect(copied).toBeLessThanOrEqual(long.length + 2 * chunkSize);
+  });
+
+  it('hands out the raw bytes of each line (invalid UTF-8 and \\r kept)', async () => {
+    const file = path.join(dir, 'raw.ndjson');
+    const bad = Buffer.from([0x7b, 0xff, 0xfe, 0x22, 0x7d]); // `{\xff\xfe"}`: not UTF-8
+    const content = Buffer.concat([Buffer.from('ok\r\n'), bad, Buffer.from('\nend')]);
+    await fs.writeFile(file, content);
+    for (const chunkSize of [1, 3, 1 << 16]) {
+      const raws: Buffer[] = [];
+      await forEachLine(file, (_t, _o, _n, _term, raw) => raws.push(Buffer.from(raw)), { chunkSize });
+      expect(raws.map((r) => r.toString('hex'))).toEqual([Buffer.from('ok\r').toString('hex'), bad.toString('hex'), Buffer.from('end').toString('hex')]);
+    }
+  });
 });

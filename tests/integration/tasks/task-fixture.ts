@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../../../src/kernel/errors';
-import { systemClock, type Clock } from '../../../src/kernel/clock';
+import { systemClock, systemTimers, type Clock } from '../../../src/kernel/clock';
 import { silentLogger } from '../../../src/kernel/logger';
 import type { PathPolicy } from '../../../src/kernel/path-policy';
 import { ValidationRunRegistry } from '../../../src/modules/tasks/application/services/validation-run-registry';
@@ -12,7 +12,10 @@ import { InitProjectGraph } from '../../../src/modules/tasks/application/use-cas
 import { ResetTaskNode } from '../../../src/modules/tasks/application/use-cases/reset-task-node';
 import { ScaffoldProjectDocs } from '../../../src/modules/tasks/application/use-cases/scaffold-project-docs';
 import { StartTask } from '../../../src/modules/tasks/application/use-cases/start-task';
-import { ValidateTaskLoop, type ValidationFinalAnswer } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
+import { ValidateTaskLoop } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
+import { ValidationRunService, type RunVerdict } from '../../../src/modules/tasks/application/services/validation-run';
+import { RandomIdGenerator } from '../../../src/kernel/random-id-generator';
+import { LocalHostInfo } from '../../../src/modules/tasks/infrastructure/process/host-info';
 import { ProjectLayout } from '../../../src/kernel/files/project-layout';
 import { isInside } from '../../../src/kernel/files/safe-name';
 import { ShellCommandRunner } from '../../../src/modules/tasks/infrastructure/process/shell-command-runner';
@@ -49,7 +52,7 @@ export class RootsPathPolicy implements PathPolicy {
 }
 
 /** Temp data dir + project folder, with every use case wired by hand (as the DI module does). */
-export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number } = {}) {
+export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number; outputTailBytes?: number } = {}) {
   const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'wg-tasks-')));
   const dataDir = path.join(base, 'data');
   const projectRoot = path.join(base, 'project');
@@ -58,7 +61,12 @@ export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number } 
   const layout = new ProjectLayout(dataDir);
   const store = new FileTaskGraphStore(layout);
   const runner = new ShellCommandRunner(undefined, { killGraceMs: opts.killGraceMs ?? 500 });
-  const runs = new ValidationRunRegistry<ValidationFinalAnswer>();
+  const runs = new ValidationRunRegistry<RunVerdict>();
+  const host = new LocalHostInfo();
+  const service = new ValidationRunService(
+    { store, runner, runs, clock, timers: systemTimers, ids: new RandomIdGenerator(), host, logger: silentLogger },
+    { outputTailBytes: opts.outputTailBytes },
+  );
   const policy = new RootsPathPolicy([base]);
   const fx = {
     base,
@@ -68,13 +76,15 @@ export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number } 
     store,
     runner,
     runs,
+    service,
+    host,
     policy,
-    init: new InitProjectGraph(store, policy, clock),
+    init: new InitProjectGraph(store, policy, clock, service),
     ready: new GetReadyTasks(store),
     graph: new GetProjectGraph(store),
     start: new StartTask(store, clock),
-    validate: new ValidateTaskLoop(store, runner, runs, clock, silentLogger),
-    reset: new ResetTaskNode(store, clock, runs),
+    validate: new ValidateTaskLoop(store, service, clock, systemTimers),
+    reset: new ResetTaskNode(store, clock, service),
     scaffold: new ScaffoldProjectDocs(policy, new FsScaffoldFileWriter()),
     async cleanup() {
       runner.killAll();

@@ -63,14 +63,17 @@ describe('validate_task_loop with real commands', () => {
     expect(r1.validation_passed).toBe(false);
     expect(r1.node.status).toBe('RETRYING');
     expect(r1.result).toMatchObject({ exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
-    expect(r1.message).toMatch(/attempt 1\/2.*RETRYING.*start_task/);
+    expect(r1.message).toMatch(/attempt 1\/2.*RETRYING.*call validate_task_loop again to start the next attempt/);
+    expect(r1).toMatchObject({ attempt: 1, replayed: false });
     await expect(fx.validate.execute({ project: 'demo-app', nodeId: 'b' })).rejects.toThrow(InvalidTransitionError);
     await fx.start.execute({ project: 'demo-app', nodeId: 'a' });
     const r2 = final(await fx.validate.execute({ project: 'demo-app', nodeId: 'a' }));
     expect(r2.node.status).toBe('FAILED');
     expect(r2.message).toMatch(/attempt 2\/2.*FAILED.*reset_task_node/);
-    expect(r2.node.error_logs).toHaveLength(2);
-    expect(r2.node.error_logs[1]).toMatchObject({ attempt: 2, exit_code: 3, signal: null, timed_out: false, stdout_tail: 'out\n', stderr_tail: 'err\n' });
+    // The answer lists only the current attempt; get_project_graph keeps both.
+    expect(r2.node.error_logs).toHaveLength(1);
+    expect(r2.node.error_logs[0]).toMatchObject({ attempt: 2, exit_code: 3, signal: null, timed_out: false, stdout_tail: 'out\n', stderr_tail: 'err\n' });
+    expect((await fx.graph.execute({ project: 'demo-app' })).nodes[0].error_logs.map((e) => e.attempt)).toEqual([1, 2]);
     await expect(fx.start.execute({ project: 'demo-app', nodeId: 'a' })).rejects.toThrow(/is FAILED.*allowed: reset_task_node/);
     const reset = await fx.reset.execute({ project: 'demo-app', nodeId: 'a' });
     expect(reset.node).toMatchObject({ status: 'READY', current_attempt: 0 });
@@ -146,8 +149,10 @@ describe('validate_task_loop with real commands', () => {
     expect(final(second).validation_passed).toBe(true);
     expect(final(second).result!.stdout).toBe('working\ndone\n');
     expect(third).toEqual(second);
-    // After the run ended, a further call returns that run's answer instead of refusing.
-    expect(await fx.validate.execute({ project: 'demo-app', nodeId: 'a' })).toEqual(second);
+    // After the run ended, a further call on the COMPLETED task is given that run's result again, marked as such.
+    const again = final(await fx.validate.execute({ project: 'demo-app', nodeId: 'a' }));
+    expect(again).toMatchObject({ validation_passed: true, replayed: true, attempt: 1, result: final(second).result });
+    expect(again.message).toMatch(/^result of attempt 1 \(run .*\), given again/);
     expect((await fs.readFile(counter, 'utf8')).trim().split('\n')).toEqual(['run']);
     expect(progress.length).toBeGreaterThan(0);
     expect(progress.some((m) => /running \d+s: working/.test(m))).toBe(true);
@@ -197,10 +202,12 @@ describe('validate_task_loop with real commands', () => {
     ]);
   });
 
-  it('a fresh VALIDATING owned by another process is refused with a clear message', async () => {
+  it('a fresh VALIDATING owned by another live process is refused with a clear message', async () => {
     await initOne('true');
+    // The owner: this test's parent process, alive on this host, with a lease a minute long.
+    const owner = { host: fx.host.host, boot_id: fx.host.bootId, pid: process.ppid, run_id: 'other', expires_at: new Date(Date.now() + 60_000).toISOString() };
     await fx.store.update('demo-app', (g) => ({
-      graph: { ...g, nodes: g.nodes.map((n) => (n.id === 'a' ? { ...n, status: 'VALIDATING' as const, validating_since: new Date().toISOString(), validation_run_id: 'other' } : n)) },
+      graph: { ...g, nodes: g.nodes.map((n) => (n.id === 'a' ? { ...n, status: 'VALIDATING' as const, validating_since: new Date().toISOString(), validation_run_id: 'other', owner } : n)) },
       value: undefined,
     }));
     await expect(fx.validate.execute({ project: 'demo-app', nodeId: 'a' })).rejects.toThrow(/another server process/);

@@ -187,3 +187,33 @@ describe('session retention', () => {
     }
   });
 });
+
+describe('sessions over the current workflow format', () => {
+  it("checks a step's output contract through the engine: blocked with the blockers, then advanced with a valid artifact", async () => {
+    const f = sessionFixture();
+    try {
+      const s = await f.start({ workflowId: 'wr.session-gate', goal: 'ship' });
+      expect(s.step.completionId).toBe('work');
+      const gate = await f.next({ continueToken: s.continueToken, output: { notesMarkdown: 'changed it' } });
+      expect(gate.status).toBe('advanced');
+      expect(gate.step.completionId).toBe('gate');
+      expect(gate.step.outputContract).toBeDefined();
+      const blocked = await f.next({ continueToken: gate.continueToken, output: { notesMarkdown: 'looks fine' } });
+      expect(blocked.status).toBe('blocked');
+      expect(blocked.blockers[0].code).toBe('contract_artifact_missing');
+      const bad = await f.next({ continueToken: blocked.retryToken, output: { artifacts: [{ kind: 'wr.gate_verdict', version: 1, verdict: 'maybe' }] } });
+      expect(bad.status).toBe('blocked');
+      expect(bad.attempt).toBe(2);
+      expect(bad.blockers.map((b: { code: string }) => b.code)).toContain('contract_artifact_invalid');
+      const done = await f.next({
+        continueToken: bad.retryToken,
+        output: { notesMarkdown: 'approved', artifacts: [{ kind: 'wr.gate_verdict', version: 1, verdict: 'approved', confidence: 'high', rationale: 'tests pass and the change is small' }] },
+      });
+      expect(done.status).toBe('complete');
+      const t = await f.timeline(s.sessionId);
+      expect(t.events.map((e: { kind: string }) => e.kind)).toEqual(['session_started', 'step_completed', 'output_blocked', 'output_blocked', 'step_completed', 'session_completed']);
+    } finally {
+      f.cleanup();
+    }
+  });
+});

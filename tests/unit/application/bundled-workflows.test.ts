@@ -1,9 +1,12 @@
 import { readdirSync } from 'node:fs';
+import { compileCurrentWorkflow } from '../../../src/modules/workflow/domain/current-format/compile';
+import { detectFormat } from '../../../src/modules/workflow/domain/current-format/detect-format';
 import { join } from 'node:path';
 import type { GetNextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
 import type { ValidateStepOutput } from '../../../src/modules/workflow/application/use-cases/validate-step-output';
 import { checkWorkflowStructure } from '../../../src/modules/workflow/domain/structure-checks';
 import { loadWorkflow } from './workflow-test-helpers';
+import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { workflowUseCases } from './use-case-container';
 
 /** One expected step of a walk: its completion id, text its prompt must contain, context the agent adds, its output. */
@@ -14,7 +17,9 @@ interface Expected {
   output: string;
 }
 
-const workflows = ['implement-feature', 'fix-failing-test', 'review-change'].map((id) => loadWorkflow(`workflows/${id}.json`));
+// review-change is written in the current format: compiled as the storage compiles it (no routines needed).
+const compiled = (w: Workflow) => (detectFormat(w).format === 'current' ? compileCurrentWorkflow(w as never, () => undefined).workflow : w);
+const workflows = ['implement-feature', 'fix-failing-test', 'review-change'].map((id) => compiled(loadWorkflow(`workflows/${id}.json`)));
 const codeReview = loadWorkflow('tests/fixtures/workflows/code-review.json');
 const { next, validate } = workflowUseCases([...workflows, codeReview]);
 
@@ -146,7 +151,7 @@ describe('review-change', () => {
     set: { files: ['src/http/client.ts', 'tests/client.test.ts'], ...set },
     output: 'Changed: src/http/client.ts, tests/client.test.ts (120 lines)',
   });
-  const intent: Expected = { completionId: 'intent', output: 'Adds retry with exponential backoff to the HTTP client so transient failures do not reach users.' };
+  const intent: Expected = { completionId: 'intent', promptContains: '## Goal\nSay what the change is meant to do', output: 'Adds retry with exponential backoff to the HTTP client so transient failures do not reach users.' };
   const files: Expected[] = [
     {
       completionId: 'review-files[0].review-file',
@@ -176,7 +181,8 @@ describe('review-change', () => {
       completionId: 'security',
       output: 'New input: the Retry-After header, parsed as an integer and capped at 60 s. No new permissions or secrets.',
     };
-    await walk({ next, validate }, 'review-change', [scope({ changedLines: 120, touchesSecurity: true }), intent, security, ...files, ...finish]);
+    const securityFiles = files.map((f) => ({ ...f, promptContains: 'This change touches security' }));
+    await walk({ next, validate }, 'review-change', [scope({ changedLines: 120, touchesSecurity: true }), intent, security, ...securityFiles, ...finish]);
   });
 
   test('the verdict must follow the schema', async () => {

@@ -21,7 +21,7 @@ function positionOf(text: string, needle: string, from = 0): { line: number; col
 
 describe('ValidateWorkflowJson', () => {
   it('accepts the code-review example', () => {
-    expect(useCase().execute({ workflowJson: exampleText })).toEqual({ valid: true, issues: [], suggestions: [] });
+    expect(useCase().execute({ workflowJson: exampleText })).toMatchObject({ valid: true, issues: [], suggestions: [], format: 'classic' });
   });
 
   it('reports a syntax error with its line and column', () => {

@@ -42,6 +42,21 @@ export interface StoredKnowledgeNode {
   target?: string;
   /** For summaries: ids of the nodes summarized. */
   summarizedSegment?: string[];
+  /**
+   * For summaries recalculated after deletions: the versions they replaced, oldest first (at most 20). Restoring the
+   * deleted nodes of the newest entry brings that version back.
+   */
+  summaryHistory?: SummaryVersion[];
+}
+
+/** An earlier text and segment of a summary, replaced when some of its nodes were deleted. */
+export interface SummaryVersion {
+  thought: string;
+  summarizedSegment: string[];
+  /** The deleted ids that caused the recalculation: when they all exist again, this version is restored. */
+  deletedNodeIds: string[];
+  /** ISO 8601 time of the recalculation. */
+  replacedAt: string;
 }
 
 /** A node as answered: the stored node plus `children` derived from the other nodes' `parents`. */

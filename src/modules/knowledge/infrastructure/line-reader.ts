@@ -2,10 +2,14 @@ import * as fs from 'node:fs/promises';
 import { CancelledError } from '../../../kernel/errors';
 
 /**
- * Streaming line readers over NDJSON files, working on bytes so every line comes with its byte offset.
+ * Streaming line readers over NDJSON files, working on bytes so every line comes with its byte offset and its raw
+ * bytes (a rebuild keeps lines it does not change byte for byte, invalid UTF-8 included).
  * They hand each line to a synchronous callback (no promise per line: a million lines stay cheap) and await the
  * optional `afterChunk` hook between chunks, which is where writers flush and backpressure happens.
- * Memory: one chunk plus the longest line.
+ *
+ * Linear in the file size whatever the line lengths: a line spread over many chunks is kept as a list of the chunks'
+ * pieces and copied once, when its end is found (copying a growing carry buffer per chunk made one 50 MB line cost
+ * quadratic time). Memory: one chunk plus the longest line.
  */
 
 /** Default chunk size: 256 KiB forward (small enough to keep RSS flat at a million nodes, large enough to amortize reads), 64 KiB backward (a first page needs only the file's tail). */
@@ -13,20 +17,25 @@ export const FORWARD_CHUNK = 1 << 18;
 export const BACKWARD_CHUNK = 1 << 16;
 
 const NL = 10;
+const CR = 13;
 
 export interface ForwardOptions {
   signal?: AbortSignal;
   chunkSize?: number;
   afterChunk?: () => Promise<void>;
+  /** Seam for tests and benchmarks: told the size of every copy made to join a line's pieces. */
+  onCopy?: (bytes: number) => void;
 }
 
 /**
- * Calls `onLine(text, offset, lineNo, terminated)` for every line of `file` from the start (`\r\n` endings are
- * trimmed; `terminated` is false only for a last line without `\n`, such as a torn write). A missing file has no lines.
+ * Calls `onLine(text, offset, lineNo, terminated, raw)` for every line of `file` from the start (`\r\n` endings are
+ * trimmed from `text`; `raw` holds the line's bytes without its `\n`, a `\r` included, and stays valid only until
+ * `afterChunk` has returned — copy it to keep it; `terminated` is false only for a last line without `\n`, such as a
+ * torn write). A missing file has no lines.
  */
 export async function forEachLine(
   file: string,
-  onLine: (text: string, offset: number, lineNo: number, terminated: boolean) => void,
+  onLine: (text: string, offset: number, lineNo: number, terminated: boolean, raw: Buffer) => void,
   opts: ForwardOptions = {},
 ): Promise<{ lines: number; bytes: number }> {
   const handle = await openIfExists(file);
@@ -34,31 +43,57 @@ export async function forEachLine(
   const chunkSize = opts.chunkSize ?? FORWARD_CHUNK;
   let lineNo = 0;
   let filePos = 0;
-  let carry: Buffer | null = null;
-  let carryStart = 0;
+  // Pieces of a line that started in an earlier chunk (each a view into its own chunk: no copy until the line ends).
+  let pieces: Buffer[] = [];
+  let piecesLen = 0;
+  let pieceStart = 0;
+  const emit = (raw: Buffer, offset: number, terminated: boolean) => {
+    const end = terminated && raw.length > 0 && raw[raw.length - 1] === CR ? raw.length - 1 : raw.length;
+    onLine(raw.toString('utf8', 0, end), offset, ++lineNo, terminated, raw);
+  };
+  const joinPieces = (last: Buffer): Buffer => {
+    const total = piecesLen + last.length;
+    opts.onCopy?.(total);
+    const joined = Buffer.concat([...pieces, last], total);
+    pieces = [];
+    piecesLen = 0;
+    return joined;
+  };
+  // The read buffer is reused while no piece of a line points into it: a fresh 256 KiB Buffer per chunk is memory
+  // outside the V8 heap that is freed late, which made the server's RSS grow with the size of the file read.
+  let spare: Buffer | undefined;
   try {
     for (;;) {
       if (opts.signal?.aborted) throw new CancelledError();
-      // A fresh buffer per read: `carry` may still point into the previous one.
-      const chunk = Buffer.allocUnsafe(chunkSize);
+      const chunk = spare ?? Buffer.allocUnsafe(chunkSize);
+      spare = undefined;
       const { bytesRead } = await handle.read(chunk, 0, chunkSize, filePos);
       if (bytesRead === 0) break;
-      const data: Buffer = carry ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
-      const dataStart = carry ? carryStart : filePos;
+      const data = chunk.subarray(0, bytesRead);
+      const dataStart = filePos;
       filePos += bytesRead;
       let start = 0;
-      let nl: number;
-      while ((nl = data.indexOf(NL, start)) !== -1) {
-        const end = nl > start && data[nl - 1] === 13 ? nl - 1 : nl;
-        onLine(data.toString('utf8', start, end), dataStart + start, ++lineNo, true);
+      let nl = data.indexOf(NL);
+      if (nl !== -1 && piecesLen > 0) {
+        emit(joinPieces(data.subarray(0, nl)), pieceStart, true);
         start = nl + 1;
+        nl = data.indexOf(NL, start);
       }
-      carry = start < data.length ? data.subarray(start) : null;
-      carryStart = dataStart + start;
+      while (nl !== -1) {
+        emit(data.subarray(start, nl), dataStart + start, true);
+        start = nl + 1;
+        nl = data.indexOf(NL, start);
+      }
+      if (start < data.length) {
+        if (piecesLen === 0) pieceStart = dataStart + start;
+        pieces.push(data.subarray(start));
+        piecesLen += data.length - start;
+      }
       if (opts.afterChunk) await opts.afterChunk();
+      if (piecesLen === 0) spare = chunk;
     }
-    if (carry && carry.length > 0) {
-      onLine(carry.toString('utf8'), carryStart, ++lineNo, false);
+    if (piecesLen > 0) {
+      emit(pieces.length === 1 ? pieces[0]! : joinPieces(Buffer.alloc(0)), pieceStart, false);
       if (opts.afterChunk) await opts.afterChunk();
     }
     return { lines: lineNo, bytes: filePos };
@@ -74,15 +109,22 @@ export interface BackwardSource {
 }
 
 /**
- * Calls `onLine(text, offset)` for each line that ends before byte `from` (default: the end of the file), from the
- * last towards the first, until it returns false. Returns the file's identity and the offset of the last line
- * visited (0 when the start was reached without stopping).
+ * Calls `onLine(text, offset)` for each non-empty line that ends before byte `from` (default: the end of the file),
+ * from the last towards the first, until it returns false. Returns the file's identity and the offset of the last
+ * line visited (0 when the start was reached without stopping).
  * `check(source)` runs once before reading (cursor validation) and may throw.
  */
 export async function forEachLineBackward(
   file: string,
   onLine: (text: string, offset: number) => boolean,
-  opts: { from?: number; signal?: AbortSignal; chunkSize?: number; check?: (src: BackwardSource, readByte: (pos: number) => Promise<number>) => Promise<void> } = {},
+  opts: {
+    from?: number;
+    signal?: AbortSignal;
+    chunkSize?: number;
+    check?: (src: BackwardSource, readByte: (pos: number) => Promise<number>) => Promise<void>;
+    /** Seam for tests and benchmarks: told the size of every copy made to join a line's pieces. */
+    onCopy?: (bytes: number) => void;
+  } = {},
 ): Promise<{ source: BackwardSource; stoppedAt: number | null }> {
   const handle = await openIfExists(file);
   if (!handle) {
@@ -102,39 +144,48 @@ export async function forEachLineBackward(
     }
     const chunkSize = opts.chunkSize ?? BACKWARD_CHUNK;
     let pos = Math.min(opts.from ?? stat.size, stat.size);
-    // Bytes from the start of the line cut by the previous chunk's start up to the end of the data read so far.
-    let carry: Buffer | null = null;
+    // The end of a line that began in an earlier (lower) chunk: pieces in reverse file order, joined once.
+    let tail: Buffer[] = [];
+    let tailLen = 0;
+    let first = true;
+    let spare: Buffer | undefined; // reused while no tail piece points into it (see forEachLine)
+    const lineOf = (head: Buffer): Buffer => {
+      if (tailLen === 0) return head;
+      const total = head.length + tailLen;
+      opts.onCopy?.(total);
+      const joined = Buffer.concat([head, ...tail.reverse()], total);
+      tail = [];
+      tailLen = 0;
+      return joined;
+    };
     while (pos > 0) {
       if (opts.signal?.aborted) throw new CancelledError();
       const n = Math.min(chunkSize, pos);
-      const chunk = Buffer.allocUnsafe(n);
+      const buf = spare ?? Buffer.allocUnsafe(chunkSize);
+      spare = undefined;
+      const chunk = buf.subarray(0, n);
       const { bytesRead } = await handle.read(chunk, 0, n, pos - n);
       if (bytesRead !== n) break; // the file shrank under us (cannot happen while it is replaced by rename)
       pos -= n;
-      const data: Buffer = carry ? Buffer.concat([chunk, carry]) : chunk;
-      let end = data.length;
-      // Walk the newlines from the end; the segment before the first one may be cut, unless we are at the start.
-      let nl = lastNewline(data, end);
-      // The last byte of the range is normally a newline ending the newest line: skip the empty segment after it.
-      if (nl === end - 1) {
-        end = nl;
-        nl = lastNewline(data, end);
-      }
+      let end = n;
+      // The range normally ends with the `\n` of its newest line (end of file or a line start): not a line itself.
+      if (first && chunk[n - 1] === NL) end = n - 1;
+      first = false;
+      let nl = lastNewline(chunk, end);
       while (nl !== -1) {
-        const text = trimCr(data.toString('utf8', nl + 1, end));
+        const text = trimCr(lineOf(chunk.subarray(nl + 1, end)).toString('utf8'));
         if (text !== '' && !onLine(text, pos + nl + 1)) return { source, stoppedAt: pos + nl + 1 };
         end = nl;
-        nl = lastNewline(data, end);
+        nl = lastNewline(chunk, end);
       }
-      // data[0..end) is the start of a line that began in an earlier chunk (or at the file start).
-      carry = data.subarray(0, end);
-      if (pos === 0 && carry.length > 0) {
-        const text = trimCr(carry.toString('utf8'));
+      // chunk[0..end) is the end of a line that began in an earlier chunk (or at the file start).
+      if (end > 0) {
+        tail.push(chunk.subarray(0, end));
+        tailLen += end;
+      } else spare = buf;
+      if (pos === 0 && tailLen > 0) {
+        const text = trimCr(lineOf(Buffer.alloc(0)).toString('utf8'));
         if (text !== '' && !onLine(text, 0)) return { source, stoppedAt: 0 };
-        carry = null;
-      } else if (carry.length > 0) {
-        // Re-attach a trailing newline so the next round's "skip the empty last segment" logic stays uniform.
-        carry = Buffer.concat([carry, Buffer.from([NL])]);
       }
     }
     return { source, stoppedAt: null };

@@ -16,6 +16,7 @@ import {
   type RebuildTransform,
   type ScanOptions,
 } from '../application/ports/knowledge-store';
+import { projectIdentity } from '../domain/project-from-context';
 import {
   isDeletedNodeRecord,
   isStoredKnowledgeNode,
@@ -24,9 +25,12 @@ import {
   type StoredKnowledgeNode,
 } from '../domain/knowledge-node';
 import { StorageError } from '../../../kernel/errors';
-import { commitTempFile, tempPathFor } from '../../../kernel/files/atomic-write';
+import { appendAll, assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { withFileLock, type FileLockOptions, type HeldLock } from '../../../kernel/files/file-lock';
 import { ProjectLayout } from '../../../kernel/files/project-layout';
+import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
+import type { WritesInProgress } from '../../../kernel/writes-in-progress';
+import type { DataFormatGate } from '../../../kernel/files/data-format';
 import { createBackup, pruneBackups } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
@@ -39,8 +43,12 @@ export interface NdjsonKnowledgeStoreOptions {
   backupMaxAgeDays?: number;
   /** At most this many backups are kept. Default 50. */
   backupMaxCount?: number;
-  /** Project lock settings (defaults of withFileLock: stale 10 s, ≈30 s of retries). */
+  /** Project lock settings (defaults of withFileLock: stale 10 s, up to 30 s of waiting for another holder). */
   lock?: FileLockOptions;
+  /** Where writes in progress are registered, so shutdown can wait for them. */
+  writes?: WritesInProgress;
+  /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
+  format?: DataFormatGate;
 }
 
 /** Beyond this many ids the substring prefilter costs more than it saves: every line is parsed instead. */
@@ -67,6 +75,45 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   graphFile(project: string): string {
     return knowledgePaths(this.layout, project).graph;
+  }
+
+  /** Path keys whose owner file confirmed the project id (claims never change, so this needs no invalidation). */
+  private readonly resolved = new Map<string, string>();
+
+  async resolveProject(projectContext: string, opts: { claim?: boolean } = {}): Promise<string> {
+    const ident = projectIdentity(projectContext);
+    await this.options.format?.assertReadable();
+    if (ident.pathKey === null || ident.altId === null) return ident.id;
+    const known = this.resolved.get(ident.pathKey);
+    if (known) return known;
+    const paths = knowledgePaths(this.layout, ident.id);
+    const owner = await readOwner(paths);
+    if (owner.pathKey !== null && owner.pathKey !== ident.pathKey) return this.remember(ident.pathKey, ident.altId);
+    if (owner.recorded) return this.remember(ident.pathKey, ident.id);
+    if (!opts.claim) return ident.id;
+    await this.options.format?.assertWritable();
+    // Claim the plain id under its lock (two folders adding their first node at once get one owner).
+    return withFileLock(
+      paths.dir,
+      async (lock) => {
+        const again = await readOwner(paths);
+        if (again.pathKey !== null && again.pathKey !== ident.pathKey) return this.remember(ident.pathKey!, ident.altId!);
+        if (!again.recorded) {
+          lock.assertHeld();
+          await writeFileAtomic(
+            ownerFile(paths),
+            JSON.stringify({ pathKey: ident.pathKey, projectContext, claimedAt: new Date(this.clock.now()).toISOString() }) + '\n',
+          );
+        }
+        return this.remember(ident.pathKey!, ident.id);
+      },
+      this.options.lock,
+    );
+  }
+
+  private remember(pathKey: string, id: string): string {
+    this.resolved.set(pathKey, id);
+    return id;
   }
 
   async listProjects(): Promise<KnowledgeProjectInfo[]> {
@@ -118,18 +165,23 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   async withLock<T>(project: string, fn: (graph: KnowledgeGraphWriter) => Promise<T>): Promise<T> {
     const paths = knowledgePaths(this.layout, project);
-    return withFileLock(
-      paths.dir,
-      (lock) =>
-        fn(
-          new NdjsonGraphWriter(paths, lock, {
+    await this.options.format?.assertWritable();
+    const locked = () =>
+      withFileLock(
+        paths.dir,
+        async (lock) => {
+          const writer = new NdjsonGraphWriter(paths, lock, {
             clock: this.clock,
             backupMaxAgeDays: this.backupMaxAgeDays,
             backupMaxCount: this.backupMaxCount,
-          }),
-        ),
-      this.options.lock,
-    );
+          });
+          // A delete or restore interrupted between its two files (exit, lost lock, full disk) is settled first.
+          await writer.repairInterrupted();
+          return fn(writer);
+        },
+        this.options.lock,
+      );
+    return this.options.writes ? this.options.writes.track(locked()) : locked();
   }
 }
 
@@ -168,6 +220,18 @@ function parseNode(text: string): StoredKnowledgeNode | undefined {
   return isStoredKnowledgeNode(value) ? normalizeStoredNode(value) : undefined;
 }
 
+/**
+ * The id of a line written by the store (`{"id":"...",` first), read without parsing; undefined for any other shape
+ * (hand-written lines, escapes in the id), which callers then parse.
+ */
+function leadingId(text: string): string | undefined {
+  if (!text.startsWith('{"id":"')) return undefined;
+  const end = text.indexOf('"', 7);
+  if (end < 0) return undefined;
+  const id = text.slice(7, end);
+  return id.includes('\\') || text.charCodeAt(end + 1) !== 44 /* , */ ? undefined : id;
+}
+
 function mentionsAny(text: string, ids: ReadonlySet<string> | undefined): boolean {
   if (!ids || ids.size > PREFILTER_MAX_IDS) return true;
   for (const id of ids) if (text.includes(id)) return true;
@@ -179,7 +243,7 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
 
   async scan(visit: (node: StoredKnowledgeNode) => void, opts: ScanOptions = {}): Promise<PassReport> {
     const malformed = new MalformedCollector();
-    const { lines } = await forEachLine(
+    const { lines } = await readIo(this.paths.graph, () => forEachLine(
       this.paths.graph,
       (text, offset, lineNo) => {
         if (text === '' || !mentionsAny(text, opts.mentioning)) return;
@@ -188,7 +252,7 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
         else malformed.add(lineNo, offset, text);
       },
       { signal: opts.signal },
-    );
+    ));
     return malformed.report(lines);
   }
 
@@ -201,7 +265,7 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
     const from = opts.cursor !== undefined ? decodeCursor(opts.cursor) : undefined;
     const nodes: StoredKnowledgeNode[] = [];
     let malformedCount = 0;
-    const { source, stoppedAt } = await forEachLineBackward(
+    const { source, stoppedAt } = await readIo(this.paths.graph, () => forEachLineBackward(
       this.paths.graph,
       (text) => {
         const node = parseNode(text);
@@ -219,7 +283,7 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
           if (from.offset > 0 && (await readByte(from.offset - 1)) !== 10) throw staleCursorError();
         },
       },
-    );
+    ));
     const more = stoppedAt !== null && stoppedAt > 0;
     return { nodes, nextCursor: more ? encodeCursor(source.ino, stoppedAt) : null, malformedCount };
   }
@@ -227,23 +291,26 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
   async findByIds(ids: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, StoredKnowledgeNode>> {
     const found = new Map<string, StoredKnowledgeNode>();
     if (ids.size === 0) return found;
-    await forEachLineBackward(
+    await readIo(this.paths.graph, () => forEachLineBackward(
       this.paths.graph,
       (text) => {
-        if (mentionsAny(text, ids)) {
+        const id = leadingId(text);
+        // Lines as the store writes them start with their id: a line whose id is not wanted is skipped unparsed
+        // (checking new ids for uniqueness reads the whole file; parsing every line made that slow and memory-hungry).
+        if (id !== undefined ? ids.has(id) : mentionsAny(text, ids)) {
           const node = parseNode(text);
           if (node && ids.has(node.id) && !found.has(node.id)) found.set(node.id, node);
         }
         return found.size < ids.size;
       },
       { signal },
-    );
+    ));
     return found;
   }
 
   async scanDeleted(visit: (record: DeletedNodeRecord) => void, signal?: AbortSignal): Promise<PassReport> {
     const malformed = new MalformedCollector();
-    const { lines } = await forEachLine(
+    const { lines } = await readIo(this.paths.deleted, () => forEachLine(
       this.paths.deleted,
       (text, offset, lineNo) => {
         if (text === '') return;
@@ -252,7 +319,7 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
         else malformed.add(lineNo, offset, text);
       },
       { signal },
-    );
+    ));
     return malformed.report(lines);
   }
 }
@@ -313,9 +380,9 @@ class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWrite
       this.paths.graph,
       (text) => {
         const node = parseNode(text);
-        if (!node) return 'malformed';
+        if (!node) return MALFORMED;
         const out = transform(node);
-        if (out === undefined) return text;
+        if (out === undefined) return KEEP;
         if (out === null) {
           dropped++;
           return null;
@@ -335,76 +402,129 @@ class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWrite
       this.paths.deleted,
       (text) => {
         const record = parseRecord(text);
-        if (!record) return 'malformed';
+        if (!record) return MALFORMED;
         if (nodeIds.has(record.nodeId)) {
           removed++;
           return null;
         }
-        return text;
+        return KEEP;
       },
       () => removed > 0,
     );
     return { removed };
   }
 
-  /** One write call per append (lines of concurrent writers never interleave: we hold the lock), then fsync. */
+  /**
+   * One all-or-nothing append per call (see appendAll: every byte written or the file cut back to its old length),
+   * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
+   * stays a malformed line of its own instead of swallowing ours.
+   */
   private async appendLines(file: string, lines: string[]): Promise<void> {
     this.lock.assertHeld();
-    const handle = await fs.open(file, 'a+', 0o644);
-    try {
-      const { size } = await handle.stat();
-      let prefix = '';
-      if (size > 0) {
-        // A torn last line (a crash mid-write) stays a malformed line of its own instead of swallowing ours.
-        const last = Buffer.alloc(1);
-        await handle.read(last, 0, 1, size - 1);
-        if (last[0] !== 10) prefix = '\n';
-      }
-      await handle.write(prefix + lines.join('\n') + '\n');
-      await handle.sync();
-    } catch (e) {
-      throw new StorageError(`could not append to ${file}: ${(e as Error).message}`, { file }, { cause: e });
-    } finally {
-      await handle.close();
-    }
+    await appendAll(file, lines.join('\n') + '\n', { ensureNewline: true });
+  }
+
+  /** The marker of a change spanning the graph and the deleted file (see {@link KnowledgeGraphWriter.beginTwoFileChange}). */
+  private get pendingFile(): string {
+    return path.join(this.paths.dir, PENDING_FILE);
+  }
+
+  async beginTwoFileChange(op: 'delete' | 'restore', nodeIds: readonly string[]): Promise<void> {
+    this.lock.assertHeld();
+    await writeFileAtomic(this.pendingFile, JSON.stringify({ op, nodeIds, pid: process.pid, startedAt: new Date(this.settings.clock.now()).toISOString() }) + '\n');
+  }
+
+  async endTwoFileChange(): Promise<void> {
+    await fs.rm(this.pendingFile, { force: true }).catch((e) => {
+      throw toStorageError(e, 'remove', this.pendingFile);
+    });
   }
 
   /**
-   * Streams `file` line by line through `map` into a temp file in the same folder, then (when `changed()`) fsyncs and
-   * renames it over `file`. `map` returns the line to write, null to drop it, or 'malformed' to keep it as it is and
-   * report it. Leftover temp files of crashed rebuilds are removed first (no one else rebuilds: we hold the lock).
+   * Settles a delete or restore that was interrupted between its two files: a node that is in the graph has no
+   * deletion record (the delete never completed, or the restore did). Runs under the lock, only when the marker is
+   * there, so it costs nothing otherwise. Without a readable marker every deletion record is checked.
+   * @returns the ids whose leftover records were removed.
+   */
+  async repairInterrupted(): Promise<string[]> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.pendingFile, 'utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return [];
+      throw toStorageError(e, 'read', this.pendingFile);
+    }
+    let ids: Set<string> | undefined;
+    try {
+      const marker = JSON.parse(text) as { nodeIds?: unknown };
+      if (Array.isArray(marker.nodeIds)) ids = new Set(marker.nodeIds.filter((x): x is string => typeof x === 'string'));
+    } catch {
+      ids = undefined;
+    }
+    if (!ids) {
+      ids = new Set();
+      const all = ids;
+      await this.scanDeleted((r) => all.add(r.nodeId));
+    }
+    const present = await this.findByIds(ids);
+    const orphans = new Set<string>();
+    if (present.size) await this.scanDeleted((r) => present.has(r.nodeId) && orphans.add(r.nodeId));
+    if (orphans.size) await this.removeDeleted(orphans);
+    await this.endTwoFileChange();
+    return [...orphans];
+  }
+
+  /**
+   * Streams `file` line by line through `map` into a temp file in the same folder, then (when `changed()`) fsyncs,
+   * checks the temp file holds every byte written, and renames it over `file`. `map` returns the line to write, null
+   * to drop it, KEEP to keep it byte for byte, or MALFORMED to keep it byte for byte and report it (invalid UTF-8
+   * included). Leftover temp files of crashed rebuilds are removed first (no one else rebuilds: we hold the lock).
+   * Any failure leaves `file` as it was and is a StorageError naming it.
    */
   private async rewriteFile(
     file: string,
-    map: (text: string) => string | null | 'malformed',
+    map: (text: string) => string | null | typeof KEEP | typeof MALFORMED,
     changed: () => boolean,
     signal?: AbortSignal,
   ): Promise<RebuildReport> {
     this.lock.assertHeld();
     await removeLeftoverTemps(path.dirname(file), path.basename(file));
     const tmp = tempPathFor(file);
-    const out = await fs.open(tmp, 'w', 0o644);
+    let out: fs.FileHandle;
+    try {
+      out = await fs.open(tmp, 'w', 0o644);
+    } catch (e) {
+      throw toStorageError(e, 'rewrite', file);
+    }
     const malformed = new MalformedCollector();
-    let pending: string[] = [];
+    let pending: Buffer[] = [];
+    let pendingLen = 0;
+    let written = 0;
     let closed = false;
+    const push = (b: Buffer) => {
+      pending.push(b, NEWLINE);
+      pendingLen += b.length + 1;
+    };
     try {
       const { lines } = await forEachLine(
         file,
-        (text, offset, lineNo) => {
+        (text, offset, lineNo, _terminated, raw) => {
           if (text === '') return;
           const mapped = map(text);
-          if (mapped === 'malformed') {
+          if (mapped === MALFORMED) {
             malformed.add(lineNo, offset, text);
-            pending.push(text);
-          } else if (mapped !== null) pending.push(mapped);
+            push(raw);
+          } else if (mapped === KEEP) push(raw);
+          else if (mapped !== null) push(Buffer.from(mapped, 'utf8'));
         },
         {
           signal,
           afterChunk: async () => {
-            if (pending.length === 0) return;
-            const data = pending.join('\n') + '\n';
+            if (pendingLen === 0) return;
+            const data = Buffer.concat(pending, pendingLen);
             pending = [];
-            await out.write(data);
+            pendingLen = 0;
+            written += await writeAll(out, data, written);
           },
         },
       );
@@ -416,6 +536,7 @@ class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWrite
         return { ...report, dropped: 0, rewritten: 0, committed: false };
       }
       await out.sync();
+      await assertSize(out, written, file);
       await out.close();
       closed = true;
       this.lock.assertHeld();
@@ -423,9 +544,70 @@ class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWrite
       return { ...report, dropped: 0, rewritten: 0, committed: true };
     } catch (e) {
       if (!closed) await out.close().catch(() => undefined);
-      await fs.rm(tmp, { force: true });
-      throw e;
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw toStorageError(e, 'rewrite', file);
     }
+  }
+}
+
+/** The file recording which folder owns a project's plain id: `<project>/knowledge_graph.owner.json`. */
+export const OWNER_FILE = 'knowledge_graph.owner.json';
+
+function ownerFile(paths: KnowledgePaths): string {
+  return path.join(paths.dir, OWNER_FILE);
+}
+
+/**
+ * Who owns a project's plain id: the owner file when there is one (`recorded`), else — data written before owner
+ * files existed — the folder of the newest node whose `projectContext` is a path (null when there is none: a new
+ * project, or one only ever named by a bare name, which any folder of that name may take).
+ */
+export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: string | null; recorded: boolean }> {
+  const file = ownerFile(paths);
+  let text: string | undefined;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', file);
+  }
+  if (text !== undefined) {
+    let pathKey: unknown;
+    try {
+      pathKey = (JSON.parse(text) as { pathKey?: unknown }).pathKey;
+    } catch {
+      pathKey = undefined;
+    }
+    if (typeof pathKey !== 'string') {
+      throw new StorageError(`${file} is not a valid owner file (expected {"pathKey": "<folder>"}); fix or remove it`, { file });
+    }
+    return { pathKey, recorded: true };
+  }
+  let found: string | null = null;
+  await readIo(paths.graph, () =>
+    forEachLineBackward(paths.graph, (line) => {
+      const node = parseNode(line);
+      if (!node || typeof node.projectContext !== 'string') return true;
+      found = projectIdentity(node.projectContext).pathKey;
+      return false;
+    }),
+  );
+  return { pathKey: found, recorded: false };
+}
+
+/** Markers of {@link NdjsonGraphWriter.rewriteFile}'s map: keep the line's bytes as they are (and report it). */
+const KEEP = Symbol('keep');
+const MALFORMED = Symbol('malformed');
+const NEWLINE = Buffer.from('\n');
+
+/** The marker of a delete or restore in progress (both files change): `<project>/knowledge_graph.pending.json`. */
+export const PENDING_FILE = 'knowledge_graph.pending.json';
+
+/** Runs a read pass, turning I/O failures (EACCES, EISDIR, EIO) into a StorageError naming the file. */
+async function readIo<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    throw toStorageError(e, 'read', file);
   }
 }
 

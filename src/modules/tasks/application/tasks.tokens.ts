@@ -3,6 +3,8 @@ export const TasksTokens = {
   TaskGraphStore: Symbol.for('workgraph.TaskGraphStore'),
   CommandRunner: Symbol.for('workgraph.CommandRunner'),
   ValidationRunRegistry: Symbol.for('workgraph.ValidationRunRegistry'),
+  ValidationRunService: Symbol.for('workgraph.ValidationRunService'),
+  HostInfo: Symbol.for('workgraph.HostInfo'),
   ScaffoldFileWriter: Symbol.for('workgraph.ScaffoldFileWriter'),
   InitProjectGraph: Symbol.for('workgraph.InitProjectGraph'),
   GetReadyTasks: Symbol.for('workgraph.GetReadyTasks'),

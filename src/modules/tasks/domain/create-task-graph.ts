@@ -2,6 +2,7 @@ import { checkGraphDefinition } from './graph-checks';
 import {
   DEFAULT_MAX_ATTEMPTS,
   DEFAULT_TIMEOUT_MS,
+  TASK_GRAPH_FORMAT,
   type TaskGraph,
   type TaskNode,
   type TaskNodeDefinition,
@@ -39,10 +40,11 @@ export function createTaskGraph(input: NewTaskGraph): TaskGraph {
     };
     if (d.description !== undefined) node.description = d.description;
     if (d.validation_command !== undefined && d.validation_command.trim() !== '') node.validation_command = d.validation_command;
+    if (d.output_tail_bytes !== undefined) node.output_tail_bytes = d.output_tail_bytes;
     return node;
   });
   return {
-    schema_version: 1,
+    schema_version: TASK_GRAPH_FORMAT,
     project_id: input.projectId,
     project_name: input.projectName,
     project_root: input.projectRoot,

@@ -4,6 +4,8 @@ import type { TaskStatus } from './task-status';
 export const DEFAULT_MAX_ATTEMPTS = 3;
 /** 10 minutes. */
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+/** The format of `task_graph.json` this code writes (1: before run leases, bounded attempt records and last_run). */
+export const TASK_GRAPH_FORMAT = 2;
 
 /** A node as the agent defines it in `init_project_graph`. */
 export interface TaskNodeDefinition {
@@ -17,9 +19,14 @@ export interface TaskNodeDefinition {
   max_attempts?: number;
   /** Default {@link DEFAULT_TIMEOUT_MS}. */
   timeout_ms?: number;
+  /** Bytes of each output stream's tail a validation answer carries; default: the server's `--output-tail` (8 KiB). */
+  output_tail_bytes?: number;
 }
 
-/** One failed validation attempt, kept on the node (resets keep them too). */
+/**
+ * One failed validation attempt, kept on the node (resets keep them too) — the latest {@link MAX_ATTEMPT_RECORDS}
+ * only; every record is also in the transition log line of its failure.
+ */
 export interface TaskErrorLog {
   /** 1-based attempt number. */
   attempt: number;
@@ -33,6 +40,49 @@ export interface TaskErrorLog {
   stdout_tail: string;
   /** Tail of the captured stderr. */
   stderr_tail: string;
+}
+
+/**
+ * The result of a node's latest finished validation run, kept on the node so it is never lost: a run that ended after
+ * a `running: true` answer is handed to the next `validate_task_loop` caller (marked with its attempt number), and
+ * `get_project_graph` shows it.
+ */
+export interface TaskRunResult {
+  run_id: string;
+  /** The attempt number the run used. */
+  attempt: number;
+  passed: boolean;
+  /** ISO time the run ended. */
+  finished_at: string;
+  /** False when the node had no validation_command (it completed without running anything). */
+  command_ran: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  duration_ms: number;
+  timed_out: boolean;
+  /** Output tails, at most the node's output tail bytes each. */
+  stdout_tail: string;
+  stderr_tail: string;
+  /** True when a stream was longer than what was kept. */
+  truncated: boolean;
+  /** True once a `validate_task_loop` caller received this result; until then the next call is given it. */
+  delivered: boolean;
+}
+
+/**
+ * Who runs a node's validation command: recorded on the node when it enters VALIDATING and renewed while the command
+ * runs. Any server (on any host, for a shared store) can tell from it alone whether the run can still end on its own
+ * or is orphaned and the node recoverable at once (the rule: `runOwnership` in run-lease.ts).
+ */
+export interface RunLease {
+  /** Host name of the owning server process. */
+  host: string;
+  /** Boot id of that host (Linux `/proc/sys/kernel/random/boot_id`), null where the platform has none. */
+  boot_id: string | null;
+  pid: number;
+  run_id: string;
+  /** ISO time the lease lapses unless renewed. */
+  expires_at: string;
 }
 
 /** A node as stored: its definition (defaults applied) plus its state. */
@@ -52,14 +102,20 @@ export interface TaskNode {
   validating_since?: string;
   /** Id of the latest validation run (set on entering VALIDATING, kept afterwards so its result can be found again). */
   validation_run_id?: string;
+  /** Who runs the command while VALIDATING: a lease renewed while it runs (see run-lease.ts). */
+  owner?: RunLease;
+  /** Per-node output tail size for answers (see {@link TaskNodeDefinition.output_tail_bytes}). */
+  output_tail_bytes?: number;
+  /** The latest finished run's result. */
+  last_run?: TaskRunResult;
   /** ISO time of the last status change. */
   updated_at: string;
 }
 
 /** One project's task DAG, as stored in `<data-dir>/projects/<id>/task_graph.json`. */
 export interface TaskGraph {
-  /** Format version of the file. */
-  schema_version: 1;
+  /** Format version of the file ({@link TASK_GRAPH_FORMAT}; version 1 files are upgraded when read). */
+  schema_version: number;
   project_id: string;
   project_name: string;
   /** Real path of the project folder; validation commands run there. */
@@ -80,6 +136,8 @@ export interface TaskTransition {
   time: string;
   /** The node's attempt number the change concerns (the running/finished attempt; 0 before any). */
   attempt: number;
+  /** On a failed attempt: its record, so the log keeps every attempt after the node keeps only the latest ones. */
+  record?: TaskErrorLog;
 }
 
 /** Finds a node or returns undefined. */

@@ -3,7 +3,7 @@
  *
  * PENDING → READY (all `depends_on` COMPLETED) → IN_PROGRESS (`start_task`) → VALIDATING (`validate_task_loop`)
  * → COMPLETED (exit 0) | RETRYING (failed, attempts left) | FAILED (`max_attempts` reached); RETRYING → IN_PROGRESS
- * (`start_task`). `reset_task_node` sends FAILED, RETRYING, IN_PROGRESS or COMPLETED back to READY or PENDING.
+ * (`start_task`) or straight on to the next attempt (`validate_task_loop`: RETRYING → IN_PROGRESS → VALIDATING). `reset_task_node` sends FAILED, RETRYING, IN_PROGRESS or COMPLETED back to READY or PENDING.
  */
 export const TaskStatus = {
   Pending: 'PENDING',
@@ -40,7 +40,7 @@ export const ALLOWED_CALLS: Readonly<Record<TaskStatus, readonly TaskCall[]>> = 
   READY: ['start_task'],
   IN_PROGRESS: ['validate_task_loop', 'reset_task_node'],
   VALIDATING: ['validate_task_loop'],
-  RETRYING: ['start_task', 'reset_task_node'],
+  RETRYING: ['validate_task_loop', 'start_task', 'reset_task_node'],
   COMPLETED: ['reset_task_node'],
   FAILED: ['reset_task_node'],
 };

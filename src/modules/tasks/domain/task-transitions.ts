@@ -1,7 +1,11 @@
 import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../kernel/errors';
-import type { TaskErrorLog, TaskGraph, TaskNode, TaskTransition } from './task-graph';
-import { isStaleValidation } from './stale-validation';
+import { ATTEMPT_RECORD_TAIL_BYTES, MAX_ATTEMPT_RECORDS, utf8Tail } from './output-tail';
+import { NO_HOST_FACTS, runOwnership, type HostFacts } from './run-lease';
+import type { RunLease, TaskErrorLog, TaskGraph, TaskNode, TaskRunResult, TaskTransition } from './task-graph';
 import { ALLOWED_CALLS, isPastReady, TaskStatus, type TaskCall } from './task-status';
+
+/** How a validation run ended, as the runner saw it (tails already cut to the node's output tail size). */
+export type RunOutcome = Omit<TaskRunResult, 'run_id' | 'attempt' | 'passed' | 'delivered'>;
 
 /**
  * What can happen to a node. `start`, `begin_validation` and `reset` are agent calls (start_task,
@@ -10,12 +14,20 @@ import { ALLOWED_CALLS, isPastReady, TaskStatus, type TaskCall } from './task-st
  */
 export type TaskEvent =
   | { type: 'start' }
-  | { type: 'begin_validation'; runId: string }
-  | { type: 'pass'; runId: string }
-  | { type: 'fail'; runId: string; log: Omit<TaskErrorLog, 'attempt'> }
+  /**
+   * From IN_PROGRESS, or RETRYING (the next attempt starts at once), or a VALIDATING node whose run is orphaned
+   * (see {@link runOwnership}; recovered first). `facts` default to {@link NO_HOST_FACTS}.
+   */
+  | { type: 'begin_validation'; runId: string; lease: RunLease; facts?: HostFacts }
+  | { type: 'pass'; runId: string; run: RunOutcome }
+  | { type: 'fail'; runId: string; run: RunOutcome }
   | { type: 'cancel'; runId: string }
-  | { type: 'recover_interrupted' }
-  | { type: 'reset' };
+  | { type: 'recover_interrupted'; facts?: HostFacts }
+  | { type: 'reset'; facts?: HostFacts }
+  /** The owner renews its lease while the command runs (no status change). */
+  | { type: 'renew_lease'; runId: string; expiresAt: string }
+  /** A caller received the latest run's result (no status change). */
+  | { type: 'mark_delivered'; runId: string };
 
 /** The time of a transition, as ISO text (stored) and milliseconds (for the stale rule). */
 export interface TransitionTime {
@@ -59,19 +71,30 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
       requireStatus(graph, node, event, [TaskStatus.Ready, TaskStatus.Retrying]);
       draft.set(node.id, TaskStatus.InProgress, {}, node.current_attempt + 1);
       break;
-    case 'begin_validation':
-      requireStatus(graph, node, event, [TaskStatus.InProgress]);
+    case 'begin_validation': {
+      if (node.status === TaskStatus.Validating) {
+        recoverOrphan(node, draft, at, event.facts ?? NO_HOST_FACTS);
+      } else {
+        requireStatus(graph, node, event, [TaskStatus.InProgress, TaskStatus.Retrying]);
+        if (node.status === TaskStatus.Retrying) draft.set(node.id, TaskStatus.InProgress, {}, node.current_attempt + 1);
+      }
       draft.set(
         node.id,
         TaskStatus.Validating,
-        { validating_since: at.iso, validation_run_id: event.runId },
+        { validating_since: at.iso, validation_run_id: event.runId, owner: event.lease },
         node.current_attempt + 1,
       );
       break;
+    }
     case 'pass': {
       requireRun(node, event.runId);
       const attempt = node.current_attempt + 1;
-      draft.set(node.id, TaskStatus.Completed, { current_attempt: attempt, validating_since: undefined }, attempt);
+      draft.set(
+        node.id,
+        TaskStatus.Completed,
+        { current_attempt: attempt, ...ENDED, last_run: runResult(event.runId, attempt, true, event.run) },
+        attempt,
+      );
       for (const dep of graph.nodes) {
         if (dep.status === TaskStatus.Pending && dep.depends_on.includes(node.id) && draft.allDepsCompleted(dep)) {
           draft.set(dep.id, TaskStatus.Ready, {}, dep.current_attempt);
@@ -84,31 +107,39 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
       requireRun(node, event.runId);
       const attempt = node.current_attempt + 1;
       const to = attempt >= node.max_attempts ? TaskStatus.Failed : TaskStatus.Retrying;
+      const record = attemptRecord(attempt, event.run);
       draft.set(
         node.id,
         to,
-        { current_attempt: attempt, validating_since: undefined, error_logs: [...node.error_logs, { attempt, ...event.log }] },
+        {
+          current_attempt: attempt,
+          ...ENDED,
+          error_logs: [...node.error_logs, record].slice(-MAX_ATTEMPT_RECORDS),
+          last_run: runResult(event.runId, attempt, false, event.run),
+        },
         attempt,
+        record,
       );
       break;
     }
     case 'cancel':
       requireRun(node, event.runId);
-      draft.set(node.id, TaskStatus.InProgress, { validating_since: undefined }, node.current_attempt + 1);
+      draft.set(node.id, TaskStatus.InProgress, ENDED, node.current_attempt + 1);
       break;
     case 'recover_interrupted':
-      if (!isStaleValidation(node, at.ms)) {
-        throw new ConflictError(
-          `task '${node.id}' is ${node.status}` +
-            (node.status === TaskStatus.Validating ? ` since ${node.validating_since}; its command may still be running` : '') +
-            '; only a VALIDATING node older than its timeout_ms can be recovered',
-          { node: node.id, status: node.status },
-        );
-      }
-      draft.set(node.id, TaskStatus.InProgress, { validating_since: undefined }, node.current_attempt + 1);
+      recoverOrphan(node, draft, at, event.facts ?? NO_HOST_FACTS);
       break;
     case 'reset':
-      reset(graph, node, draft, at);
+      reset(graph, node, draft, at, event.facts ?? NO_HOST_FACTS);
+      break;
+    case 'renew_lease':
+      requireRun(node, event.runId);
+      if (node.owner) draft.patch(node.id, { owner: { ...node.owner, expires_at: event.expiresAt } });
+      break;
+    case 'mark_delivered':
+      if (node.last_run?.run_id === event.runId && !node.last_run.delivered) {
+        draft.patch(node.id, { last_run: { ...node.last_run, delivered: true } });
+      }
       break;
   }
   const next = draft.build();
@@ -133,6 +164,40 @@ function requireStatus(graph: TaskGraph, node: TaskNode, event: TaskEvent, from:
   throw new InvalidTransitionError(describeNode(graph, node), node.status, CALL_OF[event.type]!, ALLOWED_CALLS[node.status]);
 }
 
+/** What leaving VALIDATING clears. */
+const ENDED: Partial<TaskNode> = { validating_since: undefined, owner: undefined };
+
+/** VALIDATING → IN_PROGRESS (no attempt used: nobody knows the verdict) when its run is orphaned, else a conflict. */
+function recoverOrphan(node: TaskNode, draft: GraphDraft, at: TransitionTime, facts: HostFacts): void {
+  const own = runOwnership(node, at.ms, facts);
+  if (!own.recoverable) {
+    throw new ConflictError(
+      node.status === TaskStatus.Validating
+        ? `task '${node.id}' is VALIDATING since ${node.validating_since}: ${own.reason}; call validate_task_loop again to wait for it`
+        : `${own.reason}; only a VALIDATING node whose run is orphaned can be recovered`,
+      { node: node.id, status: node.status },
+    );
+  }
+  draft.set(node.id, TaskStatus.InProgress, ENDED, node.current_attempt + 1);
+}
+
+function attemptRecord(attempt: number, run: RunOutcome): TaskErrorLog {
+  return {
+    attempt,
+    time: run.finished_at,
+    exit_code: run.exit_code,
+    signal: run.signal,
+    duration_ms: run.duration_ms,
+    timed_out: run.timed_out,
+    stdout_tail: utf8Tail(run.stdout_tail, ATTEMPT_RECORD_TAIL_BYTES).text,
+    stderr_tail: utf8Tail(run.stderr_tail, ATTEMPT_RECORD_TAIL_BYTES).text,
+  };
+}
+
+function runResult(runId: string, attempt: number, passed: boolean, run: RunOutcome): TaskRunResult {
+  return { run_id: runId, attempt, passed, ...run, delivered: false };
+}
+
 function requireRun(node: TaskNode, runId: string): void {
   if (node.status !== TaskStatus.Validating || node.validation_run_id !== runId) {
     throw new ConflictError(
@@ -142,13 +207,16 @@ function requireRun(node: TaskNode, runId: string): void {
   }
 }
 
-function reset(graph: TaskGraph, node: TaskNode, draft: GraphDraft, at: TransitionTime): void {
-  if (node.status === TaskStatus.Validating && !isStaleValidation(node, at.ms)) {
-    throw new ConflictError(
-      `task '${node.id}' is VALIDATING since ${node.validating_since}: its command is running; wait for validate_task_loop ` +
-        'to return (or cancel it), then reset',
-      { node: node.id, status: node.status },
-    );
+function reset(graph: TaskGraph, node: TaskNode, draft: GraphDraft, at: TransitionTime, facts: HostFacts): void {
+  if (node.status === TaskStatus.Validating) {
+    const own = runOwnership(node, at.ms, facts);
+    if (!own.recoverable) {
+      throw new ConflictError(
+        `task '${node.id}' is VALIDATING since ${node.validating_since}: ${own.reason}; wait for validate_task_loop ` +
+          'to return (or cancel it), then reset',
+        { node: node.id, status: node.status },
+      );
+    }
   }
   if (node.status !== TaskStatus.Validating) {
     requireStatus(graph, node, { type: 'reset' }, [
@@ -176,7 +244,7 @@ function reset(graph: TaskGraph, node: TaskNode, draft: GraphDraft, at: Transiti
     }
   }
   const to = draft.allDepsCompleted(node) ? TaskStatus.Ready : TaskStatus.Pending;
-  draft.set(node.id, to, { current_attempt: 0, validating_since: undefined }, 0);
+  draft.set(node.id, to, { current_attempt: 0, ...ENDED }, 0);
 }
 
 /** Copy-on-write view of a graph that records every status change. */
@@ -192,12 +260,19 @@ class GraphDraft {
     return this.changed.get(id) ?? this.base.nodes.find((n) => n.id === id);
   }
 
-  set(id: string, to: TaskNode['status'], patch: Partial<TaskNode>, attempt: number): void {
+  set(id: string, to: TaskNode['status'], patch: Partial<TaskNode>, attempt: number, record?: TaskErrorLog): void {
     const current = this.get(id)!;
-    const next: TaskNode = { ...current, ...patch, status: to, updated_at: this.at.iso };
+    this.patch(id, { ...patch, status: to, updated_at: this.at.iso });
+    const t: TaskTransition = { node: id, from: current.status, to, time: this.at.iso, attempt };
+    if (record) t.record = record;
+    this.transitions.push(t);
+  }
+
+  /** Changes fields of a node without a status change (no transition recorded); `undefined` removes a field. */
+  patch(id: string, patch: Partial<TaskNode>): void {
+    const next: TaskNode = { ...this.get(id)!, ...patch };
     for (const key of Object.keys(patch) as (keyof TaskNode)[]) if (patch[key] === undefined) delete (next as Partial<TaskNode>)[key];
     this.changed.set(id, next);
-    this.transitions.push({ node: id, from: current.status, to, time: this.at.iso, attempt });
   }
 
   allDepsCompleted(node: TaskNode): boolean {
@@ -205,6 +280,7 @@ class GraphDraft {
   }
 
   build(): TaskGraph {
+    if (this.changed.size === 0) return this.base;
     return {
       ...this.base,
       updated_at: this.at.iso,

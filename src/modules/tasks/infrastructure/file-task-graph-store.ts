@@ -1,23 +1,59 @@
 import * as fs from 'node:fs/promises';
 import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel/errors';
-import type { TaskGraph, TaskTransition } from '../domain/task-graph';
+import { readStoredTaskGraph, type ArchivedAttemptRecord, type TaskGraph, type TaskTransition } from '../domain';
 import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
-import { appendDurable, writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
 import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
+import { storageFailure } from './storage-failure';
+import { logLines, TransitionLog, type TransitionLogContents } from './transition-log';
+import type { DataFormatGate } from '../../../kernel/files/data-format';
 
 /** The graph file of a project, in `<data-dir>/projects/<id>/`. */
 export const TASK_GRAPH_FILE = 'task_graph.json';
 /** The append-only transition log beside it: one `{from, to, node, time, attempt}` JSON object per line. */
 export const TRANSITIONS_FILE = 'transitions.ndjson';
 
+/** The graph file's own field: the length of the transition log that goes with this revision of the graph. */
+interface StoredDocument extends TaskGraph {
+  transition_log_bytes?: number;
+}
+
+/** A graph as read under the lock, with what the store needs to write the next revision. */
+interface ReadGraph {
+  graph: TaskGraph;
+  /** Length of the log that belongs to this revision; undefined for files written before it was recorded. */
+  logBytes?: number;
+  /** Attempt records an upgrade of an older file moved out of the graph (appended to the log on the next write). */
+  archived: ArchivedAttemptRecord[];
+  /** The format the file was read in, when older than today's. */
+  upgradedFrom?: number;
+}
+
+const RECOVER_HINT =
+  'to recover, restore the file from a copy or fix it by hand (spec/task-graph.schema.json describes it), or call ' +
+  'init_project_graph with replace: true to start the project over (the damaged file is then kept beside it as ' +
+  'task_graph.json.damaged-<time>)';
+
 /**
  * Task graphs as one JSON file per project, written atomically (temp file, fsync, rename) inside the project's
  * cross-process lock (proper-lockfile on the project folder, shared with the knowledge store), plus the
  * append-only transition log.
+ *
+ * Why an error means "nothing changed" and a success "all of it is there": the graph file is the commit point, and it
+ * records the length of the log that belongs to it (`transition_log_bytes`). A change appends its log lines first
+ * (all bytes or none: a failed append is cut back), then renames the new graph into place; when that fails the log is
+ * cut back to its old length. A crash between the two leaves log bytes past the recorded length: readers ignore them
+ * and the next write cuts them off, so the log never shows a change the graph does not have. Appends start on a fresh
+ * line, so a torn line never hides the next one. See docs/tasks.md, "Where files live".
  */
 export class FileTaskGraphStore implements TaskGraphStore {
-  constructor(private readonly layout: ProjectLayout, private readonly lockOptions: FileLockOptions = {}) {}
+  constructor(
+    private readonly layout: ProjectLayout,
+    private readonly lockOptions: FileLockOptions = {},
+    /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
+    private readonly format?: DataFormatGate,
+  ) {}
 
   projectIdOf(nameOrId: string): string {
     return projectIdFromName(nameOrId, 'project');
@@ -34,86 +70,150 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   async load(projectId: string): Promise<TaskGraph | undefined> {
+    return (await this.read(projectId))?.graph;
+  }
+
+  async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
+    const projectId = graph.project_id;
+    const file = this.graphFile(projectId);
+    await this.format?.assertWritable();
+    await this.locked(projectId, 'create the task graph of', async (lock) => {
+      let existing: ReadGraph | undefined;
+      try {
+        existing = await this.read(projectId);
+      } catch (e) {
+        // A damaged file must not block the way out that its error message names: replace keeps it aside.
+        if (!(e instanceof StorageError) || !opts.replace || e.details.damaged !== true) throw e;
+        const aside = `${file}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+        await fs.rename(file, aside).catch((err) => {
+          throw storageFailure(err, file, 'move the damaged graph file aside:', 'nothing was changed');
+        });
+      }
+      if (existing) {
+        if (!opts.replace) {
+          throw new AlreadyExistsError('project', projectId, 'pass replace: true to replace its task graph');
+        }
+        opts.check?.(existing.graph);
+      }
+      lock.assertHeld();
+      const revision = existing ? existing.graph.revision + 1 : 0;
+      const created = graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }));
+      await this.commit(projectId, { ...graph, revision }, existing?.logBytes, logLines(created));
+    });
+  }
+
+  async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
+    await this.format?.assertWritable();
+    return this.locked(projectId, 'update the task graph of', async (lock) => {
+      const current = await this.read(projectId);
+      if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
+      const result = change(current.graph);
+      if (result.graph) {
+        lock.assertHeld();
+        const next: TaskGraph = { ...result.graph, revision: current.graph.revision + 1 };
+        await this.commit(projectId, next, current.logBytes, logLines(result.transitions ?? [], current.archived));
+      }
+      return result.value;
+    });
+  }
+
+  /**
+   * Rewrites a project's graph file in today's format when it is older (archived attempt records appended to the log
+   * first), under the lock. Returns whether it did. A damaged file is left as it is (its error names it on use).
+   */
+  async upgrade(projectId: string): Promise<boolean> {
+    return this.locked(projectId, 'upgrade the task graph of', async (lock) => {
+      let current: ReadGraph | undefined;
+      try {
+        current = await this.read(projectId);
+      } catch (e) {
+        if (e instanceof StorageError && e.details.damaged === true) return false;
+        throw e;
+      }
+      if (!current?.upgradedFrom) return false;
+      lock.assertHeld();
+      await this.commit(projectId, { ...current.graph, revision: current.graph.revision + 1 }, current.logBytes, logLines([], current.archived));
+      return true;
+    });
+  }
+
+  async readTransitions(projectId: string): Promise<TaskTransition[]> {
+    return (await this.readTransitionLog(projectId)).transitions;
+  }
+
+  /**
+   * The whole transition log: status changes, attempt records moved there by an upgrade, and torn lines (skipped,
+   * reported with their line number). Bytes past the length the graph file records belong to a write that never
+   * took effect and are not read.
+   */
+  async readTransitionLog(projectId: string): Promise<TransitionLogContents> {
+    const log = new TransitionLog(this.transitionsFile(projectId));
+    const stored = await this.read(projectId).catch(() => undefined);
+    try {
+      return await log.read(stored?.logBytes);
+    } catch (e) {
+      throw storageFailure(e, log.file, 'read the transition log', 'nothing was changed');
+    }
+  }
+
+  /** Appends the log lines, then writes the graph (the commit point); undoes the append when the graph write fails. */
+  private async commit(projectId: string, graph: TaskGraph, logBytes: number | undefined, lines: string): Promise<void> {
+    const file = this.graphFile(projectId);
+    const log = new TransitionLog(this.transitionsFile(projectId));
+    let appended: { before: number; after: number };
+    try {
+      let size = await log.size();
+      if (logBytes !== undefined && size > logBytes) {
+        await log.truncate(logBytes);
+        size = logBytes;
+      }
+      // A change without status changes (a lease renewal) appends nothing.
+      appended = lines ? await log.append(lines) : { before: size, after: size };
+    } catch (e) {
+      throw storageFailure(e, log.file, 'append to the transition log', 'nothing was changed (the task graph is as it was)');
+    }
+    const doc: StoredDocument = { ...graph, transition_log_bytes: appended.after };
+    try {
+      await writeFileAtomic(file, JSON.stringify(doc, null, 2) + '\n');
+    } catch (e) {
+      await log.truncate(appended.before).catch(() => undefined);
+      throw storageFailure(e, file, 'write the task graph file', 'nothing was changed (the file is as it was)');
+    }
+  }
+
+  /** Reads and checks a graph file, upgrading an older format in memory. @throws StorageError naming the file. */
+  private async read(projectId: string): Promise<ReadGraph | undefined> {
+    await this.format?.assertReadable();
     const file = this.graphFile(projectId);
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw new StorageError(`cannot read ${file}: ${(e as Error).message}`, { file }, { cause: e });
+      throw storageFailure(e, file, 'read the task graph file', 'check the file and its folder');
     }
+    let doc: unknown;
     try {
-      const graph = JSON.parse(text) as TaskGraph;
-      if (!graph || !Array.isArray(graph.nodes)) throw new Error('no nodes array');
-      return graph;
+      doc = JSON.parse(text);
     } catch (e) {
-      throw new StorageError(`task graph file ${file} is not a valid task graph: ${(e as Error).message}`, { file });
+      throw damaged(file, `it is not valid JSON (${(e as Error).message}${text.length === 0 ? ', the file is empty' : ''})`);
     }
+    const reading = readStoredTaskGraph(doc);
+    if (!reading.ok) throw damaged(file, reading.problem);
+    const { transition_log_bytes: logBytes, ...graph } = reading.graph as StoredDocument;
+    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived, upgradedFrom: reading.upgradedFrom };
   }
 
-  async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
-    const dir = this.layout.projectDir(graph.project_id);
-    await withFileLock(
-      dir,
-      async (lock) => {
-        const existing = await this.load(graph.project_id);
-        if (existing) {
-          if (!opts.replace) {
-            throw new AlreadyExistsError('project', graph.project_id, 'pass replace: true to replace its task graph');
-          }
-          opts.check?.(existing);
-        }
-        lock.assertHeld();
-        const revision = existing ? existing.revision + 1 : 0;
-        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify({ ...graph, revision }, null, 2) + '\n');
-        await this.appendTransitions(
-          graph.project_id,
-          graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 })),
-        );
-      },
-      this.lockOptions,
-    );
-  }
-
-  async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
-    return withFileLock(
-      this.layout.projectDir(projectId),
-      async (lock) => {
-        const current = await this.load(projectId);
-        if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
-        const result = change(current);
-        if (result.graph) {
-          lock.assertHeld();
-          const next: TaskGraph = { ...result.graph, revision: current.revision + 1 };
-          await writeFileAtomic(this.graphFile(projectId), JSON.stringify(next, null, 2) + '\n');
-          if (result.transitions?.length) await this.appendTransitions(projectId, result.transitions);
-        }
-        return result.value;
-      },
-      this.lockOptions,
-    );
-  }
-
-  async readTransitions(projectId: string): Promise<TaskTransition[]> {
-    let text: string;
+  private async locked<T>(projectId: string, action: string, fn: Parameters<typeof withFileLock<T>>[1]): Promise<T> {
+    const dir = this.layout.projectDir(projectId);
     try {
-      text = await fs.readFile(this.transitionsFile(projectId), 'utf8');
+      return await withFileLock(dir, fn, this.lockOptions);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw e;
+      throw storageFailure(e, dir, `${action} project folder`, 'nothing was changed');
     }
-    const out: TaskTransition[] = [];
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        out.push(JSON.parse(line) as TaskTransition);
-      } catch {
-        // A torn last line (crash mid-append) is skipped: the graph file, not the log, is the source of truth.
-      }
-    }
-    return out;
   }
 
+  /** Every project id with a task graph file (for listings, export and the dashboard). */
   async listProjects(): Promise<string[]> {
     let entries: string[];
     try {
@@ -138,20 +238,18 @@ export class FileTaskGraphStore implements TaskGraphStore {
         if (existing && existing.revision === graph.revision && existing.updated_at === graph.updated_at) return 'unchanged';
         if (existing && !opts.replace) return 'skipped';
         lock.assertHeld();
-        const log = transitions.map((t) => JSON.stringify({ from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt }) + '\n').join('');
+        // The log first, then the graph recording the log's length (the commit point, as in every write).
+        const log = logLines(transitions);
         await writeFileAtomic(this.transitionsFile(graph.project_id), log);
-        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify(graph, null, 2) + '\n');
+        const doc: StoredDocument = { ...graph, transition_log_bytes: Buffer.byteLength(log) };
+        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify(doc, null, 2) + '\n');
         return 'imported';
       },
       this.lockOptions,
     );
   }
+}
 
-  /** Appends log lines with one write (callers hold the lock). Field order: from, to, node, time, attempt. */
-  private async appendTransitions(projectId: string, transitions: readonly TaskTransition[]): Promise<void> {
-    const text = transitions
-      .map((t) => JSON.stringify({ from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt }))
-      .join('\n');
-    await appendDurable(this.transitionsFile(projectId), text + '\n');
-  }
+function damaged(file: string, problem: string): StorageError {
+  return new StorageError(`task graph file ${file} is damaged: ${problem}; ${RECOVER_HINT}`, { file, damaged: true });
 }

@@ -1,13 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { constants as fsc } from 'node:fs';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { AlreadyExistsError, UnsafePathError } from '../../../kernel/errors';
+import { AlreadyExistsError, StorageError, UnsafePathError, isWorkgraphError } from '../../../kernel/errors';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../application/ports/scaffold-file-writer';
-import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { isInside, realpathOfNearestExisting, resolveInside } from '../../../kernel/files/safe-name';
 
-/** Writes scaffolded docs with the shared path-safety helpers: every check passes before the first write. */
+/** Test seams: called between the steps of a write, where a racing process could swap a folder for a symlink. */
+export interface ScaffoldWriterHooks {
+  /** Before the temporary file of `target` is created (after every check). */
+  beforeStage?(target: string): Promise<void> | void;
+  /** Before the staged file is put in place at `target`. */
+  beforeCommit?(target: string): Promise<void> | void;
+}
+
+/** What one call changed, so a failure can undo it. */
+interface Undo {
+  dirs: string[];
+  temps: string[];
+  created: string[];
+  /** Replaced files: the backup (a hard link to the old content) and where it goes back. */
+  backups: Array<{ backup: string; target: string }>;
+}
+
+/**
+ * Writes scaffolded docs all or nothing, and so that a folder swapped for a symlink between check and write cannot
+ * make it write outside the target directory:
+ * 1. check every name (inside the folder lexically and after symlinks; no duplicate; not existing unless overwrite);
+ * 2. stage: create the folders, then write each file to a temporary file in its folder — the folder's real path
+ *    re-checked right before, the file opened with O_CREAT|O_EXCL|O_NOFOLLOW (never through a link) and fsynced;
+ * 3. commit: re-check each folder again, then put each file in place — a hard link for a new file (fails if anything
+ *    appeared there meanwhile), a rename for an overwrite (the old content kept as a hard-linked backup until the end);
+ * on any failure everything this call created is removed and replaced files are restored.
+ */
 export class FsScaffoldFileWriter implements ScaffoldFileWriter {
+  constructor(private readonly hooks: ScaffoldWriterHooks = {}) {}
+
   async writeAll(targetDirectory: string, files: readonly ScaffoldFile[], opts: { overwrite: boolean }): Promise<string[]> {
+    const targets = await this.check(targetDirectory, files, opts);
+    const undo: Undo = { dirs: [], temps: [], created: [], backups: [] };
+    // The folder's real path as checked: every file's folder must stay inside it.
+    const realFolder = await realpathOfNearestExisting(targetDirectory);
+    try {
+      const staged: string[] = [];
+      for (let i = 0; i < files.length; i++) {
+        await this.mkdirs(path.dirname(targets[i]!), undo);
+        await this.hooks.beforeStage?.(targets[i]!);
+        staged.push(await stage(realFolder, targets[i]!, files[i]!, undo));
+      }
+      for (let i = 0; i < files.length; i++) {
+        await this.hooks.beforeCommit?.(targets[i]!);
+        await commit(realFolder, staged[i]!, targets[i]!, files[i]!, opts.overwrite, undo);
+      }
+      for (const { backup } of undo.backups) await fs.unlink(backup).catch(() => undefined);
+      return targets;
+    } catch (e) {
+      await rollback(undo);
+      if (isWorkgraphError(e)) throw e;
+      const err = e as NodeJS.ErrnoException;
+      throw new StorageError(`cannot write the scaffold in ${targetDirectory}: ${err.code ?? ''} ${err.message}; nothing was written`.trim(), {
+        path: targetDirectory,
+      });
+    }
+  }
+
+  private async check(targetDirectory: string, files: readonly ScaffoldFile[], opts: { overwrite: boolean }): Promise<string[]> {
     const targets: string[] = [];
     const seen = new Map<string, string>();
     // The folder may not exist yet (it is created on write); its nearest existing ancestor anchors the symlink check.
@@ -25,11 +82,101 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
       }
       targets.push(full);
     }
-    for (let i = 0; i < files.length; i++) {
-      await fs.mkdir(path.dirname(targets[i]), { recursive: true });
-      await writeFileAtomic(targets[i], files[i].content);
-    }
     return targets;
+  }
+
+  /** Creates `dir` and its missing parents one by one, remembering each it created. */
+  private async mkdirs(dir: string, undo: Undo): Promise<void> {
+    const missing: string[] = [];
+    let current = dir;
+    while (!(await exists(current))) {
+      missing.unshift(current);
+      const parent = path.dirname(current);
+      if (parent === current) break;
+      current = parent;
+    }
+    for (const d of missing) {
+      try {
+        await fs.mkdir(d);
+        undo.dirs.push(d);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      }
+    }
+  }
+}
+
+/** The real path of `target`'s folder, refused unless it is inside `realFolder` (a symlink swapped in is caught). */
+async function checkedFolder(realFolder: string, target: string, file: ScaffoldFile): Promise<string> {
+  const real = await fs.realpath(path.dirname(target));
+  if (!isInside(realFolder, real)) {
+    throw new UnsafePathError(file.relativePath, 'its folder was replaced by a link leading outside the target directory', file.field);
+  }
+  return real;
+}
+
+/** Writes `file` to a new temporary file beside `target` (in the folder's checked real path); returns its path. */
+async function stage(realFolder: string, target: string, file: ScaffoldFile, undo: Undo): Promise<string> {
+  const folder = await checkedFolder(realFolder, target, file);
+  const temp = path.join(folder, `.${path.basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await fs.open(temp, fsc.O_WRONLY | fsc.O_CREAT | fsc.O_EXCL | fsc.O_NOFOLLOW, 0o644);
+  undo.temps.push(temp);
+  try {
+    // O_NOFOLLOW guards the last name only: a folder swapped for a link between the check above and the open puts the
+    // new (still empty) file outside. Where the open really landed is known from the descriptor; remove it there.
+    const landed = await openedPath(handle.fd);
+    if (landed !== undefined && !isInside(realFolder, path.dirname(landed))) {
+      undo.temps = undo.temps.filter((t) => t !== temp);
+      await fs.unlink(landed).catch(() => undefined);
+      throw new UnsafePathError(file.relativePath, 'its folder was replaced by a link leading outside the target directory', file.field);
+    }
+    await handle.writeFile(file.content, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return temp;
+}
+
+/** Puts the staged file in place at `target` (its folder re-checked first). */
+async function commit(realFolder: string, temp: string, target: string, file: ScaffoldFile, overwrite: boolean, undo: Undo): Promise<void> {
+  const folder = await checkedFolder(realFolder, target, file);
+  if (path.dirname(temp) !== folder) {
+    throw new UnsafePathError(file.relativePath, 'its folder was moved while the scaffold was written', file.field);
+  }
+  const final = path.join(folder, path.basename(target));
+  if (overwrite && (await exists(final))) {
+    const backup = `${temp}.bak`;
+    await fs.link(final, backup);
+    undo.backups.push({ backup, target: final });
+    await fs.rename(temp, final);
+  } else {
+    try {
+      // link() never replaces: if anything (a file, a symlink) appeared at the name since the check, this fails.
+      await fs.link(temp, final);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AlreadyExistsError('file', target, 'it appeared while the scaffold was written');
+      throw e;
+    }
+    undo.created.push(final);
+    await fs.unlink(temp);
+  }
+  undo.temps = undo.temps.filter((t) => t !== temp);
+}
+
+/** Removes what this call created (files, temporaries, folders, deepest first) and puts replaced files back. */
+async function rollback(undo: Undo): Promise<void> {
+  for (const f of [...undo.created, ...undo.temps]) await fs.unlink(f).catch(() => undefined);
+  for (const { backup, target } of undo.backups) await fs.rename(backup, target).catch(() => undefined);
+  for (const d of [...undo.dirs].reverse()) await fs.rmdir(d).catch(() => undefined);
+}
+
+/** The path an open descriptor refers to, where the platform tells (Linux's /proc); undefined elsewhere. */
+async function openedPath(fd: number): Promise<string | undefined> {
+  try {
+    return await fs.readlink(`/proc/self/fd/${fd}`);
+  } catch {
+    return undefined;
   }
 }
 

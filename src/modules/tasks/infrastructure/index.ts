@@ -1,2 +1,3 @@
 export * from './file-task-graph-store';
 export * from './fs-scaffold-file-writer';
+export * from './transition-log';

@@ -544,13 +544,14 @@ describe('GraphRunner: memory bounds', () => {
     const state = runner.getExecutionState(run.executionId);
     expect(state.status).toBe('error');
     expect(state.executionCount).toBeLessThan(20_000); // stopped early, not at the end of the loop
-  });
+  }, 120_000);
 
   it('keeps finished runs within the retained-bytes bound, dropping the oldest first', async () => {
-    const runner = runnerFor(sumToN, { recentRunsMaxBytes: 1024 * 1024 });
+    // Each run of n = 1,000 holds about 0.1 MiB of history: a 256 KiB bound keeps the newest two or so.
+    const runner = runnerFor(sumToN, { recentRunsMaxBytes: 256 * 1024 });
     const ids: string[] = [];
     for (let i = 0; i < 6; i++) {
-      const run = runner.executeTool('sum_to_n', { n: 3_000 });
+      const run = runner.executeTool('sum_to_n', { n: 1_000 });
       await run.promise;
       ids.push(run.executionId);
     }
@@ -559,8 +560,8 @@ describe('GraphRunner: memory bounds', () => {
     expect(kept.length).toBeLessThan(6);
     expect(kept).toEqual(ids.slice(ids.length - kept.length)); // the newest ones
     expect(() => runner.getExecutionState(ids[0]!)).toThrow(NotFoundError);
-    expect(runner.getExecutionState(ids[5]!).history.length).toBe(2 * 3_000 + 3);
-  });
+    expect(runner.getExecutionState(ids[5]!).history.length).toBe(2 * 1_000 + 3);
+  }, 120_000);
 
   it('refuses a result over the result cap with execution_limit naming the cap', async () => {
     const runner = runnerFor(

@@ -1,4 +1,4 @@
-import { extractiveSummary, remainingSegment, summarizesAny, summaryPrompt } from '../../../../src/modules/knowledge/domain/summaries';
+import { extractiveSummary, recalculatedSummary, remainingSegment, restoredSummary, summarizesAny, summaryPrompt } from '../../../../src/modules/knowledge/domain/summaries';
 import type { StoredKnowledgeNode } from '../../../../src/modules/knowledge/domain/knowledge-node';
 
 const node = (id: string, thought: string, extra: Partial<StoredKnowledgeNode> = {}): StoredKnowledgeNode => ({
@@ -23,15 +23,19 @@ describe('summaries', () => {
     ];
     const one = extractiveSummary(nodes);
     expect(one).toBe(extractiveSummary(nodes.map((x) => ({ ...x }))));
-    expect(one).toBe('Summary of 3 node(s):\n- Parse the config first.\n- Use a streaming reader!');
+    expect(one).toBe('Parse the config first. Use a streaming reader!');
+    expect(one).not.toContain('\n');
+    expect(extractiveSummary([node('x', 'no final stop'), node('y', 'Second.')])).toBe('no final stop; Second.');
+    expect(extractiveSummary([node('x', 'Only one node here. More.')])).toBe('Only one node here.');
   });
 
   it('caps long sentences and the whole text', () => {
     const long = 'x'.repeat(1000);
     const text = extractiveSummary(Array.from({ length: 50 }, (_, i) => node(`n${i}`, `${i}${long}`)));
-    expect(text.length).toBeLessThanOrEqual(4000);
-    expect(text.split('\n')[1]!.length).toBeLessThanOrEqual(2 + 240);
+    expect(text.length).toBeLessThanOrEqual(400);
+    expect(text).not.toContain('\n');
     expect(text.endsWith('…')).toBe(true);
+    expect(extractiveSummary([node('x', long)]).length).toBeLessThanOrEqual(240);
   });
 
   it('finds summaries naming a deleted node and their remaining segment', () => {
@@ -48,5 +52,21 @@ describe('summaries', () => {
     expect(prompt).toContain('old text');
     expect(prompt).toContain('[a]\nalpha');
     expect(prompt).toContain('[b]\nbeta');
+  });
+
+  it('keeps the previous version of a recalculated summary and gives it back once its deleted nodes exist again', () => {
+    const s0 = node('s', 'hand-written summary', { role: 'summary', summarizedSegment: ['a', 'b', 'c'] });
+    const s1 = recalculatedSummary(s0, 'after b', ['a', 'c'], ['b'], '2025-01-01T00:00:00.000Z');
+    expect(s1).toMatchObject({ thought: 'after b', summarizedSegment: ['a', 'c'] });
+    const s2 = recalculatedSummary(s1, 'after c', ['a'], ['c', 'zzz'], '2025-01-02T00:00:00.000Z');
+    expect(s2.summaryHistory!.map((v) => v.deletedNodeIds)).toEqual([['b'], ['c']]);
+    // Only b back: the newest version waits for c, nothing changes.
+    expect(restoredSummary(s2, (id) => id === 'a' || id === 'b')).toBeUndefined();
+    // c back: one step back.
+    expect(restoredSummary(s2, (id) => id !== 'b')).toMatchObject({ thought: 'after b', summarizedSegment: ['a', 'c'] });
+    // b and c back: the hand-written text, and no history left.
+    const back = restoredSummary(s2, () => true)!;
+    expect(back).toMatchObject({ thought: 'hand-written summary', summarizedSegment: ['a', 'b', 'c'] });
+    expect(back.summaryHistory).toBeUndefined();
   });
 });

@@ -12,6 +12,14 @@ import type { TaskGraphData, TaskNode, TaskTransition } from '../types';
 const nodeTypes = { task: TaskNodeView, layer: LayerNodeView };
 /** Past this many nodes the first screen opens at reading zoom on the first layers instead of fitting everything. */
 const FIT_MAX_NODES = 60;
+/**
+ * Past this many tasks only those near the viewport (and their direct neighbours, so edges stay drawn) are handed to
+ * React Flow: its per-render work then follows what is on screen, not the size of the DAG.
+ */
+const WINDOW_MIN_NODES = 400;
+const INITIAL_VIEWPORT = { x: 20, y: 20, zoom: 0.9 };
+
+type Viewport = { x: number; y: number; zoom: number };
 
 export function TaskDag({ project }: { project: string }) {
   const res = useApi<TaskGraphData>(`/projects/${encodeURIComponent(project)}/tasks`, (e) => e.kind === 'tasks' && e.project === project);
@@ -44,6 +52,48 @@ function DagView({ graph }: { graph: TaskGraphData }) {
   }, [graph, query]);
   const matchSet = useMemo(() => new Set(matches.map((m) => m.id)), [matches]);
 
+  const large = graph.nodes.length > WINDOW_MIN_NODES;
+  const [viewport, setViewport] = useState<Viewport>(INITIAL_VIEWPORT);
+  const canvasRef = useRef<HTMLDivElement>(null);
+  const [size, setSize] = useState({ w: 1200, h: 800 });
+  useEffect(() => {
+    const el = canvasRef.current;
+    if (!el) return;
+    const ro = new ResizeObserver(() => setSize({ w: el.clientWidth, h: el.clientHeight }));
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  const frame = useRef(0);
+  const onMove = (_: unknown, vp: Viewport) => {
+    if (!large) return;
+    cancelAnimationFrame(frame.current);
+    frame.current = requestAnimationFrame(() => setViewport(vp));
+  };
+  // The tasks within the viewport plus half a screen around it, and their direct neighbours.
+  const windowIds = useMemo(() => {
+    if (!large) return null;
+    const z = viewport.zoom;
+    const x0 = -viewport.x / z - size.w / z / 2;
+    const y0 = -viewport.y / z - size.h / z / 2;
+    const x1 = x0 + (2 * size.w) / z;
+    const y1 = y0 + (2 * size.h) / z;
+    const ids = new Set<string>();
+    for (const n of graph.nodes) {
+      const p = lay.pos.get(n.id)!;
+      if (p.x + NODE_W >= x0 && p.x <= x1 && p.y + NODE_H >= y0 && p.y <= y1) ids.add(n.id);
+    }
+    const withNeighbours = new Set(ids);
+    for (const n of graph.nodes) {
+      const inside = ids.has(n.id);
+      for (const d of n.depends_on) {
+        if (inside) withNeighbours.add(d);
+        else if (ids.has(d)) withNeighbours.add(n.id);
+      }
+    }
+    if (selected) withNeighbours.add(selected);
+    return withNeighbours;
+  }, [large, viewport, size, graph, lay, selected]);
+
   const { nodes, edges } = useMemo(() => {
     const nodes: Node[] = [];
     const edges: Edge[] = [];
@@ -57,6 +107,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
     });
     const seenEdges = new Set<string>();
     for (const n of graph.nodes) {
+      if (windowIds && !windowIds.has(n.id) && !collapsed.has(lay.layerOf.get(n.id)!)) continue;
       const target = shownAs(n.id);
       if (target === n.id) {
         const data: TaskNodeData = {
@@ -70,6 +121,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
       }
       for (const d of n.depends_on) {
         if (!byId.has(d)) continue;
+        if (windowIds && !windowIds.has(d) && !collapsed.has(lay.layerOf.get(d)!)) continue;
         const source = shownAs(d);
         const key = `${source}->${target}`;
         if (source === target || seenEdges.has(key)) continue;
@@ -79,7 +131,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
       }
     }
     return { nodes, edges };
-  }, [graph, lay, collapsed, matchSet, selected, byId]);
+  }, [graph, lay, collapsed, matchSet, selected, byId, windowIds]);
 
   // First screen: small graphs fit the view; large ones open at reading zoom on the first layers so titles show.
   const placed = useRef(false);
@@ -88,7 +140,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
     placed.current = true;
     requestAnimationFrame(() => {
       if (graph.nodes.length <= FIT_MAX_NODES) flow.fitView({ padding: 0.15, maxZoom: 1 });
-      else flow.setViewport({ x: 20, y: 20, zoom: 0.9 });
+      else flow.setViewport(INITIAL_VIEWPORT);
     });
   }, [flow, graph.nodes.length]);
 
@@ -151,7 +203,15 @@ function DagView({ graph }: { graph: TaskGraphData }) {
           ) : null}
           <h3>Layers <span className="muted small">{lay.layers.length}</span></h3>
           <div className="layer-actions">
-            <button onClick={() => setCollapsed(new Set(lay.layers.map((_, i) => i).filter((i) => i > 0)))}>Collapse all but first</button>
+            <button
+              onClick={() => {
+                setCollapsed(new Set(lay.layers.map((_, i) => i).filter((i) => i > 0)));
+                // The summary nodes sit at the top of their columns: bring them into view.
+                flow.setViewport(INITIAL_VIEWPORT, { duration: 200 });
+              }}
+            >
+              Collapse all but first
+            </button>
             <button onClick={() => setCollapsed(new Set())}>Expand all</button>
           </div>
           <ul className="layers">
@@ -165,8 +225,10 @@ function DagView({ graph }: { graph: TaskGraphData }) {
             ))}
           </ul>
         </aside>
-        <div className="dag-canvas" data-testid="dag">
+        <div className="dag-canvas" data-testid="dag" ref={canvasRef}>
           <ReactFlow
+            defaultViewport={INITIAL_VIEWPORT}
+            onMove={onMove}
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}
@@ -184,7 +246,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
           >
             <Background gap={24} color="#e6e9ef" />
             <Controls showInteractive={false} />
-            {graph.nodes.length <= 2000 ? (
+            {!large ? (
               <MiniMap pannable zoomable nodeColor={(n) => STATUS_STYLE[(n.data as TaskNodeData).status]?.border ?? '#ccc'} />
             ) : null}
           </ReactFlow>

@@ -9,6 +9,12 @@ import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowle
  * inside {@link KnowledgeStore.withLock}, which holds the project's cross-process lock and re-reads the file there.
  */
 export interface KnowledgeStore {
+  /**
+   * The project id of a `projectContext` (see projectIdentity): a bare name → its slug; a path → the plain slug when
+   * no other folder owns it, else the slug plus a hash of the path. `claim` (adds) records this folder as the owner of
+   * the plain id when no one does yet, under that project's lock.
+   */
+  resolveProject(projectContext: string, opts?: { claim?: boolean }): Promise<string>;
   /** Lock-free reads of one project (`project` is a safe project id). */
   reader(project: string): KnowledgeGraphReader;
   /**
@@ -128,4 +134,13 @@ export interface KnowledgeGraphWriter extends KnowledgeGraphReader {
   rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport>;
   /** Rewrites the deleted file without the records of these node ids (same atomic streaming rewrite). */
   removeDeleted(nodeIds: ReadonlySet<string>): Promise<{ removed: number }>;
+  /**
+   * Records (durably) that a change of both files — graph and deleted records — is starting for these ids. Until
+   * {@link endTwoFileChange}, an interruption (exit, lost lock, full disk) is settled under the lock before the next
+   * write: a node still in the graph loses its deletion record (a delete that never completed is undone; a restore
+   * that appended the node is completed), so no node is ever both in the graph and deleted.
+   */
+  beginTwoFileChange(op: 'delete' | 'restore', nodeIds: readonly string[]): Promise<void>;
+  /** The two-file change finished (or was fully undone): drops the marker. */
+  endTwoFileChange(): Promise<void>;
 }

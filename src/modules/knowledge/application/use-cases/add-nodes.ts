@@ -8,7 +8,7 @@ import type { KnowledgeStore } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { AlreadyExistsError, InvalidArgumentsError } from '../../../../kernel/errors';
 import {
-  projectIdFromContext,
+  projectIdentity,
   type ArtifactRef,
   type KnowledgeRole,
   type KnowledgeVerdict,
@@ -57,7 +57,10 @@ export class AddNodes {
   ) {}
 
   async execute(input: AddNodesInput, ctx?: CallContext): Promise<AddNodesOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    // Checked first (a bad projectContext is the first error), resolved once the nodes are valid: the first add of a
+    // folder claims the project's plain id, which a refused call must not do.
+    projectIdentity(input.projectContext);
+    let project = '';
     if (!Array.isArray(input.nodes) || input.nodes.length === 0) {
       throw new InvalidArgumentsError('nodes: expected at least one node', 'nodes');
     }
@@ -86,6 +89,8 @@ export class AddNodes {
       }
     }
 
+    project = await this.store.resolveProject(input.projectContext, { claim: true });
+    for (const n of nodes) n.project = project;
     await this.store.withLock(project, async (graph) => {
       const lookup = new Set([...external, ...given]);
       const found = await graph.findByIds(lookup, ctx?.signal);

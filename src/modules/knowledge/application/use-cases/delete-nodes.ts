@@ -9,7 +9,6 @@ import { NotFoundError } from '../../../../kernel/errors';
 import {
   DescendantCollector,
   dependentCountsPerRoot,
-  projectIdFromContext,
   summarizesAny,
   toDependentInfo,
   type DeletedNodeRecord,
@@ -56,11 +55,11 @@ export class DeleteNodes {
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Logger) private readonly logger: Logger,
   ) {
-    this.recalculator = new RecalculateSummaries(store, logger);
+    this.recalculator = new RecalculateSummaries(store, logger, clock);
   }
 
   async execute(input: DeleteNodesInput, ctx?: CallContext): Promise<DeleteNodesOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const ids = [...new Set(input.nodeIds)];
     const reason = input.reason ?? null;
     const signal = ctx?.signal;
@@ -90,7 +89,10 @@ export class DeleteNodes {
       }
       if (dependents.size) return { kind: 'dependents' as const, dependents };
 
-      // From here on the graph changes: no cancellation until it is consistent again.
+      // From here on the graph changes: no cancellation until it is consistent again. Order: marker, backup,
+      // records, rebuild, marker removed. Interrupted anywhere before the rebuild's rename, the node is still in the
+      // graph and the next write drops its record (the delete did not happen); after it, the delete is complete.
+      await graph.beginTwoFileChange('delete', ids);
       const backup = await graph.backup();
       this.logger.info('knowledge backup created', { project, backupPath: backup.path, pruned: backup.pruned.length });
       const timestamp = new Date(this.clock.now()).toISOString();
@@ -109,10 +111,15 @@ export class DeleteNodes {
           return changed;
         });
       } catch (e) {
-        // The graph is unchanged (the rebuild commits by rename or not at all): take the records back.
-        await graph.removeDeleted(deleted).catch(() => undefined);
+        // The graph is unchanged (the rebuild commits by rename or not at all): take the records back. If even that
+        // fails, the marker stays and the next write under the lock does it.
+        await graph
+          .removeDeleted(deleted)
+          .then(() => graph.endTwoFileChange())
+          .catch(() => undefined);
         throw e;
       }
+      await graph.endTwoFileChange();
       return { kind: 'deleted' as const, backupPath: backup.path, report, affected };
     });
 

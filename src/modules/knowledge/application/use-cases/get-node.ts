@@ -3,7 +3,7 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
-import { projectIdFromContext, withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../domain';
+import { withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../domain';
 
 export interface GetNodeInput {
   projectContext: string;
@@ -21,7 +21,7 @@ export class GetNode {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const reader = this.store.reader(project);
     let found: StoredKnowledgeNode | undefined;
     const children: string[] = [];

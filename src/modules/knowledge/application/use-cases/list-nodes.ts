@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
-import { projectIdFromContext, toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
+import { toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
 
 /** Default page size of list_nodes, and its maximum. */
 export const LIST_NODES_DEFAULT_LIMIT = 20;
@@ -36,7 +36,7 @@ export class ListNodes {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {
-    const project = projectIdFromContext(input.projectContext);
+    const project = await this.store.resolveProject(input.projectContext);
     const limit = Math.min(Math.max(1, Math.floor(input.limit ?? LIST_NODES_DEFAULT_LIMIT)), LIST_NODES_MAX_LIMIT);
     const tags = input.tags ?? [];
     const text = input.text?.toLowerCase();

@@ -1,8 +1,10 @@
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
+import { systemClock, type Clock } from '../../../../kernel/clock';
 import {
   extractiveSummary,
+  recalculatedSummary,
   remainingSegment,
   summaryPrompt,
   type StoredKnowledgeNode,
@@ -35,6 +37,7 @@ export class RecalculateSummaries {
   constructor(
     private readonly store: KnowledgeStore,
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async execute(
@@ -102,7 +105,8 @@ export class RecalculateSummaries {
             if (!p) return undefined;
             if (node.thought !== p.expected.thought || !sameIds(node.summarizedSegment, p.expected.summarizedSegment)) return undefined;
             applied.add(node.id);
-            return { ...node, thought: p.text, summarizedSegment: p.remaining };
+            // The previous text and segment are kept in the summary's history: restoring the nodes brings them back.
+            return recalculatedSummary(node, p.text, p.remaining, [...deleted], new Date(this.clock.now()).toISOString());
           }),
         );
         for (const id of pending.keys()) {

@@ -48,3 +48,12 @@ export function requireNode(graph: TaskGraph, nodeId: string): TaskNode {
 export function timeOf(ms: number): { iso: string; ms: number } {
   return { iso: new Date(ms).toISOString(), ms };
 }
+
+/**
+ * A node as a validation answer shows it: only the record of `attempt` in error_logs (earlier ones are in
+ * get_project_graph) and no `last_run` (the answer's `result` is that run).
+ */
+export function answerNode(node: TaskNode, attempt: number): TaskNode {
+  const { last_run: _lastRun, ...rest } = node;
+  return { ...rest, error_logs: node.error_logs.filter((e) => e.attempt === attempt) };
+}

@@ -1,9 +1,9 @@
 import { untrackedWrites, type WritesInProgress } from '../../../../kernel/writes-in-progress';
 
 /**
- * Validation runs of this server process, keyed by project and node, so a second `validate_task_loop` call waits for
- * the run already going (never a second run), and a call after the run ended gets that run's answer.
- * Kept in memory only: another server process sees a foreign run as a VALIDATING node (see the stale rule).
+ * Validation runs in progress in this server process, keyed by project and node, so a second `validate_task_loop`
+ * call waits for the run already going (never a second run). Kept in memory only: a finished run's result is stored
+ * on its node (`last_run`), and another server process sees a foreign run as a VALIDATING node with an owner lease.
  */
 
 /** One validation run in progress. */
@@ -20,18 +20,11 @@ export interface ActiveValidationRun<A = unknown> {
   readonly promise: Promise<A>;
 }
 
-interface FinishedRun<A> {
-  runId: string;
-  answer: A;
-}
-
 export class ValidationRunRegistry<A = unknown> {
   /** @param writes where each run registers itself: a run ends with its outcome written, which shutdown waits for. */
   constructor(private readonly writes: WritesInProgress = untrackedWrites) {}
 
   private readonly active = new Map<string, ActiveValidationRun<A>>();
-  /** The latest finished answer per key; bounded by the number of nodes that ever ran. */
-  private readonly finished = new Map<string, FinishedRun<A>>();
 
   /** The key of a node: project id and node id. */
   static keyOf(projectId: string, nodeId: string): string {
@@ -42,15 +35,14 @@ export class ValidationRunRegistry<A = unknown> {
     return this.active.get(key);
   }
 
-  /** The answer of the latest finished run of `key`, when it was run `runId`. */
-  finishedAnswer(key: string, runId: string | undefined): A | undefined {
-    const f = this.finished.get(key);
-    return f && runId !== undefined && f.runId === runId ? f.answer : undefined;
+  /** Whether run `runId` is in progress in this process (the lease rule asks this). */
+  runsHere(runId: string): boolean {
+    for (const r of this.active.values()) if (r.runId === runId) return true;
+    return false;
   }
 
   /**
-   * Registers a run (synchronously, so concurrent callers find it) and removes it when it settles, remembering a
-   * successful answer. `body` receives the run's abort signal and a setter for the last output line.
+   * Registers a run (synchronously, so concurrent callers find it) and removes it when it settles. `body` receives the run's abort signal and a setter for the last output line.
    */
   start(
     key: string,
@@ -68,12 +60,6 @@ export class ValidationRunRegistry<A = unknown> {
     };
     run.promise = Promise.resolve()
       .then(() => body(controller.signal, (line) => (run.lastLine = line)))
-      .then(
-        (answer) => {
-          this.finished.set(key, { runId, answer });
-          return answer;
-        },
-      )
       .finally(() => {
         if (this.active.get(key) === run) this.active.delete(key);
       });

@@ -1,12 +1,15 @@
 import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../../../kernel/errors';
-import { createTaskGraph, isStaleValidation, TaskStatus, type TaskNodeDefinition } from '../../domain';
+import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
+import type { CallContext } from '../../../../kernel/call-context';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
+import type { ValidationRunService } from '../services/validation-run';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
 import { projectIdFromName } from '../../../../kernel/project-id';
 
@@ -30,21 +33,26 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectG
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
     @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
   ) {}
 
-  async execute(input: InitProjectGraphInput): Promise<ProjectGraphView> {
+  async execute(input: InitProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
     // The domain's slug (what the store's projectIdOf uses), called here so a refused name names this tool's field.
     const projectId = projectIdFromName(input.projectName, 'projectName');
-    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', { mustExist: true });
+    const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', {
+      mustExist: true,
+      clientRoots: ctx?.clientRoots,
+    });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
     await this.store.create(graph, {
       replace: input.replace ?? false,
       check: (existing) => {
-        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !isStaleValidation(n, now.ms));
+        const facts = this.runs.hostFacts();
+        const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !runOwnership(n, now.ms, facts).recoverable);
         if (running.length) {
           throw new ConflictError(
-            `project '${projectId}' cannot be replaced while task(s) ${running.map((n) => n.id).join(', ')} are VALIDATING`,
+            TaskMessages.replaceWhileRunning(projectId, running.map((n) => n.id)),
             { project: projectId, nodes: running.map((n) => n.id) },
           );
         }

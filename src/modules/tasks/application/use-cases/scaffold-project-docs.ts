@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
+import type { CallContext } from '../../../../kernel/call-context';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -32,8 +33,11 @@ export class ScaffoldProjectDocs implements UseCase<ScaffoldProjectDocsInput, Sc
     @inject(TasksTokens.ScaffoldFileWriter) private readonly writer: ScaffoldFileWriter,
   ) {}
 
-  async execute(input: ScaffoldProjectDocsInput): Promise<ScaffoldProjectDocsOutput> {
-    const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', { mustExist: false });
+  async execute(input: ScaffoldProjectDocsInput, ctx?: CallContext): Promise<ScaffoldProjectDocsOutput> {
+    const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', {
+      mustExist: false,
+      clientRoots: ctx?.clientRoots,
+    });
     const files: ScaffoldFile[] = [
       { relativePath: 'ARCHITECTURE.md', content: input.architectureContent, field: 'architectureContent' },
       ...input.phaseTasks.map((p, i) => ({ relativePath: p.fileName, content: p.content, field: `phaseTasks[${i}].fileName` })),

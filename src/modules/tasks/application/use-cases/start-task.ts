@@ -5,6 +5,7 @@ import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
+import { TaskMessages } from '../services/task-messages';
 import { timeOf } from '../services/task-graph-views';
 
 export interface StartTaskInput {
@@ -35,12 +36,6 @@ export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
       const r = applyTaskEvent(graph, input.nodeId, { type: 'start' }, timeOf(this.clock.now()));
       return { graph: r.graph, transitions: r.transitions, value: r.node };
     });
-    const attempt = node.current_attempt + 1;
-    return {
-      node,
-      message:
-        `task '${node.id}' is IN_PROGRESS (attempt ${attempt}/${node.max_attempts}). Do the work, then call ` +
-        `validate_task_loop to ${node.validation_command ? `run \`${node.validation_command}\`` : 'complete it (it has no validation_command)'}.`,
-    };
+    return { node, message: TaskMessages.started(node) };
   }
 }

@@ -66,11 +66,15 @@ export class PgTaskGraphStore implements TaskGraphStore {
   }
 
   async readTransitions(projectId: string): Promise<TaskTransition[]> {
-    const rows = await this.db.query<{ node: string; from_status: string; to_status: string; time: string; attempt: number }>(
-      'SELECT node, from_status, to_status, time, attempt FROM wg_task_transitions WHERE project_id = $1 ORDER BY seq',
+    const rows = await this.db.query<{ node: string; from_status: string; to_status: string; time: string; attempt: number; record: TaskTransition['record'] | null }>(
+      'SELECT node, from_status, to_status, time, attempt, record FROM wg_task_transitions WHERE project_id = $1 ORDER BY seq',
       [projectId],
     );
-    return rows.map((r) => ({ from: r.from_status, to: r.to_status, node: r.node, time: r.time, attempt: r.attempt }) as TaskTransition);
+    return rows.map((r) => {
+      const t = { from: r.from_status, to: r.to_status, node: r.node, time: r.time, attempt: r.attempt } as TaskTransition;
+      if (r.record) t.record = r.record;
+      return t;
+    });
   }
 
   async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
@@ -107,11 +111,11 @@ export class PgTaskGraphStore implements TaskGraphStore {
     if (!transitions.length) return;
     const values: unknown[] = [];
     const rows = transitions.map((t, i) => {
-      values.push(projectId, t.node, t.from, t.to, t.time, t.attempt);
-      const b = i * 6;
-      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6})`;
+      values.push(projectId, t.node, t.from, t.to, t.time, t.attempt, t.record ? JSON.stringify(t.record) : null);
+      const b = i * 7;
+      return `($${b + 1}, $${b + 2}, $${b + 3}, $${b + 4}, $${b + 5}, $${b + 6}, $${b + 7})`;
     });
-    await tx.query(`INSERT INTO wg_task_transitions (project_id, node, from_status, to_status, time, attempt) VALUES ${rows.join(', ')}`, values);
+    await tx.query(`INSERT INTO wg_task_transitions (project_id, node, from_status, to_status, time, attempt, record) VALUES ${rows.join(', ')}`, values);
   }
 
   private async notify(tx: SqlRunner, projectId: string): Promise<void> {

@@ -28,4 +28,11 @@ export const tasksMigrations: Migration[] = [
       CREATE INDEX wg_task_transitions_project ON wg_task_transitions (project_id, seq);
     `,
   },
+  {
+    module: 'tasks',
+    version: 2,
+    name: 'attempt records in the transition log',
+    // A failed attempt's transition carries its record, as in the file log: the graph keeps only the latest 20.
+    sql: `ALTER TABLE wg_task_transitions ADD COLUMN record json;`,
+  },
 ];

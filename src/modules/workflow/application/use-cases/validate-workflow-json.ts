@@ -3,9 +3,17 @@ import { WorkflowTokens } from '../workflow.tokens';
 import type { UseCase } from '../../../../kernel/use-case';
 import { parseStrictJson } from '../../../../kernel/json-text';
 import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workflow-document-checker';
+import type { RoutineLookup } from '../../domain/current-format/compile';
+import { semanticsWarnings } from '../../domain/current-format/semantics-warnings';
+import type { WorkflowFormat } from '../../domain/types';
 
 export interface ValidateWorkflowJsonInput {
   workflowJson: string;
+  /**
+   * Where templateCall routines are looked up (not a tool argument: `workgraph validate` passes the files being
+   * validated, their folders and the bundled workflows). Default: the loaded workflows, when the checker has them.
+   */
+  lookupRoutine?: RoutineLookup;
 }
 
 export interface WorkflowJsonIssue {
@@ -22,6 +30,11 @@ export interface ValidateWorkflowJsonOutput {
   valid: boolean;
   issues: WorkflowJsonIssue[];
   suggestions: string[];
+  /** The format the file was read as, and why (absent for a syntax error). */
+  format?: WorkflowFormat;
+  formatReason?: string;
+  /** Not errors: conditions that would evaluate differently under the other format's semantics. */
+  warnings?: WorkflowJsonIssue[];
 }
 
 /** At most this many issues are returned (the rest are counted in a last issue). Default 50. */
@@ -47,7 +60,8 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
         ],
       };
     }
-    const problems = this.checker.check(parsed.value);
+    const checked = this.checker.checkDocument(parsed.value, { lookupRoutine: input.lookupRoutine });
+    const problems = checked.problems;
     const shown = problems.slice(0, MAX_WORKFLOW_JSON_ISSUES);
     const issues: WorkflowJsonIssue[] = shown.map((p) => {
       const pos = parsed.text.positionOfPointer(p.pointer);
@@ -56,7 +70,18 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
     if (problems.length > shown.length) {
       issues.push({ path: '', line: 1, column: 1, message: `${problems.length - shown.length} more issue(s) not shown; fix these first` });
     }
-    return { valid: problems.length === 0, issues, suggestions: suggestionsFor(problems) };
+    const warnings = semanticsWarnings(parsed.value, checked.format).map((w) => {
+      const pos = parsed.text.positionOfPointer(w.pointer);
+      return { path: w.pointer, line: pos.line, column: pos.column, message: w.message };
+    });
+    return {
+      valid: problems.length === 0,
+      issues,
+      suggestions: suggestionsFor(problems),
+      format: checked.format,
+      formatReason: checked.formatReason,
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   }
 }
 

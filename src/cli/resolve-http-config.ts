@@ -1,0 +1,124 @@
+import * as path from 'node:path';
+import { readConfigFile } from './config-file';
+import { HTTP_DEFAULTS, type HttpConfig } from '../server/http/http-config';
+import { isLoopbackHost, parseListenAddress } from '../server/http/listen-address';
+import { parseTokenList, readTokenFile } from '../server/http/token-verifier';
+
+/** The serve command's HTTP flags (commander's camel-cased names). */
+export interface HttpFlags {
+  http?: string;
+  stdio?: boolean;
+  authTokenFile?: string;
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  publicUrl?: string;
+  sessionIdleTimeout?: string;
+  maxSessions?: string;
+  /** The config file (`--config`, WORKGRAPH_CONFIG), which may hold any of these settings. */
+  config?: string;
+}
+
+/** The HTTP settings as a config file holds them (paths already resolved against the file's folder). */
+interface HttpFileSettings {
+  http?: string;
+  stdio?: boolean;
+  authTokenFile?: string;
+  allowedOrigins?: string[];
+  allowedHosts?: string[];
+  publicUrl?: string;
+  sessionIdleTimeout?: string;
+  maxSessions?: number;
+}
+
+/**
+ * Resolves the HTTP transport's settings (a flag beats its environment variable beats the config file beats the
+ * default), or undefined
+ * when neither `--http` nor WORKGRAPH_HTTP asks for it. Refuses, with a one-line message naming the setting, a
+ * non-loopback bind without tokens and any malformed value.
+ */
+export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): HttpConfig | undefined {
+  const configFile = flags.config ?? nonEmpty(env.WORKGRAPH_CONFIG);
+  const file = (configFile ? readConfigFile(configFile, cwd) : {}) as HttpFileSettings;
+  const address = flags.http ?? nonEmpty(env.WORKGRAPH_HTTP) ?? file.http;
+  if (address === undefined) {
+    for (const [flag, set] of [
+      ['--auth-token-file', flags.authTokenFile],
+      ['--allowed-origins', flags.allowedOrigins],
+      ['--allowed-hosts', flags.allowedHosts],
+      ['--public-url', flags.publicUrl],
+      ['--session-idle-timeout', flags.sessionIdleTimeout],
+      ['--max-sessions', flags.maxSessions],
+    ] as const) {
+      if (set !== undefined) throw new Error(`${flag} applies to the HTTP transport: give --http [HOST:]PORT too`);
+    }
+    return undefined;
+  }
+  const listen = parseListenAddress(address, flags.http !== undefined ? '--http' : env.WORKGRAPH_HTTP?.trim() ? 'WORKGRAPH_HTTP' : 'http (config file)');
+  const tokenFile = flags.authTokenFile ?? nonEmpty(env.WORKGRAPH_AUTH_TOKEN_FILE);
+  const tokens =
+    tokenFile !== undefined
+      ? readTokenFile(path.resolve(cwd, tokenFile))
+      : env.WORKGRAPH_AUTH_TOKENS?.trim()
+        ? parseTokenList(env.WORKGRAPH_AUTH_TOKENS)
+        : file.authTokenFile !== undefined
+          ? readTokenFile(file.authTokenFile)
+          : [];
+  if (tokens.length === 0 && !isLoopbackHost(listen.host)) {
+    throw new Error(
+      `--http: binding ${listen.host} (not a loopback address) requires authentication: give --auth-token-file FILE or WORKGRAPH_AUTH_TOKENS, or bind 127.0.0.1`,
+    );
+  }
+  const publicUrl = flags.publicUrl ?? nonEmpty(env.WORKGRAPH_PUBLIC_URL) ?? file.publicUrl;
+  if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
+    throw new Error(`--public-url: expected an http(s) URL such as https://mcp.example.com, got '${publicUrl}'`);
+  }
+  return {
+    listen,
+    stdio: flags.stdio ?? file.stdio ?? false,
+    tokens,
+    allowedHosts: flags.allowedHosts ?? (env.WORKGRAPH_ALLOWED_HOSTS?.trim() ? list(env.WORKGRAPH_ALLOWED_HOSTS) : (file.allowedHosts ?? [])),
+    allowedOrigins: flags.allowedOrigins ?? (env.WORKGRAPH_ALLOWED_ORIGINS?.trim() ? list(env.WORKGRAPH_ALLOWED_ORIGINS) : (file.allowedOrigins ?? [])),
+    ...(publicUrl !== undefined ? { publicUrl } : {}),
+    sessionIdleTimeoutMs:
+      flags.sessionIdleTimeout !== undefined
+        ? parseDuration(flags.sessionIdleTimeout, '--session-idle-timeout')
+        : env.WORKGRAPH_SESSION_IDLE_TIMEOUT
+          ? parseDuration(env.WORKGRAPH_SESSION_IDLE_TIMEOUT, 'WORKGRAPH_SESSION_IDLE_TIMEOUT')
+          : file.sessionIdleTimeout !== undefined
+            ? parseDuration(file.sessionIdleTimeout, 'sessionIdleTimeout (config file)')
+            : HTTP_DEFAULTS.sessionIdleTimeoutMs,
+    maxSessions:
+      flags.maxSessions !== undefined
+        ? positiveInt(flags.maxSessions, '--max-sessions')
+        : env.WORKGRAPH_MAX_SESSIONS
+          ? positiveInt(env.WORKGRAPH_MAX_SESSIONS, 'WORKGRAPH_MAX_SESSIONS')
+          : file.maxSessions !== undefined
+            ? positiveInt(String(file.maxSessions), 'maxSessions (config file)')
+            : HTTP_DEFAULTS.maxSessions,
+  };
+}
+
+/** `90` (seconds), `90s`, `30m`, `1h`, `500ms` → milliseconds. */
+export function parseDuration(value: string, setting: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  const ms = m ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'] : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new Error(`${setting}: expected a duration such as 90s, 30m or 1h, got '${value}'`);
+  return Math.round(ms);
+}
+
+function positiveInt(value: string, setting: string): number {
+  const n = Number(value);
+  if (!/^\s*\d+\s*$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new Error(`${setting}: expected a positive whole number, got '${value}'`);
+  return n;
+}
+
+function list(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value;
+}

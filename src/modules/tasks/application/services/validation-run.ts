@@ -1,0 +1,197 @@
+import { CancelledError, CommandFailedError, ConflictError, StorageError, isWorkgraphError } from '../../../../kernel/errors';
+import {
+  applyTaskEvent,
+  DEFAULT_OUTPUT_TAIL_BYTES,
+  LEASE_RENEW_MS,
+  LEASE_TTL_MS,
+  newLease,
+  type HostFacts,
+  type RunOutcome,
+  type TaskEvent,
+  type TaskGraph,
+  type TaskNode,
+} from '../../domain';
+import type { Clock, Timers } from '../../../../kernel/clock';
+import type { CommandResult, CommandRunner } from '../ports/command-runner';
+import type { HostInfo } from '../ports/host-info';
+import type { IdGenerator } from '../../../../kernel/id-generator';
+import type { Logger } from '../../../../kernel/logger';
+import type { TaskGraphChange, TaskGraphStore } from '../ports/task-graph-store';
+import { TaskMessages } from './task-messages';
+import { timeOf } from './task-graph-views';
+import { ValidationRunRegistry, type ActiveValidationRun } from './validation-run-registry';
+
+/** How a run ended, for the caller that waited: the node after the verdict and the dependents it unlocked. */
+export interface RunVerdict {
+  node: TaskNode;
+  unlocked: string[];
+}
+
+/** What the claim hands back: the node as claimed, where to run, and the verdict when there was nothing to run. */
+interface Claim {
+  node: TaskNode;
+  projectRoot: string;
+  verdict?: RunVerdict;
+}
+
+export interface ValidationRunDeps {
+  store: TaskGraphStore;
+  runner: CommandRunner;
+  runs: ValidationRunRegistry<RunVerdict>;
+  clock: Clock;
+  timers: Timers;
+  ids: IdGenerator;
+  host: HostInfo;
+  logger: Logger;
+}
+
+export interface ValidationRunOptions {
+  /** Bytes of each output stream kept for answers unless a node sets its own (`--output-tail`). Default 8 KiB. */
+  outputTailBytes?: number;
+}
+
+/**
+ * One validation run of a task node, as a service: claim the node (VALIDATING, with this process's lease), run its
+ * command outside the lock while renewing the lease, record the verdict. The run lives in the registry, not in the
+ * call that started it, so later calls wait for the same run. All time goes through the clock and timers ports and
+ * run ids through the id port.
+ */
+export class ValidationRunService {
+  private readonly outputTailBytes: number;
+
+  constructor(private readonly deps: ValidationRunDeps, opts: ValidationRunOptions = {}) {
+    this.outputTailBytes = opts.outputTailBytes ?? DEFAULT_OUTPUT_TAIL_BYTES;
+  }
+
+  /** The run of a node in progress in this process, if any. */
+  active(projectId: string, nodeId: string): ActiveValidationRun<RunVerdict> | undefined {
+    return this.deps.runs.activeRun(ValidationRunRegistry.keyOf(projectId, nodeId));
+  }
+
+  /** What the lease rule needs to know about this process. */
+  hostFacts(): HostFacts {
+    const { host, runs } = this.deps;
+    return { host: host.host, bootId: host.bootId, pid: host.pid, isAlive: (pid) => host.isAlive(pid), runsHere: (id) => runs.runsHere(id) };
+  }
+
+  /** Starts a run of the node (registered synchronously, so a concurrent caller finds it). */
+  start(projectId: string, nodeId: string): ActiveValidationRun<RunVerdict> {
+    const runId = this.deps.ids.next();
+    return this.deps.runs.start(ValidationRunRegistry.keyOf(projectId, nodeId), runId, this.deps.clock.now(), (signal, setLastLine) =>
+      this.run(projectId, nodeId, runId, signal, setLastLine),
+    );
+  }
+
+  /** Records that a caller received run `runId`'s result (best effort: at worst the result is given once more). */
+  async markDelivered(projectId: string, nodeId: string, runId: string): Promise<void> {
+    await this.change(projectId, nodeId, { type: 'mark_delivered', runId }).catch((e) =>
+      this.deps.logger.warn('could not record that a validation result was delivered', { project: projectId, node: nodeId, error: String(e) }),
+    );
+  }
+
+  private async run(projectId: string, nodeId: string, runId: string, signal: AbortSignal, setLastLine: (l: string) => void): Promise<RunVerdict> {
+    const claimed = await this.deps.store.update(projectId, (graph) => this.claim(graph, nodeId, runId));
+    if (claimed.verdict) return claimed.verdict;
+    const node = claimed.node;
+    const stopRenewing = this.renewLease(projectId, nodeId, runId);
+    let result: CommandResult;
+    try {
+      result = await this.execute(node, claimed.projectRoot, signal, setLastLine);
+    } finally {
+      stopRenewing();
+    }
+    this.deps.logger.debug('validation command ended', {
+      project: projectId, node: nodeId, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, cancelled: result.cancelled,
+    });
+    if (result.cancelled) {
+      await this.change(projectId, nodeId, { type: 'cancel', runId });
+      throw new CancelledError(TaskMessages.cancelled(nodeId));
+    }
+    const passed = result.exitCode === 0;
+    const outcome = this.outcome(result);
+    try {
+      const r = await this.change(projectId, nodeId, passed ? { type: 'pass', runId, run: outcome } : { type: 'fail', runId, run: outcome });
+      return { node: r.node, unlocked: r.unlocked };
+    } catch (e) {
+      if (e instanceof ConflictError || !isWorkgraphError(e) || e.code !== 'storage_error') throw e;
+      // The verdict is lost to the file but not to the caller: the error carries it, and the node (whose run has
+      // ended here) is recoverable at once by this process.
+      throw new StorageError(TaskMessages.verdictNotWritten(nodeId, passed, result.exitCode, e.message), {
+        ...e.details, node: nodeId, validation_passed: passed, exitCode: result.exitCode, stdout: outcome.stdout_tail, stderr: outcome.stderr_tail,
+      }, { cause: e });
+    }
+  }
+
+  /** First compare-and-swap: the node goes VALIDATING under this process's lease; no command → COMPLETED at once. */
+  private claim(graph: TaskGraph, nodeId: string, runId: string): TaskGraphChange<Claim> {
+    const now = this.deps.clock.now();
+    const at = timeOf(now);
+    const facts = this.hostFacts();
+    const begun = applyTaskEvent(graph, nodeId, { type: 'begin_validation', runId, lease: newLease(facts, runId, now), facts }, at);
+    if (begun.node.validation_command) {
+      return { graph: begun.graph, transitions: begun.transitions, value: { node: begun.node, projectRoot: graph.project_root, verdict: undefined } };
+    }
+    const run: RunOutcome = {
+      finished_at: at.iso, command_ran: false, exit_code: null, signal: null, duration_ms: 0, timed_out: false, stdout_tail: '', stderr_tail: '', truncated: false,
+    };
+    const passed = applyTaskEvent(begun.graph, nodeId, { type: 'pass', runId, run }, at);
+    return {
+      graph: passed.graph,
+      transitions: [...begun.transitions, ...passed.transitions],
+      value: { node: passed.node, projectRoot: graph.project_root, verdict: { node: passed.node, unlocked: passed.unlocked } },
+    };
+  }
+
+  private async execute(node: TaskNode, cwd: string, signal: AbortSignal, onOutput: (l: string) => void): Promise<CommandResult> {
+    try {
+      return await this.deps.runner.run({
+        command: node.validation_command!,
+        cwd,
+        timeoutMs: node.timeout_ms,
+        signal,
+        onOutput,
+        maxOutputBytes: node.output_tail_bytes ?? this.outputTailBytes,
+      });
+    } catch (e) {
+      if (!(e instanceof CommandFailedError)) throw e;
+      // A command that cannot even start is a failed attempt (the node must not stay VALIDATING).
+      return { exitCode: null, signal: null, durationMs: 0, stdout: '', stderr: e.message, truncated: false, timedOut: false, cancelled: false };
+    }
+  }
+
+  private outcome(r: CommandResult): RunOutcome {
+    return {
+      finished_at: new Date(this.deps.clock.now()).toISOString(),
+      command_ran: true,
+      exit_code: r.exitCode,
+      signal: r.signal,
+      duration_ms: r.durationMs,
+      timed_out: r.timedOut,
+      stdout_tail: r.stdout,
+      stderr_tail: r.stderr,
+      truncated: r.truncated,
+    };
+  }
+
+  /** Renews the lease every {@link LEASE_RENEW_MS} while the command runs; a failed renewal is logged, not fatal. */
+  private renewLease(projectId: string, nodeId: string, runId: string): () => void {
+    let busy = false;
+    return this.deps.timers.every(LEASE_RENEW_MS, () => {
+      if (busy) return;
+      busy = true;
+      const expiresAt = new Date(this.deps.clock.now() + LEASE_TTL_MS).toISOString();
+      this.change(projectId, nodeId, { type: 'renew_lease', runId, expiresAt })
+        .catch((e) => this.deps.logger.warn('could not renew a validation run lease', { project: projectId, node: nodeId, error: String(e) }))
+        .finally(() => (busy = false));
+    });
+  }
+
+  /** A compare-and-swap applying one event to one node. */
+  private change(projectId: string, nodeId: string, event: TaskEvent) {
+    return this.deps.store.update(projectId, (graph) => {
+      const r = applyTaskEvent(graph, nodeId, event, timeOf(this.deps.clock.now()));
+      // An event that changed nothing (a result already marked delivered) writes nothing.
+      return { graph: r.graph === graph ? undefined : r.graph, transitions: r.transitions, value: r };
+    });
+  }
+}

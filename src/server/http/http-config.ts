@@ -1,0 +1,20 @@
+import type { ListenAddress } from './listen-address';
+
+/** The HTTP transport's settings, resolved from flags and environment variables (see src/cli/resolve-http-config.ts). */
+export interface HttpConfig {
+  listen: ListenAddress;
+  /** Serve stdio as well (`--stdio`); with `--http` alone stdio is off. */
+  stdio: boolean;
+  /** Bearer tokens (`--auth-token-file`, WORKGRAPH_AUTH_TOKENS); empty means no authentication (loopback only). */
+  tokens: string[];
+  allowedHosts: string[];
+  allowedOrigins: string[];
+  /** The URL clients use when a proxy sits in front (`--public-url`); named in the protected-resource metadata. */
+  publicUrl?: string;
+  /** Default 30 minutes. */
+  sessionIdleTimeoutMs: number;
+  /** Default 100. */
+  maxSessions: number;
+}
+
+export const HTTP_DEFAULTS = { sessionIdleTimeoutMs: 30 * 60_000, maxSessions: 100 } as const;

@@ -1,0 +1,100 @@
+import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+/** What the HTTP transport keeps per MCP session. */
+export interface HttpSession {
+  id: string;
+  transport: StreamableHTTPServerTransport;
+  /** Closes the session's protocol server (its listeners go with it). */
+  closeServer: () => Promise<void>;
+  /** The token holder that opened the session; other holders cannot use it. Undefined without authentication. */
+  clientId?: string;
+  /** HTTP requests of this session in progress (an open SSE stream counts until it ends). */
+  active: number;
+  /** When the last request of this session ended (ms, monotonic clock). */
+  lastSeen: number;
+}
+
+/**
+ * The open sessions by `Mcp-Session-Id`, with the cap (`--max-sessions`) and the idle sweep
+ * (`--session-idle-timeout`). A session is idle when none of its requests is in progress and its last one ended
+ * longer ago than the timeout; idle sessions are closed as if the client had sent DELETE.
+ */
+export class HttpSessionTable {
+  private readonly sessions = new Map<string, HttpSession>();
+  /** Sessions being initialized (counted against the cap before they have an id). */
+  private pending = 0;
+  private sweeper?: NodeJS.Timeout;
+
+  constructor(
+    private readonly maxSessions: number,
+    private readonly idleTimeoutMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  get size(): number {
+    return this.sessions.size;
+  }
+
+  get(id: string): HttpSession | undefined {
+    return this.sessions.get(id);
+  }
+
+  all(): HttpSession[] {
+    return [...this.sessions.values()];
+  }
+
+  /** Reserves a place for a new session; false when the cap is reached. Release with {@link release} or {@link add}. */
+  reserve(): boolean {
+    if (this.sessions.size + this.pending >= this.maxSessions) return false;
+    this.pending++;
+    return true;
+  }
+
+  release(): void {
+    if (this.pending > 0) this.pending--;
+  }
+
+  /** Turns a reservation into an open session. */
+  add(session: HttpSession): void {
+    this.release();
+    this.sessions.set(session.id, session);
+  }
+
+  remove(id: string): HttpSession | undefined {
+    const s = this.sessions.get(id);
+    this.sessions.delete(id);
+    return s;
+  }
+
+  /** Marks a request of `session` as started; the returned function marks it ended (call once). */
+  begin(session: HttpSession): () => void {
+    session.active++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      session.active--;
+      session.lastSeen = this.now();
+    };
+  }
+
+  /** Sessions idle longer than the timeout. */
+  idle(): HttpSession[] {
+    const limit = this.now() - this.idleTimeoutMs;
+    return this.all().filter((s) => s.active === 0 && s.lastSeen <= limit);
+  }
+
+  /** Calls `onIdle` with the idle sessions every so often (a fraction of the timeout, at most a minute). */
+  startSweeping(onIdle: (sessions: HttpSession[]) => void): void {
+    const every = Math.max(50, Math.min(60_000, Math.floor(this.idleTimeoutMs / 4)));
+    this.sweeper = setInterval(() => {
+      const idle = this.idle();
+      if (idle.length > 0) onIdle(idle);
+    }, every);
+    this.sweeper.unref();
+  }
+
+  stopSweeping(): void {
+    if (this.sweeper) clearInterval(this.sweeper);
+  }
+}

@@ -1,0 +1,251 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from '../../kernel/logger';
+import { BoundedEventStore } from './event-store';
+import { sendJson, sendRpcError } from './http-answers';
+import { readBody } from './http-body';
+import { HttpSessionTable, type HttpSession } from './http-sessions';
+import { formatHostPort, isLoopbackHost, type ListenAddress } from './listen-address';
+import { RequestGuard } from './request-guard';
+import type { TokenVerifier, VerifiedToken } from './token-verifier';
+
+/** The protocol side of one session, as the per-session factory builds it (transport-neutral). */
+export interface ProtocolSession {
+  connect(transport: StreamableHTTPServerTransport): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HttpTransportOptions {
+  listen: ListenAddress;
+  /** Builds the protocol server of a new session over the shared core. */
+  newSession: () => ProtocolSession;
+  /** Bearer-token check; required unless the bound address is loopback. */
+  verifier?: TokenVerifier;
+  allowedHosts: readonly string[];
+  allowedOrigins: readonly string[];
+  /** The URL clients reach the server at (behind a proxy), for the protected-resource metadata; default from Host. */
+  publicUrl?: string;
+  sessionIdleTimeoutMs: number;
+  maxSessions: number;
+  /** Bound on a POST body, the same as a stdio line (16 MiB). */
+  maxBodyBytes: number;
+  /** Whether the stores are reachable (`/readyz`). */
+  ready: () => Promise<boolean>;
+  logger: Logger;
+}
+
+export const MCP_PATH = '/mcp';
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
+/** JSON-RPC error codes the SDK's transport uses for transport-level refusals. */
+const SERVER_ERROR = -32000;
+const SESSION_NOT_FOUND = -32001;
+/** Seconds a client is told to wait when the session cap is reached. */
+const RETRY_AFTER_SECONDS = '30';
+
+/**
+ * MCP's streamable HTTP transport at `/mcp` (the SDK's StreamableHTTPServerTransport, one per session, each with its
+ * own protocol server from the per-session factory), with what a network service needs around it: Host/Origin
+ * checks, bearer authentication, the session cap and idle sweep, bounded bodies, health endpoints, and a drain for
+ * shutdown. See docs/http.md.
+ */
+export class HttpTransportServer {
+  private readonly server: http.Server;
+  private readonly sessions: HttpSessionTable;
+  private readonly guard: RequestGuard;
+  private draining = false;
+
+  constructor(private readonly opts: HttpTransportOptions) {
+    if (!opts.verifier && !isLoopbackHost(opts.listen.host)) {
+      throw new Error(`--http: binding ${opts.listen.host} (not a loopback address) requires authentication: give --auth-token-file or WORKGRAPH_AUTH_TOKENS`);
+    }
+    this.guard = new RequestGuard({ boundHost: opts.listen.host, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
+    this.sessions = new HttpSessionTable(opts.maxSessions, opts.sessionIdleTimeoutMs);
+    this.server = http.createServer((req, res) => {
+      this.route(req, res).catch((e: unknown) => {
+        opts.logger.error('http request failed', { err: (e as Error).message, method: req.method, url: req.url });
+        if (!res.headersSent) sendRpcError(res, 500, -32603, 'Internal error');
+        else res.end();
+      });
+    });
+    // SSE streams stay open for as long as the session lives: no socket timeout; Node's requestTimeout still bounds
+    // how long a client may take to send a request's headers and body.
+    this.server.timeout = 0;
+  }
+
+  /** Starts listening; resolves with the bound address (the real port when 0 was asked). */
+  listen(): Promise<ListenAddress> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.opts.listen.port, this.opts.listen.host, () => {
+        this.server.off('error', reject);
+        const addr = this.server.address() as AddressInfo;
+        this.sessions.startSweeping((idle) => {
+          for (const s of idle) {
+            this.opts.logger.info('closing idle http session', { session: s.id });
+            void s.transport.close();
+          }
+        });
+        resolve({ host: this.opts.listen.host, port: addr.port });
+      });
+    });
+  }
+
+  /** The MCP endpoint's URL on the bound address. */
+  get url(): string {
+    const addr = this.server.address() as AddressInfo | null;
+    return `http://${formatHostPort(this.opts.listen.host, addr?.port ?? this.opts.listen.port)}${MCP_PATH}`;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * First step of shutdown: no new connections, sessions or requests (503); what is in flight goes on, and
+   * notifications and answers to the server's own requests (sampling, roots) still pass so in-flight calls can end.
+   */
+  stopAccepting(): void {
+    if (this.draining) return;
+    this.draining = true;
+    this.server.close();
+    this.sessions.stopSweeping();
+  }
+
+  /** Last step of shutdown: every session closed, every connection dropped. */
+  async close(): Promise<void> {
+    this.stopAccepting();
+    await Promise.all(this.sessions.all().map((s) => s.transport.close().catch(() => undefined)));
+    this.server.closeAllConnections();
+  }
+
+  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
+      const ready = !this.draining && (await this.opts.ready().catch(() => false));
+      return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
+    }
+    if (path === RESOURCE_METADATA_PATH && this.opts.verifier) return this.resourceMetadata(req, res);
+    if (path !== MCP_PATH) return sendJson(res, 404, { error: 'not found' });
+
+    const refusal = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
+    if (refusal) return sendRpcError(res, refusal.status, SERVER_ERROR, refusal.message);
+    const auth = await this.authenticate(req, res);
+    if (auth === false) return;
+
+    switch (req.method) {
+      case 'POST':
+        return this.post(req, res, auth);
+      case 'GET':
+      case 'DELETE':
+        return this.withSession(req, res, auth, undefined);
+      default:
+        return sendRpcError(res, 405, SERVER_ERROR, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
+    }
+  }
+
+  /** The holder of the request's bearer token; undefined without authentication; false once refused (401 sent). */
+  private async authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<VerifiedToken | undefined | false> {
+    const verifier = this.opts.verifier;
+    if (!verifier) return undefined;
+    const header = req.headers.authorization ?? '';
+    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+    const verified = match ? await verifier.verify(match[1]) : undefined;
+    if (verified && (verified.expiresAt === undefined || verified.expiresAt * 1000 > Date.now())) return verified;
+    const challenge = `Bearer resource_metadata="${this.baseUrl(req)}${RESOURCE_METADATA_PATH}"` + (match ? ', error="invalid_token"' : '');
+    sendRpcError(res, 401, SERVER_ERROR, match ? 'Unauthorized: the bearer token is not valid' : 'Unauthorized: a bearer token is required', {
+      'WWW-Authenticate': challenge,
+    });
+    return false;
+  }
+
+  /** RFC 9728 protected-resource metadata: what the resource is and how to present a token. */
+  private resourceMetadata(req: http.IncomingMessage, res: http.ServerResponse): void {
+    sendJson(
+      res,
+      200,
+      { resource: `${this.baseUrl(req)}${MCP_PATH}`, bearer_methods_supported: ['header'], resource_name: 'workgraph', scopes_supported: [] },
+      { 'Cache-Control': 'max-age=3600' },
+    );
+  }
+
+  private baseUrl(req: http.IncomingMessage): string {
+    if (this.opts.publicUrl) return this.opts.publicUrl.replace(/\/+$/, '').replace(/\/mcp$/, '');
+    return `http://${req.headers.host ?? formatHostPort(this.opts.listen.host, this.opts.listen.port)}`;
+  }
+
+  private async post(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken | undefined): Promise<void> {
+    const body = await readBody(req, this.opts.maxBodyBytes);
+    if (!body.ok) {
+      return sendRpcError(res, 413, SERVER_ERROR, `Payload Too Large: a request body must not exceed ${this.opts.maxBodyBytes} bytes`, { Connection: 'close' });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(body.text);
+    } catch {
+      return sendRpcError(res, 400, -32700, 'Parse error: the request body is not JSON');
+    }
+    const messages = (Array.isArray(parsed) ? parsed : [parsed]) as JSONRPCMessage[];
+    if (this.draining && messages.some((m) => isJSONRPCRequest(m))) {
+      return sendRpcError(res, 503, SERVER_ERROR, 'Service Unavailable: the server is shutting down', { 'Retry-After': RETRY_AFTER_SECONDS });
+    }
+    if (req.headers['mcp-session-id'] === undefined && messages.some((m) => isInitializeRequest(m))) return this.open(req, res, auth, parsed);
+    return this.withSession(req, res, auth, parsed);
+  }
+
+  /** An `initialize` without a session: a new transport and protocol server, if the cap allows. */
+  private async open(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken | undefined, parsed: unknown): Promise<void> {
+    if (!this.sessions.reserve()) {
+      this.opts.logger.warn('http session cap reached; refusing a new session', { maxSessions: this.opts.maxSessions });
+      return sendRpcError(res, 503, SERVER_ERROR, `Service Unavailable: ${this.opts.maxSessions} sessions are open (--max-sessions)`, {
+        'Retry-After': RETRY_AFTER_SECONDS,
+      });
+    }
+    let session: HttpSession | undefined;
+    const protocol = this.opts.newSession();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      eventStore: new BoundedEventStore(),
+      maxRequestBodySize: this.opts.maxBodyBytes,
+      onsessioninitialized: (id) => {
+        session = { id, transport, closeServer: () => protocol.close(), clientId: auth?.clientId, active: 0, lastSeen: 0 };
+        this.sessions.add(session);
+        res.once('close', this.sessions.begin(session));
+        this.opts.logger.debug('http session opened', { session: id, sessions: this.sessions.size });
+      },
+    });
+    transport.onclose = () => {
+      if (!session) return;
+      this.sessions.remove(session.id);
+      void protocol.close();
+      this.opts.logger.debug('http session closed', { session: session.id, sessions: this.sessions.size });
+    };
+    transport.onerror = (e) => this.opts.logger.debug('http transport error', { err: e.message });
+    await protocol.connect(transport);
+    try {
+      await transport.handleRequest(req, res, parsed);
+    } finally {
+      // The initialize was refused (bad params, wrong headers): nothing was opened.
+      if (!session) {
+        this.sessions.release();
+        await protocol.close();
+      }
+    }
+  }
+
+  /** A request of an open session: routed to its transport, if the token holder is the one that opened it. */
+  private async withSession(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken | undefined, parsed: unknown): Promise<void> {
+    const id = req.headers['mcp-session-id'];
+    if (typeof id !== 'string' || id === '') {
+      return sendRpcError(res, 400, SERVER_ERROR, 'Bad Request: no Mcp-Session-Id header (send initialize first)');
+    }
+    const session = this.sessions.get(id);
+    // Another token holder's session is answered exactly like an unknown one: its existence is not revealed.
+    if (!session || session.clientId !== auth?.clientId) return sendRpcError(res, 404, SESSION_NOT_FOUND, 'Session not found');
+    res.once('close', this.sessions.begin(session));
+    await session.transport.handleRequest(req, res, parsed);
+  }
+}
