@@ -1,5 +1,6 @@
 import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../kernel/logger';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import type { GraphRunStore } from './application/ports/graph-run-store';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { InspectGraphExecution } from './application/use-cases/inspect-graph-execution';
@@ -60,8 +61,14 @@ export const graphModule: ModuleRegistration = (container, config) => {
       }));
     },
   });
+  // Recorded runs: files under <data-dir>/graph-runs, or PostgreSQL when a database URL is configured (the adapter
+  // and the driver load only then), so every server and dashboard of the database sees the same runs.
   container.register(GraphTokens.GraphRunStore, {
-    useFactory: instanceCachingFactory(() => {
+    useFactory: instanceCachingFactory((c) => {
+      if (config.database) {
+        const { PgGraphRunStore } = require('./infrastructure/postgres/pg-graph-run-store') as typeof import('./infrastructure/postgres/pg-graph-run-store');
+        return new PgGraphRunStore(c.resolve<PgDatabase>(Tokens.Database), config.graphRunsPerTool);
+      }
       const { FileGraphRunStore } = require('./infrastructure/file-graph-run-store') as typeof import('./infrastructure/file-graph-run-store');
       return new FileGraphRunStore(config.dataDir, config.graphRunsPerTool);
     }),
