@@ -14,6 +14,8 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 const run = promisify(execFile);
 type Conn = Awaited<ReturnType<typeof connectClient>>;
 type Structured = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const WORKFLOWS = path.resolve(__dirname, '../fixtures/session-workflows');
+const SUM_TO_N = path.resolve(__dirname, '../../examples/graphs/sum_to_n.yaml');
 const text = (r: CallToolResult) => (r.content as Array<{ text: string }>)[0].text;
 
 describe('PostgreSQL task store (built server)', () => {
@@ -120,25 +122,60 @@ describe('PostgreSQL task store (built server)', () => {
     expect(back.nodes.find((n: Structured) => n.id === 'build').status).toBe('COMPLETED');
   });
 
-  it('db import copies a data dir exactly and idempotently; db export writes it back byte for byte', async () => {
-    // A data dir written by a file-mode server.
+  it('db import copies a data dir (tasks, sessions and their token key, graph runs) exactly and idempotently; db export writes it back byte for byte', async () => {
+    // A data dir written by a file-mode server: a task project, a session one step in, a recorded graph run.
     const source = path.join(tmp.dir, 'source-data');
-    const filesServer = await connectClient({ dataDir: source });
+    const filesServer = await connectClient({ dataDir: source, args: ['--workflows', WORKFLOWS, '--graphs', SUM_TO_N] });
     conns.push(filesServer);
     await ok(filesServer, 'init_project_graph', { projectName: 'Moved Plan', projectRoot, nodes: [{ id: 'one', title: 'One' }, { id: 'two', title: 'Two', depends_on: ['one'] }] });
     await ok(filesServer, 'start_task', { project: 'moved-plan', nodeId: 'one' });
     await ok(filesServer, 'validate_task_loop', { project: 'moved-plan', nodeId: 'one' });
+    const started = await ok(filesServer, 'workflow_start', { workflowId: 'session-demo', goal: 'moved', workspacePath: '/srv/moved', context: { goal: 'x', files: ['a.ts'] } });
+    const stepped = await ok(filesServer, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'planned before the move' } });
+    await ok(filesServer, 'sum_to_n', { n: 4 });
+    const runsDir = path.join(source, 'graph-runs', 'sum_to_n');
+    for (let i = 0; i < 250 && !(fs.existsSync(runsDir) && fs.readdirSync(runsDir).some((n) => n.endsWith('.summary.json'))); i++) await new Promise((r) => setTimeout(r, 40));
+    const sessionFiles = path.join(source, 'sessions', started.sessionId);
+
     const fresh = await pg.createTestDatabase();
     const imported = await run(process.execPath, [CLI, 'db', 'import', '--data-dir', source, '--database-url', fresh]);
     expect(imported.stdout).toMatch(/tasks moved-plan: copied/);
     expect(imported.stdout).toMatch(/1 task project\(s\) imported into the database, 0 unchanged/);
+    expect(imported.stdout).toContain(`session ${started.sessionId}: copied`);
+    expect(imported.stdout).toMatch(/1 session\(s\) imported into the database, 0 unchanged/);
+    expect(imported.stdout).toMatch(/session token key: copied/);
+    expect(imported.stdout).toMatch(/1 graph run\(s\) imported into the database, 0 unchanged/);
     const again = await run(process.execPath, [CLI, 'db', 'import', '--data-dir', source, '--database-url', fresh]);
     expect(again.stdout).toMatch(/0 task project\(s\) imported into the database, 1 unchanged/);
+    expect(again.stdout).toMatch(/0 session\(s\) imported into the database, 1 unchanged/);
+    expect(again.stdout).toMatch(/session token key: unchanged/);
+    expect(again.stdout).toMatch(/0 graph run\(s\) imported into the database, 1 unchanged/);
+
     const target = path.join(tmp.dir, 'exported-data');
     const exported = await run(process.execPath, [CLI, 'db', 'export', '--data-dir', target, '--database-url', fresh]);
     expect(exported.stdout).toMatch(/1 task project\(s\) exported to /);
-    for (const file of ['task_graph.json', 'transitions.ndjson']) {
-      expect(fs.readFileSync(path.join(target, 'projects', 'moved-plan', file), 'utf8')).toBe(fs.readFileSync(path.join(source, 'projects', 'moved-plan', file), 'utf8'));
-    }
+    expect(exported.stdout).toMatch(/1 session\(s\) exported to /);
+    expect(exported.stdout).toMatch(/1 graph run\(s\) exported to /);
+    const same = (a: string, b: string) => expect(fs.readFileSync(b, 'utf8')).toBe(fs.readFileSync(a, 'utf8'));
+    for (const file of ['task_graph.json', 'transitions.ndjson']) same(path.join(source, 'projects', 'moved-plan', file), path.join(target, 'projects', 'moved-plan', file));
+    for (const file of ['events.ndjson', 'workflow.json']) same(path.join(sessionFiles, file), path.join(target, 'sessions', started.sessionId, file));
+    expect(fs.readFileSync(path.join(target, 'sessions', 'token.key')).equals(fs.readFileSync(path.join(source, 'sessions', 'token.key')))).toBe(true);
+    const runFiles = (dir: string) => fs.readdirSync(dir).filter((n) => !n.includes('.tmp')).sort();
+    expect(runFiles(path.join(target, 'graph-runs', 'sum_to_n'))).toEqual(runFiles(runsDir));
+    for (const name of runFiles(runsDir)) same(path.join(runsDir, name), path.join(target, 'graph-runs', 'sum_to_n', name));
+
+    // The token handed out before the move still works on a server of the database; its graph runs stay out of the data dir.
+    const moved = await connectClient({ dataDir: path.join(tmp.dir, 'after-move'), args: ['--workflows', WORKFLOWS, '--graphs', SUM_TO_N, '--database-url', fresh] });
+    conns.push(moved);
+    const next = await ok(moved, 'workflow_continue', { continueToken: stepped.continueToken, output: { notesMarkdown: 'continued after the move' } });
+    expect(next.status).toBe('advanced');
+    await ok(moved, 'sum_to_n', { n: 2 });
+    // The run is recorded just after its answer: export until it is there.
+    const secondExport = path.join(tmp.dir, 'second-export', 'graph-runs', 'sum_to_n');
+    const records = () => (fs.existsSync(secondExport) ? fs.readdirSync(secondExport).filter((n) => n.endsWith('.summary.json')).length : 0);
+    for (let i = 0; i < 20 && records() < 2; i++) await run(process.execPath, [CLI, 'db', 'export', '--data-dir', path.join(tmp.dir, 'second-export'), '--database-url', fresh]);
+    expect(records()).toBe(2);
+    expect(fs.existsSync(path.join(tmp.dir, 'after-move', 'graph-runs'))).toBe(false);
+    expect(fs.existsSync(path.join(tmp.dir, 'after-move', 'sessions'))).toBe(false);
   });
 });

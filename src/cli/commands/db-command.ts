@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { copyStores } from './db-copy';
 
 /**
  * `workgraph db migrate` and `workgraph db status`: the PostgreSQL schema of `--database-url`. Servers migrate by
@@ -45,47 +46,16 @@ export function dbCommand(): Command {
       }),
   );
   db.addCommand(
-    withCommonOptions(new Command('import').description('copy the file stores of a data dir into the database, keeping every timestamp (idempotent)'))
-      .option('--replace', 'overwrite projects that differ in the database (default: keep them and report)')
+    withCommonOptions(new Command('import').description('copy the file stores of a data dir (tasks, workflow sessions and their token key, graph runs) into the database, keeping every timestamp (idempotent)'))
+      .option('--replace', 'overwrite records that differ in the database (default: keep them and report)')
       .action(async (flags: CommonFlags & { replace?: boolean }) => copyStores(flags, 'import')),
   );
   db.addCommand(
     withCommonOptions(new Command('export').description('write the database\'s stores back as files into a data dir'))
-      .option('--replace', 'overwrite projects that differ in the data dir (default: keep them and report)')
+      .option('--replace', 'overwrite records that differ in the data dir (default: keep them and report)')
       .action(async (flags: CommonFlags & { replace?: boolean }) => copyStores(flags, 'export')),
   );
   return db;
-}
-
-/**
- * `db import` / `db export`: every store of one side copied to the other through the stores' own ports (the file
- * store of `--data-dir` and the database store), project by project, reporting what was copied, unchanged or kept.
- */
-async function copyStores(flags: CommonFlags & { replace?: boolean }, direction: 'import' | 'export'): Promise<void> {
-  const config = resolveConfig(flags);
-  if (!config.database) throw new Error('no database: pass --database-url postgres://… or set WORKGRAPH_DATABASE_URL');
-  const { createContainer } = await import('../../server/container');
-  const { silentLogger } = await import('../../kernel/logger');
-  const { TasksTokens } = await import('../../modules/tasks');
-  const { Tokens } = await import('../../kernel/tokens');
-  const dbContainer = createContainer(config, silentLogger);
-  const filesContainer = createContainer({ ...config, database: undefined }, silentLogger);
-  type Store = import('../../modules/tasks').TaskGraphStore;
-  const [from, to] = [filesContainer, dbContainer].map((c) => c.resolve<Store>(TasksTokens.TaskGraphStore));
-  const [source, target] = direction === 'import' ? [from, to] : [to, from];
-  const counts = { imported: 0, unchanged: 0, skipped: 0 };
-  try {
-    for (const project of await source.listProjects()) {
-      const graph = (await source.load(project))!;
-      const outcome = await target.importProject(graph, await source.readTransitions(project), { replace: flags.replace });
-      counts[outcome]++;
-      console.log(`tasks ${project}: ${outcome === 'imported' ? 'copied' : outcome === 'unchanged' ? 'unchanged' : 'differs, kept (use --replace)'}`);
-    }
-    const verb = direction === 'import' ? 'imported into the database' : `exported to ${config.dataDir}`;
-    console.log(`${counts.imported} task project(s) ${verb}, ${counts.unchanged} unchanged, ${counts.skipped} kept as they were`);
-  } finally {
-    await dbContainer.resolve<{ close(): Promise<void> }>(Tokens.Database).close();
-  }
 }
 
 async function open(flags: CommonFlags) {

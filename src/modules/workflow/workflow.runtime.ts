@@ -73,3 +73,9 @@ export async function missingReferences(
   }
   return out;
 }
+
+/** `workgraph db import/export`: the session-token key copied between a data dir and the database. */
+export async function copySessionTokenKey(...args: Parameters<typeof import('./infrastructure/postgres/token-key-copy').copySessionTokenKey>) {
+  const { copySessionTokenKey: copy } = await import('./infrastructure/postgres/token-key-copy');
+  return copy(...args);
+}

@@ -129,5 +129,26 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Cont
       expect(await c.store.list()).toEqual([]);
       expect(await c.store.delete(a.sessionId)).toBe(false);
     });
+
+    it('imports a whole session exactly (every event and time, the pinned text), idempotently; a different one only with replace', async () => {
+      const first = started(newId(), { at: '2025-03-04T05:06:07.089Z' });
+      const events: SessionEvent[] = [first, { ...advance(0, 1, 'b'), at: '2025-03-04T06:00:00.001Z' }, { ...advance(1, 2, null), at: '2025-03-05T00:00:00.999Z' }];
+      expect(await c.store.importSession(events, '{"id":"wf","é":1}')).toBe('imported');
+      expect((await c.store.history(first.sessionId)).events).toEqual(events);
+      expect(await c.store.pinnedWorkflow(first.sessionId)).toBe('{"id":"wf","é":1}');
+      const loaded = await c.store.load(first.sessionId);
+      expect(loaded.updatedAt).toBe('2025-03-05T00:00:00.999Z');
+      expect((await c.store.list()).map((x) => [x.sessionId, x.updatedAt])).toEqual([[first.sessionId, '2025-03-05T00:00:00.999Z']]);
+      expect(await c.store.importSession(events, '{"id":"wf","é":1}')).toBe('unchanged');
+      const shorter = events.slice(0, 2);
+      expect(await c.store.importSession(shorter, '{"id":"wf","é":1}')).toBe('skipped');
+      expect((await c.store.history(first.sessionId)).events).toHaveLength(3);
+      expect(await c.store.importSession(shorter, '{"id":"wf","é":1}', { replace: true })).toBe('imported');
+      expect((await c.store.history(first.sessionId)).events).toEqual(shorter);
+      // An imported session goes on like any other.
+      await c.store.update(first.sessionId, async () => ({ events: [advance(1, 2, null)], result: undefined }));
+      expect((await c.store.history(first.sessionId)).events).toHaveLength(3);
+      await expect(c.store.importSession([advance(0, 1, null)], '{}')).rejects.toMatchObject({ code: 'storage_error' });
+    });
   });
 }

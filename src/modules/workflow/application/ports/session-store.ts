@@ -55,4 +55,11 @@ export interface SessionStore {
   list(filter?: SessionListFilter): Promise<SessionSummary[]>;
   /** Removes a session's folder and index entry. Returns false when there was none. */
   delete(sessionId: string): Promise<boolean>;
+  /**
+   * Copies one whole session from another store (its every event as written, so every timestamp stays exact, and its
+   * pinned workflow text), for `workgraph db import/export`. A session already there with the same events and text
+   * is left as it is (`unchanged`: importing twice copies nothing); a different one is kept unless `replace` (`skipped`).
+   * @throws StorageError when the events do not start with a session_started event.
+   */
+  importSession(events: readonly SessionEvent[], workflowText: string, opts?: { replace?: boolean }): Promise<'imported' | 'unchanged' | 'skipped'>;
 }

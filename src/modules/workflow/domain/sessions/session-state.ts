@@ -153,3 +153,15 @@ export function isComplete(state: SessionState): boolean {
 }
 
 export type { StepPointer };
+
+/** Whether two event logs hold the same events, field for field and in order (an import of a session already there). */
+export function sameSessionEvents(a: readonly SessionEvent[], b: readonly SessionEvent[]): boolean {
+  return a.length === b.length && a.every((e, i) => JSON.stringify(e) === JSON.stringify(b[i]));
+}
+
+/** The state a whole log folds to; a log that does not start a session is refused (an import of a broken session). */
+export function foldImportedSession(events: readonly SessionEvent[]): SessionState {
+  const state = events[0]?.kind === 'session_started' ? foldSessionEvents(undefined, [...events]) : undefined;
+  if (!state) throw new Error('its events do not start with a session_started event');
+  return state;
+}

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
-import { foldSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
+import { foldSessionEvents, sameSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
 import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
 import { CHANGE_CHANNEL } from '../../../../kernel/postgres/pg-change-bridge';
+import { importedState } from '../sessions/imported-session';
 
 /**
  * Workflow sessions in PostgreSQL: one row per session holding its folded state (the snapshot: a call reads one row,
@@ -26,10 +27,33 @@ export class PgSessionStore implements SessionStore {
         [first.sessionId, ...this.row(state), workflowText],
       );
       if (!inserted.length) throw new AlreadyExistsError('session', first.sessionId);
-      await tx.query('INSERT INTO wg_session_events (session_id, seq, event) VALUES ($1, 1, $2)', [first.sessionId, JSON.stringify(first)]);
+      await this.insertEvents(tx, first.sessionId, 0, [first]);
       await this.notify(tx, first.sessionId);
     });
     return state;
+  }
+
+  async importSession(events: readonly SessionEvent[], workflowText: string, opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+    const state = importedState(events);
+    const id = state.sessionId;
+    return this.db.transaction(async (tx) => {
+      // Serializes imports of one id (a row lock cannot, while the row does not exist yet).
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`wg_sessions:${id}`]);
+      const rows = await tx.query<{ workflow_text: string }>('SELECT workflow_text FROM wg_sessions WHERE session_id = $1 FOR UPDATE', [id]);
+      if (rows.length) {
+        if (rows[0].workflow_text === workflowText && sameSessionEvents((await this.readHistory(tx, id)).events, events)) return 'unchanged';
+        if (!opts.replace) return 'skipped';
+        await tx.query('DELETE FROM wg_sessions WHERE session_id = $1', [id]);
+      }
+      await tx.query(
+        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, ...this.row(state), workflowText],
+      );
+      for (let i = 0; i < events.length; i += 1000) await this.insertEvents(tx, id, i, events.slice(i, i + 1000));
+      await this.notify(tx, id);
+      return 'imported';
+    });
   }
 
   async load(sessionId: string): Promise<SessionState> {
@@ -48,12 +72,7 @@ export class PgSessionStore implements SessionStore {
       const change = await decide(current, () => this.readHistory(tx, sessionId));
       if (!change.events.length) return change.result;
       const [{ seq }] = await tx.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM wg_session_events WHERE session_id = $1', [sessionId]);
-      const values: unknown[] = [sessionId];
-      const tuples = change.events.map((e, i) => {
-        values.push(seq + i + 1, JSON.stringify(e));
-        return `($1, $${values.length - 1}, $${values.length})`;
-      });
-      await tx.query(`INSERT INTO wg_session_events (session_id, seq, event) VALUES ${tuples.join(', ')}`, values);
+      await this.insertEvents(tx, sessionId, seq, change.events);
       const next = foldSessionEvents(current, change.events) as SessionState;
       await tx.query(
         'UPDATE wg_sessions SET state = $2, summary = $3, status = $4, workflow_id = $5, workspace_path = $6, updated_at = $7 WHERE session_id = $1',
@@ -107,6 +126,16 @@ export class PgSessionStore implements SessionStore {
       return rows.length > 0;
     });
     return deleted;
+  }
+
+  /** Appends events numbered from `after + 1`, in one statement. */
+  private async insertEvents(tx: SqlRunner, sessionId: string, after: number, events: readonly SessionEvent[]): Promise<void> {
+    const values: unknown[] = [sessionId];
+    const tuples = events.map((e, i) => {
+      values.push(after + i + 1, JSON.stringify(e));
+      return `($1, $${values.length - 1}, $${values.length})`;
+    });
+    await tx.query(`INSERT INTO wg_session_events (session_id, seq, event) VALUES ${tuples.join(', ')}`, values);
   }
 
   private async readHistory(runner: SqlRunner, sessionId: string): Promise<SessionHistory> {

@@ -7,6 +7,7 @@ import type { Logger } from '../../../../kernel/logger';
 import type { ChangeEvents } from '../../../../kernel/change-events';
 import {
   foldSessionEvents,
+  sameSessionEvents,
   summarizeSession,
   type SessionEvent,
   type SessionStartedEvent,
@@ -16,6 +17,7 @@ import {
 import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
 import { appendLines, readLog } from './session-log-file';
 import { SessionIndexFile } from './session-index-file';
+import { importedState } from './imported-session';
 
 interface Snapshot {
   version: 1;
@@ -49,21 +51,39 @@ export class FileSessionStore implements SessionStore {
   }
 
   async create(first: SessionStartedEvent, workflowText: string): Promise<SessionState> {
-    const dir = this.dir(first.sessionId);
+    return this.write([first], workflowText);
+  }
+
+  async importSession(events: readonly SessionEvent[], workflowText: string, opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+    const { sessionId } = importedState(events);
+    if (await exists(this.eventsFile(sessionId))) {
+      const same = (await this.pinnedWorkflow(sessionId)) === workflowText && sameSessionEvents((await this.history(sessionId)).events, events);
+      if (same) return 'unchanged';
+      if (!opts.replace) return 'skipped';
+      await this.delete(sessionId);
+    }
+    await this.write(events, workflowText);
+    return 'imported';
+  }
+
+  /** A new session folder: the pinned workflow, the whole log in one write, its snapshot, then the index entry. */
+  private async write(events: readonly SessionEvent[], workflowText: string): Promise<SessionState> {
+    const { sessionId } = events[0] as SessionStartedEvent;
+    const dir = this.dir(sessionId);
     await fs.mkdir(this.root, { recursive: true });
     try {
       await fs.mkdir(dir);
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AlreadyExistsError('session', first.sessionId);
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AlreadyExistsError('session', sessionId);
       throw e;
     }
     const state = await withFileLock(dir, async (lock) => {
       await writeFileAtomic(path.join(dir, 'workflow.json'), workflowText);
-      const line = `${JSON.stringify(first)}\n`;
+      const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
       lock.assertHeld();
-      await appendLines(this.eventsFile(first.sessionId), line);
-      const s = foldSessionEvents(undefined, [first]) as SessionState;
-      await this.writeSnapshot(first.sessionId, { version: 1, logOffset: Buffer.byteLength(line), lines: 1, state: s });
+      await appendLines(this.eventsFile(sessionId), text);
+      const s = foldSessionEvents(undefined, events) as SessionState;
+      await this.writeSnapshot(sessionId, { version: 1, logOffset: Buffer.byteLength(text), lines: events.length, state: s });
       return s;
     });
     await this.afterChange(state);

@@ -71,21 +71,30 @@ export async function loadOrCreateKey(file: string): Promise<Buffer> {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
+  await writeKeyFile(file, randomBytes(32), false);
+  return fs.readFile(file);
+}
+
+/**
+ * Puts a key in place through a temp file of mode 0600: linked when `overwrite` is false (an existing key wins),
+ * renamed over the old one when true (`workgraph db export --replace`).
+ */
+export async function writeKeyFile(file: string, key: Buffer, overwrite: boolean): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   const handle = await fs.open(tmp, 'wx', 0o600);
   try {
-    await handle.writeFile(randomBytes(32));
+    await handle.writeFile(key);
     await handle.sync();
   } finally {
     await handle.close();
   }
   try {
-    await fs.link(tmp, file);
+    if (overwrite) await fs.rename(tmp, file);
+    else await fs.link(tmp, file);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
   } finally {
     await fs.rm(tmp, { force: true });
   }
-  return fs.readFile(file);
 }
