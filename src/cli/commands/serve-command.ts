@@ -27,6 +27,9 @@ export function serveCommand(): Command {
     .addOption(
       new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
     )
+    .addOption(
+      new Option('--graph-runs-keep <n>', 'graph runs recorded in the data dir per tool, for the dashboard; 0 records none (env WORKGRAPH_GRAPH_RUNS_KEEP; default 20)'),
+    )
     .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
     .addOption(
       new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
