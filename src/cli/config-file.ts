@@ -39,6 +39,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   publicUrl: 'string',
   sessionIdleTimeout: 'string',
   maxSessions: 'integer',
+  dashboard: 'boolean',
+  allowActions: 'boolean',
 };
 
 export class ConfigFileError extends Error {}

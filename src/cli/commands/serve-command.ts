@@ -44,6 +44,8 @@ export function serveCommand(): Command {
     .addOption(new Option('--public-url <url>', 'the URL clients reach the server at, behind a proxy (env WORKGRAPH_PUBLIC_URL)'))
     .addOption(new Option('--session-idle-timeout <duration>', 'close HTTP sessions idle this long, e.g. 30m (env WORKGRAPH_SESSION_IDLE_TIMEOUT; default 30m)'))
     .addOption(new Option('--max-sessions <n>', 'open HTTP sessions at most (env WORKGRAPH_MAX_SESSIONS; default 100)'))
+    .addOption(new Option('--dashboard', 'with --http: serve the web dashboard at /dashboard/ under the same tokens as /mcp (env WORKGRAPH_DASHBOARD=1)'))
+    .addOption(new Option('--allow-actions', "with --dashboard: enable the dashboard's actions (reset a task, restore knowledge, run a graph tool), each logged"))
     .action(async (flags: CommonFlags & HttpFlags) => {
       const config = resolveConfig(flags);
       const http = resolveHttpConfig(flags);
