@@ -208,6 +208,37 @@ describe('streamable HTTP: process', () => {
     }
   });
 
+  it('SIGTERM while a validation that ends within --shutdown-grace runs: it finishes and is answered, then the server exits 0', async () => {
+    const tmp = tempDir('wg-http-grace-');
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args: ['--allow-root', tmp.dir, '--shutdown-grace', '60'] });
+    const started = path.join(tmp.dir, 'started');
+    try {
+      const conn = await server.connect();
+      const call = (name: string, args: Record<string, unknown>) => conn.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>;
+      await call('init_project_graph', {
+        projectName: 'grace',
+        projectRoot: tmp.dir,
+        nodes: [{ id: 'short', title: 'Short', depends_on: [], validation_command: `touch '${started}'; sleep 2; echo finished` }],
+      });
+      await call('start_task', { project: 'grace', nodeId: 'short' });
+      const running = call('validate_task_loop', { project: 'grace', nodeId: 'short' });
+      await waitFor('the command to start', () => fs.existsSync(started));
+      server.child.kill('SIGTERM');
+      const answer = await running;
+      expect(answer.isError).toBeFalsy();
+      expect((answer.structuredContent as { validation_passed?: boolean }).validation_passed).toBe(true);
+      let timer: NodeJS.Timeout | undefined;
+      const exit = await Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() =>
+        clearTimeout(timer),
+      );
+      expect(exit).toEqual({ code: 0, signal: null });
+      await conn.client.close().catch(() => undefined);
+    } finally {
+      server.kill();
+      tmp.cleanup();
+    }
+  }, 120_000);
+
   it('with --stdio too: the end of stdin closes only the stdio session; HTTP goes on', async () => {
     const tmp = tempDir('wg-http-stdio-');
     const raw = new RawServer({ dataDir: path.join(tmp.dir, 'data'), args: ['--http', '127.0.0.1:0', '--stdio'], env: { WORKGRAPH_LOG_LEVEL: 'info' } });
