@@ -239,6 +239,26 @@ describe('streamable HTTP: process', () => {
     }
   }, 120_000);
 
+  it('with --http alone stdio is off: a request on stdin gets no answer, and the end of stdin does not stop the server', async () => {
+    const tmp = tempDir('wg-http-nostdio-');
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data') });
+    try {
+      let stdout = '';
+      server.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      server.child.stdin.end(`${initializeBody()}\n`);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(stdout).toBe('');
+      expect(server.child.exitCode).toBeNull();
+      expect((await rawRequest(server.url.replace(/\/mcp$/, '/healthz'))).status).toBe(200);
+      const conn = await server.connect();
+      expect((await conn.client.listTools()).tools.length).toBeGreaterThan(0);
+      await conn.close();
+    } finally {
+      server.kill();
+      tmp.cleanup();
+    }
+  }, 60_000);
+
   it('with --stdio too: the end of stdin closes only the stdio session; HTTP goes on', async () => {
     const tmp = tempDir('wg-http-stdio-');
     const raw = new RawServer({ dataDir: path.join(tmp.dir, 'data'), args: ['--http', '127.0.0.1:0', '--stdio'], env: { WORKGRAPH_LOG_LEVEL: 'info' } });
