@@ -178,6 +178,12 @@ describe('streamable HTTP: Origin, Host, cap, body, sessions', () => {
   });
 });
 
+/** How the server process ended, failing after LIVENESS_MS. */
+async function exitOf(server: HttpServerProcess): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() => clearTimeout(timer));
+}
+
 describe('streamable HTTP: process', () => {
   it('SIGTERM during a running validation: the command tree is gone and the server exits 0', async () => {
     const tmp = tempDir('wg-http-term-');
@@ -195,10 +201,7 @@ describe('streamable HTTP: process', () => {
       void call('validate_task_loop', { project: 'term', nodeId: 'long' }).catch(() => undefined);
       const sleepPid = await waitFor('the command to start', () => (fs.existsSync(pidFile) && /^\d+$/.test(fs.readFileSync(pidFile, 'utf8').trim()) ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined));
       server.child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const exit = await Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() =>
-        clearTimeout(timer),
-      );
+      const exit = await exitOf(server);
       expect(exit).toEqual({ code: 0, signal: null });
       await waitFor('the command tree to be gone', () => !isAlive(sleepPid));
       await conn.client.close().catch(() => undefined);
@@ -227,10 +230,7 @@ describe('streamable HTTP: process', () => {
       const answer = await running;
       expect(answer.isError).toBeFalsy();
       expect((answer.structuredContent as { validation_passed?: boolean }).validation_passed).toBe(true);
-      let timer: NodeJS.Timeout | undefined;
-      const exit = await Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() =>
-        clearTimeout(timer),
-      );
+      const exit = await exitOf(server);
       expect(exit).toEqual({ code: 0, signal: null });
       await conn.client.close().catch(() => undefined);
     } finally {
