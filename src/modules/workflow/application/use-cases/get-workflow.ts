@@ -5,15 +5,27 @@ import type { Workflow } from '../../domain/types';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
+import type { ReferenceChecker } from '../ports/reference-checker';
+import { referenceWarnings, type CheckedReference } from '../../domain/current-format/references';
 
 export interface GetWorkflowInput {
   id: string;
   /** Absent: the whole workflow. `metadata`: its description without steps. `preview`: metadata plus the first step. */
   mode?: 'metadata' | 'preview';
+  /** The folder `workspace` references resolve against; default the caller's first MCP root. */
+  workspacePath?: string;
+}
+
+/** What workflow_get adds to a current-format workflow with `references`: where each resolved, and which are missing. */
+export interface ReferenceFlags {
+  /** One per reference: its resolved path and whether it exists (absent when its base is unknown). Never its content. */
+  referenceStatus?: Omit<CheckedReference, 'pointer'>[];
+  /** One line per missing reference. */
+  warnings?: string[];
 }
 
 /** The workflow without its steps, plus how many top-level steps it has. */
-export type WorkflowMetadata = Omit<Workflow, 'steps'> & {
+export type WorkflowMetadata = Omit<Workflow, 'steps'> & ReferenceFlags & {
   /** Number of top-level steps. */
   totalSteps: number;
 };
@@ -33,15 +45,17 @@ type NextStep = UseCase<
 
 /** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
 @injectable()
-export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | WorkflowMetadata | WorkflowPreview> {
+export class GetWorkflow implements UseCase<GetWorkflowInput, (Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
+    @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
   ) {}
 
-  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {
-    const workflow = await this.storage.get(input.id);
-    if (input.mode === undefined) return workflow;
+  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<(Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
+    const { workflow, file } = await this.storage.locate(input.id);
+    const flags = await this.referenceFlags(workflow, file, input.workspacePath, ctx);
+    if (input.mode === undefined) return { ...workflow, ...flags };
     const metadata: WorkflowMetadata = {
       id: workflow.id,
       name: workflow.name,
@@ -51,6 +65,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
       ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
       ...currentMetadata(workflow),
+      ...flags,
       totalSteps: workflow.steps.length,
     };
     if (input.mode === 'metadata') return metadata;
@@ -64,6 +79,22 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       if (!(e instanceof InvalidArgumentsError)) throw e;
       return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
     }
+  }
+
+  /**
+   * `package` references resolve against the workflow file's folder, `workspace` ones against workspacePath, else
+   * the caller's first MCP root; only existence is checked.
+   */
+  private async referenceFlags(workflow: Workflow, file: string | undefined, workspacePath: string | undefined, ctx?: CallContext): Promise<ReferenceFlags> {
+    if (workflow.format !== 'current' || !Array.isArray(workflow.references) || !this.references) return {};
+    let workspace = workspacePath || undefined;
+    if (!workspace && ctx?.clientRoots) workspace = (await ctx.clientRoots().catch(() => undefined))?.[0];
+    const statuses = await this.references.check(workflow.references, { file, workspace });
+    const warnings = referenceWarnings(statuses).map((w) => w.message);
+    return {
+      referenceStatus: statuses.map(({ pointer: _pointer, ...rest }) => rest),
+      ...(warnings.length > 0 ? { warnings } : {}),
+    };
   }
 }
 
