@@ -10,7 +10,7 @@ type Validated = { valid: boolean; issues: Array<{ path: string; line: number; c
 /**
  * Current-format workflows through the built server: templateCall routines are looked up in the server's workflow
  * folders by workflow_validate_json too, and `references` are resolved (package: the file's folder; workspace: the
- * workspacePath given, else the client's first root) and missing ones flagged by workflow_get.
+ * workspacePath given, else the client's first root) and missing ones flagged by workflow_get and workflow_start.
  */
 describe('current-format references and routines (built server, SDK client)', () => {
   let tmp: ReturnType<typeof tempDir>;
@@ -67,6 +67,17 @@ describe('current-format references and routines (built server, SDK client)', ()
       { id: 'plan', resolveFrom: 'workspace', path: path.join(other, 'PLAN.md'), found: false },
       { id: 'notes', resolveFrom: 'workspace', path: path.join(other, 'NOTES.md'), found: true },
     ]);
+  });
+
+  it('workflow_start flags missing references against the session workspacePath, else the first client root', async () => {
+    const other = path.join(tmp.dir, 'other');
+    fs.mkdirSync(other, { recursive: true });
+    fs.writeFileSync(path.join(other, 'NOTES.md'), 'n');
+    const own = (await conn.client.callTool({ name: 'workflow_start', arguments: { workflowId: 'wg.release-check', workspacePath: other, context: { version: '1' } } })).structuredContent as { status: string; warnings?: string[] };
+    expect(own.status).toBe('started');
+    expect(own.warnings).toEqual([`reference 'missing' (package) not found: ${path.join(wfDir, 'docs/nowhere.md')}`, `reference 'plan' (workspace) not found: ${path.join(other, 'PLAN.md')}`]);
+    const byRoot = (await conn.client.callTool({ name: 'workflow_start', arguments: { workflowId: 'wg.release-check', context: { version: '1' } } })).structuredContent as { warnings?: string[] };
+    expect(byRoot.warnings).toEqual([`reference 'missing' (package) not found: ${path.join(wfDir, 'docs/nowhere.md')}`, `reference 'notes' (workspace) not found: ${path.join(root, 'NOTES.md')}`]);
   });
 
   it('workflow_validate_json finds templateCall routines in the server folders, and names one it cannot find', async () => {

@@ -6,7 +6,7 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { ReferenceChecker } from '../ports/reference-checker';
-import { referenceWarnings, type CheckedReference } from '../../domain/current-format/references';
+import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
 
 export interface GetWorkflowInput {
   id: string;
@@ -14,14 +14,6 @@ export interface GetWorkflowInput {
   mode?: 'metadata' | 'preview';
   /** The folder `workspace` references resolve against; default the caller's first MCP root. */
   workspacePath?: string;
-}
-
-/** What workflow_get adds to a current-format workflow with `references`: where each resolved, and which are missing. */
-export interface ReferenceFlags {
-  /** One per reference: its resolved path and whether it exists (absent when its base is unknown). Never its content. */
-  referenceStatus?: Omit<CheckedReference, 'pointer'>[];
-  /** One line per missing reference. */
-  warnings?: string[];
 }
 
 /** The workflow without its steps, plus how many top-level steps it has. */
@@ -81,21 +73,13 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, (Workflow & Refere
     }
   }
 
-  /**
-   * `package` references resolve against the workflow file's folder, `workspace` ones against workspacePath, else
-   * the caller's first MCP root; only existence is checked.
-   */
+  /** `workspace` references resolve against workspacePath, else the caller's first MCP root. */
   private async referenceFlags(workflow: Workflow, file: string | undefined, workspacePath: string | undefined, ctx?: CallContext): Promise<ReferenceFlags> {
-    if (workflow.format !== 'current' || !Array.isArray(workflow.references) || !this.references) return {};
     let workspace = workspacePath || undefined;
     if (!workspace && ctx?.clientRoots) workspace = (await ctx.clientRoots().catch(() => undefined))?.[0];
-    const statuses = await this.references.check(workflow.references, { file, workspace });
-    const warnings = referenceWarnings(statuses).map((w) => w.message);
-    return {
-      referenceStatus: statuses.map(({ pointer: _pointer, ...rest }) => rest),
-      ...(warnings.length > 0 ? { warnings } : {}),
-    };
+    return flagReferences(this.references, workflow, file, workspace);
   }
+
 }
 
 /** The current format's metadata, served as the file gives it (references are pointers: their content is never inlined). */
