@@ -38,6 +38,28 @@ describe('current-format references and routines (built server, SDK client)', ()
     tmp.cleanup();
   });
 
+  it('workflow_list and workflow_get serve the current-format metadata; the routine in a subfolder is listed too', async () => {
+    const list = (await conn.client.callTool({ name: 'workflow_list', arguments: {} })).structuredContent as { workflows: Array<Record<string, unknown>> };
+    expect(list.workflows).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: 'wg.release-check', format: 'current', tags: ['release'], about: 'Walks a release candidate from scope to verdict.' }),
+        expect.objectContaining({ id: 'wr.routine-checklist', source: 'flag' }),
+      ]),
+    );
+    const meta = (await conn.client.callTool({ name: 'workflow_get', arguments: { id: 'wg.release-check', mode: 'metadata' } })).structuredContent as Record<string, unknown>;
+    expect(meta).toMatchObject({
+      format: 'current',
+      about: 'Walks a release candidate from scope to verdict.',
+      examples: ['Check release 2.4.0'],
+      recommendedPreferences: { recommendedAutonomy: 'guided' },
+      validatedAgainstSpecVersion: 3,
+      tags: ['release'],
+      metricsProfile: 'review',
+      references: expect.arrayContaining([expect.objectContaining({ id: 'policy', source: 'routines/checklist.json', resolveFrom: 'package' })]),
+    });
+    expect(meta.steps).toBeUndefined();
+  });
+
   it('workflow_get resolves references against the file folder and the first client root, flagging missing ones', async () => {
     const r = await conn.client.callTool({ name: 'workflow_get', arguments: { id: 'wg.release-check', mode: 'metadata' } });
     expect(r.isError).toBeFalsy();
