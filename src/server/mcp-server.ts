@@ -19,6 +19,7 @@ import { CancelledError, ErrorCodes } from '../kernel/errors';
 import { runAsLogOrigin } from '../kernel/logging/log-origin';
 import { errorResult, toJsonRpcError } from './error-mapper';
 import { closestName, unknownNameMessage } from './closest-name';
+import { wireOutputSchema } from './wire-output-schema';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -187,7 +188,8 @@ export class WorkgraphServer {
         ...(t.title ? { title: t.title } : {}),
         description: t.description,
         inputSchema: t.inputSchema as { type: 'object' },
-        outputSchema: t.outputSchema as { type: 'object' },
+        // Built-in tools serve their output schemas without prose; a graph file's tools are served as the file wrote them.
+        outputSchema: (t.handler ? t.outputSchema : wireOutputSchema(t.outputSchema)) as { type: 'object' },
         annotations: t.annotations,
       })),
     }));
