@@ -18,6 +18,7 @@ import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { CancelledError, ErrorCodes } from '../kernel/errors';
 import { errorResult, toJsonRpcError } from './error-mapper';
 import { closestName, unknownNameMessage } from './closest-name';
+import { wireOutputSchema } from './wire-output-schema';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -177,7 +178,8 @@ export class WorkgraphServer {
         ...(t.title ? { title: t.title } : {}),
         description: t.description,
         inputSchema: t.inputSchema as { type: 'object' },
-        outputSchema: t.outputSchema as { type: 'object' },
+        // Built-in tools serve their output schemas without prose; a graph file's tools are served as the file wrote them.
+        outputSchema: (t.handler ? t.outputSchema : wireOutputSchema(t.outputSchema)) as { type: 'object' },
         annotations: t.annotations,
       })),
     }));
