@@ -7,7 +7,8 @@ import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
-export type { KnowledgeStore } from './application/ports/knowledge-store';
+export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
+export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';
 
 /** The knowledge module's data-dir migration steps (loaded on the first call: they pull in the store). */

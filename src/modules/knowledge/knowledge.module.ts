@@ -16,6 +16,7 @@ import { RestoreNodes } from './application/use-cases/restore-nodes';
 import { ListDeletedNodes } from './application/use-cases/list-deleted-nodes';
 import { ListKnowledgeBackups } from './application/use-cases/list-knowledge-backups';
 import { ListKnowledgeProjects } from './application/use-cases/list-knowledge-projects';
+import { RestoreKnowledgeBackup } from './application/use-cases/restore-knowledge-backup';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /** The knowledge module: one NDJSON store for the data dir (shared), an id generator, and the five use cases. */
@@ -42,4 +43,5 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
   container.register(KnowledgeTokens.ListDeletedKnowledgeNodes, { useClass: ListDeletedNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeProjects, { useClass: ListKnowledgeProjects }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeBackups, { useClass: ListKnowledgeBackups }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.RestoreKnowledgeBackup, { useClass: RestoreKnowledgeBackup }, { lifecycle: Lifecycle.Singleton });
 };

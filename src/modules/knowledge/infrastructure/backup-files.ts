@@ -3,7 +3,7 @@ import { constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
 
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
-const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
+export const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
 
 export function backupStamp(epochMs: number): string {
   const d = new Date(epochMs);
