@@ -230,6 +230,31 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       expect(ids((await store.reader(P).page({ limit: 100 })).nodes).map((id) => id.split('-')[1]).sort()).toEqual(['1', '2', '3']);
     });
 
+    it('exports a project oldest first and imports it exactly, replacing what was there', async () => {
+      const a = node('a', { tags: ['k'] });
+      const b = node('b', { parents: ['a'] });
+      const c = node('c', { parents: ['a'] });
+      await add(a, b, c);
+      await store.withLock(P, (g) => g.deleteWithBackup([record(b)]));
+      const all = async (project: string) => {
+        const exp = (await store.exportProject(project))!;
+        const nodes: StoredKnowledgeNode[] = [];
+        await exp.forEachBatch(async (batch) => void nodes.push(...batch));
+        return { exp, nodes };
+      };
+      const { exp, nodes } = await all(P);
+      expect(nodes).toEqual([a, c]);
+      expect(exp.deleted).toEqual([record(b)]);
+      await store.withLock('copy', (g) => g.append([node('junk')]));
+      expect(await store.importProject({ ...exp, project: 'copy' })).toEqual({ nodes: 2, deleted: 1 });
+      const back = await all('copy');
+      expect(back.nodes).toEqual([a, c]);
+      expect(back.exp.deleted).toEqual([record(b)]);
+      expect(ids((await store.reader('copy').page({ limit: 10 })).nodes)).toEqual(['c', 'a']);
+      expect(await store.reader('copy').stats()).toEqual({ nodes: 2, deleted: 1, malformedCount: 0 });
+      expect(await store.exportProject('nothing-here')).toBeUndefined();
+    });
+
     it('keeps projects apart and lists them sorted', async () => {
       await add(node('a'));
       await store.withLock('other', (g) => g.append([{ ...node('b'), project: 'other', projectContext: 'other' }]));

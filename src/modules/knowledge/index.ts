@@ -7,6 +7,8 @@ import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
+/** The knowledge module's PostgreSQL schema migrations (plain data: loading them loads no driver). */
+export { knowledgeMigrations as knowledgeDatabaseMigrations } from './infrastructure/postgres/knowledge-migrations';
 export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../../../kernel/clock';
 import { systemClock } from '../../../kernel/clock';
-import type { KnowledgeBackupInfo, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
+import type { KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
 import { projectIdentity } from '../domain/project-from-context';
 import type { StoredKnowledgeNode } from '../domain/knowledge-node';
 import { NotFoundError, StorageError } from '../../../kernel/errors';
@@ -18,6 +18,7 @@ import { forEachLine, forEachLineBackward } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { NdjsonGraphWriter } from './ndjson-graph-writer';
 import { parseNode, readIo } from './ndjson-passes';
+import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
 
 export { PENDING_FILE } from './ndjson-graph-writer';
 
@@ -169,6 +170,16 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     return { project, file };
   }
 
+  async exportProject(project: string): Promise<KnowledgeProjectExport | undefined> {
+    await this.options.format?.assertReadable();
+    const paths = knowledgePaths(this.layout, project);
+    return exportNdjsonProject(project, paths, (await readOwner(paths)).pathKey);
+  }
+
+  async importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
+    return this.withLock(data.project, () => importNdjsonProject(knowledgePaths(this.layout, data.project), data));
+  }
+
   reader(project: string): KnowledgeReader {
     return new NdjsonGraphReader(knowledgePaths(this.layout, project));
   }
@@ -209,8 +220,7 @@ export function createNdjsonKnowledgeStore(dataDir: string, options: NdjsonKnowl
   return new NdjsonKnowledgeStore(dataDir, options);
 }
 
-/** The file recording which folder owns a project's plain id: `<project>/knowledge_graph.owner.json`. */
-export const OWNER_FILE = 'knowledge_graph.owner.json';
+export { OWNER_FILE };
 
 function ownerFile(paths: KnowledgePaths): string {
   return path.join(paths.dir, OWNER_FILE);

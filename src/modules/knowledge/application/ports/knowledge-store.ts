@@ -37,6 +37,23 @@ export interface KnowledgeStore {
    * @throws NotFoundError for an id that names no backup.
    */
   readBackup(id: string): Promise<{ project: string; backup: KnowledgeBackupInfo; nodes: StoredKnowledgeNode[] }>;
+  /** Everything a project holds, for copying it to another store (`db import`/`db export`); undefined: no graph. */
+  exportProject(project: string): Promise<KnowledgeProjectExport | undefined>;
+  /**
+   * Replaces a project's nodes and deletion records with `data`'s, all or nothing, every field (timestamps included)
+   * exactly as given; its backups stay. Returns what was written.
+   */
+  importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }>;
+}
+
+export interface KnowledgeProjectExport {
+  project: string;
+  /** The folder that owns the project's plain id (see resolveProject), when one is known. */
+  ownerPathKey: string | null;
+  /** Deletion records, oldest first. */
+  deleted: DeletedNodeRecord[];
+  /** Streams the nodes oldest first (the order newest-first pages reverse), in batches; may be called again. */
+  forEachBatch(fn: (nodes: StoredKnowledgeNode[]) => Promise<void>): Promise<void>;
 }
 
 export interface KnowledgeProjectInfo {
