@@ -10,6 +10,7 @@ export { knowledgeTools } from './knowledge.tools';
 /** The knowledge module's PostgreSQL schema migrations (plain data: loading them loads no driver). */
 export { knowledgeMigrations as knowledgeDatabaseMigrations } from './infrastructure/postgres/knowledge-migrations';
 export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
+export { copyKnowledgeProject } from './application/services/copy-knowledge-project';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';
 
