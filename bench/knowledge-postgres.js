@@ -84,6 +84,8 @@ async function main() {
       goal: 'PostgreSQL value < 1000 ms',
     });
     report('knowledge-postgres', `db import of ${NODES} nodes: nodes per second`, NODES / (importMs / 1000), undefined, 'nodes/s', common);
+    const [{ size }] = await db.query("SELECT pg_total_relation_size('wg_knowledge_nodes')::float8 AS size");
+    report('knowledge-postgres', 'bytes per node: PostgreSQL table with its indexes vs the NDJSON line', size / NODES, bytes / NODES, 'bytes', common);
   } finally {
     await db?.close();
     await pg.stop();

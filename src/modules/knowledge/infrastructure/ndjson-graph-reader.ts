@@ -1,10 +1,9 @@
-import * as fs from 'node:fs/promises';
 import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader } from '../application/ports/knowledge-store';
 import { DescendantCollector } from '../domain/descendant-collector';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import type { KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
-import { MalformedCollector, leadingId, mentionsAny, parseNode, parseRecord, readIo, type PassReport, type ScanOptions } from './ndjson-passes';
+import { MalformedCollector, fileExists, leadingId, mentionsAny, parseNode, parseRecord, readIo, type PassReport, type ScanOptions } from './ndjson-passes';
 import { decodeCursor, encodeCursor, staleCursorError } from './page-cursor';
 
 /**
@@ -132,7 +131,7 @@ export class NdjsonGraphReader implements KnowledgeReader {
   }
 
   async stats(signal?: AbortSignal): Promise<{ nodes: number; deleted: number; malformedCount: number } | undefined> {
-    if (!(await exists(this.paths.graph)) && !(await exists(this.paths.deleted))) return undefined;
+    if (!(await fileExists(this.paths.graph)) && !(await fileExists(this.paths.deleted))) return undefined;
     let nodes = 0;
     let deleted = 0;
     const report = await this.scan(() => void nodes++, { signal });
@@ -170,14 +169,5 @@ export class NdjsonGraphReader implements KnowledgeReader {
       { signal },
     ));
     return malformed.report(lines);
-  }
-}
-
-async function exists(file: string): Promise<boolean> {
-  try {
-    await fs.access(file);
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,5 +1,6 @@
 import { MALFORMED_REPORT_MAX, type MalformedLine, type MalformedReport } from '../application/ports/knowledge-store';
 import { isDeletedNodeRecord, isStoredKnowledgeNode, normalizeStoredNode, type DeletedNodeRecord, type StoredKnowledgeNode } from '../domain/knowledge-node';
+import * as fs from 'node:fs/promises';
 import { toStorageError } from '../../../kernel/files/storage-errors';
 
 /**
@@ -93,5 +94,15 @@ export async function readIo<T>(file: string, fn: () => Promise<T>): Promise<T> 
     return await fn();
   } catch (e) {
     throw toStorageError(e, 'read', file);
+  }
+}
+
+/** True when something exists at `file` (any kind of entry). */
+export async function fileExists(file: string): Promise<boolean> {
+  try {
+    await fs.access(file);
+    return true;
+  } catch {
+    return false;
   }
 }
