@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
-const { tempDir, report, startBenchPostgres } = require('./lib.js');
+const { tempDir, report, startPostgres } = require('./lib.js');
 
 const SECONDS = Number(process.env.BENCH_PG_SECONDS || 10);
 const WORKER = path.join(__dirname, 'fixtures', 'task-transition-worker.js');
@@ -48,7 +48,7 @@ async function measure(mode, where, workers) {
 
 async function main() {
   execFileSync(process.execPath, ['-e', ''], { stdio: 'ignore' });
-  const pg = await startBenchPostgres();
+  const pg = await startPostgres();
   const dataDir = tempDir('wg-bench-files-');
   try {
     const results = {};

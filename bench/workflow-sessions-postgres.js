@@ -5,7 +5,7 @@
 const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { workgraph, stats, report, tempDir, startBenchPostgres } = require('./lib.js');
+const { workgraph, stats, report, tempDir, startPostgres } = require('./lib.js');
 
 const STEPS = Number(process.env.BENCH_SESSION_STEPS || 1_000);
 const SAMPLES = Number(process.env.BENCH_SESSION_SAMPLES || 60);
@@ -44,7 +44,7 @@ async function walker(args) {
 }
 
 async function main() {
-  const pg = await startBenchPostgres();
+  const pg = await startPostgres();
   const dir = tempDir('wg-bench-sess-pg-');
   const wfDir = path.join(dir, 'workflows');
   fs.mkdirSync(wfDir);

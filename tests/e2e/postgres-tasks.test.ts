@@ -56,13 +56,17 @@ describe('PostgreSQL task store (built server)', () => {
     expect(migrated.stdout).toMatch(/applied tasks 1: task graphs and transition log/);
     expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
     expect(migrated.stdout).toMatch(/applied workflow 1: workflow sessions, their event log and the token key/);
+    expect(migrated.stdout).toMatch(/applied knowledge 1: knowledge nodes, deletion records and backups/);
+    expect(migrated.stdout).toMatch(/applied graph 1: recorded graph runs/);
     const after = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url, '--json']);
     const status = JSON.parse(after.stdout);
-    // Every module with a PostgreSQL schema is listed; sessions (workflow) joined tasks.
+    // Every module with a PostgreSQL schema is listed: tasks, knowledge, workflow sessions, graph runs.
     expect(status.modules).toEqual(
       expect.arrayContaining([
         { module: 'tasks', applied: 2, known: 2, pending: [] },
+        { module: 'knowledge', applied: 1, known: 1, pending: [] },
         { module: 'workflow', applied: 1, known: 1, pending: [] },
+        { module: 'graph', applied: 1, known: 1, pending: [] },
       ]),
     );
     for (const m of status.modules) expect(m.pending).toEqual([]);

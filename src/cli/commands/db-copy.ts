@@ -5,7 +5,7 @@ const SAID: Record<Outcome, string> = { imported: 'copied', unchanged: 'unchange
 
 /**
  * `db import` / `db export`: every store of one side copied to the other through the stores' own ports (the file
- * stores of `--data-dir` and the database stores): task projects, workflow sessions (every event as written, the
+ * stores of `--data-dir` and the database stores): task projects, knowledge graphs, workflow sessions (every event as written, the
  * pinned workflow, and the token key so handed-out tokens stay valid) and recorded graph runs. One line per record,
  * then one count line per kind; running it twice copies nothing.
  */
@@ -46,6 +46,7 @@ export async function copyStores(flags: CommonFlags & { replace?: boolean }, dir
       tasks.add(project, await target.tasks.importProject(graph, await source.tasks.readTransitions(project), opts));
     }
     tasks.report('task project(s)');
+    await copyKnowledge(direction === 'import' ? [filesContainer, dbContainer] : [dbContainer, filesContainer], verb, flags.replace);
 
     const sessions = tally('session');
     for (const { sessionId } of await source.sessions.list()) {
@@ -74,4 +75,26 @@ export async function copyStores(flags: CommonFlags & { replace?: boolean }, dir
   } finally {
     await dbContainer.resolve<PgDatabase>(Tokens.Database).close();
   }
+}
+
+/** The knowledge graphs of every project, copied through the knowledge store port (nodes, deletion records, owner). */
+async function copyKnowledge(
+  [from, to]: import('tsyringe').DependencyContainer[],
+  verb: string,
+  replace: boolean | undefined,
+): Promise<void> {
+  const { KnowledgeTokens, copyKnowledgeProject } = await import('../../modules/knowledge');
+  type Store = import('../../modules/knowledge').KnowledgeStore;
+  const [source, target] = [from!, to!].map((c) => c.resolve<Store>(KnowledgeTokens.KnowledgeStore));
+  const counts = { imported: 0, unchanged: 0, skipped: 0, nodes: 0, deleted: 0 };
+  for (const { project } of await source!.listProjects()) {
+    const r = await copyKnowledgeProject(source!, target!, project, { replace });
+    counts[r.outcome]++;
+    if (r.outcome === 'imported') Object.assign(counts, { nodes: counts.nodes + r.nodes, deleted: counts.deleted + r.deleted });
+    const what = `${r.nodes} node(s), ${r.deleted} deleted record(s)`;
+    console.log(`knowledge ${project}: ${r.outcome === 'imported' ? `copied ${what}` : r.outcome === 'unchanged' ? 'unchanged' : `differs, kept (use --replace) — source has ${what}`}`);
+  }
+  console.log(
+    `${counts.imported} knowledge project(s) ${verb} (${counts.nodes} node(s), ${counts.deleted} deleted record(s)), ${counts.unchanged} unchanged, ${counts.skipped} kept as they were`,
+  );
 }
