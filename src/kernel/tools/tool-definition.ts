@@ -1,7 +1,7 @@
 import type { InjectionToken } from 'tsyringe';
 import type { CallContext } from '../call-context';
 import type { UseCase } from '../use-case';
-import type { ObjectSchema, Static, ToolSchemas } from './tool-schema';
+import type { ObjectSchema, Static, StaticAnswer, ToolSchemas } from './tool-schema';
 
 /** A JSON Schema object (draft 2020-12 / 07 subset Ajv understands). */
 export type JsonSchema = Record<string, unknown>;
@@ -52,7 +52,7 @@ export interface ToolDefinition<In = unknown, Out = unknown> {
 }
 
 /** What a built-in tool declaration says besides its schemas. */
-type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<ToolDefinition<Static<I>, Static<O>>, 'inputSchema' | 'outputSchema'> &
+type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<ToolDefinition<NoInfer<Static<I>>, NoInfer<StaticAnswer<O>>>, 'inputSchema' | 'outputSchema'> &
   ToolSchemas<I, O>;
 
 /**
@@ -60,6 +60,6 @@ type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<Tool
  * spread in, so the use case takes its types from the same literal) and the rest of its declaration. The use case
  * token and handler are typed with the input and output the schemas describe.
  */
-export function defineTool<const I extends ObjectSchema, const O extends ObjectSchema>(declaration: ToolDeclaration<I, O>): ToolDefinition {
+export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(declaration: ToolDeclaration<I, O>): ToolDefinition {
   return declaration as unknown as ToolDefinition;
 }

@@ -20,36 +20,58 @@ export interface ToolSchemas<I extends ObjectSchema = ObjectSchema, O extends Ob
  * The TypeScript type of the values a schema accepts.
  *
  * Two choices differ from json-schema-to-ts's defaults, both on purpose:
- * - Object schemas without `additionalProperties` are typed as closed (no `[key: string]: unknown`). Output schemas
- *   leave additionalProperties open so clients stay lenient, but a use case returning a domain interface must still
- *   type-check against them (interfaces have no implicit index signature).
+ * - Object schemas with `properties` but without `additionalProperties` are typed as closed (no
+ *   `[key: string]: unknown`). Output schemas leave additionalProperties open so clients stay lenient, but a use case
+ *   returning a domain interface must still type-check against them (interfaces have no implicit index signature).
  * - Properties with a `default` stay optional: Ajv runs without useDefaults, so a use case sees them absent.
  */
-export type Static<S> = Closed<S> extends infer C extends JSONSchema ? FromSchema<C, { keepDefaultedPropertiesOptional: true }> : never;
+export type Static<S> = Closed<S, false> extends infer C extends JSONSchema ? FromSchema<C, { keepDefaultedPropertiesOptional: true }> : never;
+
+/**
+ * What a use case may answer for a schema: as {@link Static}, and an object schema without any `properties`
+ * (`{type: "object"}`: "some object", e.g. an opaque artifact) accepts any object value, interfaces included.
+ */
+export type StaticAnswer<S> = Closed<S, true> extends infer C extends JSONSchema ? FromSchema<C, { keepDefaultedPropertiesOptional: true }> : never;
 
 /** The input type of a tool's use case. */
 export type ToolInput<T extends ToolSchemas> = Static<T['inputSchema']>;
 /** The output type of a tool's use case. */
-export type ToolOutput<T extends ToolSchemas> = Static<T['outputSchema']>;
+export type ToolOutput<T extends ToolSchemas> = StaticAnswer<T['outputSchema']>;
 
 /** Declares the schemas of one tool (keeps the literal types for inference; returns the same object). */
 export function toolSchemas<const I extends ObjectSchema, const O extends ObjectSchema>(schemas: { inputSchema: I; outputSchema: O }): ToolSchemas<I, O> {
   return schemas;
 }
 
-type ClosedList<L> = { [K in keyof L]: Closed<L[K]> };
-type ClosedMap<P> = { [K in keyof P]: Closed<P[K]> };
-/** `S` with `additionalProperties: false` added to every object schema that has `properties` and no additionalProperties. */
-type Closed<S> = S extends readonly unknown[]
-  ? ClosedList<S>
+type ClosedList<L, A extends boolean> = { [K in keyof L]: Closed<L[K], A> };
+type ClosedMap<P, A extends boolean> = { [K in keyof P]: Closed<P[K], A> };
+/** Keys that close an object schema: `additionalProperties: false` when it has properties and says nothing of others. */
+type CloseKeys<S, A extends boolean> = S extends { additionalProperties: unknown }
+  ? never
+  : S extends { properties: object }
+    ? 'additionalProperties'
+    : A extends true
+      ? S extends { type: 'object' }
+        ? 'additionalProperties' | 'properties'
+        : never
+      : never;
+/**
+ * `S` with `additionalProperties: false` added to every object schema that has `properties` and no
+ * additionalProperties; with `Opaque`, also an empty closed `properties` on an object schema that declares none (typed
+ * `{}`: any object).
+ */
+type Closed<S, Opaque extends boolean> = S extends readonly unknown[]
+  ? ClosedList<S, Opaque>
   : S extends object
     ? {
-        [K in keyof S | (S extends { properties: object } ? 'additionalProperties' : never)]: K extends keyof S
+        [K in keyof S | CloseKeys<S, Opaque>]: K extends keyof S
           ? K extends 'properties' | 'definitions' | '$defs' | 'patternProperties'
-            ? ClosedMap<S[K]>
+            ? ClosedMap<S[K], Opaque>
             : K extends 'items' | 'anyOf' | 'oneOf' | 'allOf' | 'additionalProperties' | 'not' | 'contains'
-              ? Closed<S[K]>
+              ? Closed<S[K], Opaque>
               : S[K]
-          : false;
+          : K extends 'properties'
+            ? {}
+            : false;
       }
     : S;

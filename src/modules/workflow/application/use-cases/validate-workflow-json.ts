@@ -6,15 +6,15 @@ import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workf
 import type { RoutineLookup } from '../../domain/current-format/compile';
 import { semanticsWarnings } from '../../domain/current-format/semantics-warnings';
 import type { WorkflowFormat } from '../../domain/types';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowValidateJsonSchemas } from '../workflow.tool-schemas';
 
-export interface ValidateWorkflowJsonInput {
-  workflowJson: string;
-  /**
-   * Where templateCall routines are looked up (not a tool argument: `workgraph validate` passes the files being
-   * validated, their folders and the bundled workflows). Default: the loaded workflows, when the checker has them.
-   */
-  lookupRoutine?: RoutineLookup;
-}
+/**
+ * The tool's input, as its schema describes it, plus `lookupRoutine`: where templateCall routines are looked up (not a
+ * tool argument: `workgraph validate` passes the files being validated, their folders and the bundled workflows).
+ * Default: the loaded workflows, when the checker has them.
+ */
+export type ValidateWorkflowJsonInput = ToolInput<typeof workflowValidateJsonSchemas> & { lookupRoutine?: RoutineLookup };
 
 export interface WorkflowJsonIssue {
   /** JSON pointer of the value at fault; `""` for the whole document (and for syntax errors). */
@@ -46,7 +46,7 @@ export const MAX_WORKFLOW_JSON_ISSUES = 50;
  * Only positions and short messages come back, never the input itself.
  */
 @injectable()
-export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
+export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ToolOutput<typeof workflowValidateJsonSchemas>> {
   constructor(@inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker) {}
 
   execute(input: ValidateWorkflowJsonInput): ValidateWorkflowJsonOutput {
