@@ -61,5 +61,5 @@ type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<Tool
  * token and handler are typed with the input and output the schemas describe.
  */
 export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(declaration: ToolDeclaration<I, O>): ToolDefinition {
-  return declaration as unknown as ToolDefinition;
+  return declaration;
 }

@@ -35,17 +35,22 @@ const nodeDefinition = {
   },
 } as const;
 
+/** How a validation command ended: in a failed attempt's record and in the latest run's result alike. */
+const commandOutcome = {
+  exit_code: { type: ['integer', 'null'] },
+  signal: { type: ['string', 'null'] },
+  duration_ms: { type: 'number' },
+  timed_out: { type: 'boolean' },
+  stdout_tail: { type: 'string' },
+  stderr_tail: { type: 'string' },
+} as const;
+
 const errorLog = {
   type: 'object',
   properties: {
     attempt: { type: 'integer' },
     time: { type: 'string' },
-    exit_code: { type: ['integer', 'null'] },
-    signal: { type: ['string', 'null'] },
-    duration_ms: { type: 'number' },
-    timed_out: { type: 'boolean' },
-    stdout_tail: { type: 'string' },
-    stderr_tail: { type: 'string' },
+    ...commandOutcome,
   },
 } as const;
 
@@ -58,12 +63,7 @@ const runResult = {
     passed: { type: 'boolean' },
     finished_at: { type: 'string' },
     command_ran: { type: 'boolean' },
-    exit_code: { type: ['integer', 'null'] },
-    signal: { type: ['string', 'null'] },
-    duration_ms: { type: 'number' },
-    timed_out: { type: 'boolean' },
-    stdout_tail: { type: 'string' },
-    stderr_tail: { type: 'string' },
+    ...commandOutcome,
     truncated: { type: 'boolean' },
     delivered: { type: 'boolean', description: 'False until a validate_task_loop caller received it.' },
   },
