@@ -64,6 +64,22 @@ export function workflowCatalogContract(name: string, make: (seed: Workflow[]) =
       expect(alpha.steps).toEqual(seedWorkflows()[0].steps);
     });
 
+    it('locates a workflow with its source (and its file, when it came from one in the folders)', async () => {
+      const located = await h.catalog.locate('beta');
+      expect(located.workflow).toMatchObject({ id: 'beta', version: '2.1.0' });
+      expect(located.source).toBe(h.source);
+      if (h.folders.length) expect(h.folders.some((d) => located.file?.startsWith(d))).toBe(true);
+      else expect(located.file).toBeUndefined();
+      await expect(h.catalog.locate('gamma')).rejects.toBeInstanceOf(NotFoundError);
+      await expect(h.catalog.locate('../beta')).rejects.toBeInstanceOf(UnsafePathError);
+    });
+
+    it('looks up the workflow documents by id, as stored', async () => {
+      const documents = await h.catalog.documents();
+      expect(documents('alpha')).toMatchObject({ id: 'alpha', steps: seedWorkflows()[0].steps });
+      expect(documents('gamma')).toBeUndefined();
+    });
+
     it('answers not found for an unknown id, naming it', async () => {
       const err = await h.catalog.get('gamma').catch((e) => e);
       expect(err).toBeInstanceOf(NotFoundError);

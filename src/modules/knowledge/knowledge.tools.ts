@@ -45,9 +45,7 @@ export const knowledgeTools: ToolDefinition[] = [
     name: 'delete_nodes',
     title: 'Delete knowledge nodes',
     description:
-      'Soft-deletes nodes. If other nodes descend from them, nothing is deleted: the answer has success false and lists dependentNodes; ' +
-      'call again with those ids included to delete them all. On success a backup is made, the nodes are recorded in the deleted file ' +
-      '(restore_nodes brings them back) and removed from other nodes\' parents. recalculateSummaries rewrites the summaries that covered them.',
+      'Soft-delete nodes. If others descend from them nothing is deleted: success is false and dependentNodes lists them; call again including them. On success a backup is made, the nodes go to the deleted file (restore_nodes brings them back) and are unlinked; recalculateSummaries rewrites summaries that covered them.',
     ...deleteNodesSchemas,
     annotations: { title: 'Delete knowledge nodes', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
     useCase: KnowledgeTokens.DeleteKnowledgeNodes,

@@ -17,7 +17,7 @@ const projectContext = {
   minLength: 1,
   maxLength: 4096,
   description:
-    "The project's folder path (or name). One folder is one project: its last segment gives the readable id, and another folder with the same last segment gets its own project (id suffixed with a hash of its path). Trailing separators and Windows paths (C:\\work\\app) are understood.",
+    "The project's folder path (or name): one folder is one project, its last segment the readable id. Windows paths are understood.",
 } as const;
 
 const role = { type: 'string', enum: [...KNOWLEDGE_ROLES] } as const;

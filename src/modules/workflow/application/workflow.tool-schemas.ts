@@ -131,6 +131,7 @@ export const workflowGetSchemas = toolSchemas({
     properties: {
       id: { ...workflowId, description: 'Workflow id, as workflow_list shows it.' },
       mode: { enum: ['metadata', 'preview'], description: 'Omit for the whole workflow.' },
+      workspacePath: { type: 'string', maxLength: 4_096, description: 'Where `workspace` references resolve; default your first MCP root.' },
     },
     additionalProperties: false,
   },
@@ -150,6 +151,12 @@ export const workflowGetSchemas = toolSchemas({
       format: { const: 'current', description: "Current-format workflows (metadata and preview): about, examples, recommendedPreferences, references, tags… follow." },
       firstStep: { anyOf: [previewStep, { type: 'null' }], description: 'The first step to do (preview only).' },
       firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
+      referenceStatus: {
+        type: 'array',
+        description: 'Each reference: resolved path, and found (absent: not checked). Content is never inlined.',
+        items: { type: 'object', properties: { id: { type: 'string' }, resolveFrom: { type: 'string' }, path: { type: 'string' }, found: { type: 'boolean' } } },
+      },
+      warnings: { ...stringList, description: 'Missing references.' },
     },
   },
 });

@@ -7,12 +7,14 @@ import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { workflowGetSchemas, workflowNextSchemas } from '../workflow.tool-schemas';
+import type { ReferenceChecker } from '../ports/reference-checker';
+import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
 
 /** The tool's input, as its schema describes it. */
 export type GetWorkflowInput = ToolInput<typeof workflowGetSchemas>;
 
 /** The workflow without its steps, plus how many top-level steps it has. */
-export type WorkflowMetadata = Omit<Workflow, 'steps'> & {
+export type WorkflowMetadata = Omit<Workflow, 'steps'> & ReferenceFlags & {
   /** Number of top-level steps. */
   totalSteps: number;
 };
@@ -35,11 +37,13 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
+    @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
   ) {}
 
-  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {
-    const workflow = await this.storage.get(input.id);
-    if (input.mode === undefined) return workflow;
+  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<(Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
+    const { workflow, file } = await this.storage.locate(input.id);
+    const flags = await this.referenceFlags(workflow, file, input.workspacePath, ctx);
+    if (input.mode === undefined) return { ...workflow, ...flags };
     const metadata: WorkflowMetadata = {
       id: workflow.id,
       name: workflow.name,
@@ -49,6 +53,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
       ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
       ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
       ...currentMetadata(workflow),
+      ...flags,
       totalSteps: workflow.steps.length,
     };
     if (input.mode === 'metadata') return metadata;
@@ -63,6 +68,14 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
       return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
     }
   }
+
+  /** `workspace` references resolve against workspacePath, else the caller's first MCP root. */
+  private async referenceFlags(workflow: Workflow, file: string | undefined, workspacePath: string | undefined, ctx?: CallContext): Promise<ReferenceFlags> {
+    let workspace = workspacePath || undefined;
+    if (!workspace && ctx?.clientRoots) workspace = (await ctx.clientRoots().catch(() => undefined))?.[0];
+    return flagReferences(this.references, workflow, file, workspace);
+  }
+
 }
 
 /** The current format's metadata, served as the file gives it (references are pointers: their content is never inlined). */
