@@ -28,8 +28,13 @@ async function connect(command, args, env) {
 
 /** The built server; with BENCH_PROFILE_DIR set, it writes a V8 CPU profile there when it exits. */
 function workgraph(extraArgs = [], env = {}) {
+  return workgraphAt(CLI, extraArgs, env);
+}
+
+/** A built server at another path (another build of workgraph, for before/after comparisons). */
+function workgraphAt(cli, extraArgs = [], env = {}) {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  return connect(process.execPath, [...profile, CLI, 'serve', ...extraArgs], cleanEnv(env));
+  return connect(process.execPath, [...profile, cli, 'serve', ...extraArgs], cleanEnv(env));
 }
 
 function echoServer() {
@@ -78,7 +83,7 @@ function round(x) {
   return Math.round(x * 1000) / 1000;
 }
 
-module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, echoServer, stats, report };
+module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, workgraphAt, echoServer, stats, report };
 
 // ---- streamable HTTP (bench/http-*.js) ----
 const { spawn } = require('node:child_process');
