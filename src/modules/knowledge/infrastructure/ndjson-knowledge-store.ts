@@ -232,6 +232,22 @@ function leadingId(text: string): string | undefined {
   return id.includes('\\') || text.charCodeAt(end + 1) !== 44 /* , */ ? undefined : id;
 }
 
+const ID_PREFIX = Buffer.from('{"id":"');
+
+/** False only for a line that starts with the id of a node not in `ids` (the common case, decided on the bytes). */
+function wantedLeadingId(raw: Buffer, ids: ReadonlySet<string>): boolean {
+  // Plain loops: a native call per line (compare, indexOf) costs more than these few bytes.
+  const start = ID_PREFIX.length;
+  if (raw.length < start) return true;
+  for (let i = 0; i < start; i++) if (raw[i] !== ID_PREFIX[i]) return true;
+  let end = start;
+  while (end < raw.length && raw[end] !== 0x22 /* " */) end++;
+  if (end >= raw.length || raw[end + 1] !== 0x2c /* , */) return true;
+  // Only the id is decoded (a backslash means an escape: let the full line decide).
+  const id = raw.toString('utf8', ID_PREFIX.length, end);
+  return id.includes('\\') || ids.has(id);
+}
+
 function mentionsAny(text: string, ids: ReadonlySet<string> | undefined): boolean {
   if (!ids || ids.size > PREFILTER_MAX_IDS) return true;
   for (const id of ids) if (text.includes(id)) return true;
@@ -295,15 +311,15 @@ class NdjsonGraphReader implements KnowledgeGraphReader {
       this.paths.graph,
       (text) => {
         const id = leadingId(text);
-        // Lines as the store writes them start with their id: a line whose id is not wanted is skipped unparsed
-        // (checking new ids for uniqueness reads the whole file; parsing every line made that slow and memory-hungry).
         if (id !== undefined ? ids.has(id) : mentionsAny(text, ids)) {
           const node = parseNode(text);
           if (node && ids.has(node.id) && !found.has(node.id)) found.set(node.id, node);
         }
         return found.size < ids.size;
       },
-      { signal },
+      // Lines as the store writes them start with their id: one whose id is not wanted is skipped undecoded (checking
+      // new ids for uniqueness reads the whole file; a string per line made the server's RSS grow with the graph).
+      { signal, prefilter: (raw) => wantedLeadingId(raw, ids) },
     ));
     return found;
   }
