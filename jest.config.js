@@ -12,7 +12,8 @@ const shared = {
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testTimeout: 30000,
+  // Generous: CI runs the three tiers in parallel on 2 cores; tests wait on conditions, never on wall-clock bounds.
+  testTimeout: 60000,
   projects: [
     { ...shared, displayName: 'unit', roots: ['<rootDir>/tests/unit'] },
     { ...shared, displayName: 'integration', roots: ['<rootDir>/tests/integration', '<rootDir>/tests/stress'] },

@@ -34,5 +34,6 @@ describe('every workflow WorkRail ships (tests/fixtures/workrail, 48 files) load
     }
     expect(failures).toEqual([]);
     expect(steps).toBeGreaterThan(300);
-  });
+    // Hundreds of steps through the real storage stack: ~10 s alone, several times that on a loaded 2-core CI machine.
+  }, 240_000);
 });
