@@ -53,6 +53,14 @@ describe('FsScaffoldFileWriter', () => {
     expect(fs.readFileSync(path.join(target, 'phases/phase-2.md'), 'utf8')).toBe('two');
   });
 
+  it('creates a target folder that does not exist yet, with its missing parents', async () => {
+    const fresh = path.join(target, 'new', 'deeper');
+    const written = await new FsScaffoldFileWriter().writeAll(fresh, files, { overwrite: false });
+    expect(written).toEqual(files.map((f) => path.join(fresh, f.relativePath)));
+    expect(tree(target)).toEqual(['new/', 'new/deeper/', ...tree(fresh).map((r) => `new/deeper/${r}`)].sort());
+    expect(tree(fresh)).toEqual(['ARCHITECTURE.md', 'TEST_CASES.md', 'phases/', 'phases/phase-1.md', 'phases/phase-2.md']);
+  });
+
   it.each(['beforeStage', 'beforeCommit'] as const)('a folder swapped for a symlink out (%s) writes nothing outside and leaves nothing', async (step) => {
     let swapped = false;
     const writer = new FsScaffoldFileWriter({

@@ -109,7 +109,7 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
     try {
       const held = await openedPath(parent.fd);
       if (held === undefined) return await this.mkdirsByPath(realFolder, current, missing, outside, undo);
-      if (!isInside(realFolder, held)) throw outside();
+      if (!onPathTo(realFolder, held)) throw outside();
       for (const name of missing) {
         const at = `/proc/self/fd/${parent.fd}/${name}`;
         const created = await mkdirOnce(at);
@@ -124,7 +124,7 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
         await parent.close();
         parent = child;
         const real = await openedPath(parent.fd);
-        if (real === undefined || !isInside(realFolder, real)) throw outside();
+        if (real === undefined || !onPathTo(realFolder, real)) throw outside();
         if (created) undo.dirs.push(real);
         await this.hooks.afterMkdir?.(real);
       }
@@ -140,7 +140,7 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
       current = path.join(current, name);
       const created = await mkdirOnce(current);
       const real = await fs.realpath(current);
-      if (!isInside(realFolder, real)) {
+      if (!onPathTo(realFolder, real)) {
         if (created) await fs.rmdir(real).catch(() => undefined);
         throw outside();
       }
@@ -148,6 +148,11 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
       await this.hooks.afterMkdir?.(real);
     }
   }
+}
+
+/** Inside the target folder, or one of its own ancestors (a target that does not exist yet is created too). */
+function onPathTo(realFolder: string, real: string): boolean {
+  return isInside(realFolder, real) || isInside(real, realFolder);
 }
 
 /** The real path of `target`'s folder, refused unless it is inside `realFolder` (a symlink swapped in is caught). */
