@@ -16,10 +16,19 @@ export interface ChangeEvent {
 
 export type ChangeListener = (event: ChangeEvent) => void;
 
+/** What one live view watches: a session, or a project's tasks (the fields of a {@link ChangeEvent} but its time). */
+export type ChangeTarget = Omit<ChangeEvent, 'at'>;
+
 export interface ChangeEvents {
   publish(event: ChangeEvent): void;
   /** Returns the function that removes the listener. */
   subscribe(listener: ChangeListener): () => void;
+  /**
+   * Starts hearing the changes OTHER processes make to this target, published like this process's own; returns the
+   * function that stops (calls are counted: it stops when every caller did). Absent on adapters that cannot see
+   * other processes, or that hear every change anyway (PostgreSQL LISTEN/NOTIFY).
+   */
+  watch?(target: ChangeTarget): () => void;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { InjectionToken } from 'tsyringe';
-import type { ChangeEvent, ChangeEvents } from '../kernel/change-events';
+import type { ChangeEvent, ChangeEvents, ChangeTarget } from '../kernel/change-events';
 import { noopCallContext } from '../kernel/call-context';
 import { WorkgraphError } from '../kernel/errors';
 import type { UseCase } from '../kernel/use-case';
@@ -144,23 +144,39 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
   });
 
-  const subscribed = new Set<string>();
+  /** This session's subscriptions, each with the function that stops hearing other processes' changes to it. */
+  const subscribed = new Map<string, () => void>();
   sdk.setRequestHandler(SubscribeRequestSchema, async (request) => {
-    if (!SESSION_URI.test(request.params.uri) && !TASKS_URI.test(request.params.uri)) {
-      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(request.params.uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
+    const uri = request.params.uri;
+    const target = targetOf(uri);
+    if (!target) {
+      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
     }
-    subscribed.add(request.params.uri);
+    if (!subscribed.has(uri)) subscribed.set(uri, deps.changeEvents?.watch?.(target) ?? (() => undefined));
     return {};
   });
   sdk.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    subscribed.get(request.params.uri)?.();
     subscribed.delete(request.params.uri);
     return {};
   });
 
-  return (
+  const stopListening =
     deps.changeEvents?.subscribe((e: ChangeEvent) => {
       const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
       if (uri && subscribed.has(uri)) void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
-    }) ?? (() => undefined)
-  );
+    }) ?? (() => undefined);
+  return () => {
+    stopListening();
+    for (const stop of subscribed.values()) stop();
+    subscribed.clear();
+  };
+}
+
+/** The change target a resource URI names. */
+function targetOf(uri: string): ChangeTarget | undefined {
+  const session = SESSION_URI.exec(uri);
+  if (session) return { kind: 'session', id: session[1] };
+  const tasks = TASKS_URI.exec(uri);
+  return tasks ? { kind: 'tasks', project: tasks[1], id: tasks[1] } : undefined;
 }

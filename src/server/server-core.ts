@@ -4,7 +4,9 @@ import { Lifecycle } from '../kernel/lifecycle';
 import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { ToolRegistry } from '../kernel/tools/tool-registry';
 import { InProcessChangeEvents, type ChangeEvents } from '../kernel/change-events';
+import { FileWatchingChangeEvents } from '../kernel/files/file-watching-change-events';
 import { builtinTools, servedModules } from './builtin-tools';
+import { dataDirChangeFiles } from './change-event-files';
 
 /**
  * The few objects a server needs before its first tool call: configuration, logger, lifecycle, tool registry and
@@ -17,7 +19,11 @@ export interface ServerCore {
   lifecycle: Lifecycle;
   registry: ToolRegistry;
   pathPolicy: AllowedRootsPolicy;
-  /** One per process: every client session's resource subscriptions listen to the same stores. */
+  /**
+   * One per process: every client session's resource subscriptions listen to the same stores. With a file data dir
+   * it also hears the changes other server processes make to watched resources; with PostgreSQL every host's changes
+   * arrive through LISTEN/NOTIFY instead.
+   */
   changeEvents: ChangeEvents;
 }
 
@@ -35,6 +41,8 @@ export function createServerCore(config: AppConfig, logger: Logger): ServerCore 
     lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
     registry: builtinRegistry(config),
     pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
-    changeEvents: new InProcessChangeEvents(),
+    changeEvents: config.database
+      ? new InProcessChangeEvents()
+      : new FileWatchingChangeEvents(dataDirChangeFiles(config.dataDir), (err) => logger.warn('cannot watch the data dir for changes by other processes', { err: err.message })),
   };
 }

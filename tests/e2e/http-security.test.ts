@@ -178,6 +178,12 @@ describe('streamable HTTP: Origin, Host, cap, body, sessions', () => {
   });
 });
 
+/** How the server process ended, failing after LIVENESS_MS. */
+async function exitOf(server: HttpServerProcess): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() => clearTimeout(timer));
+}
+
 describe('streamable HTTP: process', () => {
   it('SIGTERM during a running validation: the command tree is gone and the server exits 0', async () => {
     const tmp = tempDir('wg-http-term-');
@@ -195,10 +201,7 @@ describe('streamable HTTP: process', () => {
       void call('validate_task_loop', { project: 'term', nodeId: 'long' }).catch(() => undefined);
       const sleepPid = await waitFor('the command to start', () => (fs.existsSync(pidFile) && /^\d+$/.test(fs.readFileSync(pidFile, 'utf8').trim()) ? Number(fs.readFileSync(pidFile, 'utf8')) : undefined));
       server.child.kill('SIGTERM');
-      let timer: NodeJS.Timeout | undefined;
-      const exit = await Promise.race([server.exited, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no exit')), LIVENESS_MS)))]).finally(() =>
-        clearTimeout(timer),
-      );
+      const exit = await exitOf(server);
       expect(exit).toEqual({ code: 0, signal: null });
       await waitFor('the command tree to be gone', () => !isAlive(sleepPid));
       await conn.client.close().catch(() => undefined);
@@ -207,6 +210,54 @@ describe('streamable HTTP: process', () => {
       tmp.cleanup();
     }
   });
+
+  it('SIGTERM while a validation that ends within --shutdown-grace runs: it finishes and is answered, then the server exits 0', async () => {
+    const tmp = tempDir('wg-http-grace-');
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args: ['--allow-root', tmp.dir, '--shutdown-grace', '60'] });
+    const started = path.join(tmp.dir, 'started');
+    try {
+      const conn = await server.connect();
+      const call = (name: string, args: Record<string, unknown>) => conn.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 }) as Promise<CallToolResult>;
+      await call('init_project_graph', {
+        projectName: 'grace',
+        projectRoot: tmp.dir,
+        nodes: [{ id: 'short', title: 'Short', depends_on: [], validation_command: `touch '${started}'; sleep 2; echo finished` }],
+      });
+      await call('start_task', { project: 'grace', nodeId: 'short' });
+      const running = call('validate_task_loop', { project: 'grace', nodeId: 'short' });
+      await waitFor('the command to start', () => fs.existsSync(started));
+      server.child.kill('SIGTERM');
+      const answer = await running;
+      expect(answer.isError).toBeFalsy();
+      expect((answer.structuredContent as { validation_passed?: boolean }).validation_passed).toBe(true);
+      const exit = await exitOf(server);
+      expect(exit).toEqual({ code: 0, signal: null });
+      await conn.client.close().catch(() => undefined);
+    } finally {
+      server.kill();
+      tmp.cleanup();
+    }
+  }, 120_000);
+
+  it('with --http alone stdio is off: a request on stdin gets no answer, and the end of stdin does not stop the server', async () => {
+    const tmp = tempDir('wg-http-nostdio-');
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data') });
+    try {
+      let stdout = '';
+      server.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+      server.child.stdin.end(`${initializeBody()}\n`);
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(stdout).toBe('');
+      expect(server.child.exitCode).toBeNull();
+      expect((await rawRequest(server.url.replace(/\/mcp$/, '/healthz'))).status).toBe(200);
+      const conn = await server.connect();
+      expect((await conn.client.listTools()).tools.length).toBeGreaterThan(0);
+      await conn.close();
+    } finally {
+      server.kill();
+      tmp.cleanup();
+    }
+  }, 60_000);
 
   it('with --stdio too: the end of stdin closes only the stdio session; HTTP goes on', async () => {
     const tmp = tempDir('wg-http-stdio-');
