@@ -1,14 +1,7 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { configDefaults } from '../../../src/kernel/config/config-defaults';
-import { PinoLogger } from '../../../src/kernel/logging/pino-logger';
-import { createContainer } from '../../../src/server/container';
-import { createServerHost, type ServerHost } from '../../../src/server/run-server';
-import { createServerCore, type ServerCore } from '../../../src/server/server-core';
+import { startSharedCore, type SharedCore } from './shared-core';
 
 /**
  * An answer the transport cannot serialize (longer than V8's longest string: its JSON.stringify throws RangeError) is
@@ -17,25 +10,15 @@ import { createServerCore, type ServerCore } from '../../../src/server/server-co
  * as a value just under a size limit does once the answer holds it twice.
  */
 describe('an answer too large to send', () => {
-  let tmp: string;
-  let core: ServerCore;
-  let host: ServerHost;
-  let logger: PinoLogger;
-
+  let shared: SharedCore;
   beforeEach(async () => {
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-too-large-')));
-    const config = { ...configDefaults({}), dataDir: path.join(tmp, 'data'), logLevel: 'silent' };
-    logger = PinoLogger.create('silent');
-    core = createServerCore(config, logger);
-    host = await createServerHost({ core, container: () => createContainer(config, logger, { core }), pinoLogger: logger });
+    shared = await startSharedCore('wg-too-large-');
   });
-  afterEach(async () => {
-    await core.lifecycle.beginShutdown('test over');
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  afterEach(() => shared.stop());
 
   it('is answered with an error carrying its id, and logged', async () => {
     let serializations = 0;
+    const { core, host, logger } = shared;
     core.registry.replaceOrigin('test', [
       {
         name: 'huge_answer',
