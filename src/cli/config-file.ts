@@ -29,6 +29,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphHistoryMb: 'integer',
   graphRunHistoryMb: 'integer',
   graphResultMb: 'integer',
+  graphRunsKeep: 'integer',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)
   http: 'string',
   stdio: 'boolean',
@@ -38,6 +39,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   publicUrl: 'string',
   sessionIdleTimeout: 'string',
   maxSessions: 'integer',
+  dashboard: 'boolean',
+  allowActions: 'boolean',
 };
 
 export class ConfigFileError extends Error {}

@@ -37,6 +37,8 @@ export interface CommonFlags {
   graphHistoryMb?: string | number;
   graphRunHistoryMb?: string | number;
   graphResultMb?: string | number;
+  /** `serve`: graph runs recorded in the data dir per tool (0 records none). */
+  graphRunsKeep?: string | number;
 }
 
 /**
@@ -88,7 +90,14 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
     },
     outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
-    graphRunsPerTool: nonNegativeInt(env.WORKGRAPH_GRAPH_RUNS_KEEP, defaults.graphRunsPerTool),
+    graphRunsPerTool: wholeNumber(
+      ...firstOf([
+        ['--graph-runs-keep', flags.graphRunsKeep],
+        ['WORKGRAPH_GRAPH_RUNS_KEEP', env.WORKGRAPH_GRAPH_RUNS_KEEP],
+        [`config file ${configFile}: graphRunsKeep`, file.graphRunsKeep],
+      ]),
+      defaults.graphRunsPerTool,
+    ),
     shutdownGraceMs: seconds(
       ...firstOf([
         ['--shutdown-grace', flags.shutdownGrace],
@@ -187,7 +196,10 @@ function positiveInt(v: string | undefined, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
-function nonNegativeInt(v: string | undefined, fallback: number): number {
-  const n = v === undefined ? NaN : Number(v);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
+/** A whole number (0 or more); a malformed value is a usage error naming where it came from. */
+function wholeNumber(v: string | number | undefined, from: string, fallback: number): number {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new ConfigFileError(`${from}: expected a whole number (0 or more), got '${v}'`);
+  return n;
 }

@@ -14,6 +14,10 @@ export interface HttpFlags {
   publicUrl?: string;
   sessionIdleTimeout?: string;
   maxSessions?: string;
+  /** Mount the web dashboard at /dashboard/ (env WORKGRAPH_DASHBOARD=1). */
+  dashboard?: boolean;
+  /** With the dashboard: its actions (reset a task, restore knowledge nodes, run a graph tool). */
+  allowActions?: boolean;
   /** The config file (`--config`, WORKGRAPH_CONFIG), which may hold any of these settings. */
   config?: string;
 }
@@ -28,6 +32,8 @@ interface HttpFileSettings {
   publicUrl?: string;
   sessionIdleTimeout?: string;
   maxSessions?: number;
+  dashboard?: boolean;
+  allowActions?: boolean;
 }
 
 /**
@@ -48,8 +54,15 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
       ['--public-url', flags.publicUrl],
       ['--session-idle-timeout', flags.sessionIdleTimeout],
       ['--max-sessions', flags.maxSessions],
+      ['--dashboard', flags.dashboard],
+      ['--allow-actions', flags.allowActions],
     ] as const) {
-      if (set !== undefined) throw new Error(`${flag} applies to the HTTP transport: give --http [HOST:]PORT too`);
+      if (set === undefined) continue;
+      throw new Error(
+        flag === '--dashboard' || flag === '--allow-actions'
+          ? `${flag}: the dashboard is mounted on the HTTP transport: give --http [HOST:]PORT too (or run \`workgraph dashboard\`)`
+          : `${flag} applies to the HTTP transport: give --http [HOST:]PORT too`,
+      );
     }
     return undefined;
   }
@@ -72,9 +85,13 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
   if (publicUrl !== undefined && !/^https?:\/\/[^/]+/.test(publicUrl)) {
     throw new Error(`--public-url: expected an http(s) URL such as https://mcp.example.com, got '${publicUrl}'`);
   }
+  const dashboard = flags.dashboard ?? flag01(env.WORKGRAPH_DASHBOARD, 'WORKGRAPH_DASHBOARD') ?? file.dashboard ?? false;
+  const allowActions = flags.allowActions ?? file.allowActions ?? false;
+  if (allowActions && !dashboard) throw new Error('--allow-actions: enables the dashboard\'s actions: give --dashboard too');
   return {
     listen,
     stdio: flags.stdio ?? file.stdio ?? false,
+    ...(dashboard ? { dashboard: { allowActions } } : {}),
     tokens,
     allowedHosts: flags.allowedHosts ?? (env.WORKGRAPH_ALLOWED_HOSTS?.trim() ? list(env.WORKGRAPH_ALLOWED_HOSTS) : (file.allowedHosts ?? [])),
     allowedOrigins: flags.allowedOrigins ?? (env.WORKGRAPH_ALLOWED_ORIGINS?.trim() ? list(env.WORKGRAPH_ALLOWED_ORIGINS) : (file.allowedOrigins ?? [])),
@@ -117,6 +134,15 @@ function list(value: string | undefined): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+}
+
+/** `1`/`true` or `0`/`false` (an environment switch); undefined when unset. */
+function flag01(value: string | undefined, setting: string): boolean | undefined {
+  const v = nonEmpty(value)?.trim().toLowerCase();
+  if (v === undefined) return undefined;
+  if (v === '1' || v === 'true') return true;
+  if (v === '0' || v === 'false') return false;
+  throw new Error(`${setting}: expected 1 or 0, got '${value}'`);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,23 +1,23 @@
 import * as path from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
+import type { ChangeEvents } from '../kernel/change-events';
 import type { AppConfig } from '../kernel/config/app-config';
 import { packageRoot } from '../kernel/config/package-root';
 import type { Logger } from '../kernel/logger';
-import type { ChangeEventSource } from './change-event';
+import { Tokens } from '../kernel/tokens';
 import { ContainerBackend } from './container-backend';
 import { DataDirWatcher } from './data-dir-watcher';
-import { DashboardHttp } from './http/dashboard-http';
+import { DashboardHttp, type DashboardHttpOptions } from './http/dashboard-http';
 
 export interface DashboardAppOptions {
   container: DependencyContainer;
   config: AppConfig;
   logger: Logger;
-  token: string;
+  /** Which tokens open the API (see {@link singleToken}; `serve` passes its HTTP bearer-token verifier). */
+  authorize: DashboardHttpOptions['authorize'];
   allowActions: boolean;
   /** Path prefix (default '/'; `serve --http … --dashboard` mounts it under '/dashboard/'). */
   basePath?: string;
-  /** Default: a watcher of the config's data dir. */
-  events?: ChangeEventSource;
 }
 
 export interface DashboardApp {
@@ -32,15 +32,23 @@ export function dashboardStaticRoot(): string {
 }
 
 /**
- * The dashboard over a container: its API answered by the modules' use cases, live updates from the data dir's change
- * events. Mountable on any Node HTTP server.
+ * The dashboard over a container: its API answered by the modules' use cases, live updates from the container's
+ * change-event port — which the stores of this process publish to, the data-dir watcher feeds with every other
+ * process's file changes, and (with --database-url) the PostgreSQL bridge feeds with every host's changes.
+ * Mountable on any Node HTTP server.
  */
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
-  const events = o.events ?? new DataDirWatcher(o.config.dataDir, (err) => o.logger.warn('data dir watch failed', { err: err.message })).start();
+  const events = o.container.resolve<ChangeEvents>(Tokens.ChangeEvents);
+  // Knowledge and graph runs live in the data dir in both modes; in PostgreSQL mode its tasks and sessions files are
+  // simply never written, so the watcher costs nothing there.
+  const watcher = new DataDirWatcher(o.config.dataDir, events, (err) => o.logger.warn('data dir watch failed', { err: err.message })).start();
+  // The database's LISTEN starts with the database itself (a container built over a server core bridges NOTIFY into
+  // `events`): built now, so other hosts' changes are heard before the first API call.
+  if (o.config.database) o.container.resolve(Tokens.Database);
   const backend = new ContainerBackend(o.container);
   const http = new DashboardHttp({
     backend,
-    token: o.token,
+    authorize: o.authorize,
     allowActions: o.allowActions,
     staticRoot: dashboardStaticRoot(),
     events,
@@ -52,7 +60,7 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
     handle: http.handle,
     async close() {
       http.close();
-      await events.close();
+      watcher.close();
     },
   };
 }

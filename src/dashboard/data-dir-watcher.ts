@@ -1,44 +1,59 @@
 import * as fs from 'node:fs';
-import type { ChangeEvent, ChangeEventSource } from './change-event';
+import type { ChangeEvent, ChangeEvents } from '../kernel/change-events';
 
-/** Changes to one (kind, project, id) within this window reach subscribers as one event. */
+/** Changes to one (kind, project, id) within this window are published as one event. */
 const COALESCE_MS = 40;
 
+type PathChange = Omit<ChangeEvent, 'at'>;
+
+/** `<start-ms>-<run-id>.json`, `….summary.json`, or their temp files → the run id. */
+function runIdOf(file: string): string | undefined {
+  const m = /^\d+-([A-Za-z0-9_-]+?)(?:\.summary)?\.json(?:\.tmp.*)?$/.exec(file);
+  return m?.[1];
+}
+
 /**
- * Which store a changed path of the data dir belongs to (relative path, `/`-separated), or undefined for files no
- * page shows (locks, temp files of other tools).
+ * Which store a changed path of the data dir belongs to (relative path, `/`-separated), as the change event that
+ * store publishes, or undefined for files no page shows (locks, temp files of other tools).
  */
-export function classifyDataDirPath(rel: string): Omit<ChangeEvent, 'at'> | undefined {
+export function classifyDataDirPath(rel: string): PathChange | undefined {
   const parts = rel.split(/[\\/]/).filter(Boolean);
   if (parts.some((p) => p.endsWith('.lock'))) return undefined;
   if (parts[0] === 'projects' && parts.length >= 3) {
     const project = parts[1];
     const name = parts[2];
-    if (name.startsWith('task_graph') || name.startsWith('transitions')) return { kind: 'tasks', project };
-    if (name.startsWith('knowledge_graph') || name === 'backup') return { kind: 'knowledge', project };
+    if (name.startsWith('task_graph') || name.startsWith('transitions')) return { kind: 'tasks', project, id: project };
+    if (name.startsWith('knowledge_graph') || name === 'backup') return { kind: 'knowledge', project, id: project };
     return undefined;
   }
   if (parts[0] === 'graph-runs' && parts.length >= 2) {
-    return { kind: 'graph-run', project: parts[1], ...(parts[2] ? { id: parts[2].replace(/\.json(\.tmp.*)?$/, '') } : {}) };
+    // The tool name goes in `project` (as the run store publishes it); a folder-level change names the tool only.
+    const runId = parts[2] ? runIdOf(parts[2]) : undefined;
+    if (parts[2] && !runId) return undefined;
+    return { kind: 'graph-run', project: parts[1], id: runId ?? parts[1] };
   }
-  if (parts[0] === 'sessions') {
-    return { kind: 'session', ...(parts[1] ? { id: parts[1].replace(/\.(json|ndjson)(\.tmp.*)?$/, '') } : {}) };
+  if (parts[0] === 'sessions' && parts[1]) {
+    return { kind: 'session', id: parts[1].replace(/\.(json|ndjson)(\.tmp.*)?$/, '') };
   }
   return undefined;
 }
 
 /**
- * Change events of a file data dir, from the OS's file notifications (fs.watch, recursive): nothing is re-read on a
- * timer, and an event names the project (or run, or session) so pages re-read only that. Every server process writes
- * the same files, so changes made by any of them are seen.
+ * File mode's feed of the kernel's change-event port: the OS's notifications about the data dir (fs.watch,
+ * recursive), which every server process writes, become the same events the stores publish in-process — so changes
+ * made by any process reach the dashboard (and MCP resource subscriptions). Nothing is re-read on a timer, and an event
+ * names the project (or run, or session) so a page re-reads only that.
  */
-export class DataDirWatcher implements ChangeEventSource {
-  private readonly listeners = new Set<(e: ChangeEvent) => void>();
-  private readonly pending = new Map<string, Omit<ChangeEvent, 'at'>>();
+export class DataDirWatcher {
+  private readonly pending = new Map<string, PathChange>();
   private timer: NodeJS.Timeout | undefined;
   private watcher: fs.FSWatcher | undefined;
 
-  constructor(private readonly dataDir: string, private readonly onError: (err: Error) => void = () => undefined) {}
+  constructor(
+    private readonly dataDir: string,
+    private readonly events: ChangeEvents,
+    private readonly onError: (err: Error) => void = () => undefined,
+  ) {}
 
   /** Starts watching (creating the data dir when missing, so a store created later is seen too). */
   start(): this {
@@ -52,19 +67,15 @@ export class DataDirWatcher implements ChangeEventSource {
     return this;
   }
 
-  subscribe(listener: (event: ChangeEvent) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  async close(): Promise<void> {
+  close(): void {
     this.watcher?.close();
     if (this.timer) clearTimeout(this.timer);
-    this.listeners.clear();
+    this.timer = undefined;
+    this.pending.clear();
   }
 
-  private queue(ev: Omit<ChangeEvent, 'at'>): void {
-    this.pending.set(`${ev.kind}\0${ev.project ?? ''}\0${ev.id ?? ''}`, ev);
+  private queue(ev: PathChange): void {
+    this.pending.set(`${ev.kind}\0${ev.project ?? ''}\0${ev.id}`, ev);
     this.timer ??= setTimeout(() => this.flush(), COALESCE_MS);
   }
 
@@ -73,6 +84,6 @@ export class DataDirWatcher implements ChangeEventSource {
     const at = new Date().toISOString();
     const events = [...this.pending.values()];
     this.pending.clear();
-    for (const ev of events) for (const l of this.listeners) l({ ...ev, at });
+    for (const ev of events) this.events.publish({ ...ev, at });
   }
 }

@@ -4,8 +4,9 @@ import type { AppConfig } from '../kernel/config/app-config';
 import type { Logger } from '../kernel/logger';
 import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
 import { createContainer } from '../server/container';
+import { createServerCore } from '../server/server-core';
 import { createDashboardApp } from './dashboard-app';
-import { randomToken } from './http/access-token';
+import { randomToken, singleToken } from './http/access-token';
 
 export interface StartDashboardOptions {
   config: AppConfig;
@@ -27,9 +28,14 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-/** `workgraph dashboard`: the web UI and its JSON/SSE API on their own HTTP server. */
+/**
+ * `workgraph dashboard`: the web UI and its JSON/SSE API on their own HTTP server, over stores built the way `serve`
+ * builds them (a server core and its container: the same change-event port, the database's change bridge with
+ * --database-url, the same shutdown of pools and watchers).
+ */
 export async function startDashboard(o: StartDashboardOptions): Promise<RunningDashboard> {
-  const container = createContainer(o.config, o.logger);
+  const core = createServerCore(o.config, o.logger);
+  const container = createContainer(o.config, o.logger, { core });
   if (o.config.graphPaths.length) {
     const host = container.resolve<GraphHost>(GraphTokens.GraphHost);
     // A broken graph file must not keep the dashboard from starting: the graph page then lists what did load.
@@ -37,7 +43,7 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
     for (const f of failed) o.logger.warn('graph file not loaded', { file: f.file, err: f.error.message });
   }
   const token = o.token ?? randomToken();
-  const app = createDashboardApp({ container, config: o.config, logger: o.logger, token, allowActions: o.allowActions ?? false });
+  const app = createDashboardApp({ container, config: o.config, logger: o.logger, authorize: singleToken(token), allowActions: o.allowActions ?? false });
   const server = http.createServer((req, res) => {
     if (!app.handle(req, res)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' });
@@ -60,6 +66,8 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await (container.resolve<GraphHost>(GraphTokens.GraphHost).close().catch(() => undefined));
+      // Database pool (and its change bridge) and whatever else the modules registered for shutdown.
+      await core.lifecycle.beginShutdown('dashboard stopped', { graceMs: 0 });
     },
   };
 }

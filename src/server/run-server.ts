@@ -47,6 +47,8 @@ export interface ServerHost {
   newSession(): HostedSession;
   /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
   announce(where: string): void;
+  /** The container (built on first use): what a dashboard mounted beside the sessions reads through. */
+  container(): DependencyContainer;
   /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
   ready(): Promise<boolean>;
 }
@@ -72,6 +74,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
   let announced = false;
   return {
     core: opts.core,
+    container: c,
     newSession: () => {
       const calls = lifecycle.openSession();
       const server = new WorkgraphServer({

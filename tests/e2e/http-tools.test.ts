@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { CreateMessageRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { isAlive } from '../helpers/processes';
 import { HttpServerProcess, waitFor, type HttpConn } from './helpers/http-server';
 import { OutputSchemaChecker } from './helpers/output-schemas';
@@ -166,6 +166,26 @@ describe('streamable HTTP: every module (built server, SDK client)', () => {
       for (const c of [conn, other]) expect((await c.client.listTools()).tools.map((t) => t.name)).toContain('count_files');
     } finally {
       await other.close();
+    }
+  });
+
+  it('the MCP log level is per session: the server log reaches the session that asked for info, not the one at error', async () => {
+    const chatty = await server.connect({ name: 'chatty' });
+    const quiet = await server.connect({ name: 'quiet' });
+    const heard: Record<string, string[]> = { chatty: [], quiet: [] };
+    chatty.client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void heard.chatty.push(`${n.params.level} ${JSON.stringify(n.params.data)}`));
+    quiet.client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void heard.quiet.push(`${n.params.level} ${JSON.stringify(n.params.data)}`));
+    try {
+      await chatty.client.setLoggingLevel('info');
+      await quiet.client.setLoggingLevel('error');
+      const file = path.join(graphs, 'sum_to_n.yaml');
+      fs.appendFileSync(file, '\n# touched\n');
+      await waitFor('the graph reload logged to the info session', () => heard.chatty.some((l) => l.startsWith('info') && l.includes('graph file loaded')));
+      await new Promise((r) => setTimeout(r, 500));
+      expect(heard.quiet.filter((l) => l.includes('graph file loaded'))).toEqual([]);
+    } finally {
+      await chatty.close();
+      await quiet.close();
     }
   });
 });

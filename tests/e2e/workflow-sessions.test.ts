@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ListRootsRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient, tempDir } from './helpers/server-process';
+import { spawnSync } from 'node:child_process';
+import { CLI, connectClient, serverEnv, tempDir } from './helpers/server-process';
 
 const WORKFLOWS = path.resolve(__dirname, '../fixtures/session-workflows');
 
@@ -70,6 +71,28 @@ describe('durable workflow sessions through the SDK client (built server)', () =
       await second.close();
     }
   }, 180_000);
+
+  it('a log line cut by a crash: ignored and logged on stderr, shown in the timeline and by `workgraph session`; the run goes on', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    const conn = await clientIn(dataDir, tmp.dir);
+    try {
+      const s = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files: ['a.ts'] } });
+      const a = await conn.call('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'planned' } });
+      // What a crash in the middle of an append leaves: the start of a line, no newline.
+      fs.appendFileSync(path.join(dataDir, 'sessions', s.sessionId, 'events.ndjson'), '{"kind":"step_completed","at":"2026-');
+      const b = await conn.call('workflow_continue', { continueToken: a.continueToken, output: { notesMarkdown: 'edited a.ts' } });
+      expect(b.step.completionId).toBe('report');
+      const t = await conn.call('workflow_session', { sessionId: s.sessionId });
+      expect(t.events.map((e: { kind: string }) => e.kind)).toEqual(['session_started', 'step_completed', 'step_completed']);
+      expect(t.damaged).toEqual([expect.objectContaining({ line: 3, excerpt: expect.stringContaining('"kind":"step_completed"') })]);
+      expect(conn.stderr()).toContain('session log: skipped a damaged line');
+      const cli = spawnSync(process.execPath, [CLI, 'session', s.sessionId], { encoding: 'utf8', env: serverEnv({ dataDir }) });
+      expect(cli.status).toBe(0);
+      expect(cli.stdout).toMatch(/log line 3 skipped/);
+    } finally {
+      await conn.close();
+    }
+  }, 120_000);
 
   it('offers every workflow as a prompt that tells the agent to call workflow_start, and sessions as subscribable resources', async () => {
     const dataDir = path.join(tmp.dir, 'data');

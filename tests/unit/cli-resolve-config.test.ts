@@ -73,3 +73,26 @@ describe('config file (--config, WORKGRAPH_CONFIG)', () => {
     expect(() => resolveConfig({ config: path.join(dir, 'missing.yaml') }, {}, '/')).toThrow(/missing\.yaml: cannot read it \(ENOENT\)/);
   });
 });
+
+describe('graph runs recorded per tool (--graph-runs-keep, WORKGRAPH_GRAPH_RUNS_KEEP, graphRunsKeep)', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-config-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('defaults to 20; the flag beats the variable beats the config file; 0 records none', () => {
+    const file = path.join(dir, 'c.yaml');
+    fs.writeFileSync(file, 'graphRunsKeep: 7\n');
+    expect(resolveConfig({}, {}, dir).graphRunsPerTool).toBe(20);
+    expect(resolveConfig({ config: file }, {}, dir).graphRunsPerTool).toBe(7);
+    expect(resolveConfig({ config: file }, { WORKGRAPH_GRAPH_RUNS_KEEP: '3' }, dir).graphRunsPerTool).toBe(3);
+    expect(resolveConfig({ config: file, graphRunsKeep: '0' }, { WORKGRAPH_GRAPH_RUNS_KEEP: '3' }, dir).graphRunsPerTool).toBe(0);
+  });
+
+  it('refuses a value that is not a whole number, naming where it came from', () => {
+    expect(() => resolveConfig({ graphRunsKeep: '-1' }, {}, dir)).toThrow("--graph-runs-keep: expected a whole number (0 or more), got '-1'");
+    expect(() => resolveConfig({}, { WORKGRAPH_GRAPH_RUNS_KEEP: 'lots' }, dir)).toThrow(/WORKGRAPH_GRAPH_RUNS_KEEP: expected a whole number/);
+    const file = path.join(dir, 'c.yaml');
+    fs.writeFileSync(file, 'graphRunsKeep: 2.5\n');
+    expect(() => resolveConfig({ config: file }, {}, dir)).toThrow(/"graphRunsKeep" must be an integer/);
+  });
+});

@@ -27,6 +27,9 @@ export function serveCommand(): Command {
     .addOption(
       new Option('--graph-run-history-mb <mib>', "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)"),
     )
+    .addOption(
+      new Option('--graph-runs-keep <n>', 'graph runs recorded in the data dir per tool, for the dashboard; 0 records none (env WORKGRAPH_GRAPH_RUNS_KEEP; default 20)'),
+    )
     .addOption(new Option('--graph-result-mb <mib>', 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)'))
     .addOption(
       new Option('--output-tail <bytes>', "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)").argParser(
@@ -41,6 +44,8 @@ export function serveCommand(): Command {
     .addOption(new Option('--public-url <url>', 'the URL clients reach the server at, behind a proxy (env WORKGRAPH_PUBLIC_URL)'))
     .addOption(new Option('--session-idle-timeout <duration>', 'close HTTP sessions idle this long, e.g. 30m (env WORKGRAPH_SESSION_IDLE_TIMEOUT; default 30m)'))
     .addOption(new Option('--max-sessions <n>', 'open HTTP sessions at most (env WORKGRAPH_MAX_SESSIONS; default 100)'))
+    .addOption(new Option('--dashboard', 'with --http: serve the web dashboard at /dashboard/ under the same tokens as /mcp (env WORKGRAPH_DASHBOARD=1)'))
+    .addOption(new Option('--allow-actions', "with --dashboard: enable the dashboard's actions (reset a task, restore knowledge, run a graph tool), each logged"))
     .action(async (flags: CommonFlags & HttpFlags) => {
       const config = resolveConfig(flags);
       const http = resolveHttpConfig(flags);

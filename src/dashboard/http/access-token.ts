@@ -30,6 +30,11 @@ export function requestToken(req: IncomingMessage, url: URL): string | undefined
   return url.searchParams.get('token') ?? undefined;
 }
 
+/** The `authorize` of a dashboard opened by one token (what `workgraph dashboard` prints). */
+export function singleToken(expected: string): (given: string | undefined) => Promise<boolean> {
+  return async (given) => tokenMatches(given, expected);
+}
+
 /** Constant-time comparison, so the token cannot be guessed byte by byte from response times. */
 export function tokenMatches(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;

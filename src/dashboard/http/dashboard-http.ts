@@ -1,21 +1,25 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../kernel/logger';
-import type { ChangeEventSource } from '../change-event';
+import type { ChangeEvents } from '../../kernel/change-events';
 import type { DashboardBackend } from '../dashboard-backend';
-import { requestToken, tokenMatches } from './access-token';
+import { requestToken } from './access-token';
 import { httpError, toHttpError, type HttpError } from './error-status';
 import { SseHub } from './sse-hub';
 import { serveStatic } from './static-files';
 
 export interface DashboardHttpOptions {
   backend: DashboardBackend;
-  /** Required on every /api request (Bearer header or ?token=). */
-  token: string;
+  /**
+   * Whether the token a request carries (Bearer header or ?token=) opens the API: the one printed token of
+   * `workgraph dashboard`, or any of the HTTP transport's bearer tokens when mounted beside `/mcp`.
+   */
+  authorize: (token: string | undefined) => Promise<boolean>;
   /** POST endpoints answer 403 unless true. */
   allowActions: boolean;
   /** The built front end (dist/dashboard). */
   staticRoot: string;
-  events: ChangeEventSource;
+  /** The kernel's change-event port: every store change (in-process, the data-dir watcher, the database's NOTIFY). */
+  events: ChangeEvents;
   logger: Logger;
   /** Shown by /api/meta. */
   info: { version: string; dataDir: string; sessions: boolean };
@@ -183,8 +187,8 @@ export class DashboardHttp {
 
   private async api(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
     try {
-      if (!tokenMatches(requestToken(req, url), this.o.token)) {
-        throw httpError(401, 'unauthorized', 'missing or wrong access token: open the URL that `workgraph dashboard` printed');
+      if (!(await this.o.authorize(requestToken(req, url)))) {
+        throw httpError(401, 'unauthorized', 'missing or wrong access token: open the URL that `workgraph dashboard` (or `serve --dashboard`) printed');
       }
       if (path === '/events') {
         if (req.method !== 'GET') throw httpError(405, 'invalid_arguments', 'events: use GET');

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ChangeEvent } from '../change-event';
+import type { ChangeEvent } from '../../kernel/change-events';
 
 /** Server-sent events to every open dashboard page: `event: change` with the change event as JSON. */
 export class SseHub {

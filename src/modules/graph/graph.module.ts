@@ -13,6 +13,8 @@ import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
 import { Tokens } from '../../kernel/tokens';
+import { untrackedWrites, type WritesInProgress } from '../../kernel/writes-in-progress';
+import { noChangeEvents, type ChangeEvents } from '../../kernel/change-events';
 import { GraphTokens } from './application/graph.tokens';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
@@ -33,6 +35,24 @@ function builtinToolNames(c: DependencyContainer): string[] {
 function recordErrorLogger(c: DependencyContainer): (err: unknown, executionId: string) => void {
   const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;
   return (err, executionId) => logger?.warn('graph run not recorded', { executionId, err: (err as Error)?.message ?? String(err) });
+}
+
+/**
+ * The run store as servers use it: a record being written holds shutdown until it is on disk (a run that answered just
+ * before the end of stdin is still recorded), and each saved record is published as a `graph-run` change event (the
+ * dashboard's live run lists; the tool name goes in `project`).
+ */
+function recordingStore(c: DependencyContainer, store: GraphRunStore): GraphRunStore {
+  const writes = c.isRegistered(Tokens.WritesInProgress, true) ? c.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
+  const changes = c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : noChangeEvents;
+  return {
+    save: async (record) => {
+      await writes.track(store.save(record));
+      changes.publish({ kind: 'graph-run', project: record.tool, id: record.runId, at: new Date().toISOString() });
+    },
+    list: (opts) => store.list(opts),
+    get: (runId) => store.get(runId),
+  };
 }
 
 export const graphModule: ModuleRegistration = (container, config) => {
@@ -61,9 +81,9 @@ export const graphModule: ModuleRegistration = (container, config) => {
     },
   });
   container.register(GraphTokens.GraphRunStore, {
-    useFactory: instanceCachingFactory(() => {
+    useFactory: instanceCachingFactory((c) => {
       const { FileGraphRunStore } = require('./infrastructure/file-graph-run-store') as typeof import('./infrastructure/file-graph-run-store');
-      return new FileGraphRunStore(config.dataDir, config.graphRunsPerTool);
+      return recordingStore(c, new FileGraphRunStore(config.dataDir, config.graphRunsPerTool));
     }),
   });
   container.register(GraphTokens.InspectGraphExecution, { useClass: InspectGraphExecution }, { lifecycle: Scope.Singleton });

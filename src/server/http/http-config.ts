@@ -15,6 +15,8 @@ export interface HttpConfig {
   sessionIdleTimeoutMs: number;
   /** Default 100. */
   maxSessions: number;
+  /** `--dashboard`: the web dashboard at /dashboard/, under the same tokens as /mcp (actions with --allow-actions). */
+  dashboard?: { allowActions: boolean };
 }
 
 export const HTTP_DEFAULTS = { sessionIdleTimeoutMs: 30 * 60_000, maxSessions: 100 } as const;

@@ -35,6 +35,19 @@ export interface HttpTransportOptions {
   /** Whether the stores are reachable (`/readyz`). */
   ready: () => Promise<boolean>;
   logger: Logger;
+  /**
+   * Another app under a path prefix (the dashboard at `/dashboard/`): behind the same Host/Origin checks as `/mcp`;
+   * it authenticates its own requests (a page loads without a token, its API needs one).
+   */
+  mount?: HttpMount;
+}
+
+/** An app mounted beside `/mcp`. */
+export interface HttpMount {
+  /** `/dashboard/` */
+  basePath: string;
+  /** Answers a request under the base path. */
+  handle(req: http.IncomingMessage, res: http.ServerResponse): void;
 }
 
 export const MCP_PATH = '/mcp';
@@ -129,6 +142,13 @@ export class HttpTransportServer {
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
     }
     if (path === RESOURCE_METADATA_PATH && this.opts.verifier) return this.resourceMetadata(req, res);
+    const mount = this.opts.mount;
+    if (mount && (path.startsWith(mount.basePath) || path === mount.basePath.replace(/\/$/, ''))) {
+      const refused = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
+      if (refused) return sendJson(res, refused.status, { error: { code: 'forbidden', message: refused.message } });
+      if (this.draining) return sendJson(res, 503, { error: { code: 'unavailable', message: 'the server is shutting down' } }, { 'Retry-After': RETRY_AFTER_SECONDS });
+      return mount.handle(req, res);
+    }
     if (path !== MCP_PATH) return sendJson(res, 404, { error: 'not found' });
 
     const refusal = this.guard.check({ host: req.headers.host, origin: req.headers.origin });

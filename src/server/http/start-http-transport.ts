@@ -7,8 +7,22 @@ import { StaticTokenVerifier } from './token-verifier';
 /** Stdio's bound on one message, kept for HTTP request bodies (the SDK's transport alone would stop at 4 MiB). */
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
 
-/** Starts the streamable HTTP transport over the server host: one protocol server per HTTP session. */
+/**
+ * Starts the streamable HTTP transport over the server host: one protocol server per HTTP session, and with
+ * `--dashboard` the web dashboard at /dashboard/ (its URL logged once listening).
+ */
 export async function startHttpTransport(host: ServerHost, config: HttpConfig, logger: Logger): Promise<HttpTransportServer> {
+  const verifier = config.tokens.length > 0 ? new StaticTokenVerifier(config.tokens) : undefined;
+  const dashboard = config.dashboard
+    ? (require('./dashboard-mount') as typeof import('./dashboard-mount')).mountDashboard({
+        container: host.container(),
+        config: host.core.config,
+        logger,
+        lifecycle: host.core.lifecycle,
+        verifier,
+        allowActions: config.dashboard.allowActions,
+      })
+    : undefined;
   const server = new HttpTransportServer({
     listen: config.listen,
     newSession: () => {
@@ -24,7 +38,7 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
           })()),
       };
     },
-    verifier: config.tokens.length > 0 ? new StaticTokenVerifier(config.tokens) : undefined,
+    verifier,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
     publicUrl: config.publicUrl,
@@ -33,7 +47,12 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
     maxBodyBytes: MAX_HTTP_BODY_BYTES,
     ready: () => host.ready(),
     logger: logger.child({ component: 'http' }),
+    ...(dashboard ? { mount: dashboard } : {}),
   });
   await server.listen();
+  if (dashboard) {
+    const origin = config.publicUrl?.replace(/\/+$/, '').replace(/\/mcp$/, '') ?? new URL(server.url).origin;
+    logger.info(`dashboard (${config.dashboard!.allowActions ? 'actions enabled' : 'read-only'}) at ${dashboard.url(origin)}`);
+  }
   return server;
 }

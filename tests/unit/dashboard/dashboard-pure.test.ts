@@ -4,16 +4,18 @@ import { contextBefore, drawGraphTool } from '../../../src/modules/graph/domain/
 
 describe('classifyDataDirPath', () => {
   it.each([
-    ['projects/my-app/task_graph.json', { kind: 'tasks', project: 'my-app' }],
-    ['projects/my-app/task_graph.json.tmp-123', { kind: 'tasks', project: 'my-app' }],
-    ['projects/my-app/transitions.ndjson', { kind: 'tasks', project: 'my-app' }],
-    ['projects/notes/knowledge_graph.ndjson', { kind: 'knowledge', project: 'notes' }],
-    ['projects/notes/backup', { kind: 'knowledge', project: 'notes' }],
-    ['graph-runs/sum_to_n/0001700000000000-abc.json', { kind: 'graph-run', project: 'sum_to_n', id: '0001700000000000-abc' }],
+    ['projects/my-app/task_graph.json', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
+    ['projects/my-app/task_graph.json.tmp-123', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
+    ['projects/my-app/transitions.ndjson', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
+    ['projects/notes/knowledge_graph.ndjson', { kind: 'knowledge', project: 'notes', id: 'notes' }],
+    ['projects/notes/backup', { kind: 'knowledge', project: 'notes', id: 'notes' }],
+    ['graph-runs/sum_to_n/1700000000000-abc.json', { kind: 'graph-run', project: 'sum_to_n', id: 'abc' }],
+    ['graph-runs/sum_to_n/1700000000000-abc.summary.json', { kind: 'graph-run', project: 'sum_to_n', id: 'abc' }],
+    ['graph-runs/sum_to_n', { kind: 'graph-run', project: 'sum_to_n', id: 'sum_to_n' }],
     ['sessions/s-1/events.ndjson', { kind: 'session', id: 's-1' }],
   ])('%s', (p, expected) => expect(classifyDataDirPath(p)).toEqual(expected));
 
-  it.each(['projects/my-app.lock/x', 'projects/my-app', 'other/file', 'projects/x/notes.txt'])('ignores %s', (p) => expect(classifyDataDirPath(p)).toBeUndefined());
+  it.each(['projects/my-app.lock/x', 'projects/my-app', 'other/file', 'projects/x/notes.txt', 'sessions', 'graph-runs/t/README'])('ignores %s', (p) => expect(classifyDataDirPath(p)).toBeUndefined());
 });
 
 describe('run records', () => {
