@@ -18,8 +18,10 @@ import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { CancelledError, ErrorCodes } from '../kernel/errors';
+import { runAsLogOrigin } from '../kernel/logging/log-origin';
 import { errorResult, toJsonRpcError } from './error-mapper';
 import { closestName, unknownNameMessage } from './closest-name';
+import { wireOutputSchema } from './wire-output-schema';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -55,6 +57,11 @@ export interface WorkgraphServerDeps {
   changeEvents?: ChangeEvents;
   /** The modules served (prompts and resources follow them). */
   modules?: readonly string[];
+  /**
+   * Whether other sessions share this process (HTTP): then each call's log entries are attributed to this session and
+   * forwarded to its client only. Off for stdio alone, the one session, which then skips the bookkeeping.
+   */
+  isolateLogs?: boolean;
 }
 
 type RequestExtra = {
@@ -62,6 +69,8 @@ type RequestExtra = {
   _meta?: { progressToken?: string | number };
   sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 };
+
+let sessionCount = 0;
 
 /** The answer to a call that arrives once shutdown started. */
 const SHUTTING_DOWN = 'the server is shutting down and takes no new calls';
@@ -80,6 +89,8 @@ const TO_MCP_LEVEL: Record<LogLevel, LoggingLevel> = { debug: 'debug', info: 'in
 export class WorkgraphServer {
   readonly sdk: Server;
   private mcpLogLevel?: LoggingLevel;
+  /** This session's mark on the log entries its calls write (see log-origin.ts). */
+  private readonly logOrigin = `session-${++sessionCount}`;
   private rootsCache?: Promise<string[] | undefined>;
   private readonly disposers: Array<() => void> = [];
   /** Ids of requests that arrived once shutdown had started: answered "shutting down", not run. */
@@ -185,7 +196,8 @@ export class WorkgraphServer {
         ...(t.title ? { title: t.title } : {}),
         description: t.description,
         inputSchema: t.inputSchema as { type: 'object' },
-        outputSchema: t.outputSchema as { type: 'object' },
+        // Built-in tools serve their output schemas without prose; a graph file's tools are served as the file wrote them.
+        outputSchema: (t.handler ? t.outputSchema : wireOutputSchema(t.outputSchema)) as { type: 'object' },
         annotations: t.annotations,
       })),
     }));
@@ -223,8 +235,10 @@ export class WorkgraphServer {
       this.mcpLogLevel = request.params.level;
       return {};
     });
-    const removeSink = this.deps.pinoLogger?.addSink((level, msg, fields) => {
+    const removeSink = this.deps.pinoLogger?.addSink((level, msg, fields, origin) => {
       if (!this.mcpLogLevel) return;
+      // Another client's call: its entries are not this client's business.
+      if (origin !== undefined && origin !== this.logOrigin) return;
       const mcpLevel = TO_MCP_LEVEL[level];
       if (LEVELS.indexOf(mcpLevel) < LEVELS.indexOf(this.mcpLogLevel)) return;
       void this.sdk.sendLoggingMessage({ level: mcpLevel, logger: 'workgraph', data: { msg, ...fields } }).catch(() => undefined);
@@ -283,7 +297,8 @@ export class WorkgraphServer {
       return (combined = controller.signal);
     };
     try {
-      return await fn(this.callContext(extra, signal));
+      const ctx = this.callContext(extra, signal);
+      return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
     } finally {
       cleanup?.();
       done();

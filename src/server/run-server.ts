@@ -44,7 +44,7 @@ export interface HostedSession {
 export interface ServerHost {
   core: ServerCore;
   /** A new protocol server for one client session, its calls tracked by the shutdown coordinator. */
-  newSession(): HostedSession;
+  newSession(opts?: { isolateLogs?: boolean }): HostedSession;
   /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
   announce(where: string): void;
   /** The container (built on first use): what a dashboard mounted beside the sessions reads through. */
@@ -75,7 +75,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
   return {
     core: opts.core,
     container: c,
-    newSession: () => {
+    newSession: (sessionOpts = {}) => {
       const calls = lifecycle.openSession();
       const server = new WorkgraphServer({
         version: config.version,
@@ -88,6 +88,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         resolve: (token) => c().resolve(token),
         changeEvents: opts.core.changeEvents,
         modules,
+        isolateLogs: sessionOpts.isolateLogs === true,
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },
@@ -134,7 +135,8 @@ export interface RunningServer {
  */
 export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningServer> {
   const { logger, lifecycle } = host.core;
-  const session = host.newSession();
+  // Beside HTTP other clients share the process: this session's log entries are kept to itself.
+  const session = host.newSession({ isolateLogs: opts.alsoServing !== undefined });
   const { server } = session;
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
   const alone = opts.alsoServing === undefined;

@@ -106,4 +106,31 @@ describe('workflow walk (built server, SDK client)', () => {
     const r = await conn.client.callTool({ name: 'workflow_get_schema', arguments: {} });
     expect(JSON.stringify(r.structuredContent)).toContain('maxIterations');
   });
+
+  it('refuses unknown completionIds naming them and the valid ones; a later step never completes earlier ones (issue 11)', async () => {
+    const r = await conn.client.callTool({ name: 'workflow_next', arguments: { workflowId: 'code-review', completedSteps: ['scoop'], context: {} } });
+    expect(r.isError).toBe(true);
+    const text = (r.content as Array<{ text: string }>)[0].text;
+    expect(text).toMatch(/^invalid_arguments: /);
+    expect(text).toContain("'scoop'");
+    expect(text).toContain('gather');
+    // Completing only the last step leaves the first one to do.
+    const later = await next(['summary'], { files: ['x.ts'] });
+    expect(later.isComplete).toBe(false);
+    expect(later.step?.completionId).toBe('gather');
+  });
+
+  it('an invalid regex in validationCriteria is a load error with its position, not a run-time failure (issue 11)', async () => {
+    const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '../fixtures/workflows/code-review.json'), 'utf8'));
+    doc.steps[0].validationCriteria = [{ type: 'regex', pattern: '(unclosed', message: 'm' }];
+    const text = JSON.stringify(doc, null, 2);
+    const r = await conn.client.callTool({ name: 'workflow_validate_json', arguments: { workflowJson: text } });
+    const out = r.structuredContent as { valid: boolean; issues: Array<{ path: string; line: number; column: number; message: string }> };
+    expect(out.valid).toBe(false);
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => l.includes('"(unclosed"')) + 1;
+    expect(out.issues).toEqual([
+      expect.objectContaining({ path: '/steps/0/validationCriteria/0/pattern', line, column: lines[line - 1].indexOf('"(unclosed"') + 1, message: expect.stringMatching(/invalid regex/) }),
+    ]);
+  });
 });

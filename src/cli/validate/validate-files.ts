@@ -60,15 +60,12 @@ export async function validateFiles(paths: readonly string[], options: ValidateF
       workflowValidator ??= await defaultWorkflowValidator();
       const { workflowRuntime } = await import('../../modules/workflow');
       lookupRoutine ??= await workflowRuntime().routineLookupFor(paths);
-      const result = await workflowValidator.execute({ workflowJson: text, lookupRoutine });
+      const referenceBases = { file, workspace: options.workspace ?? process.cwd() };
+      const result = await workflowValidator.execute({ workflowJson: text, lookupRoutine, referenceBases });
       for (const issue of result.issues) at(issue.line, issue.column, issue.path ? `${issue.path}: ${issue.message}` : issue.message);
       if (result.format) options.onNote?.({ file, message: `read as the ${result.format} workflow format (${result.formatReason})` });
       const warn = (line: number, column: number, message: string) => problems.push({ file, line, column, message, severity: 'warning' });
       for (const w of result.warnings ?? []) warn(w.line, w.column, `${w.path}: ${w.message}`);
-      if (result.format === 'current') {
-        const missing = await workflowRuntime().missingReferences(JSON.parse(text), file, options.workspace ?? process.cwd());
-        for (const m of missing) warn(1, 1, `${m.pointer}: ${m.message}`);
-      }
     } else if (detected.kind === 'graph') {
       const graphValidator = registeredGraphValidator();
       if (!graphValidator) {

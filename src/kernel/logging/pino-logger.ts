@@ -1,10 +1,14 @@
 import type pino from 'pino';
 import type { Logger } from '../logger';
+import { currentLogOrigin } from './log-origin';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** Receives every entry at or above the logger's level (the server forwards them as MCP notifications/message). */
-export type LogSink = (level: LogLevel, msg: string, fields: Record<string, unknown>) => void;
+/**
+ * Receives every entry at or above the logger's level (the server forwards them as MCP notifications/message), with
+ * the client session it was written for (see log-origin.ts; undefined for the process's own entries).
+ */
+export type LogSink = (level: LogLevel, msg: string, fields: Record<string, unknown>, origin: string | undefined) => void;
 
 /**
  * The Logger port on pino, writing to file descriptor 2 (stderr) synchronously so nothing is lost at exit and
@@ -63,9 +67,10 @@ export class PinoLogger implements Logger {
     this.pino[level](fields, msg);
     if (this.sinks.size === 0) return;
     const all = { ...this.bound, ...fields };
+    const origin = currentLogOrigin();
     for (const sink of this.sinks) {
       try {
-        sink(level, msg, all);
+        sink(level, msg, all, origin);
       } catch {
         // a failing sink (client gone) must never break the caller
       }

@@ -23,9 +23,7 @@ export const graphTools: ToolDefinition[] = [
     name: 'graph_inspect',
     title: 'Inspect a graph run',
     description:
-      'Inspect a recent run of a graph tool (every graph tool result carries its id in _meta["workgraph/executionId"]). ' +
-      'Without executionIndex: the run status, result or error, and a page of its node execution history. With ' +
-      'executionIndex: that node execution and the expression context it saw (time travel).',
+      'Inspect a recent graph tool run (its id is in the result\'s _meta["workgraph/executionId"]): status, result or error, and a page of node executions. With executionIndex: that execution and the expression context it saw.',
     inputSchema: {
       type: 'object',
       properties: {

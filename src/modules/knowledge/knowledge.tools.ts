@@ -10,7 +10,7 @@ const projectContext: JsonSchema = {
   minLength: 1,
   maxLength: 4096,
   description:
-    "The project's folder path (or name). One folder is one project: its last segment gives the readable id, and another folder with the same last segment gets its own project (id suffixed with a hash of its path). Trailing separators and Windows paths (C:\\work\\app) are understood.",
+    "The project's folder path (or name): one folder is one project, its last segment the readable id. Windows paths are understood.",
 };
 const role: JsonSchema = { type: 'string', enum: [...KNOWLEDGE_ROLES] };
 const tags: JsonSchema = { type: 'array', items: { type: 'string', minLength: 1, maxLength: 200 }, maxItems: 100 };
@@ -191,9 +191,7 @@ export const knowledgeTools: ToolDefinition[] = [
     name: 'delete_nodes',
     title: 'Delete knowledge nodes',
     description:
-      'Soft-deletes nodes. If other nodes descend from them, nothing is deleted: the answer has success false and lists dependentNodes; ' +
-      'call again with those ids included to delete them all. On success a backup is made, the nodes are recorded in the deleted file ' +
-      '(restore_nodes brings them back) and removed from other nodes\' parents. recalculateSummaries rewrites the summaries that covered them.',
+      'Soft-delete nodes. If others descend from them nothing is deleted: success is false and dependentNodes lists them; call again including them. On success a backup is made, the nodes go to the deleted file (restore_nodes brings them back) and are unlinked; recalculateSummaries rewrites summaries that covered them.',
     inputSchema: {
       type: 'object',
       required: ['nodeIds', 'projectContext'],

@@ -122,9 +122,7 @@ export const tasksTools: ToolDefinition[] = [
     name: 'init_project_graph',
     title: 'Create a project task graph',
     description:
-      'Creates the task DAG of a project. Nodes without depends_on start READY, the others PENDING. Refuses duplicate ' +
-      'ids, unknown dependencies, cycles (named, e.g. a -> b -> a), an empty graph, a projectRoot that is not an ' +
-      'existing directory inside the allowed roots, and an existing project unless replace is true.',
+      "Create a project's task DAG. Nodes without depends_on start READY, others PENDING. Refuses duplicate ids, unknown dependencies, cycles (named: a -> b -> a), an empty graph, a projectRoot that is missing or outside the allowed roots, and an existing project unless replace is true.",
     inputSchema: {
       type: 'object',
       required: ['projectName', 'projectRoot', 'nodes'],
@@ -186,13 +184,7 @@ export const tasksTools: ToolDefinition[] = [
     name: 'validate_task_loop',
     title: "Run a task's validation command",
     description:
-      "Runs the task's validation_command in the project root (IN_PROGRESS or RETRYING -> VALIDATING: on RETRYING the " +
-      'next attempt starts at once). Exit 0 completes the task and unlocks its dependents; a failure or timeout uses an ' +
-      'attempt (RETRYING, or FAILED at max_attempts). Waits at most waitSeconds (default 45): a command still running ' +
-      'then answers {validation_passed: null, running: true} and goes on; call again on the same node to wait for that ' +
-      'same run, or to be given its result (replayed: true, with its attempt number) if it ended meanwhile. Cancelling ' +
-      'the call kills the command and returns the task to IN_PROGRESS without using an attempt. Output tails: 8 KiB per ' +
-      'stream by default. Sends progress notifications about every second.',
+      "Run the task's validation_command in projectRoot (IN_PROGRESS or RETRYING -> VALIDATING; RETRYING starts the next attempt). Exit 0 completes the task; a failure uses an attempt (RETRYING, FAILED at max_attempts). After waitSeconds (45) a run still going answers running: true; call again to wait for it or get its result (replayed, with its attempt). Cancelling kills it without using an attempt.",
     inputSchema: {
       type: 'object',
       required: ['project', 'nodeId'],
@@ -236,9 +228,7 @@ export const tasksTools: ToolDefinition[] = [
     name: 'reset_task_node',
     title: 'Reset a task',
     description:
-      'Sends a FAILED, RETRYING, IN_PROGRESS or COMPLETED task (or one left VALIDATING by a server that died) back to ' +
-      'READY or PENDING by its dependencies; attempts cleared, error_logs kept. Resetting a COMPLETED task sends its ' +
-      'READY dependents back to PENDING and is refused while a dependent is past READY. Refused while its command runs.',
+      'Send a FAILED, RETRYING, IN_PROGRESS, COMPLETED (or orphaned VALIDATING) task back to READY or PENDING; attempts cleared, error_logs kept. A reset COMPLETED task sends its READY dependents back to PENDING; refused while a dependent is past READY or the command runs.',
     inputSchema: { type: 'object', required: ['project', 'nodeId'], additionalProperties: false, properties: { project, nodeId } },
     outputSchema: {
       type: 'object',

@@ -80,6 +80,7 @@ const sessionAnswer: JsonSchema = {
     sessionStatus: statusEnum,
     workflow: workflowInfo,
     forked: { type: 'object', properties: { from: { type: 'integer' }, previousHead: { type: 'integer' } } },
+    warnings: { type: 'array', items: { type: 'string' }, description: "workflow_start: the workflow's missing references (workspace ones against workspacePath)." },
     replayed: { type: 'boolean', description: 'This exact call was made before; answered as then, nothing new recorded.' },
   },
 };
@@ -89,7 +90,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     name: 'workflow_start',
     title: 'Start a workflow session',
     description:
-      'Start a durable session of a workflow: the server keeps the completed steps, context and notes, so the run survives a new chat or a crash (resume it with workflow_resume). Returns the first step, a continueToken for workflow_continue and a checkpointToken of the beginning. The workflow is pinned: later edits of its file do not change this session.',
+      'Start a durable workflow session: the server keeps steps, context and notes, so the run survives a new chat or a crash (workflow_resume finds it); the workflow is pinned as it is now. Returns the first step, a continueToken for workflow_continue and a checkpointToken of the start.',
     inputSchema: {
       type: 'object',
       required: ['workflowId'],
@@ -112,7 +113,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     name: 'workflow_continue',
     title: 'Continue a workflow session',
     description:
-      'Finish the current step of a session and get the next. Send the continueToken of the last answer, `output.notesMarkdown` saying what you did (checked against the step\'s criteria), and `context` with only the variables you changed. Answers `advanced` (next step, new token), `blocked` (same step, `blockers` saying exactly what is missing, a retryToken) or `complete`. The same call twice answers the same. An older token with different output is a `conflict`; pass `fork: true` (or use a checkpoint token) to branch the run from that point instead.',
+      "Finish a session's current step, get the next. Send the last continueToken, `output.notesMarkdown` (what you did) and only the `context` variables you changed. Answers `advanced`, `blocked` (same step; `blockers` say what is missing) or `complete`. A repeated call answers the same; an older token with new output is a `conflict` unless `fork: true`.",
     inputSchema: {
       type: 'object',
       required: ['continueToken'],
@@ -162,7 +163,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     name: 'workflow_resume',
     title: 'Resume a workflow session',
     description:
-      'Find sessions to pick up again — in a new chat, after a crash. With no arguments: the most recent unfinished sessions. Ranked by same workspace (default your first MCP root) and branch, then words of `query` in the goal and notes, then recency. Each candidate has a fresh continueToken, the current step, and a recap of the notes so far. Completed sessions only when `status` asks for them.',
+      'Find sessions to pick up again (new chat, after a crash): unfinished ones unless `status` says otherwise, ranked by same workspace (default your first MCP root) and branch, then `query` words in goal and notes, then recency. Each has a fresh continueToken, the current step and a recap of the notes.',
     inputSchema: {
       type: 'object',
       properties: {

@@ -7,6 +7,7 @@ import { ValidationEngine } from './application/services/validation-engine';
 import { WorkflowDocumentChecker } from './application/services/workflow-document-checker';
 import { StepOutputChecker } from './application/services/step-output-checker';
 import { ContractSchemaFiles } from './infrastructure/contract-schema-files';
+import { FileReferenceChecker } from './infrastructure/file-reference-checker';
 import { GetNextStep } from './application/use-cases/get-next-step';
 import { GetWorkflow } from './application/use-cases/get-workflow';
 import { GetWorkflowSchema } from './application/use-cases/get-workflow-schema';
@@ -52,6 +53,7 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   container.register(WorkflowTokens.WorkflowDocumentChecker, { useClass: WorkflowDocumentChecker }, singleton);
   container.register(WorkflowTokens.ContractSchemas, { useClass: ContractSchemaFiles }, singleton);
   container.register(WorkflowTokens.StepOutputChecker, { useClass: StepOutputChecker }, singleton);
+  container.register(WorkflowTokens.ReferenceChecker, { useClass: FileReferenceChecker }, singleton);
 
   let storage: CachingWorkflowStorage | undefined;
   container.register(WorkflowTokens.WorkflowStorage, {

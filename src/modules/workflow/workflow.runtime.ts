@@ -2,15 +2,19 @@ import { SchemaRegistry } from '../../kernel/schema-registry';
 import { WorkflowDocumentChecker } from './application/services/workflow-document-checker';
 import { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
 import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
+import { FileReferenceChecker } from './infrastructure/file-reference-checker';
 
 /**
  * What code outside the workflow module uses at run time besides the container, loaded on demand through
  * `workflowRuntime()` in index.ts (Ajv and the schema stay out of cold start).
  */
 
-/** A `workflow_validate_json` checker over the real schema and structure checks, without a container (the CLI). */
+/**
+ * A `workflow_validate_json` checker over the real schema and structure checks, without a container (the CLI): the
+ * caller passes where routines are looked up and where references resolve.
+ */
 export function createWorkflowJsonValidator(): ValidateWorkflowJson {
-  return new ValidateWorkflowJson(new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema()));
+  return new ValidateWorkflowJson(new WorkflowDocumentChecker(new SchemaRegistry(), loadWorkflowSchema()), undefined, new FileReferenceChecker());
 }
 
 /**
@@ -44,32 +48,4 @@ export async function routineLookupFor(files: readonly string[]): Promise<(id: s
     for (const n of names) await read(path.join(dir, n));
   }
   return (id) => byId.get(id);
-}
-
-/**
- * The references of a current-format workflow that cannot be found: `package` ones against the workflow's folder,
- * `workspace` ones (the default) against `workspace`. Content is never read, only existence.
- */
-export async function missingReferences(
-  doc: unknown,
-  file: string,
-  workspace: string,
-): Promise<{ pointer: string; message: string }[]> {
-  const fs = await import('node:fs/promises');
-  const path = await import('node:path');
-  const refs = (doc as { references?: unknown })?.references;
-  if (!Array.isArray(refs)) return [];
-  const out: { pointer: string; message: string }[] = [];
-  for (let i = 0; i < refs.length; i++) {
-    const ref = refs[i] as { source?: unknown; resolveFrom?: unknown; id?: unknown };
-    if (typeof ref?.source !== 'string') continue;
-    const base = ref.resolveFrom === 'package' ? path.dirname(path.resolve(file)) : workspace;
-    const full = path.resolve(base, ref.source);
-    try {
-      await fs.access(full);
-    } catch {
-      out.push({ pointer: `/references/${i}/source`, message: `reference '${String(ref.id)}' (${String(ref.resolveFrom ?? 'workspace')}) not found: ${full}` });
-    }
-  }
-  return out;
 }

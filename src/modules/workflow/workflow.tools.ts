@@ -148,6 +148,7 @@ export const workflowTools: ToolDefinition[] = [
       properties: {
         id: { ...workflowId, description: 'Workflow id, as workflow_list shows it.' },
         mode: { enum: ['metadata', 'preview'], description: 'Omit for the whole workflow.' },
+        workspacePath: { type: 'string', maxLength: 4_096, description: 'Where `workspace` references resolve; default your first MCP root.' },
       },
       additionalProperties: false,
     },
@@ -167,6 +168,12 @@ export const workflowTools: ToolDefinition[] = [
         format: { const: 'current', description: "Current-format workflows (metadata and preview): about, examples, recommendedPreferences, references, tags… follow." },
         firstStep: { anyOf: [previewStep, { type: 'null' }], description: 'The first step to do (preview only).' },
         firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
+        referenceStatus: {
+          type: 'array',
+          description: 'Each reference: resolved path, and found (absent: not checked). Content is never inlined.',
+          items: { type: 'object', properties: { id: { type: 'string' }, resolveFrom: { type: 'string' }, path: { type: 'string' }, found: { type: 'boolean' } } },
+        },
+        warnings: { ...stringList, description: 'Missing references.' },
       },
     },
     annotations: { ...readOnly, title: 'Get a workflow' },
@@ -178,7 +185,7 @@ export const workflowTools: ToolDefinition[] = [
     name: 'workflow_next',
     title: 'Next workflow step',
     description:
-      'Get the next step of a workflow. Stateless: send every completionId you have finished in `completedSteps` (start with []) and the `context` returned last time (plus your own variables, which conditions and loops read); for current-format workflows also the finished step\'s `output` when step.outputContract or step.assessments ask for one. Returns the step with its text once, in `guidance.prompt`, or `isComplete: true` when nothing is left; `blocked` with `blockers` when the output falls short.',
+      'Next step of a workflow. Stateless: send every completionId done in `completedSteps` ([] to start) and the last returned `context` plus your own variables; a current-format step with outputContract or assessments also takes its `output`. Answers the step (its text in guidance.prompt), `isComplete`, or `blocked` with `blockers`.',
     inputSchema: {
       type: 'object',
       required: ['workflowId', 'completedSteps'],
@@ -251,7 +258,7 @@ export const workflowTools: ToolDefinition[] = [
     name: 'workflow_validate_json',
     title: 'Validate workflow JSON',
     description:
-      'Check the text of a workflow file, classic or current format: JSON syntax (strict JSON: no comments or trailing commas), the workflow schema and the structure (unique step ids, loop bodies naming real steps, refs, features, contracts). Each issue has a JSON pointer path, a 1-based line and column, and a message; says which format it read.',
+      "Check a workflow file's text, classic or current format: strict JSON syntax, the schema, structure (unique step ids, loop bodies), refs, features, contracts, templateCall routines. Each issue has a JSON pointer, 1-based line and column, and a message; says which format it read.",
     inputSchema: {
       type: 'object',
       required: ['workflowJson'],

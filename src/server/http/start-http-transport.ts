@@ -26,7 +26,7 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
   const server = new HttpTransportServer({
     listen: config.listen,
     newSession: () => {
-      const session = host.newSession();
+      const session = host.newSession({ isolateLogs: true });
       let closing: Promise<void> | undefined;
       return {
         connect: (transport) => session.server.connect(transport),

@@ -29,8 +29,8 @@ describe('per-session MCP servers over one shared core', () => {
   });
   afterEach(() => shared.stop());
 
-  async function connect(root: string): Promise<{ client: Client; close: () => Promise<void> }> {
-    const { server } = host.newSession();
+  async function connect(root: string, opts: { isolateLogs?: boolean } = {}): Promise<{ client: Client; close: () => Promise<void> }> {
+    const { server } = host.newSession(opts);
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     await server.connect(serverSide);
     const client = new Client({ name: `client-${path.basename(root)}`, version: '1.0.0' }, { capabilities: { roots: { listChanged: true } } });
@@ -104,5 +104,36 @@ describe('per-session MCP servers over one shared core', () => {
     await until(() => sinks() === baseSinks);
     expect(sinks()).toBe(baseSinks);
     expect(listeners()).toBe(baseListeners);
+  });
+
+  it("a session's log entries reach its own client only, the process's own entries every client (HTTP sessions)", async () => {
+    const a = await connect(path.join(tmp, 'alpha'), { isolateLogs: true });
+    const b = await connect(path.join(tmp, 'beta'), { isolateLogs: true });
+    const seen = { a: [] as string[], b: [] as string[] };
+    a.client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void seen.a.push(JSON.stringify(n.params.data)));
+    b.client.setNotificationHandler(LoggingMessageNotificationSchema, async (n) => void seen.b.push(JSON.stringify(n.params.data)));
+    await a.client.setLoggingLevel('debug');
+    await b.client.setLoggingLevel('debug');
+    try {
+      const call = async (client: Client, name: string, args: Record<string, unknown>) => {
+        const r = await client.callTool({ name, arguments: args });
+        expect(r.isError).toBeFalsy();
+      };
+      // A delete logs where its backup went (the project's name and the data path): session A's business only.
+      await call(a.client, 'add_nodes', { projectContext: 'alpha-secret-plan', nodes: [{ id: 'n1', thought: 'a plan', role: 'actor' }] });
+      await call(a.client, 'delete_nodes', { projectContext: 'alpha-secret-plan', nodeIds: ['n1'], reason: 'done' });
+      logger.info('process-wide entry');
+      const until = async (cond: () => boolean) => {
+        for (let i = 0; i < 100 && !cond(); i++) await new Promise((r) => setTimeout(r, 20));
+      };
+      await until(() => seen.a.some((l) => l.includes('alpha-secret-plan')) && seen.b.some((l) => l.includes('process-wide')));
+      expect(seen.a.some((l) => l.includes('alpha-secret-plan'))).toBe(true);
+      expect(seen.b.some((l) => l.includes('process-wide entry'))).toBe(true);
+      expect(seen.a.some((l) => l.includes('process-wide entry'))).toBe(true);
+      expect(seen.b.filter((l) => l.includes('alpha-secret-plan'))).toEqual([]);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

@@ -132,6 +132,11 @@ describe('workgraph validate on current-format files', () => {
     expect(problems.map((p) => p.message)).toEqual(
       expect.arrayContaining([expect.stringMatching(/reference 'missing' \(package\) not found/), expect.stringMatching(/riskLevel.*ignores case/)]),
     );
+    // Every warning carries the line:col of the value it is about (the missing reference: its `source`).
+    const text = fs.readFileSync(path.join(FOLDER, 'release-check.json'), 'utf8').split('\n');
+    const line = text.findIndex((l) => l.includes('"docs/nowhere.md"')) + 1;
+    expect(problems.find((p) => /reference 'missing'/.test(p.message))).toMatchObject({ line, column: text[line - 1].indexOf('"docs/nowhere.md"') + 1 });
+    expect(problems.every((p) => p.line > 1)).toBe(true);
   });
 
   it('reports every problem of a broken file in one pass with file:line:column: unknown routine, ref, feature, contract, prompt and promptBlocks both, a nested loop', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NotFoundError } from '../../../src/kernel/errors';
 import type { Workflow, WorkflowSummary } from '../../../src/modules/workflow/domain/types';
-import type { WorkflowListing, WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
+import type { LocatedWorkflow, WorkflowDocumentLookup, WorkflowListing, WorkflowStorage } from '../../../src/modules/workflow/application/ports/workflow-storage';
 
 /** A real WorkflowStorage over a Map, for use case tests (the storage adapters are tested on their own). */
 export class MapWorkflowStorage implements WorkflowStorage {
@@ -28,6 +28,14 @@ export class MapWorkflowStorage implements WorkflowStorage {
     if (!workflow) throw new NotFoundError('workflow', id);
     // A deep copy, as a file-backed store would hand out: use cases must not rely on object identity.
     return JSON.parse(JSON.stringify(workflow)) as Workflow;
+  }
+
+  async locate(id: string): Promise<LocatedWorkflow> {
+    return { workflow: await this.get(id), source: 'memory' };
+  }
+
+  async documents(): Promise<WorkflowDocumentLookup> {
+    return (id) => this.workflows.get(id) as unknown as Record<string, unknown> | undefined;
   }
 }
 

@@ -151,6 +151,8 @@ export interface GraphConfig {
 export interface NodeExecutionError {
   code: string;
   message: string;
+  /** For a failed `mcp` node: the tail of the MCP server's stderr (what the dashboard shows beside the error). */
+  stderrTail?: string;
 }
 
 /** One node execution of a run. `executionIndex` counts from 0 in the order nodes ran. */

@@ -15,6 +15,8 @@ export const WorkflowTokens = {
   /** The output-contract JSON Schemas of spec/contracts/ (ContractSchemaSource). */
   ContractSchemas: Symbol.for('workgraph.ContractSchemas'),
   StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
+  /** Resolves a workflow's `references` and checks each exists (ReferenceChecker). */
+  ReferenceChecker: Symbol.for('workgraph.ReferenceChecker'),
   // durable sessions
   SessionStore: Symbol.for('workgraph.SessionStore'),
   SessionTokens: Symbol.for('workgraph.SessionTokens'),

@@ -38,8 +38,8 @@ export class SchemaValidatingWorkflowStorage extends SnapshotWorkflowCatalog {
 
   async snapshot(): Promise<CatalogSnapshot> {
     const inner = await this.inner.snapshot();
-    const result: CatalogSnapshot = { workflows: [], invalid: [...inner.invalid] };
     const byId = new Map<string, Record<string, unknown>>();
+    const result: CatalogSnapshot = { workflows: [], invalid: [...inner.invalid], documents: byId };
     for (const entry of inner.workflows) if (!byId.has(entry.workflow.id)) byId.set(entry.workflow.id, entry.workflow as unknown as Record<string, unknown>);
     const lookupRoutine = (id: string) => byId.get(id);
     for (const entry of inner.workflows) {

@@ -1,4 +1,10 @@
-import type { InvalidWorkflowEntry, WorkflowListing, WorkflowStorage } from '../application/ports/workflow-storage';
+import type {
+  InvalidWorkflowEntry,
+  LocatedWorkflow,
+  WorkflowDocumentLookup,
+  WorkflowListing,
+  WorkflowStorage,
+} from '../application/ports/workflow-storage';
 import { InvalidWorkflowError, NotFoundError } from '../../../kernel/errors';
 import type { Workflow } from '../domain/types';
 import { assertSafeName } from '../../../kernel/files/safe-name';
@@ -16,6 +22,11 @@ export interface WorkflowEntry {
 export interface CatalogSnapshot {
   workflows: WorkflowEntry[];
   invalid: InvalidWorkflowEntry[];
+  /**
+   * The documents as their files give them, by id (first one wins), when they differ from `workflows` (the
+   * schema-validating storage serves current-format files compiled; routines are expanded from the raw documents).
+   */
+  documents?: ReadonlyMap<string, Record<string, unknown>>;
 }
 
 /**
@@ -78,5 +89,21 @@ export abstract class SnapshotWorkflowCatalog implements WorkflowCatalog {
 
   async get(id: string): Promise<Workflow> {
     return findEntry(await this.snapshot(), id).workflow;
+  }
+
+  async locate(id: string): Promise<LocatedWorkflow> {
+    const { workflow, source, file } = findEntry(await this.snapshot(), id);
+    return { workflow, source, ...(file !== undefined ? { file } : {}) };
+  }
+
+  async documents(): Promise<WorkflowDocumentLookup> {
+    const snapshot = await this.snapshot();
+    if (snapshot.documents) {
+      const documents = snapshot.documents;
+      return (id) => documents.get(id);
+    }
+    const byId = new Map<string, Record<string, unknown>>();
+    for (const e of snapshot.workflows) if (!byId.has(e.workflow.id)) byId.set(e.workflow.id, e.workflow as unknown as Record<string, unknown>);
+    return (id) => byId.get(id);
   }
 }

@@ -141,7 +141,8 @@ describe('GraphRunner: mcp nodes', () => {
     expect(err.details).toEqual({ node: 'first', server: 'srv', tool: 'do_it', stderrTail: 'Traceback: boom' });
     const state = run.controller.getState();
     expect(state.status).toBe('error');
-    expect(state.history[1]!.error).toEqual({ code: 'external_tool_error', message: err.message });
+    // The node's execution keeps the tail too (the dashboard shows it beside the failed node).
+    expect(state.history[1]!.error).toEqual({ code: 'external_tool_error', message: err.message, stderrTail: 'Traceback: boom' });
   });
 
   it('fails clearly without a client pool', async () => {

@@ -46,6 +46,8 @@ interface RunRecord extends RunSummary {
   result?: unknown;
   executions: Execution[];
   truncated?: boolean;
+  /** How a failed run ended: the failing node and, for an `mcp` node, the MCP server's stderr tail. */
+  runError?: { code: string; message: string; nodeId?: string; stderrTail?: string };
 }
 interface ExecutionView {
   execution: Execution;
@@ -207,7 +209,12 @@ export function GraphRunPage({ runId }: { runId: string }) {
             <code>{r.runId}</code> · started <Time iso={r.startedAt} /> · {r.durationMs} ms · {r.nodeExecutions} node executions
             {r.truncated ? ' · only the last executions were recorded' : ''}
           </p>
-          {r.error ? <div className="error" data-testid="run-error">{r.error}</div> : null}
+          {r.error ? (
+            <div className="error" data-testid="run-error">
+              {r.error}
+              {r.runError?.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{r.runError.stderrTail}</pre></>) : null}
+            </div>
+          ) : null}
           <div className="run-layout">
             <div>
               <h2>Timeline</h2>
@@ -217,7 +224,7 @@ export function GraphRunPage({ runId }: { runId: string }) {
               <h3>Result</h3>
               <Json value={r.result} />
             </div>
-            {selected !== undefined ? <ExecutionPanel runId={r.runId} index={selected} /> : <div className="muted">Select a node execution to see its input, output and the context it saw.</div>}
+            {selected !== undefined ? <ExecutionPanel runId={r.runId} index={selected} runError={r.runError} /> : <div className="muted">Select a node execution to see its input, output and the context it saw.</div>}
           </div>
         </div>
       )}
@@ -250,8 +257,10 @@ function Timeline({ run, selected, onSelect }: { run: RunRecord; selected?: numb
   );
 }
 
-function ExecutionPanel({ runId, index }: { runId: string; index: number }) {
+function ExecutionPanel({ runId, index, runError }: { runId: string; index: number; runError?: RunRecord['runError'] }) {
   const res = useApi<ExecutionView>(`/runs/${encodeURIComponent(runId)}/executions/${index}`);
+  // The run's error keeps the stderr tail of the node it failed on; the execution record may not carry it itself.
+  const tailOf = (e: Execution) => e.error?.stderrTail ?? (runError?.nodeId === e.nodeId ? runError?.stderrTail : undefined);
   return (
     <aside className="exec-panel" data-testid="execution">
       <Load res={res}>
@@ -265,7 +274,7 @@ function ExecutionPanel({ runId, index }: { runId: string; index: number }) {
               <>
                 <h3>Error</h3>
                 <div className="error">{v.execution.error.message}</div>
-                {v.execution.error.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{v.execution.error.stderrTail}</pre></>) : null}
+                {tailOf(v.execution) ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{tailOf(v.execution)}</pre></>) : null}
               </>
             ) : null}
             <h3>Input</h3>

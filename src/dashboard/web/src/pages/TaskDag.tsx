@@ -155,6 +155,15 @@ function DagView({ graph }: { graph: TaskGraphData }) {
     setSelected(m.id);
   };
 
+  /** Collapsing from the layer list brings the layer's summary node (at the top of its column) into view. */
+  const toggleFromList = (li: number) => {
+    if (!collapsed.has(li)) {
+      const first = lay.pos.get(lay.layers[li][0]);
+      if (first) flow.setCenter(first.x + NODE_W / 2, 20 + NODE_H / 2, { zoom: flow.getZoom(), duration: 200 });
+    }
+    toggleLayer(li);
+  };
+
   const toggleLayer = (li: number) =>
     setCollapsed((c) => {
       const next = new Set(c);
@@ -218,7 +227,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
             {lay.layers.map((ids, li) => (
               <li key={li}>
                 <label>
-                  <input type="checkbox" checked={!collapsed.has(li)} onChange={() => toggleLayer(li)} data-testid={`layer-${li}`} /> Layer {li + 1}
+                  <input type="checkbox" checked={!collapsed.has(li)} onChange={() => toggleFromList(li)} data-testid={`layer-${li}`} /> Layer {li + 1}
                   <span className="muted small"> {ids.length}</span>
                 </label>
               </li>

@@ -285,7 +285,12 @@ export class GraphRun implements ExecutionController {
       } catch (err) {
         const error = gate.stopped ? this.stoppedError() : nodeFailure(err, cnode, branch);
         const endTime = deps.now();
-        this.history.append(nodeId, cnode.kind, startTime, endTime, null, { code: error.code, message: error.message });
+        const stderrTail = (error as { details?: { stderrTail?: unknown } }).details?.stderrTail;
+        this.history.append(nodeId, cnode.kind, startTime, endTime, null, {
+          code: error.code,
+          message: error.message,
+          ...(typeof stderrTail === 'string' ? { stderrTail } : {}),
+        });
         this.telemetry?.count(cnode.kind, nodeId, endTime - startTime, true);
         if (hooks?.onNodeError) await hooks.onNodeError(index, nodeId, cnode.node, error, input!);
         throw error;

@@ -9,6 +9,18 @@ export interface InvalidWorkflowEntry {
   reason: string;
 }
 
+/** A workflow with where it came from. */
+export interface LocatedWorkflow {
+  workflow: Workflow;
+  /** Source label (`bundled`, `project`, `env`, `flag`, `memory`). */
+  source: string;
+  /** The file it was read from, when it came from a file (`package` references resolve against its folder). */
+  file?: string;
+}
+
+/** A workflow document as its file gives it (before compilation), by id: where templateCall routines are found. */
+export type WorkflowDocumentLookup = (id: string) => Record<string, unknown> | undefined;
+
 export interface WorkflowListing {
   workflows: WorkflowSummary[];
   invalid: InvalidWorkflowEntry[];
@@ -27,4 +39,11 @@ export interface WorkflowStorage {
    *   UnsafePathError for ids with `..`, separators, NUL bytes.
    */
   get(id: string): Promise<Workflow>;
+  /** `get`, plus the source and file it came from. Same errors as `get`. */
+  locate(id: string): Promise<LocatedWorkflow>;
+  /**
+   * The loaded workflow documents as their files give them (current-format files uncompiled), by id: what
+   * templateCall routines are expanded from, so a workflow checked on its own sees the same routines the server uses.
+   */
+  documents(): Promise<WorkflowDocumentLookup>;
 }

@@ -5,15 +5,19 @@ import type { Workflow } from '../../domain/types';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
+import type { ReferenceChecker } from '../ports/reference-checker';
+import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
 
 export interface GetWorkflowInput {
   id: string;
   /** Absent: the whole workflow. `metadata`: its description without steps. `preview`: metadata plus the first step. */
   mode?: 'metadata' | 'preview';
+  /** The folder `workspace` references resolve against; default the caller's first MCP root. */
+  workspacePath?: string;
 }
 
 /** The workflow without its steps, plus how many top-level steps it has. */
-export type WorkflowMetadata = Omit<Workflow, 'steps'> & {
+export type WorkflowMetadata = Omit<Workflow, 'steps'> & ReferenceFlags & {
   /** Number of top-level steps. */
   totalSteps: number;
 };
@@ -33,15 +37,17 @@ type NextStep = UseCase<
 
 /** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
 @injectable()
-export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | WorkflowMetadata | WorkflowPreview> {
+export class GetWorkflow implements UseCase<GetWorkflowInput, (Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
+    @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
   ) {}
 
-  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<Workflow | WorkflowMetadata | WorkflowPreview> {
-    const workflow = await this.storage.get(input.id);
-    if (input.mode === undefined) return workflow;
+  async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<(Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
+    const { workflow, file } = await this.storage.locate(input.id);
+    const flags = await this.referenceFlags(workflow, file, input.workspacePath, ctx);
+    if (input.mode === undefined) return { ...workflow, ...flags };
     const metadata: WorkflowMetadata = {
       id: workflow.id,
       name: workflow.name,
@@ -51,6 +57,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       ...(workflow.clarificationPrompts ? { clarificationPrompts: workflow.clarificationPrompts } : {}),
       ...(workflow.metaGuidance ? { metaGuidance: workflow.metaGuidance } : {}),
       ...currentMetadata(workflow),
+      ...flags,
       totalSteps: workflow.steps.length,
     };
     if (input.mode === 'metadata') return metadata;
@@ -65,6 +72,14 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, Workflow | Workflo
       return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
     }
   }
+
+  /** `workspace` references resolve against workspacePath, else the caller's first MCP root. */
+  private async referenceFlags(workflow: Workflow, file: string | undefined, workspacePath: string | undefined, ctx?: CallContext): Promise<ReferenceFlags> {
+    let workspace = workspacePath || undefined;
+    if (!workspace && ctx?.clientRoots) workspace = (await ctx.clientRoots().catch(() => undefined))?.[0];
+    return flagReferences(this.references, workflow, file, workspace);
+  }
+
 }
 
 /** The current format's metadata, served as the file gives it (references are pointers: their content is never inlined). */

@@ -10,7 +10,10 @@ export interface ListWorkflowsOutput {
   invalid: Array<{ id: string; file: string; source: string; reason: string }>;
 }
 
-/** workflow_list: every available workflow (`{id, name, description, version, source}`) plus the invalid files. */
+/**
+ * workflow_list: every available workflow (`{id, name, description, version, source}`, and for the current format
+ * `format`, `tags`, `about`) plus the invalid files.
+ */
 @injectable()
 export class ListWorkflows implements UseCase<Record<string, never>, ListWorkflowsOutput> {
   constructor(@inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage) {}
@@ -18,7 +21,16 @@ export class ListWorkflows implements UseCase<Record<string, never>, ListWorkflo
   async execute(): Promise<ListWorkflowsOutput> {
     const listing = await this.storage.list();
     return {
-      workflows: listing.workflows.map(({ id, name, description, version, source }) => ({ id, name, description, version, source })),
+      workflows: listing.workflows.map(({ id, name, description, version, source, format, tags, about }) => ({
+        id,
+        name,
+        description,
+        version,
+        source,
+        ...(format === 'current' ? { format } : {}),
+        ...(tags !== undefined ? { tags } : {}),
+        ...(about !== undefined ? { about } : {}),
+      })),
       invalid: listing.invalid.map(({ id, file, source, reason }) => ({ id, file, source, reason })),
     };
   }

@@ -6,14 +6,25 @@ import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workf
 import type { RoutineLookup } from '../../domain/current-format/compile';
 import { semanticsWarnings } from '../../domain/current-format/semantics-warnings';
 import type { WorkflowFormat } from '../../domain/types';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { WorkflowStorage } from '../ports/workflow-storage';
+import type { ReferenceBases, ReferenceChecker } from '../ports/reference-checker';
+import { referenceWarnings } from '../../domain/current-format/references';
 
 export interface ValidateWorkflowJsonInput {
   workflowJson: string;
   /**
    * Where templateCall routines are looked up (not a tool argument: `workgraph validate` passes the files being
-   * validated, their folders and the bundled workflows). Default: the loaded workflows, when the checker has them.
+   * validated, their folders and the bundled workflows). Default: the server's loaded workflows (its workflow folders
+   * and the bundled ones).
    */
   lookupRoutine?: RoutineLookup;
+  /**
+   * Where `references` resolve (not a tool argument: `workgraph validate` passes the file's folder and the current
+   * folder). Default: no file (text has no folder, so `package` references are not checked) and the caller's first
+   * MCP root as the workspace.
+   */
+  referenceBases?: ReferenceBases;
 }
 
 export interface WorkflowJsonIssue {
@@ -33,7 +44,7 @@ export interface ValidateWorkflowJsonOutput {
   /** The format the file was read as, and why (absent for a syntax error). */
   format?: WorkflowFormat;
   formatReason?: string;
-  /** Not errors: conditions that would evaluate differently under the other format's semantics. */
+  /** Not errors: conditions that would evaluate differently under the other format's semantics, missing references. */
   warnings?: WorkflowJsonIssue[];
 }
 
@@ -47,9 +58,13 @@ export const MAX_WORKFLOW_JSON_ISSUES = 50;
  */
 @injectable()
 export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
-  constructor(@inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker) {}
+  constructor(
+    @inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker,
+    @inject(WorkflowTokens.WorkflowStorage, { isOptional: true }) private readonly storage?: Pick<WorkflowStorage, 'documents'>,
+    @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
+  ) {}
 
-  execute(input: ValidateWorkflowJsonInput): ValidateWorkflowJsonOutput {
+  async execute(input: ValidateWorkflowJsonInput, ctx?: CallContext): Promise<ValidateWorkflowJsonOutput> {
     const parsed = parseStrictJson(input.workflowJson, MAX_WORKFLOW_JSON_ISSUES);
     if (!parsed.ok) {
       return {
@@ -60,7 +75,8 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
         ],
       };
     }
-    const checked = this.checker.checkDocument(parsed.value, { lookupRoutine: input.lookupRoutine });
+    const lookupRoutine = input.lookupRoutine ?? (this.storage ? await this.storage.documents() : undefined);
+    const checked = this.checker.checkDocument(parsed.value, { lookupRoutine });
     const problems = checked.problems;
     const shown = problems.slice(0, MAX_WORKFLOW_JSON_ISSUES);
     const issues: WorkflowJsonIssue[] = shown.map((p) => {
@@ -70,7 +86,11 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
     if (problems.length > shown.length) {
       issues.push({ path: '', line: 1, column: 1, message: `${problems.length - shown.length} more issue(s) not shown; fix these first` });
     }
-    const warnings = semanticsWarnings(parsed.value, checked.format).map((w) => {
+    const missing =
+      checked.format === 'current' && this.references
+        ? referenceWarnings(await this.references.check((parsed.value as { references?: unknown }).references, await basesOf(input, ctx)))
+        : [];
+    const warnings = [...semanticsWarnings(parsed.value, checked.format), ...missing].map((w) => {
       const pos = parsed.text.positionOfPointer(w.pointer);
       return { path: w.pointer, line: pos.line, column: pos.column, message: w.message };
     });
@@ -83,6 +103,13 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
       ...(warnings.length > 0 ? { warnings } : {}),
     };
   }
+}
+
+/** The given bases, else no file and the caller's first MCP root as the workspace. */
+async function basesOf(input: ValidateWorkflowJsonInput, ctx: CallContext | undefined): Promise<ReferenceBases> {
+  if (input.referenceBases) return input.referenceBases;
+  const roots = ctx?.clientRoots ? await ctx.clientRoots().catch(() => undefined) : undefined;
+  return roots?.length ? { workspace: roots[0] } : {};
 }
 
 /** Actionable advice for the kinds of problems found (at most one line per kind). */

@@ -33,6 +33,8 @@ export interface SessionAnswer {
   workflow: PinnedWorkflowInfo;
   /** Present when this call forked the run (the other branch is kept in the timeline). */
   forked?: { from: number; previousHead: number };
+  /** workflow_start: the workflow's references that are missing (`workspace` ones resolved against the session's workspacePath). */
+  warnings?: string[];
   /** True when this exact call had been made before and is answered as it was then (nothing new recorded). */
   replayed?: boolean;
 }

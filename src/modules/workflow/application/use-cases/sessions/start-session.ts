@@ -9,6 +9,8 @@ import { checkContext, pointerOf, SessionEngine } from '../../services/session-e
 import { nodeAnswer, type SessionAnswer } from './session-answer';
 import { PruneSessions } from './prune-sessions';
 import type { Logger } from '../../../../../kernel/logger';
+import type { ReferenceChecker } from '../../ports/reference-checker';
+import { flagReferences } from '../../services/reference-flags';
 
 /** Retention runs at most this often per process, after a session starts (never delaying the answer). */
 const AUTO_PRUNE_EVERY_MS = 6 * 3_600_000;
@@ -34,6 +36,7 @@ export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(WorkflowTokens.PruneSessions) private readonly prune: PruneSessions,
     @inject(Tokens.Logger) private readonly logger: Logger,
+    @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
   ) {}
 
   /** Completed sessions past the retention are removed in the background; unfinished ones are never touched here. */
@@ -49,7 +52,7 @@ export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
 
   async execute(input: StartSessionInput, ctx?: CallContext): Promise<SessionAnswer> {
     const context = checkContext(input.context) ?? {};
-    const workflow = await this.engine.storage.get(input.workflowId);
+    const { workflow, file } = await this.engine.storage.locate(input.workflowId);
     const { text, hash } = this.engine.pin(workflow);
     // The session runs the pinned text from now on: parse it back so even the first answer comes from it.
     const pinned = JSON.parse(text) as typeof workflow;
@@ -78,6 +81,8 @@ export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
     }
     this.autoPrune();
     const checkpointToken = await this.engine.tokens.sign({ kind: 'checkpoint', sessionId: state.sessionId, node: 0 });
-    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken });
+    // The session's workspace is where its `workspace` references resolve; missing ones are said once, here.
+    const { warnings } = await flagReferences(this.references, workflow, file, workspacePath);
+    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken, ...(warnings ? { warnings } : {}) });
   }
 }
