@@ -27,8 +27,8 @@ function graphFile(dataDir, project = PROJECT) {
 
 function container(dataDir) {
   require('reflect-metadata');
-  const { createTestContainer } = require(path.join(ROOT, 'dist', 'di', 'container.js'));
-  const { Tokens } = require(path.join(ROOT, 'dist', 'di', 'tokens.js'));
+  const { createTestContainer } = require(path.join(ROOT, 'dist', 'server', 'container.js'));
+  const { KnowledgeTokens: Tokens } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'index.js'));
   const c = createTestContainer({ dataDir });
   return { c, Tokens };
 }

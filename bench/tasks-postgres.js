@@ -4,27 +4,12 @@
 // WORKGRAPH_BENCH_DATABASE_URL. Duration per case: BENCH_PG_SECONDS (default 10).
 const fs = require('node:fs');
 const path = require('node:path');
-const readline = require('node:readline');
 const { spawn, execFileSync } = require('node:child_process');
-const { tempDir, report } = require('./lib.js');
+const { tempDir, report, startPostgres } = require('./lib.js');
 
 const SECONDS = Number(process.env.BENCH_PG_SECONDS || 10);
 const WORKER = path.join(__dirname, 'fixtures', 'task-transition-worker.js');
 const dist = path.join(__dirname, '..', 'dist');
-
-async function startPostgres() {
-  if (process.env.WORKGRAPH_BENCH_DATABASE_URL) return { url: process.env.WORKGRAPH_BENCH_DATABASE_URL, stop: async () => undefined };
-  const base = tempDir('wg-bench-pg-');
-  fs.chmodSync(base, 0o777);
-  const port = 20000 + Math.floor(Math.random() * 20000);
-  const child = spawn(process.execPath, [path.join(__dirname, '..', 'tests', 'helpers', 'embedded-postgres-server.mjs'), base, String(port), 'bench', 'durable'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const first = await new Promise((resolve) => readline.createInterface({ input: child.stdout }).once('line', (l) => resolve(JSON.parse(l))));
-  if (first.error) throw new Error(first.error);
-  return {
-    url: `postgres://postgres:bench@127.0.0.1:${port}/postgres`,
-    stop: () => new Promise((r) => (child.once('exit', r), child.stdin.end())).then(() => fs.rmSync(base, { recursive: true, force: true })),
-  };
-}
 
 async function setup(mode, where, workers) {
   require('reflect-metadata');

@@ -10,6 +10,7 @@ import { sessionCommand, sessionsCommand } from './commands/sessions-command';
 import { dashboardCommand } from './commands/dashboard-command';
 import { projectsCommand } from './commands/projects-command';
 import { dbCommand } from './commands/db-command';
+import { knowledgeCommand } from './commands/knowledge-command';
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
   program.addCommand(dashboardCommand());
   program.addCommand(projectsCommand());
   program.addCommand(dbCommand());
+  program.addCommand(knowledgeCommand());
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();
     cmd.commands.forEach(exitOverride);

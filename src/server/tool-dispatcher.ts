@@ -5,7 +5,7 @@ import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { UseCase } from '../kernel/use-case';
 import { toErrorResult } from './error-mapper';
-import { ToolResultWithMeta, type ToolDefinition, type JsonSchema } from '../kernel/tools/tool-definition';
+import { ToolResultWithMeta, type ToolDefinition } from '../kernel/tools/tool-definition';
 
 /** What the dispatcher needs from the schema service (SchemaRegistry satisfies it). */
 export interface JsonSchemaValidator {
@@ -29,7 +29,7 @@ export class ToolDispatcher {
    */
   checkArguments(def: ToolDefinition, args: unknown): Record<string, unknown> {
     const input = args ?? {};
-    const { valid, errors } = this.validator().validate(def.inputSchema as JsonSchema, input);
+    const { valid, errors } = this.validator().validate(def.inputSchema, input);
     if (!valid) {
       const shown = errors.slice(0, 3).map((e) => describeField(e.pointer, e.message));
       const more = errors.length > 3 ? ` (and ${errors.length - 3} more)` : '';

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, tempDir } from './helpers/server-process';
-import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
+import { startDashboardProcess, waitForApi, type DashboardProcess } from './helpers/dashboard-process';
 import { call, seed, SUM_TO_N } from './helpers/dashboard-seed';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
@@ -66,16 +66,6 @@ function layeredNodes(layers: number, width: number) {
   return nodes;
 }
 
-async function waitForApi(pathname: string): Promise<void> {
-  const end = Date.now() + 30_000;
-  while (Date.now() < end) {
-    const r = await fetch(`${dash.origin}/api${pathname}`, { headers: { Authorization: `Bearer ${dash.token}` } });
-    if (r.status === 200) return;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error(`${pathname} did not answer 200`);
-}
-
 beforeAll(async () => {
   data = tempDir('wg-dash-act-');
   root = tempDir('wg-dash-act-root-');
@@ -83,7 +73,7 @@ beforeAll(async () => {
   mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--graphs', failingGraph, '--allow-root', root.dir, '--workflows', WORKFLOWS] });
   seeded = await seed(mcp.client, root.dir);
   dash = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--workflows', WORKFLOWS, '--allow-actions'], env: { WORKGRAPH_LOG_LEVEL: 'info' } });
-  await waitForApi(`/runs/${seeded.runId}`);
+  await waitForApi(dash, `/runs/${seeded.runId}`);
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await page.goto(dash.url);
@@ -173,7 +163,7 @@ test('a failed graph run shows its error and the MCP server\'s stderr tail on th
   const r = await mcp.client.callTool({ name: 'explode', arguments: { reason: 'disk on fire' } });
   expect(r.isError).toBe(true);
   const runId = (r._meta as Record<string, string>)['workgraph/executionId'];
-  await waitForApi(`/runs/${runId}`);
+  await waitForApi(dash, `/runs/${runId}`);
   // The dashboard did not load this graph file: it draws it from the file the run names.
   await page.goto(`${dash.url}#/runs/${runId}`);
   await page.locator('[data-testid="run-error"]').waitFor({ timeout: 30_000 });

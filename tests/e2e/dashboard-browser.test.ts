@@ -6,7 +6,7 @@
 import type { Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, tempDir } from './helpers/server-process';
-import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
+import { startDashboardProcess, waitForApi, type DashboardProcess } from './helpers/dashboard-process';
 import { call, seed, SUM_TO_N } from './helpers/dashboard-seed';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
@@ -20,23 +20,13 @@ let browser: Browser;
 let page: Page;
 let seeded: { runId: string; deletedId: string; keptIds: string[] };
 
-async function waitForRun(runId: string): Promise<void> {
-  const end = Date.now() + 20_000;
-  while (Date.now() < end) {
-    const r = await fetch(`${dash.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${dash.token}` } });
-    if (r.status === 200) return;
-    await new Promise((res) => setTimeout(res, 100));
-  }
-  throw new Error('run not recorded');
-}
-
 beforeAll(async () => {
   data = tempDir('wg-dash-ui-');
   root = tempDir('wg-dash-ui-root-');
   mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--allow-root', root.dir] });
   seeded = await seed(mcp.client, root.dir);
   dash = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N] });
-  await waitForRun(seeded.runId);
+  await waitForApi(dash, `/runs/${seeded.runId}`);
   browser = await launchBrowser();
   page = await browser.context.newPage();
   await page.goto(dash.url);

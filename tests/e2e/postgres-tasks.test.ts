@@ -53,9 +53,17 @@ describe('PostgreSQL task store (built server)', () => {
     const migrated = await run(process.execPath, [CLI, 'db', 'migrate', '--database-url', url]);
     expect(migrated.stdout).toMatch(/applied tasks 1: task graphs and transition log/);
     expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
+    expect(migrated.stdout).toMatch(/applied knowledge 1: knowledge nodes, deletion records and backups/);
     const after = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url, '--json']);
     const status = JSON.parse(after.stdout);
-    expect(status.modules).toEqual([{ module: 'tasks', applied: 2, known: 2, pending: [] }]);
+    // Every module with a PostgreSQL schema is listed; knowledge joined tasks.
+    expect(status.modules).toEqual(
+      expect.arrayContaining([
+        { module: 'tasks', applied: 2, known: 2, pending: [] },
+        { module: 'knowledge', applied: 1, known: 1, pending: [] },
+      ]),
+    );
+    for (const m of status.modules) expect(m.pending).toEqual([]);
     for (const out of [before.stdout, migrated.stdout, after.stdout]) expect(out).not.toContain('wg-test-secret');
     expect(status.database).toContain('***');
   });

@@ -140,4 +140,21 @@ describe('durable workflow sessions through the SDK client (built server)', () =
       await conn.close();
     }
   }, 180_000);
+
+  it("a current-format session blocked by its output contract answers blockers whose `expected` is an example artifact, and the SDK client accepts the answer against the tool's output schema", async () => {
+    // The SDK client checks structuredContent against the declared outputSchema: an `expected` declared a string but
+    // answered as an object made callTool throw here, before the declaration was typed from one schema.
+    const conn = await clientIn(path.join(tmp.dir, 'data'), tmp.dir);
+    try {
+      await conn.client.listTools(); // the client validates answers against the output schemas it has listed
+      const s = await conn.call('workflow_start', { workflowId: 'wr.session-gate', goal: 'ship' });
+      const gate = await conn.call('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'changed it' } });
+      expect(gate.step.completionId).toBe('gate');
+      const blocked = await conn.call('workflow_continue', { continueToken: gate.continueToken, output: { notesMarkdown: 'looks fine' } });
+      expect(blocked.status).toBe('blocked');
+      expect(blocked.blockers[0]).toMatchObject({ code: 'contract_artifact_missing', expected: { kind: 'wr.gate_verdict' } });
+    } finally {
+      await conn.close();
+    }
+  }, 120_000);
 });

@@ -83,9 +83,32 @@ async function copyStores(flags: CommonFlags & { replace?: boolean }, direction:
     }
     const verb = direction === 'import' ? 'imported into the database' : `exported to ${config.dataDir}`;
     console.log(`${counts.imported} task project(s) ${verb}, ${counts.unchanged} unchanged, ${counts.skipped} kept as they were`);
+    await copyKnowledge(direction === 'import' ? [filesContainer, dbContainer] : [dbContainer, filesContainer], verb, flags.replace);
   } finally {
     await dbContainer.resolve<{ close(): Promise<void> }>(Tokens.Database).close();
   }
+}
+
+/** The knowledge graphs of every project, copied through the knowledge store port (nodes, deletion records, owner). */
+async function copyKnowledge(
+  [from, to]: import('tsyringe').DependencyContainer[],
+  verb: string,
+  replace: boolean | undefined,
+): Promise<void> {
+  const { KnowledgeTokens, copyKnowledgeProject } = await import('../../modules/knowledge');
+  type Store = import('../../modules/knowledge').KnowledgeStore;
+  const [source, target] = [from!, to!].map((c) => c.resolve<Store>(KnowledgeTokens.KnowledgeStore));
+  const counts = { imported: 0, unchanged: 0, skipped: 0, nodes: 0, deleted: 0 };
+  for (const { project } of await source!.listProjects()) {
+    const r = await copyKnowledgeProject(source!, target!, project, { replace });
+    counts[r.outcome]++;
+    if (r.outcome === 'imported') Object.assign(counts, { nodes: counts.nodes + r.nodes, deleted: counts.deleted + r.deleted });
+    const what = `${r.nodes} node(s), ${r.deleted} deleted record(s)`;
+    console.log(`knowledge ${project}: ${r.outcome === 'imported' ? `copied ${what}` : r.outcome === 'unchanged' ? 'unchanged' : `differs, kept (use --replace) — source has ${what}`}`);
+  }
+  console.log(
+    `${counts.imported} knowledge project(s) ${verb} (${counts.nodes} node(s), ${counts.deleted} deleted record(s)), ${counts.unchanged} unchanged, ${counts.skipped} kept as they were`,
+  );
 }
 
 async function open(flags: CommonFlags) {

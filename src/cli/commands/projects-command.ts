@@ -81,17 +81,11 @@ async function summarize(config: ReturnType<typeof resolveConfig>, ids: string[]
     } catch (e) {
       problems.push(`task graph: ${(e as Error).message}`);
     }
-    if (fs.existsSync(knowledge.graphFile(id))) {
-      try {
-        const reader = knowledge.reader(id);
-        let nodes = 0;
-        let deleted = 0;
-        const report = await reader.scan(() => void nodes++);
-        await reader.scanDeleted(() => void deleted++);
-        summary.knowledge = { nodes, deleted, malformedLines: report.malformedCount };
-      } catch (e) {
-        problems.push(`knowledge graph: ${(e as Error).message}`);
-      }
+    try {
+      const stats = await knowledge.reader(id).stats();
+      if (stats) summary.knowledge = { nodes: stats.nodes, deleted: stats.deleted, malformedLines: stats.malformedCount };
+    } catch (e) {
+      problems.push(`knowledge graph: ${(e as Error).message}`);
     }
     if (problems.length) summary.problems = problems;
     out.push(summary);

@@ -4,3 +4,4 @@ export * from './file-lock';
 export * from './project-layout';
 export * from './storage-errors';
 export * from './data-format';
+export * from './locked-document';

@@ -1,6 +1,7 @@
 import type { InjectionToken } from 'tsyringe';
 import type { CallContext } from '../call-context';
 import type { UseCase } from '../use-case';
+import type { ObjectSchema, Static, StaticAnswer, ToolSchemas } from './tool-schema';
 
 /** A JSON Schema object (draft 2020-12 / 07 subset Ajv understands). */
 export type JsonSchema = Record<string, unknown>;
@@ -24,9 +25,10 @@ export class ToolResultWithMeta<T extends object = object> {
 
 /**
  * One MCP tool, declared once: `tools/list`, input validation (Ajv, before the use case runs), spec/mcp-api.md and the
- * tests all read from this declaration.
+ * tests all read from this declaration. `In` and `Out` are the use case's input and output types, inferred from the
+ * schemas by `defineTool` (built-in tools) or left `unknown` (graph tools, whose schemas come from files at run time).
  */
-export interface ToolDefinition {
+export interface ToolDefinition<In = unknown, Out = unknown> {
   /** Tool name, `^[a-zA-Z0-9_.-]{1,64}$`. */
   name: string;
   title?: string;
@@ -37,11 +39,27 @@ export interface ToolDefinition {
   outputSchema: JsonSchema;
   annotations: ToolAnnotations;
   /** The use case that runs the tool, resolved lazily from the container on first call. */
-  useCase?: InjectionToken<UseCase<any, any>>;
-  /** Alternative to `useCase` for tools built at run time (graph tools). */
-  handler?: (input: any, ctx: CallContext) => Promise<object | ToolResultWithMeta>;
+  useCase?: InjectionToken<UseCase<In, Out>>;
+  /**
+   * Alternative to `useCase` for tools built at run time (graph tools). A method, so a definition with a narrower
+   * input type is still a `ToolDefinition` (the dispatcher has validated the input against the schema first).
+   */
+  handler?(input: In, ctx: CallContext): Promise<Out | ToolResultWithMeta>;
   /** Also answered as a plain JSON-RPC method of the same name, before or without `initialize`. Default false. */
   plainMethod?: boolean;
   /** Which module declared it (workflow, graph, tasks, knowledge) — for docs and the startup line. */
   module: string;
+}
+
+/** What a built-in tool declaration says besides its schemas. */
+type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<ToolDefinition<NoInfer<Static<I>>, NoInfer<StaticAnswer<O>>>, 'inputSchema' | 'outputSchema'> &
+  ToolSchemas<I, O>;
+
+/**
+ * Declares a built-in tool: its schemas (usually a `toolSchemas(...)` constant from the module's application layer,
+ * spread in, so the use case takes its types from the same literal) and the rest of its declaration. The use case
+ * token and handler are typed with the input and output the schemas describe.
+ */
+export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(declaration: ToolDeclaration<I, O>): ToolDefinition {
+  return declaration;
 }

@@ -7,7 +7,11 @@ import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
-export type { KnowledgeStore } from './application/ports/knowledge-store';
+/** The knowledge module's PostgreSQL schema migrations (plain data: loading them loads no driver). */
+export { knowledgeMigrations as knowledgeDatabaseMigrations } from './infrastructure/postgres/knowledge-migrations';
+export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
+export { copyKnowledgeProject } from './application/services/copy-knowledge-project';
+export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';
 
 /** The knowledge module's data-dir migration steps (loaded on the first call: they pull in the store). */

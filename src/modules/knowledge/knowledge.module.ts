@@ -3,6 +3,7 @@ import { Lifecycle, instanceCachingFactory } from 'tsyringe';
 import { Tokens } from '../../kernel/tokens';
 import { KnowledgeTokens } from './application/knowledge.tokens';
 import type { Clock } from '../../kernel/clock';
+import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import type { AppConfig } from '../../kernel/config/app-config';
 import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { WritesInProgress } from '../../kernel/writes-in-progress';
@@ -16,22 +17,30 @@ import { RestoreNodes } from './application/use-cases/restore-nodes';
 import { ListDeletedNodes } from './application/use-cases/list-deleted-nodes';
 import { ListKnowledgeBackups } from './application/use-cases/list-knowledge-backups';
 import { ListKnowledgeProjects } from './application/use-cases/list-knowledge-projects';
+import { RestoreKnowledgeBackup } from './application/use-cases/restore-knowledge-backup';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
-/** The knowledge module: one NDJSON store for the data dir (shared), an id generator, and the five use cases. */
+/** The knowledge module: one store (NDJSON files in the data dir, or PostgreSQL), an id generator and the use cases. */
 export const knowledgeModule: ModuleRegistration = (container: DependencyContainer, config: AppConfig) => {
+  // One store per container (instanceCachingFactory): every use case shares it. PostgreSQL when a database URL is
+  // configured (its adapter and the driver load only then), else the NDJSON files of the data dir. Shutdown waits for
+  // the writes registered on WritesInProgress (no delete or restore cut in half by an exit).
   container.register(KnowledgeTokens.KnowledgeStore, {
-    // One store per container (instanceCachingFactory): every use case shares it.
-    useFactory: instanceCachingFactory((c) =>
-      createNdjsonKnowledgeStore(config.dataDir, {
+    useFactory: instanceCachingFactory((c) => {
+      const writes = c.isRegistered(Tokens.WritesInProgress, true) ? c.resolve<WritesInProgress>(Tokens.WritesInProgress) : undefined;
+      const settings = {
         clock: c.resolve<Clock>(Tokens.Clock),
         backupMaxAgeDays: config.knowledge.backupMaxAgeDays,
         backupMaxCount: config.knowledge.backupMaxCount,
-        // Shutdown waits for the writes registered here (no delete or restore cut in half by an exit).
-        writes: c.isRegistered(Tokens.WritesInProgress, true) ? c.resolve<WritesInProgress>(Tokens.WritesInProgress) : undefined,
-        format: c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined,
-      }),
-    ),
+        writes,
+      };
+      if (config.database) {
+        const { PgKnowledgeStore } = require('./infrastructure/postgres/pg-knowledge-store') as typeof import('./infrastructure/postgres/pg-knowledge-store');
+        return new PgKnowledgeStore(c.resolve<PgDatabase>(Tokens.Database), settings);
+      }
+      const format = c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
+      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format });
+    }),
   });
   container.register(KnowledgeTokens.KnowledgeIdGenerator, { useClass: RandomIdGenerator }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.AddKnowledgeNodes, { useClass: AddNodes }, { lifecycle: Lifecycle.Singleton });
@@ -42,4 +51,5 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
   container.register(KnowledgeTokens.ListDeletedKnowledgeNodes, { useClass: ListDeletedNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeProjects, { useClass: ListKnowledgeProjects }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeBackups, { useClass: ListKnowledgeBackups }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.RestoreKnowledgeBackup, { useClass: RestoreKnowledgeBackup }, { lifecycle: Lifecycle.Singleton });
 };

@@ -55,3 +55,14 @@ export async function startDashboardProcess(opts: { dataDir: string; args?: stri
       }),
   };
 }
+
+/** Waits (a liveness bound, not a speed figure) until the dashboard's API answers 200 at `pathname` (`/runs/<id>`). */
+export async function waitForApi(dash: DashboardProcess, pathname: string): Promise<void> {
+  const end = Date.now() + 30_000;
+  while (Date.now() < end) {
+    const r = await fetch(`${dash.origin}/api${pathname}`, { headers: { Authorization: `Bearer ${dash.token}` } });
+    if (r.status === 200) return;
+    await new Promise((res) => setTimeout(res, 100));
+  }
+  throw new Error(`${pathname} did not answer 200 within 30 s`);
+}

@@ -10,4 +10,5 @@ export const KnowledgeTokens = {
   ListDeletedKnowledgeNodes: Symbol.for('workgraph.ListDeletedKnowledgeNodes'),
   ListKnowledgeProjects: Symbol.for('workgraph.ListKnowledgeProjects'),
   ListKnowledgeBackups: Symbol.for('workgraph.ListKnowledgeBackups'),
+  RestoreKnowledgeBackup: Symbol.for('workgraph.RestoreKnowledgeBackup'),
 } as const;

@@ -1,9 +1,10 @@
 import * as fs from 'node:fs/promises';
 import { constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
+import { fileExists } from './ndjson-passes';
 
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
-const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
+export const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
 
 export function backupStamp(epochMs: number): string {
   const d = new Date(epochMs);
@@ -28,7 +29,7 @@ export async function createBackup(source: string, backupDir: string, epochMs: n
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') continue;
-      if (code === 'ENOENT' && !(await exists(source))) {
+      if (code === 'ENOENT' && !(await fileExists(source))) {
         try {
           await fs.writeFile(target, '', { flag: 'wx' });
           return target;
@@ -80,13 +81,4 @@ export async function pruneBackups(
     removed.push(b.file);
   }
   return removed;
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await fs.access(p);
-    return true;
-  } catch {
-    return false;
-  }
 }

@@ -2,39 +2,25 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../../../kernel/clock';
 import { systemClock } from '../../../kernel/clock';
-import {
-  MALFORMED_REPORT_MAX,
-  type KnowledgeGraphReader,
-  type KnowledgeBackupInfo,
-  type KnowledgeGraphWriter,
-  type KnowledgeProjectInfo,
-  type KnowledgeStore,
-  type MalformedLine,
-  type NewestFirstPage,
-  type PassReport,
-  type RebuildReport,
-  type RebuildTransform,
-  type ScanOptions,
-} from '../application/ports/knowledge-store';
+import type { KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
 import { projectIdentity } from '../domain/project-from-context';
-import {
-  isDeletedNodeRecord,
-  isStoredKnowledgeNode,
-  normalizeStoredNode,
-  type DeletedNodeRecord,
-  type StoredKnowledgeNode,
-} from '../domain/knowledge-node';
-import { StorageError } from '../../../kernel/errors';
-import { appendAll, assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
-import { withFileLock, type FileLockOptions, type HeldLock } from '../../../kernel/files/file-lock';
+import type { StoredKnowledgeNode } from '../domain/knowledge-node';
+import { NotFoundError, StorageError } from '../../../kernel/errors';
+import { writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
 import { ProjectLayout } from '../../../kernel/files/project-layout';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import type { WritesInProgress } from '../../../kernel/writes-in-progress';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
-import { createBackup, pruneBackups } from './backup-files';
+import { BACKUP_NAME } from './backup-files';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
-import { decodeCursor, encodeCursor, staleCursorError } from './page-cursor';
+import { NdjsonGraphReader } from './ndjson-graph-reader';
+import { NdjsonGraphWriter } from './ndjson-graph-writer';
+import { parseNode, readIo } from './ndjson-passes';
+import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
+
+export { PENDING_FILE } from './ndjson-graph-writer';
 
 export interface NdjsonKnowledgeStoreOptions {
   /** Time source for backup names. Default: the system clock. */
@@ -51,14 +37,13 @@ export interface NdjsonKnowledgeStoreOptions {
   format?: DataFormatGate;
 }
 
-/** Beyond this many ids the substring prefilter costs more than it saves: every line is parsed instead. */
-const PREFILTER_MAX_IDS = 64;
-const EXCERPT_CHARS = 80;
+const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
 
 /**
  * The knowledge store on NDJSON files, one folder per project (`<data-dir>/projects/<id>/`): the graph
  * (`knowledge_graph.ndjson`, append-only for adds), the deleted records (`knowledge_graph.deleted.ndjson`) and
- * `backup/`. Every write holds the project's proper-lockfile lock; reads stream and take no lock.
+ * `backup/` (a copy of the graph taken before each delete). Every write holds the project's proper-lockfile lock;
+ * reads stream and take no lock.
  */
 export class NdjsonKnowledgeStore implements KnowledgeStore {
   private readonly layout: ProjectLayout;
@@ -73,7 +58,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     this.backupMaxCount = options.backupMaxCount ?? 50;
   }
 
-  graphFile(project: string): string {
+  location(project: string): string {
     return knowledgePaths(this.layout, project).graph;
   }
 
@@ -119,7 +104,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   async listProjects(): Promise<KnowledgeProjectInfo[]> {
     let ids: string[];
     try {
-      ids = (await fs.readdir(this.layout.projectsDir)).filter((id) => /^[a-z0-9][a-z0-9-]*$/.test(id)).sort();
+      ids = (await fs.readdir(this.layout.projectsDir)).filter((id) => PROJECT_ID.test(id)).sort();
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new StorageError(`cannot list ${this.layout.projectsDir}: ${(e as Error).message}`, { dir: this.layout.projectsDir }, { cause: e });
@@ -145,25 +130,62 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     const dir = knowledgePaths(this.layout, project).backupDir;
     let names: string[];
     try {
-      names = (await fs.readdir(dir)).filter((n) => n.startsWith('knowledge_graph_') && n.endsWith('.ndjson'));
+      names = (await fs.readdir(dir)).filter((n) => BACKUP_NAME.test(n));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw new StorageError(`cannot list ${dir}: ${(e as Error).message}`, { dir }, { cause: e });
     }
     const out: KnowledgeBackupInfo[] = [];
     for (const file of names) {
-      const st = await statOrUndefined(path.join(dir, file));
-      if (st) out.push({ file, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
+      const full = path.join(dir, file);
+      const st = await statOrUndefined(full);
+      if (st) out.push({ id: `${project}/${file}`, file, path: full, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
     }
     // Names carry the UTC time (and -N for the same second), so name order is time order.
     return out.sort((a, b) => (a.file < b.file ? 1 : a.file > b.file ? -1 : 0));
   }
 
-  reader(project: string): KnowledgeGraphReader {
+  /** `id` is `<project>/<backup file name>` or the path a delete answered (inside this data dir). */
+  async readBackup(id: string): Promise<{ project: string; backup: KnowledgeBackupInfo; nodes: StoredKnowledgeNode[] }> {
+    const { project, file } = this.parseBackupId(id);
+    const backup = (await this.listBackups(project)).find((b) => b.file === file);
+    if (!backup) throw new NotFoundError('knowledge backup', id, `knowledge backup '${id}' not found; workgraph knowledge backups PROJECT lists them`);
+    const nodes: StoredKnowledgeNode[] = [];
+    await readIo(backup.path, () =>
+      forEachLine(backup.path, (text) => {
+        const node = text === '' ? undefined : parseNode(text);
+        if (node) nodes.push(node);
+      }),
+    );
+    return { project, backup: { ...backup, nodes: nodes.length }, nodes };
+  }
+
+  private parseBackupId(id: string): { project: string; file: string } {
+    const parts = path.isAbsolute(id) ? path.relative(this.layout.projectsDir, id).split(path.sep) : id.split('/');
+    // Absolute: <project>/backup/<file> under the projects folder; otherwise <project>/<file>.
+    const [project, file] = parts.length === 3 && parts[1] === 'backup' ? [parts[0]!, parts[2]!] : parts.length === 2 ? [parts[0]!, parts[1]!] : ['', ''];
+    if (!PROJECT_ID.test(project) || !BACKUP_NAME.test(file)) {
+      throw new NotFoundError('knowledge backup', id, `knowledge backup '${id}' not found: expected PROJECT/knowledge_graph_YYYYMMDD-HHMMSS.ndjson or a backup path inside ${this.layout.projectsDir}`);
+    }
+    return { project, file };
+  }
+
+  async exportProject(project: string): Promise<KnowledgeProjectExport | undefined> {
+    await this.options.format?.assertReadable();
+    const paths = knowledgePaths(this.layout, project);
+    return exportNdjsonProject(project, paths, (await readOwner(paths)).pathKey);
+  }
+
+  async importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
+    return this.withLock(data.project, () => importNdjsonProject(knowledgePaths(this.layout, data.project), data));
+  }
+
+  reader(project: string): KnowledgeReader {
     return new NdjsonGraphReader(knowledgePaths(this.layout, project));
   }
 
-  async withLock<T>(project: string, fn: (graph: KnowledgeGraphWriter) => Promise<T>): Promise<T> {
+  /** The writer handed to `fn` is the file adapter's own (tests drive its two-file steps directly). */
+  async withLock<T>(project: string, fn: (graph: NdjsonGraphWriter) => Promise<T>): Promise<T> {
     const paths = knowledgePaths(this.layout, project);
     await this.options.format?.assertWritable();
     const locked = () =>
@@ -198,376 +220,7 @@ export function createNdjsonKnowledgeStore(dataDir: string, options: NdjsonKnowl
   return new NdjsonKnowledgeStore(dataDir, options);
 }
 
-class MalformedCollector {
-  count = 0;
-  readonly list: MalformedLine[] = [];
-  add(line: number, offset: number, text: string): void {
-    this.count++;
-    if (this.list.length < MALFORMED_REPORT_MAX) this.list.push({ line, offset, excerpt: text.slice(0, EXCERPT_CHARS) });
-  }
-  report(lines: number): PassReport {
-    return { lines, malformedCount: this.count, malformed: this.list };
-  }
-}
-
-function parseNode(text: string): StoredKnowledgeNode | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  return isStoredKnowledgeNode(value) ? normalizeStoredNode(value) : undefined;
-}
-
-/**
- * The id of a line written by the store (`{"id":"...",` first), read without parsing; undefined for any other shape
- * (hand-written lines, escapes in the id), which callers then parse.
- */
-function leadingId(text: string): string | undefined {
-  if (!text.startsWith('{"id":"')) return undefined;
-  const end = text.indexOf('"', 7);
-  if (end < 0) return undefined;
-  const id = text.slice(7, end);
-  return id.includes('\\') || text.charCodeAt(end + 1) !== 44 /* , */ ? undefined : id;
-}
-
-const ID_PREFIX = Buffer.from('{"id":"');
-
-/** False only for a line that starts with the id of a node not in `ids` (the common case, decided on the bytes). */
-function wantedLeadingId(raw: Buffer, ids: ReadonlySet<string>): boolean {
-  // Plain loops: a native call per line (compare, indexOf) costs more than these few bytes.
-  const start = ID_PREFIX.length;
-  if (raw.length < start) return true;
-  for (let i = 0; i < start; i++) if (raw[i] !== ID_PREFIX[i]) return true;
-  let end = start;
-  while (end < raw.length && raw[end] !== 0x22 /* " */) end++;
-  if (end >= raw.length || raw[end + 1] !== 0x2c /* , */) return true;
-  // Only the id is decoded (a backslash means an escape: let the full line decide).
-  const id = raw.toString('utf8', ID_PREFIX.length, end);
-  return id.includes('\\') || ids.has(id);
-}
-
-function mentionsAny(text: string, ids: ReadonlySet<string> | undefined): boolean {
-  if (!ids || ids.size > PREFILTER_MAX_IDS) return true;
-  for (const id of ids) if (text.includes(id)) return true;
-  return false;
-}
-
-class NdjsonGraphReader implements KnowledgeGraphReader {
-  constructor(protected readonly paths: KnowledgePaths) {}
-
-  async scan(visit: (node: StoredKnowledgeNode) => void, opts: ScanOptions = {}): Promise<PassReport> {
-    const malformed = new MalformedCollector();
-    const { lines } = await readIo(this.paths.graph, () => forEachLine(
-      this.paths.graph,
-      (text, offset, lineNo) => {
-        if (text === '' || !mentionsAny(text, opts.mentioning)) return;
-        const node = parseNode(text);
-        if (node) visit(node);
-        else malformed.add(lineNo, offset, text);
-      },
-      { signal: opts.signal },
-    ));
-    return malformed.report(lines);
-  }
-
-  async pageNewestFirst(opts: {
-    cursor?: string;
-    limit: number;
-    accept?: (node: StoredKnowledgeNode) => boolean;
-    signal?: AbortSignal;
-  }): Promise<NewestFirstPage> {
-    const from = opts.cursor !== undefined ? decodeCursor(opts.cursor) : undefined;
-    const nodes: StoredKnowledgeNode[] = [];
-    let malformedCount = 0;
-    const { source, stoppedAt } = await readIo(this.paths.graph, () => forEachLineBackward(
-      this.paths.graph,
-      (text) => {
-        const node = parseNode(text);
-        if (!node) malformedCount++;
-        else if (!opts.accept || opts.accept(node)) nodes.push(node);
-        return nodes.length < opts.limit;
-      },
-      {
-        from: from?.offset,
-        signal: opts.signal,
-        check: async (src, readByte) => {
-          if (!from) return;
-          // Same file (not replaced by a rebuild), offset inside it and at a line start.
-          if (src.ino !== from.ino || from.offset > src.size) throw staleCursorError();
-          if (from.offset > 0 && (await readByte(from.offset - 1)) !== 10) throw staleCursorError();
-        },
-      },
-    ));
-    const more = stoppedAt !== null && stoppedAt > 0;
-    return { nodes, nextCursor: more ? encodeCursor(source.ino, stoppedAt) : null, malformedCount };
-  }
-
-  async findByIds(ids: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, StoredKnowledgeNode>> {
-    const found = new Map<string, StoredKnowledgeNode>();
-    if (ids.size === 0) return found;
-    await readIo(this.paths.graph, () => forEachLineBackward(
-      this.paths.graph,
-      (text) => {
-        const id = leadingId(text);
-        if (id !== undefined ? ids.has(id) : mentionsAny(text, ids)) {
-          const node = parseNode(text);
-          if (node && ids.has(node.id) && !found.has(node.id)) found.set(node.id, node);
-        }
-        return found.size < ids.size;
-      },
-      // Lines as the store writes them start with their id: one whose id is not wanted is skipped undecoded (checking
-      // new ids for uniqueness reads the whole file; a string per line made the server's RSS grow with the graph).
-      { signal, prefilter: (raw) => wantedLeadingId(raw, ids) },
-    ));
-    return found;
-  }
-
-  async scanDeleted(visit: (record: DeletedNodeRecord) => void, signal?: AbortSignal): Promise<PassReport> {
-    const malformed = new MalformedCollector();
-    const { lines } = await readIo(this.paths.deleted, () => forEachLine(
-      this.paths.deleted,
-      (text, offset, lineNo) => {
-        if (text === '') return;
-        const record = parseRecord(text);
-        if (record) visit(record);
-        else malformed.add(lineNo, offset, text);
-      },
-      { signal },
-    ));
-    return malformed.report(lines);
-  }
-}
-
-function parseRecord(text: string): DeletedNodeRecord | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    if (!isDeletedNodeRecord(value)) return undefined;
-    normalizeStoredNode(value.nodeData);
-    return value;
-  } catch {
-    return undefined;
-  }
-}
-
-interface WriterSettings {
-  clock: Clock;
-  backupMaxAgeDays: number;
-  backupMaxCount: number;
-}
-
-class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeGraphWriter {
-  constructor(
-    paths: KnowledgePaths,
-    private readonly lock: HeldLock,
-    private readonly settings: WriterSettings,
-  ) {
-    super(paths);
-  }
-
-  async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
-    if (nodes.length === 0) return;
-    await this.appendLines(this.paths.graph, nodes.map((n) => JSON.stringify(n)));
-  }
-
-  async appendDeleted(records: readonly DeletedNodeRecord[]): Promise<void> {
-    if (records.length === 0) return;
-    await this.appendLines(this.paths.deleted, records.map((r) => JSON.stringify(r)));
-  }
-
-  async backup(): Promise<{ path: string; pruned: string[] }> {
-    this.lock.assertHeld();
-    const now = this.settings.clock.now();
-    const file = await createBackup(this.paths.graph, this.paths.backupDir, now);
-    const pruned = await pruneBackups(this.paths.backupDir, {
-      nowMs: now,
-      maxAgeDays: this.settings.backupMaxAgeDays,
-      maxCount: this.settings.backupMaxCount,
-      keep: file,
-    });
-    return { path: file, pruned };
-  }
-
-  async rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport> {
-    let dropped = 0;
-    let rewritten = 0;
-    const result = await this.rewriteFile(
-      this.paths.graph,
-      (text) => {
-        const node = parseNode(text);
-        if (!node) return MALFORMED;
-        const out = transform(node);
-        if (out === undefined) return KEEP;
-        if (out === null) {
-          dropped++;
-          return null;
-        }
-        rewritten++;
-        return JSON.stringify(out);
-      },
-      () => dropped + rewritten > 0,
-      signal,
-    );
-    return { ...result, dropped, rewritten };
-  }
-
-  async removeDeleted(nodeIds: ReadonlySet<string>): Promise<{ removed: number }> {
-    let removed = 0;
-    await this.rewriteFile(
-      this.paths.deleted,
-      (text) => {
-        const record = parseRecord(text);
-        if (!record) return MALFORMED;
-        if (nodeIds.has(record.nodeId)) {
-          removed++;
-          return null;
-        }
-        return KEEP;
-      },
-      () => removed > 0,
-    );
-    return { removed };
-  }
-
-  /**
-   * One all-or-nothing append per call (see appendAll: every byte written or the file cut back to its old length),
-   * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
-   * stays a malformed line of its own instead of swallowing ours.
-   */
-  private async appendLines(file: string, lines: string[]): Promise<void> {
-    this.lock.assertHeld();
-    await appendAll(file, lines.join('\n') + '\n', { ensureNewline: true });
-  }
-
-  /** The marker of a change spanning the graph and the deleted file (see {@link KnowledgeGraphWriter.beginTwoFileChange}). */
-  private get pendingFile(): string {
-    return path.join(this.paths.dir, PENDING_FILE);
-  }
-
-  async beginTwoFileChange(op: 'delete' | 'restore', nodeIds: readonly string[]): Promise<void> {
-    this.lock.assertHeld();
-    await writeFileAtomic(this.pendingFile, JSON.stringify({ op, nodeIds, pid: process.pid, startedAt: new Date(this.settings.clock.now()).toISOString() }) + '\n');
-  }
-
-  async endTwoFileChange(): Promise<void> {
-    await fs.rm(this.pendingFile, { force: true }).catch((e) => {
-      throw toStorageError(e, 'remove', this.pendingFile);
-    });
-  }
-
-  /**
-   * Settles a delete or restore that was interrupted between its two files: a node that is in the graph has no
-   * deletion record (the delete never completed, or the restore did). Runs under the lock, only when the marker is
-   * there, so it costs nothing otherwise. Without a readable marker every deletion record is checked.
-   * @returns the ids whose leftover records were removed.
-   */
-  async repairInterrupted(): Promise<string[]> {
-    let text: string;
-    try {
-      text = await fs.readFile(this.pendingFile, 'utf8');
-    } catch (e) {
-      if (errnoCode(e) === 'ENOENT') return [];
-      throw toStorageError(e, 'read', this.pendingFile);
-    }
-    let ids: Set<string> | undefined;
-    try {
-      const marker = JSON.parse(text) as { nodeIds?: unknown };
-      if (Array.isArray(marker.nodeIds)) ids = new Set(marker.nodeIds.filter((x): x is string => typeof x === 'string'));
-    } catch {
-      ids = undefined;
-    }
-    if (!ids) {
-      ids = new Set();
-      const all = ids;
-      await this.scanDeleted((r) => all.add(r.nodeId));
-    }
-    const present = await this.findByIds(ids);
-    const orphans = new Set<string>();
-    if (present.size) await this.scanDeleted((r) => present.has(r.nodeId) && orphans.add(r.nodeId));
-    if (orphans.size) await this.removeDeleted(orphans);
-    await this.endTwoFileChange();
-    return [...orphans];
-  }
-
-  /**
-   * Streams `file` line by line through `map` into a temp file in the same folder, then (when `changed()`) fsyncs,
-   * checks the temp file holds every byte written, and renames it over `file`. `map` returns the line to write, null
-   * to drop it, KEEP to keep it byte for byte, or MALFORMED to keep it byte for byte and report it (invalid UTF-8
-   * included). Leftover temp files of crashed rebuilds are removed first (no one else rebuilds: we hold the lock).
-   * Any failure leaves `file` as it was and is a StorageError naming it.
-   */
-  private async rewriteFile(
-    file: string,
-    map: (text: string) => string | null | typeof KEEP | typeof MALFORMED,
-    changed: () => boolean,
-    signal?: AbortSignal,
-  ): Promise<RebuildReport> {
-    this.lock.assertHeld();
-    await removeLeftoverTemps(path.dirname(file), path.basename(file));
-    const tmp = tempPathFor(file);
-    let out: fs.FileHandle;
-    try {
-      out = await fs.open(tmp, 'w', 0o644);
-    } catch (e) {
-      throw toStorageError(e, 'rewrite', file);
-    }
-    const malformed = new MalformedCollector();
-    let pending: Buffer[] = [];
-    let pendingLen = 0;
-    let written = 0;
-    let closed = false;
-    const push = (b: Buffer) => {
-      pending.push(b, NEWLINE);
-      pendingLen += b.length + 1;
-    };
-    try {
-      const { lines } = await forEachLine(
-        file,
-        (text, offset, lineNo, _terminated, raw) => {
-          if (text === '') return;
-          const mapped = map(text);
-          if (mapped === MALFORMED) {
-            malformed.add(lineNo, offset, text);
-            push(raw);
-          } else if (mapped === KEEP) push(raw);
-          else if (mapped !== null) push(Buffer.from(mapped, 'utf8'));
-        },
-        {
-          signal,
-          afterChunk: async () => {
-            if (pendingLen === 0) return;
-            const data = Buffer.concat(pending, pendingLen);
-            pending = [];
-            pendingLen = 0;
-            written += await writeAll(out, data, written);
-          },
-        },
-      );
-      const report = malformed.report(lines);
-      if (!changed()) {
-        await out.close();
-        closed = true;
-        await fs.rm(tmp, { force: true });
-        return { ...report, dropped: 0, rewritten: 0, committed: false };
-      }
-      await out.sync();
-      await assertSize(out, written, file);
-      await out.close();
-      closed = true;
-      this.lock.assertHeld();
-      await commitTempFile(tmp, file);
-      return { ...report, dropped: 0, rewritten: 0, committed: true };
-    } catch (e) {
-      if (!closed) await out.close().catch(() => undefined);
-      await fs.rm(tmp, { force: true }).catch(() => undefined);
-      throw toStorageError(e, 'rewrite', file);
-    }
-  }
-}
-
-/** The file recording which folder owns a project's plain id: `<project>/knowledge_graph.owner.json`. */
-export const OWNER_FILE = 'knowledge_graph.owner.json';
+export { OWNER_FILE };
 
 function ownerFile(paths: KnowledgePaths): string {
   return path.join(paths.dir, OWNER_FILE);
@@ -608,33 +261,4 @@ export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: strin
     }),
   );
   return { pathKey: found, recorded: false };
-}
-
-/** Markers of {@link NdjsonGraphWriter.rewriteFile}'s map: keep the line's bytes as they are (and report it). */
-const KEEP = Symbol('keep');
-const MALFORMED = Symbol('malformed');
-const NEWLINE = Buffer.from('\n');
-
-/** The marker of a delete or restore in progress (both files change): `<project>/knowledge_graph.pending.json`. */
-export const PENDING_FILE = 'knowledge_graph.pending.json';
-
-/** Runs a read pass, turning I/O failures (EACCES, EISDIR, EIO) into a StorageError naming the file. */
-async function readIo<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    throw toStorageError(e, 'read', file);
-  }
-}
-
-/** Removes `.<name>.tmp-*` files left by a rebuild that crashed (see tempPathFor). */
-async function removeLeftoverTemps(dir: string, name: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(dir);
-  } catch {
-    return;
-  }
-  const prefix = `.${name}.tmp-`;
-  await Promise.all(entries.filter((e) => e.startsWith(prefix)).map((e) => fs.rm(path.join(dir, e), { force: true })));
 }

@@ -3,7 +3,8 @@ import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel
 import { readStoredTaskGraph, type ArchivedAttemptRecord, type TaskGraph, type TaskTransition } from '../domain';
 import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
-import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
+import type { FileLockOptions } from '../../../kernel/files/file-lock';
+import { LockedDocument, type DocumentCodec } from '../../../kernel/files/locked-document';
 import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
 import { storageFailure } from './storage-failure';
 import { logLines, TransitionLog, type TransitionLogContents } from './transition-log';
@@ -75,46 +76,47 @@ export class FileTaskGraphStore implements TaskGraphStore {
 
   async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
     const projectId = graph.project_id;
-    const file = this.graphFile(projectId);
+    const doc = this.document(projectId);
     await this.format?.assertWritable();
-    await this.locked(projectId, 'create the task graph of', async (lock) => {
-      let existing: ReadGraph | undefined;
-      try {
-        existing = await this.read(projectId);
-      } catch (e) {
-        // A damaged file must not block the way out that its error message names: replace keeps it aside.
-        if (!(e instanceof StorageError) || !opts.replace || e.details.damaged !== true) throw e;
-        const aside = `${file}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-        await fs.rename(file, aside).catch((err) => {
-          throw storageFailure(err, file, 'move the damaged graph file aside:', 'nothing was changed');
-        });
-      }
-      if (existing) {
-        if (!opts.replace) {
-          throw new AlreadyExistsError('project', projectId, 'pass replace: true to replace its task graph');
+    const created = graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }));
+    await doc.swap(
+      'create the task graph of project folder',
+      (existing) => {
+        if (existing) {
+          if (!opts.replace) throw new AlreadyExistsError('project', projectId, 'pass replace: true to replace its task graph');
+          opts.check?.(existing.graph);
         }
-        opts.check?.(existing.graph);
-      }
-      lock.assertHeld();
-      const revision = existing ? existing.graph.revision + 1 : 0;
-      const created = graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }));
-      await this.commit(projectId, { ...graph, revision }, existing?.logBytes, logLines(created));
-    });
+        return { next: { ...graph, revision: existing ? existing.graph.revision + 1 : 0 }, value: undefined };
+      },
+      {
+        // A damaged file must not block the way out that its error message names: replace keeps it aside.
+        recover: async (e) => {
+          if (!isDamaged(e) || !opts.replace) return false;
+          const aside = `${doc.file}.damaged-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+          await fs.rename(doc.file, aside).catch((err) => {
+            throw storageFailure(err, doc.file, 'move the damaged graph file aside:', 'nothing was changed');
+          });
+          return true;
+        },
+        commit: (next, existing, write) => this.commit(projectId, next, existing?.logBytes, logLines(created), write),
+      },
+    );
   }
 
   async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
     await this.format?.assertWritable();
-    return this.locked(projectId, 'update the task graph of', async (lock) => {
-      const current = await this.read(projectId);
-      if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
-      const result = change(current.graph);
-      if (result.graph) {
-        lock.assertHeld();
-        const next: TaskGraph = { ...result.graph, revision: current.graph.revision + 1 };
-        await this.commit(projectId, next, current.logBytes, logLines(result.transitions ?? [], current.archived));
-      }
-      return result.value;
-    });
+    let lines = '';
+    return this.document(projectId).swap(
+      'update the task graph of project folder',
+      (current) => {
+        if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
+        const result = change(current.graph);
+        if (!result.graph) return { value: result.value };
+        lines = logLines(result.transitions ?? [], current.archived);
+        return { next: { ...result.graph, revision: current.graph.revision + 1 }, value: result.value };
+      },
+      { commit: (next, current, write) => this.commit(projectId, next, current?.logBytes, lines, write) },
+    );
   }
 
   /**
@@ -122,19 +124,16 @@ export class FileTaskGraphStore implements TaskGraphStore {
    * first), under the lock. Returns whether it did. A damaged file is left as it is (its error names it on use).
    */
   async upgrade(projectId: string): Promise<boolean> {
-    return this.locked(projectId, 'upgrade the task graph of', async (lock) => {
-      let current: ReadGraph | undefined;
-      try {
-        current = await this.read(projectId);
-      } catch (e) {
-        if (e instanceof StorageError && e.details.damaged === true) return false;
-        throw e;
-      }
-      if (!current?.upgradedFrom) return false;
-      lock.assertHeld();
-      await this.commit(projectId, { ...current.graph, revision: current.graph.revision + 1 }, current.logBytes, logLines([], current.archived));
-      return true;
-    });
+    let lines = '';
+    return this.document(projectId).swap(
+      'upgrade the task graph of project folder',
+      (current) => {
+        if (!current?.upgradedFrom) return { value: false };
+        lines = logLines([], current.archived);
+        return { next: { ...current.graph, revision: current.graph.revision + 1 }, value: true };
+      },
+      { recover: async (e) => isDamaged(e), commit: (next, current, write) => this.commit(projectId, next, current?.logBytes, lines, write) },
+    );
   }
 
   async readTransitions(projectId: string): Promise<TaskTransition[]> {
@@ -156,9 +155,11 @@ export class FileTaskGraphStore implements TaskGraphStore {
     }
   }
 
-  /** Appends the log lines, then writes the graph (the commit point); undoes the append when the graph write fails. */
-  private async commit(projectId: string, graph: TaskGraph, logBytes: number | undefined, lines: string): Promise<void> {
-    const file = this.graphFile(projectId);
+  /**
+   * Appends the log lines, then writes the graph recording the log's new length (the commit point); undoes the append
+   * when the graph write fails.
+   */
+  private async commit(projectId: string, graph: TaskGraph, logBytes: number | undefined, lines: string, write: (doc: StoredDocument) => Promise<void>): Promise<void> {
     const log = new TransitionLog(this.transitionsFile(projectId));
     let appended: { before: number; after: number };
     try {
@@ -172,45 +173,27 @@ export class FileTaskGraphStore implements TaskGraphStore {
     } catch (e) {
       throw storageFailure(e, log.file, 'append to the transition log', 'nothing was changed (the task graph is as it was)');
     }
-    const doc: StoredDocument = { ...graph, transition_log_bytes: appended.after };
     try {
-      await writeFileAtomic(file, JSON.stringify(doc, null, 2) + '\n');
+      await write({ ...graph, transition_log_bytes: appended.after });
     } catch (e) {
       await log.truncate(appended.before).catch(() => undefined);
-      throw storageFailure(e, file, 'write the task graph file', 'nothing was changed (the file is as it was)');
+      throw e;
     }
   }
 
   /** Reads and checks a graph file, upgrading an older format in memory. @throws StorageError naming the file. */
-  private async read(projectId: string): Promise<ReadGraph | undefined> {
-    await this.format?.assertReadable();
-    const file = this.graphFile(projectId);
-    let text: string;
-    try {
-      text = await fs.readFile(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw storageFailure(e, file, 'read the task graph file', 'check the file and its folder');
-    }
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      throw damaged(file, `it is not valid JSON (${(e as Error).message}${text.length === 0 ? ', the file is empty' : ''})`);
-    }
-    const reading = readStoredTaskGraph(doc);
-    if (!reading.ok) throw damaged(file, reading.problem);
-    const { transition_log_bytes: logBytes, ...graph } = reading.graph as StoredDocument;
-    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived, upgradedFrom: reading.upgradedFrom };
+  private read(projectId: string): Promise<ReadGraph | undefined> {
+    return this.document(projectId).read();
   }
 
-  private async locked<T>(projectId: string, action: string, fn: Parameters<typeof withFileLock<T>>[1]): Promise<T> {
-    const dir = this.layout.projectDir(projectId);
-    try {
-      return await withFileLock(dir, fn, this.lockOptions);
-    } catch (e) {
-      throw storageFailure(e, dir, `${action} project folder`, 'nothing was changed');
-    }
+  /** A project's graph file as a locked document: the project folder's lock (shared with the knowledge store) guards it. */
+  private document(projectId: string): LockedDocument<ReadGraph, StoredDocument> {
+    return new LockedDocument(this.graphFile(projectId), this.layout.projectDir(projectId), TASK_GRAPH_CODEC, {
+      name: 'the task graph file',
+      lock: this.lockOptions,
+      failure: storageFailure,
+      beforeRead: async () => this.format?.assertReadable(),
+    });
   }
 
   /** Every project id with a task graph file (for listings, export and the dashboard). */
@@ -231,23 +214,46 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
-    return withFileLock(
-      this.layout.projectDir(graph.project_id),
-      async (lock) => {
-        const existing = await this.load(graph.project_id).catch(() => undefined);
-        if (existing && existing.revision === graph.revision && existing.updated_at === graph.updated_at) return 'unchanged';
-        if (existing && !opts.replace) return 'skipped';
-        lock.assertHeld();
-        // The log first, then the graph recording the log's length (the commit point, as in every write).
-        const log = logLines(transitions);
-        await writeFileAtomic(this.transitionsFile(graph.project_id), log);
-        const doc: StoredDocument = { ...graph, transition_log_bytes: Buffer.byteLength(log) };
-        await writeFileAtomic(this.graphFile(graph.project_id), JSON.stringify(doc, null, 2) + '\n');
-        return 'imported';
+    const log = logLines(transitions);
+    return this.document(graph.project_id).swap(
+      'import the task graph of project folder',
+      (existing) => {
+        if (existing && existing.graph.revision === graph.revision && existing.graph.updated_at === graph.updated_at) return { value: 'unchanged' as const };
+        if (existing && !opts.replace) return { value: 'skipped' as const };
+        return { next: { ...graph, transition_log_bytes: Buffer.byteLength(log) }, value: 'imported' as const };
       },
-      this.lockOptions,
+      {
+        // An unreadable graph is replaced by the imported one.
+        recover: async () => true,
+        // The log first, then the graph recording the log's length (the commit point, as in every write).
+        commit: async (next, _existing, write) => {
+          await writeFileAtomic(this.transitionsFile(graph.project_id), log);
+          await write(next);
+        },
+      },
     );
   }
+}
+
+/** The graph file's text: parsed and checked (an older format upgraded in memory), and written back as JSON. */
+const TASK_GRAPH_CODEC: DocumentCodec<ReadGraph, StoredDocument> = {
+  parse(text, file) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(text);
+    } catch (e) {
+      throw damaged(file, `it is not valid JSON (${(e as Error).message}${text.length === 0 ? ', the file is empty' : ''})`);
+    }
+    const reading = readStoredTaskGraph(doc);
+    if (!reading.ok) throw damaged(file, reading.problem);
+    const { transition_log_bytes: logBytes, ...graph } = reading.graph as StoredDocument;
+    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived, upgradedFrom: reading.upgradedFrom };
+  },
+  serialize: (doc) => JSON.stringify(doc, null, 2) + '\n',
+};
+
+function isDamaged(e: unknown): boolean {
+  return e instanceof StorageError && e.details.damaged === true;
 }
 
 function damaged(file: string, problem: string): StorageError {

@@ -182,8 +182,8 @@ export interface Workflow {
   clarificationPrompts?: string[];
   metaGuidance?: string[];
   steps: WorkflowStep[];
-  /** Which format the file was read as; absent means classic. Set by the loader, never by the file. */
-  format?: WorkflowFormat;
+  /** Set (by the loader, never by the file) only for WorkRail's current format; absent means classic. */
+  format?: 'current';
   // Current-format metadata, served by workflow_get and workflow_list.
   about?: string;
   examples?: unknown[];

@@ -3,16 +3,11 @@ import { GraphTokens } from '../graph.tokens';
 import type { NodeExecutionRecord } from '../../domain/types';
 import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
 import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { graphInspectSchemas } from '../graph.tool-schemas';
 
-export interface InspectGraphExecutionInput {
-  executionId: string;
-  /** When given: that node execution's record and the context it saw (time travel). */
-  executionIndex?: number;
-  /** History page start. Default 0. */
-  offset?: number;
-  /** History page size. Default 100 (the schema caps it at 1,000). */
-  limit?: number;
-}
+/** The tool's input, as its schema describes it. */
+export type InspectGraphExecutionInput = ToolInput<typeof graphInspectSchemas>;
 
 export type InspectGraphExecutionOutput =
   | (Omit<InspectedExecution, 'history'> & { history: NodeExecutionRecord[]; historyOffset: number; historyTotal: number })
@@ -25,7 +20,7 @@ export const DEFAULT_HISTORY_PAGE = 100;
  * context that node saw, reconstructed without replaying expressions.
  */
 @injectable()
-export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, InspectGraphExecutionOutput> {
+export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, ToolOutput<typeof graphInspectSchemas>> {
   constructor(@inject(GraphTokens.GraphHost) private readonly runs: GraphExecutionInspector) {}
 
   execute(input: InspectGraphExecutionInput): InspectGraphExecutionOutput {

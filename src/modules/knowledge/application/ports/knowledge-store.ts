@@ -1,12 +1,14 @@
-import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
+import type { DeletedNodeRecord, KnowledgeRole, StoredKnowledgeNode } from '../../domain/knowledge-node';
 
 /**
- * Storage of per-project knowledge graphs, shaped for graphs far larger than memory: every read is a streaming pass
- * (forward, or newest-first from the end of the file), and a caller keeps only what it needs — the ids being deleted,
- * their dependents, the affected summaries.
+ * Storage of per-project knowledge graphs, spoken in queries: a page newest first, nodes by id, the dependents of a
+ * set, soft delete with a backup, restore. How an adapter answers them is its own business — the NDJSON files stream
+ * through the graph (docs/knowledge-graph.md), PostgreSQL uses indexes — and the same contract suite
+ * (tests/contracts/knowledge-store.contract.ts) holds both to the same answers.
  *
- * Reads take no lock (each pass sees one consistent file: a rebuild replaces the file by rename). Every write runs
- * inside {@link KnowledgeStore.withLock}, which holds the project's cross-process lock and re-reads the file there.
+ * Reads ({@link KnowledgeStore.reader}) take no lock and see committed data. Every write runs inside
+ * {@link KnowledgeStore.withLock}, which holds the project's lock (a file lock, a database row lock) for `fn`: what
+ * the writer reads there is current and stays so until `fn` ends.
  */
 export interface KnowledgeStore {
   /**
@@ -15,19 +17,43 @@ export interface KnowledgeStore {
    * the plain id when no one does yet, under that project's lock.
    */
   resolveProject(projectContext: string, opts?: { claim?: boolean }): Promise<string>;
-  /** Lock-free reads of one project (`project` is a safe project id). */
-  reader(project: string): KnowledgeGraphReader;
+  /** Lock-free queries of one project (`project` is a safe project id). */
+  reader(project: string): KnowledgeReader;
   /**
-   * Runs `fn` holding the project's cross-process lock; the writer's reads see every write committed before.
+   * Runs `fn` holding the project's lock; the writer's queries see every write committed before.
    * @throws LockError when the lock cannot be taken in time or is compromised while held.
    */
-  withLock<T>(project: string, fn: (graph: KnowledgeGraphWriter) => Promise<T>): Promise<T>;
-  /** The graph file of a project (for messages and logs). */
-  graphFile(project: string): string;
+  withLock<T>(project: string, fn: (graph: KnowledgeWriter) => Promise<T>): Promise<T>;
+  /** Where a project's graph lives, for messages and logs (a file path, a database table). */
+  location(project: string): string;
   /** The projects that have a knowledge graph (or deleted records), sorted by id. */
   listProjects(): Promise<KnowledgeProjectInfo[]>;
   /** A project's backups, newest first. */
   listBackups(project: string): Promise<KnowledgeBackupInfo[]>;
+  /**
+   * The nodes a backup holds (files: the whole graph as it was before a delete; PostgreSQL: the rows that delete
+   * removed), to bring back what is missing. `id` is a {@link KnowledgeBackupInfo.id} or the `backupPath` a delete
+   * answered.
+   * @throws NotFoundError for an id that names no backup.
+   */
+  readBackup(id: string): Promise<{ project: string; backup: KnowledgeBackupInfo; nodes: StoredKnowledgeNode[] }>;
+  /** Everything a project holds, for copying it to another store (`db import`/`db export`); undefined: no graph. */
+  exportProject(project: string): Promise<KnowledgeProjectExport | undefined>;
+  /**
+   * Replaces a project's nodes and deletion records with `data`'s, all or nothing, every field (timestamps included)
+   * exactly as given; its backups stay. Returns what was written.
+   */
+  importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }>;
+}
+
+export interface KnowledgeProjectExport {
+  project: string;
+  /** The folder that owns the project's plain id (see resolveProject), when one is known. */
+  ownerPathKey: string | null;
+  /** Deletion records, oldest first. */
+  deleted: DeletedNodeRecord[];
+  /** Streams the nodes oldest first (the order newest-first pages reverse), in batches; may be called again. */
+  forEachBatch(fn: (nodes: StoredKnowledgeNode[]) => Promise<void>): Promise<void>;
 }
 
 export interface KnowledgeProjectInfo {
@@ -40,13 +66,19 @@ export interface KnowledgeProjectInfo {
 }
 
 export interface KnowledgeBackupInfo {
-  /** File name inside the project's backup folder. */
+  /** Stable id for `workgraph knowledge restore-backup ID`: `<project>/<name>`. */
+  id: string;
+  /** The backup's name inside the project (a file name for the files). */
   file: string;
+  /** What a delete's `backupPath` answered for it. */
+  path: string;
   sizeBytes: number;
   modifiedAt: string;
+  /** Nodes the backup holds, when the store knows it without reading the backup. */
+  nodes?: number;
 }
 
-/** A line of a graph or deleted file that is not a valid node/record: kept in the file as it is, and reported. */
+/** A line of a graph file that is not a valid node: kept as it is, and reported (stores without lines report none). */
 export interface MalformedLine {
   /** 1-based line number in the file at the time of the pass (0 when read newest-first, where it is unknown). */
   line: number;
@@ -56,91 +88,90 @@ export interface MalformedLine {
   excerpt: string;
 }
 
-/** What a pass saw besides the nodes. At most {@link MALFORMED_REPORT_MAX} malformed lines are listed; all are counted. */
-export interface PassReport {
-  lines: number;
+/** Malformed entries a query or a write met: at most {@link MALFORMED_REPORT_MAX} are listed, all are counted. */
+export interface MalformedReport {
   malformedCount: number;
   malformed: MalformedLine[];
 }
 
 export const MALFORMED_REPORT_MAX = 20;
 
-export interface ScanOptions {
-  /**
-   * Cheap prefilter: only lines that contain one of these ids as a substring are parsed and visited (a line that
-   * names none of them cannot matter to the caller). A live set — it may grow while the pass runs. With more than
-   * a few dozen ids the store parses every line instead. Malformed lines are only detected among lines parsed.
-   */
-  mentioning?: ReadonlySet<string>;
+export interface KnowledgePageQuery {
+  /** `nextCursor` of the previous page; opaque to callers. */
+  cursor?: string;
+  limit: number;
+  role?: KnowledgeRole;
+  /** Only nodes carrying every one of these tags. */
+  tags?: readonly string[];
+  /** Only nodes whose thought contains this text, case-insensitive. */
+  text?: string;
   signal?: AbortSignal;
 }
 
-export interface NewestFirstPage {
+export interface KnowledgePage {
+  /** Newest first: the node added (or restored) last comes first. */
   nodes: StoredKnowledgeNode[];
-  /** Opaque token for the next (older) page, or null at the start of the file. */
+  /** Token for the next (older) page, or null when there is none. */
   nextCursor: string | null;
+  /** Malformed entries met while reading this page. */
   malformedCount: number;
 }
 
-export interface KnowledgeGraphReader {
-  /** One forward pass over the graph file (oldest first). A missing file is an empty graph. */
-  scan(visit: (node: StoredKnowledgeNode) => void, opts?: ScanOptions): Promise<PassReport>;
+export interface KnowledgeReader {
   /**
-   * Reads from `cursor` (default: the end of the file) towards the start, newest first, until `limit` nodes were
-   * accepted; cost is proportional to the lines read, not the file size.
-   * @throws InvalidArgumentsError for a cursor that is not one of ours or no longer fits the file (rebuilt since).
+   * One page of nodes, newest first, matching every filter given; the first page costs the same at any graph size.
+   * @throws InvalidArgumentsError for a cursor that is not one of ours or no longer fits the graph.
    */
-  pageNewestFirst(opts: {
-    cursor?: string;
-    limit: number;
-    accept?: (node: StoredKnowledgeNode) => boolean;
-    signal?: AbortSignal;
-  }): Promise<NewestFirstPage>;
-  /** The nodes with these ids, read newest first, stopping as soon as all are found. */
+  page(query: KnowledgePageQuery): Promise<KnowledgePage>;
+  /** A node and the ids of its children (the nodes naming it in `parents`), or undefined when it does not exist. */
+  get(id: string, signal?: AbortSignal): Promise<{ node: StoredKnowledgeNode; children: string[] } | undefined>;
+  /** The nodes with these ids that exist (missing ids are simply absent from the map). */
   findByIds(ids: ReadonlySet<string>, signal?: AbortSignal): Promise<Map<string, StoredKnowledgeNode>>;
-  /** One forward pass over the deleted file. */
-  scanDeleted(visit: (record: DeletedNodeRecord) => void, signal?: AbortSignal): Promise<PassReport>;
+  /**
+   * The nodes of `ids` that exist (`found`) and every other node that descends from one of them through `parents`,
+   * transitively (`dependents`).
+   */
+  findDependents(ids: readonly string[], signal?: AbortSignal): Promise<{ found: Map<string, StoredKnowledgeNode>; dependents: Map<string, StoredKnowledgeNode> }>;
+  /** The summaries whose `summarizedSegment` or `summaryHistory` names one of `ids`. */
+  findSummariesMentioning(ids: ReadonlySet<string>, signal?: AbortSignal): Promise<StoredKnowledgeNode[]>;
+  /**
+   * Deletion records, newest deletion first: only those of `nodeIds` when given, at most `limit` (`total` counts them
+   * all).
+   */
+  deleted(query?: { nodeIds?: ReadonlySet<string>; limit?: number; signal?: AbortSignal }): Promise<{ records: DeletedNodeRecord[]; total: number }>;
+  /** How many nodes and deletion records the project holds; undefined when it has no graph at all. */
+  stats(signal?: AbortSignal): Promise<{ nodes: number; deleted: number; malformedCount: number } | undefined>;
 }
 
-/**
- * What a rebuild does with one node: `undefined` keeps its line byte for byte, `null` drops it, a node replaces it.
- */
-export type RebuildTransform = (node: StoredKnowledgeNode) => StoredKnowledgeNode | null | undefined;
-
-export interface RebuildReport extends PassReport {
-  dropped: number;
-  rewritten: number;
-  /** False when nothing changed (the file was left untouched). */
-  committed: boolean;
+/** What a delete did besides removing the nodes. */
+export interface DeleteReport extends MalformedReport {
+  /** Names the backup taken first (a file path, or the database backup's id); the answer's `backupPath`. */
+  backupPath: string;
+  /** Backups removed by the age/count limits after this one was taken. */
+  pruned: number;
+  /** Summaries whose `summarizedSegment` names a deleted node, as stored after the delete. */
+  summaries: StoredKnowledgeNode[];
 }
 
 /** Writes, available only while holding the project lock. */
-export interface KnowledgeGraphWriter extends KnowledgeGraphReader {
-  /** Appends nodes as lines (one write, fsynced). Starts on a fresh line even after a torn last line. */
+export interface KnowledgeWriter extends KnowledgeReader {
+  /** Adds nodes as the newest (in order; one durable write). */
   append(nodes: readonly StoredKnowledgeNode[]): Promise<void>;
   /**
-   * Copies the graph to `backup/knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC; `-1`, `-2`, ... when that name is
-   * taken), then prunes backups older than the configured age or beyond the configured count.
-   * @returns the backup's path and the backups pruned.
+   * Soft delete, all or nothing: takes a backup, records each node's deletion (`records`, their `nodeData` the node
+   * as stored), removes the nodes and drops their ids from other nodes' `parents`. An interruption at any moment
+   * leaves either the nodes in the graph and no record of their deletion, or the delete complete. Not cancellable
+   * (the caller checks its signal before).
    */
-  backup(): Promise<{ path: string; pruned: string[] }>;
-  /** Appends deletion records to the deleted file (one write, fsynced). */
-  appendDeleted(records: readonly DeletedNodeRecord[]): Promise<void>;
+  deleteWithBackup(records: readonly DeletedNodeRecord[]): Promise<DeleteReport>;
   /**
-   * Streams the graph line by line through `transform` into a temp file in the same folder, fsyncs it and renames it
-   * over the graph (then fsyncs the folder): a crash at any moment leaves the old file or the new one. Malformed
-   * lines are kept as they are and reported.
+   * Puts nodes back as the newest (in the order given) and removes every deletion record of their ids, all or
+   * nothing: a node is never both in the graph and deleted, never lost.
    */
-  rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport>;
-  /** Rewrites the deleted file without the records of these node ids (same atomic streaming rewrite). */
-  removeDeleted(nodeIds: ReadonlySet<string>): Promise<{ removed: number }>;
+  restore(nodes: readonly StoredKnowledgeNode[]): Promise<void>;
   /**
-   * Records (durably) that a change of both files — graph and deleted records — is starting for these ids. Until
-   * {@link endTwoFileChange}, an interruption (exit, lost lock, full disk) is settled under the lock before the next
-   * write: a node still in the graph loses its deletion record (a delete that never completed is undone; a restore
-   * that appended the node is completed), so no node is ever both in the graph and deleted.
+   * Rewrites the nodes of `ids` through `change` (undefined: leave it as it is); returns the ids changed. Their place
+   * in the newest-first order stays.
    */
-  beginTwoFileChange(op: 'delete' | 'restore', nodeIds: readonly string[]): Promise<void>;
-  /** The two-file change finished (or was fully undone): drops the marker. */
-  endTwoFileChange(): Promise<void>;
+  updateNodes(ids: ReadonlySet<string>, change: (node: StoredKnowledgeNode) => StoredKnowledgeNode | undefined): Promise<string[]>;
 }

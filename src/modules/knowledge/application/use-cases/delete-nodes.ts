@@ -3,18 +3,10 @@ import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
-import type { KnowledgeStore, PassReport } from '../ports/knowledge-store';
+import type { KnowledgeStore, MalformedReport } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { NotFoundError } from '../../../../kernel/errors';
-import {
-  DescendantCollector,
-  dependentCountsPerRoot,
-  summarizesAny,
-  toDependentInfo,
-  type DeletedNodeRecord,
-  type DependentNodeInfo,
-  type StoredKnowledgeNode,
-} from '../../domain';
+import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord, type DependentNodeInfo } from '../../domain';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
 
 export interface DeleteNodesInput {
@@ -40,11 +32,10 @@ export interface DeleteNodesOutput {
 /**
  * `delete_nodes`: soft delete with dependents confirmation (DESIGN.md §2, knowledge module).
  *
- * Under the project lock: streaming passes find the nodes and their dependents (every node outside the set that
- * descends from it through `parents`). Unknown ids → NotFoundError, nothing deleted. Dependents → `success: false`
- * listing them, nothing deleted. Otherwise: backup, deletion records appended, graph rebuilt without the nodes and
- * without their ids in other nodes' `parents`. Summary recalculation (when asked) runs after the lock is released.
- * Memory holds only the ids being deleted, their dependents and the affected summaries.
+ * Under the project lock: the store finds the nodes and their dependents (every node outside the set that descends
+ * from it through `parents`). Unknown ids → NotFoundError, nothing deleted. Dependents → `success: false` listing
+ * them, nothing deleted. Otherwise the store deletes with a backup (records kept for restore_nodes, the nodes' ids
+ * dropped from other nodes' `parents`). Summary recalculation (when asked) runs after the lock is released.
  */
 @injectable()
 export class DeleteNodes {
@@ -65,21 +56,8 @@ export class DeleteNodes {
     const signal = ctx?.signal;
 
     const outcome = await this.store.withLock(project, async (graph) => {
-      const collector = new DescendantCollector(ids);
-      const targets = new Map<string, StoredKnowledgeNode>();
-      const dependents = new Map<string, StoredKnowledgeNode>();
-      do {
-        await graph.scan(
-          (node) => {
-            if (collector.isRoot(node.id)) {
-              if (!targets.has(node.id)) targets.set(node.id, node);
-            } else if (collector.visit(node.id, node.parents)) dependents.set(node.id, node);
-          },
-          { mentioning: collector.watched, signal },
-        );
-      } while (collector.endPass());
-
-      const unknown = ids.filter((id) => !targets.has(id));
+      const { found, dependents } = await graph.findDependents(ids, signal);
+      const unknown = ids.filter((id) => !found.has(id));
       if (unknown.length) {
         throw new NotFoundError(
           'knowledge node',
@@ -88,39 +66,12 @@ export class DeleteNodes {
         );
       }
       if (dependents.size) return { kind: 'dependents' as const, dependents };
-
-      // From here on the graph changes: no cancellation until it is consistent again. Order: marker, backup,
-      // records, rebuild, marker removed. Interrupted anywhere before the rebuild's rename, the node is still in the
-      // graph and the next write drops its record (the delete did not happen); after it, the delete is complete.
-      await graph.beginTwoFileChange('delete', ids);
-      const backup = await graph.backup();
-      this.logger.info('knowledge backup created', { project, backupPath: backup.path, pruned: backup.pruned.length });
+      // From here on the graph changes: no cancellation until it is consistent again (deleteWithBackup is all or nothing).
       const timestamp = new Date(this.clock.now()).toISOString();
-      const records: DeletedNodeRecord[] = ids.map((id) => ({ nodeId: id, project, reason, timestamp, nodeData: targets.get(id)! }));
-      await graph.appendDeleted(records);
-      const deleted = new Set(ids);
-      const affected: StoredKnowledgeNode[] = [];
-      let report: PassReport;
-      try {
-        report = await graph.rebuild((node) => {
-          if (deleted.has(node.id)) return null;
-          const changed = node.parents.some((p) => deleted.has(p))
-            ? { ...node, parents: node.parents.filter((p) => !deleted.has(p)) }
-            : undefined;
-          if (summarizesAny(node, deleted)) affected.push(changed ?? node);
-          return changed;
-        });
-      } catch (e) {
-        // The graph is unchanged (the rebuild commits by rename or not at all): take the records back. If even that
-        // fails, the marker stays and the next write under the lock does it.
-        await graph
-          .removeDeleted(deleted)
-          .then(() => graph.endTwoFileChange())
-          .catch(() => undefined);
-        throw e;
-      }
-      await graph.endTwoFileChange();
-      return { kind: 'deleted' as const, backupPath: backup.path, report, affected };
+      const records: DeletedNodeRecord[] = ids.map((id) => ({ nodeId: id, project, reason, timestamp, nodeData: found.get(id)! }));
+      const report = await graph.deleteWithBackup(records);
+      this.logger.info('knowledge backup created', { project, backupPath: report.backupPath, pruned: report.pruned });
+      return { kind: 'deleted' as const, report };
     });
 
     if (outcome.kind === 'dependents') {
@@ -146,9 +97,10 @@ export class DeleteNodes {
       };
     }
 
-    const { report, affected, backupPath } = outcome;
+    const { report } = outcome;
+    const { backupPath, summaries: affected } = report;
     this.logger.info('knowledge nodes deleted', { project, nodeIds: ids, reason, backupPath });
-    const warnings = malformedWarnings(report, this.store.graphFile(project));
+    const warnings = malformedWarnings(report, this.store.location(project));
     if (report.malformedCount) this.logger.warn('knowledge graph has malformed lines (kept)', { project, count: report.malformedCount });
 
     let summaries: SummaryRecalculation[] = [];
@@ -177,7 +129,7 @@ export class DeleteNodes {
   }
 }
 
-function malformedWarnings(report: PassReport, file: string): string[] {
+function malformedWarnings(report: MalformedReport, file: string): string[] {
   const out = report.malformed.map((m) => `Line ${m.line} of ${file} is malformed and was kept as it is: ${m.excerpt}`);
   if (report.malformedCount > report.malformed.length) {
     out.push(`${report.malformedCount - report.malformed.length} more malformed line(s) in ${file} were kept as they are`);

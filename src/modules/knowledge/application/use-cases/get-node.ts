@@ -3,7 +3,7 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
-import { withChildren, type KnowledgeNode, type StoredKnowledgeNode } from '../../domain';
+import { withChildren, type KnowledgeNode } from '../../domain';
 
 export interface GetNodeInput {
   projectContext: string;
@@ -15,7 +15,7 @@ export interface GetNodeOutput {
   node: KnowledgeNode;
 }
 
-/** `get_node`: one node with its `children` derived from the other nodes' `parents` (one streaming pass). */
+/** `get_node`: one node with its `children` derived from the other nodes' `parents` . */
 @injectable()
 export class GetNode {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
@@ -23,20 +23,9 @@ export class GetNode {
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
     const project = await this.store.resolveProject(input.projectContext);
     const reader = this.store.reader(project);
-    let found: StoredKnowledgeNode | undefined;
-    const children: string[] = [];
-    await reader.scan(
-      (node) => {
-        if (node.id === input.id) found = node;
-        else if (node.parents.includes(input.id)) children.push(node.id);
-      },
-      { mentioning: new Set([input.id]), signal: ctx?.signal },
-    );
+    const found = await reader.get(input.id, ctx?.signal);
     if (!found) {
-      let deleted = false;
-      await reader.scanDeleted((r) => {
-        if (r.nodeId === input.id) deleted = true;
-      }, ctx?.signal);
+      const deleted = (await reader.deleted({ nodeIds: new Set([input.id]), limit: 1, signal: ctx?.signal })).total > 0;
       throw new NotFoundError(
         'knowledge node',
         input.id,
@@ -44,6 +33,6 @@ export class GetNode {
           (deleted ? ' (it was deleted; restore_nodes brings it back)' : ''),
       );
     }
-    return { project, node: withChildren(found, children) };
+    return { project, node: withChildren(found.node, found.children) };
   }
 }

@@ -7,3 +7,4 @@ export * from './recalculate-summaries';
 export * from './list-deleted-nodes';
 export * from './list-knowledge-projects';
 export * from './list-knowledge-backups';
+export * from './restore-knowledge-backup';

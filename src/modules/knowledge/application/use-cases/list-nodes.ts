@@ -30,7 +30,7 @@ export interface ListNodesOutput {
   malformedLines: number;
 }
 
-/** `list_nodes`: brief entries, newest first, read from the end of the file (the first page costs the same at any size). */
+/** `list_nodes`: brief entries, newest first, (the first page costs the same at any graph size). */
 @injectable()
 export class ListNodes {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
@@ -38,13 +38,13 @@ export class ListNodes {
   async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {
     const project = await this.store.resolveProject(input.projectContext);
     const limit = Math.min(Math.max(1, Math.floor(input.limit ?? LIST_NODES_DEFAULT_LIMIT)), LIST_NODES_MAX_LIMIT);
-    const tags = input.tags ?? [];
-    const text = input.text?.toLowerCase();
-    const page = await this.store.reader(project).pageNewestFirst({
+    const page = await this.store.reader(project).page({
       cursor: input.cursor,
       limit,
+      role: input.role,
+      tags: input.tags,
+      text: input.text,
       signal: ctx?.signal,
-      accept: (node) => (input.role === undefined || node.role === input.role) && tags.every((t) => node.tags.includes(t)) && (text === undefined || node.thought.toLowerCase().includes(text)),
     });
     return { project, nodes: page.nodes.map(toBrief), nextCursor: page.nextCursor, malformedLines: page.malformedCount };
   }

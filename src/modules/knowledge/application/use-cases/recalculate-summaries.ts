@@ -98,16 +98,15 @@ export class RecalculateSummaries {
 
     if (pending.size) {
       try {
-        const applied = new Set<string>();
-        await this.store.withLock(project, (graph) =>
-          graph.rebuild((node) => {
-            const p = pending.get(node.id);
-            if (!p) return undefined;
-            if (node.thought !== p.expected.thought || !sameIds(node.summarizedSegment, p.expected.summarizedSegment)) return undefined;
-            applied.add(node.id);
-            // The previous text and segment are kept in the summary's history: restoring the nodes brings them back.
-            return recalculatedSummary(node, p.text, p.remaining, [...deleted], new Date(this.clock.now()).toISOString());
-          }),
+        const applied = new Set(
+          await this.store.withLock(project, (graph) =>
+            graph.updateNodes(new Set(pending.keys()), (node) => {
+              const p = pending.get(node.id)!;
+              if (node.thought !== p.expected.thought || !sameIds(node.summarizedSegment, p.expected.summarizedSegment)) return undefined;
+              // The previous text and segment are kept in the summary's history: restoring the nodes brings them back.
+              return recalculatedSummary(node, p.text, p.remaining, [...deleted], new Date(this.clock.now()).toISOString());
+            }),
+          ),
         );
         for (const id of pending.keys()) {
           if (!applied.has(id)) {

@@ -3,15 +3,15 @@ import { TasksTokens } from '../tasks.tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph, projectGraphView, type ProjectGraphView } from '../services/task-graph-views';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { getProjectGraphSchemas } from '../tasks.tool-schemas';
 
-export interface GetProjectGraphInput {
-  /** Project name or id. */
-  project: string;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type GetProjectGraphInput = ToolInput<typeof getProjectGraphSchemas>;
 
 /** `get_project_graph`: every node, the counts per status and a Mermaid flowchart styled by status. */
 @injectable()
-export class GetProjectGraph implements UseCase<GetProjectGraphInput, ProjectGraphView> {
+export class GetProjectGraph implements UseCase<GetProjectGraphInput, ToolOutput<typeof getProjectGraphSchemas>> {
   constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
 
   async execute(input: GetProjectGraphInput): Promise<ProjectGraphView> {

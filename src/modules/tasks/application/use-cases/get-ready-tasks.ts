@@ -4,16 +4,14 @@ import { TasksTokens } from '../tasks.tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { loadProjectGraph } from '../services/task-graph-views';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { getReadyTasksSchemas } from '../tasks.tool-schemas';
 
-export interface GetReadyTasksInput {
-  /** Project name or id. */
-  project: string;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type GetReadyTasksInput = ToolInput<typeof getReadyTasksSchemas>;
 
-export interface GetReadyTasksOutput {
-  ready_count: number;
-  ready_tasks: { id: string; title: string; status: TaskStatus }[];
-}
+/** The tool's answer, as its output schema describes it. */
+export type GetReadyTasksOutput = ToolOutput<typeof getReadyTasksSchemas>;
 
 /** `get_ready_tasks`: the READY and RETRYING nodes of a project (both accept `start_task`), in graph order. */
 @injectable()

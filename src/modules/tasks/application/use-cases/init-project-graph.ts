@@ -12,15 +12,11 @@ import { TaskMessages } from '../services/task-messages';
 import type { ValidationRunService } from '../services/validation-run';
 import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
 import { projectIdFromName } from '../../../../kernel/project-id';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { initProjectGraphSchemas } from '../tasks.tool-schemas';
 
-export interface InitProjectGraphInput {
-  projectName: string;
-  /** An existing directory inside the allowed roots; validation commands run there. */
-  projectRoot: string;
-  nodes: TaskNodeDefinition[];
-  /** Replace an existing graph of the same project. Default false. */
-  replace?: boolean;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type InitProjectGraphInput = ToolInput<typeof initProjectGraphSchemas>;
 
 /**
  * `init_project_graph`: creates a project's task DAG (nodes without dependencies READY, the others PENDING).
@@ -28,7 +24,7 @@ export interface InitProjectGraphInput {
  * or not an existing directory, an existing project unless `replace`, and a replace while a command is running.
  */
 @injectable()
-export class InitProjectGraph implements UseCase<InitProjectGraphInput, ProjectGraphView> {
+export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutput<typeof initProjectGraphSchemas>> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,

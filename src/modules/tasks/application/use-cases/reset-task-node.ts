@@ -9,12 +9,11 @@ import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
 import { timeOf } from '../services/task-graph-views';
 import type { ValidationRunService } from '../services/validation-run';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { resetTaskNodeSchemas } from '../tasks.tool-schemas';
 
-export interface ResetTaskNodeInput {
-  /** Project name or id. */
-  project: string;
-  nodeId: string;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type ResetTaskNodeInput = ToolInput<typeof resetTaskNodeSchemas>;
 
 export interface ResetTaskNodeOutput {
   node: TaskNode;
@@ -29,7 +28,7 @@ export interface ResetTaskNodeOutput {
  * in another live server process holding the run's lease).
  */
 @injectable()
-export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeOutput> {
+export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ToolOutput<typeof resetTaskNodeSchemas>> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,

@@ -5,22 +5,14 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../ports/scaffold-file-writer';
 import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { scaffoldProjectDocsSchemas } from '../tasks.tool-schemas';
 
-export interface ScaffoldProjectDocsInput {
-  /** A folder inside the allowed roots; created when missing. */
-  targetDirectory: string;
-  architectureContent: string;
-  /** Each written as `fileName` relative to targetDirectory (subfolders allowed, never outside it). */
-  phaseTasks: { fileName: string; content: string }[];
-  testCasesContent: string;
-  /** Replace existing files. Default false. */
-  overwrite?: boolean;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type ScaffoldProjectDocsInput = ToolInput<typeof scaffoldProjectDocsSchemas>;
 
-export interface ScaffoldProjectDocsOutput {
-  /** Absolute paths written: ARCHITECTURE.md, each phase file, TEST_CASES.md. */
-  files_written: string[];
-}
+/** The tool's answer, as its output schema describes it. */
+export type ScaffoldProjectDocsOutput = ToolOutput<typeof scaffoldProjectDocsSchemas>;
 
 /**
  * `scaffold_project_docs`: writes ARCHITECTURE.md, the phase task files and TEST_CASES.md into targetDirectory.

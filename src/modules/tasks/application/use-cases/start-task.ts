@@ -7,12 +7,11 @@ import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
 import { timeOf } from '../services/task-graph-views';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { startTaskSchemas } from '../tasks.tool-schemas';
 
-export interface StartTaskInput {
-  /** Project name or id. */
-  project: string;
-  nodeId: string;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type StartTaskInput = ToolInput<typeof startTaskSchemas>;
 
 export interface StartTaskOutput {
   node: TaskNode;
@@ -24,7 +23,7 @@ export interface StartTaskOutput {
  * racing on one node exactly one wins and the other gets an InvalidTransitionError saying the node is IN_PROGRESS.
  */
 @injectable()
-export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
+export class StartTask implements UseCase<StartTaskInput, ToolOutput<typeof startTaskSchemas>> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,

@@ -11,19 +11,16 @@ import { TaskMessages } from '../services/task-messages';
 import { answerNode, loadProjectGraph, requireNode } from '../services/task-graph-views';
 import type { ActiveValidationRun } from '../services/validation-run-registry';
 import type { RunVerdict, ValidationRunService } from '../services/validation-run';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { validateTaskLoopSchemas } from '../tasks.tool-schemas';
 
 /** How long one call waits for the command before answering "still running": 45 s (MCP clients give up at 60 s). */
 export const DEFAULT_WAIT_SECONDS = 45;
 /** Progress notifications while waiting: about one per second. */
 const PROGRESS_INTERVAL_MS = 1_000;
 
-export interface ValidateTaskLoopInput {
-  /** Project name or id. */
-  project: string;
-  nodeId: string;
-  /** Longest wait in this call before answering `running: true`. Default 45. */
-  waitSeconds?: number;
-}
+/** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
+export type ValidateTaskLoopInput = ToolInput<typeof validateTaskLoopSchemas>;
 
 /** The command's outcome as answered: the runner's result without `timedOut`/`cancelled` (the message and logs say those). */
 export type ValidationCommandResult = Omit<CommandResult, 'timedOut' | 'cancelled'>;
@@ -61,7 +58,7 @@ export type ValidateTaskLoopOutput = ValidationFinalAnswer | ValidationRunningAn
  * most `waitSeconds`; the run goes on after a `running: true` answer and its result is kept on the node.
  */
 @injectable()
-export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ValidateTaskLoopOutput> {
+export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ToolOutput<typeof validateTaskLoopSchemas>> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,

@@ -15,16 +15,11 @@ import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
 import { StepOutputChecker } from '../services/step-output-checker';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowNextSchemas } from '../workflow.tool-schemas';
 
-export interface GetNextStepInput {
-  workflowId: string;
-  /** Completion ids of the steps done so far (step ids outside loops, `loop[i].step` inside). */
-  completedSteps: string[];
-  /** The agent's variables; the returned context can be sent back unchanged. Default `{}`. */
-  context?: Record<string, unknown>;
-  /** Current format: the output of the step being completed (the last completionId of completedSteps). */
-  output?: StepOutput;
-}
+/** The tool's input, as its schema describes it. */
+export type GetNextStepInput = ToolInput<typeof workflowNextSchemas>;
 
 /**
  * The step as the answer carries it: the structured fields an agent acts on. Its text (role, prompt, guidance) is in
@@ -84,7 +79,7 @@ interface EngineMemory {
  * with the follow-up; a loop-control decision is remembered in the returned context.
  */
 @injectable()
-export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput> {
+export class GetNextStep implements UseCase<GetNextStepInput, ToolOutput<typeof workflowNextSchemas>> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,

@@ -5,16 +5,13 @@ import type { Workflow } from '../../domain/types';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowGetSchemas, workflowNextSchemas } from '../workflow.tool-schemas';
 import type { ReferenceChecker } from '../ports/reference-checker';
 import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
 
-export interface GetWorkflowInput {
-  id: string;
-  /** Absent: the whole workflow. `metadata`: its description without steps. `preview`: metadata plus the first step. */
-  mode?: 'metadata' | 'preview';
-  /** The folder `workspace` references resolve against; default the caller's first MCP root. */
-  workspacePath?: string;
-}
+/** The tool's input, as its schema describes it. */
+export type GetWorkflowInput = ToolInput<typeof workflowGetSchemas>;
 
 /** The workflow without its steps, plus how many top-level steps it has. */
 export type WorkflowMetadata = Omit<Workflow, 'steps'> & ReferenceFlags & {
@@ -24,20 +21,19 @@ export type WorkflowMetadata = Omit<Workflow, 'steps'> & ReferenceFlags & {
 
 export type WorkflowPreview = WorkflowMetadata & {
   /** The first step workflow_next would hand out with no completed steps and an empty context; null if none. */
-  firstStep: Record<string, unknown> | null;
+  firstStep: (NonNullable<NextStepAnswer['step']> & { prompt: string }) | null;
   /** Why there is no firstStep although the workflow has steps (it needs context to resolve). */
   firstStepNote?: string;
 };
 
-/** The slice of GetNextStep (workflow_next) the preview needs. */
-type NextStep = UseCase<
-  { workflowId: string; completedSteps: string[]; context?: Record<string, unknown> },
-  { step: Record<string, unknown> | null; guidance: { prompt: string } }
->;
+/** workflow_next's answer, which the preview starts from. */
+type NextStepAnswer = ToolOutput<typeof workflowNextSchemas>;
+/** GetNextStep (workflow_next), as the preview calls it. */
+type NextStep = UseCase<ToolInput<typeof workflowNextSchemas>, NextStepAnswer>;
 
 /** workflow_get: the workflow, or (mode) its metadata, or its metadata plus the first eligible step. */
 @injectable()
-export class GetWorkflow implements UseCase<GetWorkflowInput, (Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
+export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof workflowGetSchemas>> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,

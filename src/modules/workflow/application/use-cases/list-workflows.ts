@@ -3,6 +3,8 @@ import { WorkflowTokens } from '../workflow.tokens';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { WorkflowSummary } from '../../domain/types';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowListSchemas } from '../workflow.tool-schemas';
 
 export interface ListWorkflowsOutput {
   workflows: WorkflowSummary[];
@@ -15,7 +17,7 @@ export interface ListWorkflowsOutput {
  * `format`, `tags`, `about`) plus the invalid files.
  */
 @injectable()
-export class ListWorkflows implements UseCase<Record<string, never>, ListWorkflowsOutput> {
+export class ListWorkflows implements UseCase<ToolInput<typeof workflowListSchemas>, ToolOutput<typeof workflowListSchemas>> {
   constructor(@inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage) {}
 
   async execute(): Promise<ListWorkflowsOutput> {

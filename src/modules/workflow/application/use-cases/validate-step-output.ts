@@ -7,20 +7,15 @@ import { isLoopStep } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ValidationEngine, type ValidationResult } from '../services/validation-engine';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowValidateSchemas } from '../workflow.tool-schemas';
 
-export interface ValidateStepOutputInput {
-  workflowId: string;
-  /** The step id, or the completion id workflow_next returned (`loop[i].step`). */
-  stepId: string;
-  /** What the agent produced for the step. */
-  output: unknown;
-  /** The context; rule conditions see it with the step's loop variables bound. Default `{}`. */
-  context?: Record<string, unknown>;
-}
+/** The tool's input, as its schema describes it. */
+export type ValidateStepOutputInput = ToolInput<typeof workflowValidateSchemas>;
 
 /** workflow_validate: checks an agent's output against the step's validationCriteria. */
 @injectable()
-export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, ValidationResult> {
+export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, ToolOutput<typeof workflowValidateSchemas>> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ValidationEngine) private readonly engine: ValidationEngine,

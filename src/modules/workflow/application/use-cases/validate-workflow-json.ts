@@ -10,22 +10,17 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { ReferenceBases, ReferenceChecker } from '../ports/reference-checker';
 import { referenceWarnings } from '../../domain/current-format/references';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { workflowValidateJsonSchemas } from '../workflow.tool-schemas';
 
-export interface ValidateWorkflowJsonInput {
-  workflowJson: string;
-  /**
-   * Where templateCall routines are looked up (not a tool argument: `workgraph validate` passes the files being
-   * validated, their folders and the bundled workflows). Default: the server's loaded workflows (its workflow folders
-   * and the bundled ones).
-   */
-  lookupRoutine?: RoutineLookup;
-  /**
-   * Where `references` resolve (not a tool argument: `workgraph validate` passes the file's folder and the current
-   * folder). Default: no file (text has no folder, so `package` references are not checked) and the caller's first
-   * MCP root as the workspace.
-   */
-  referenceBases?: ReferenceBases;
-}
+/**
+ * The tool's input, as its schema describes it, plus what only `workgraph validate` passes (not tool arguments):
+ * - `lookupRoutine`: where templateCall routines are looked up (the files being validated, their folders and the
+ *   bundled workflows). Default: the server's loaded workflows (its workflow folders and the bundled ones).
+ * - `referenceBases`: where `references` resolve (the file's folder and the current folder). Default: no file (text
+ *   has no folder, so `package` references are not checked) and the caller's first MCP root as the workspace.
+ */
+export type ValidateWorkflowJsonInput = ToolInput<typeof workflowValidateJsonSchemas> & { lookupRoutine?: RoutineLookup; referenceBases?: ReferenceBases };
 
 export interface WorkflowJsonIssue {
   /** JSON pointer of the value at fault; `""` for the whole document (and for syntax errors). */
@@ -57,7 +52,7 @@ export const MAX_WORKFLOW_JSON_ISSUES = 50;
  * Only positions and short messages come back, never the input itself.
  */
 @injectable()
-export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
+export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ToolOutput<typeof workflowValidateJsonSchemas>> {
   constructor(
     @inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker,
     @inject(WorkflowTokens.WorkflowStorage, { isOptional: true }) private readonly storage?: Pick<WorkflowStorage, 'documents'>,

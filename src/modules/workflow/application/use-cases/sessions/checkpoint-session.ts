@@ -6,11 +6,11 @@ import type { UseCase } from '../../../../../kernel/use-case';
 import { NotFoundError } from '../../../../../kernel/errors';
 import { SessionTree, type SessionEvent, type StepPointer } from '../../../domain/sessions';
 import { SessionEngine } from '../../services/session-engine';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowCheckpointSchemas } from '../../workflow-session.tool-schemas';
 
-export interface CheckpointSessionInput {
-  continueToken: string;
-  note?: string;
-}
+/** The tool's input, as its schema describes it. */
+export type CheckpointSessionInput = ToolInput<typeof workflowCheckpointSchemas>;
 
 export interface CheckpointSessionOutput {
   sessionId: string;
@@ -23,7 +23,7 @@ export interface CheckpointSessionOutput {
 
 /** workflow_checkpoint: marks the point a continue token stands for, and returns a token to come back to it. */
 @injectable()
-export class CheckpointSession implements UseCase<CheckpointSessionInput, CheckpointSessionOutput> {
+export class CheckpointSession implements UseCase<CheckpointSessionInput, ToolOutput<typeof workflowCheckpointSchemas>> {
   constructor(
     @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
     @inject(Tokens.Clock) private readonly clock: Clock,

@@ -19,15 +19,11 @@ import type { SessionHistory } from '../../ports/session-store';
 import type { TokenClaims } from '../../ports/session-tokens';
 import { checkContext, pointerOf, SessionEngine, type SessionOutput } from '../../services/session-engine';
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowContinueSchemas } from '../../workflow-session.tool-schemas';
 
-export interface ContinueSessionInput {
-  continueToken: string;
-  output?: SessionOutput;
-  /** Merged (shallow) into the session's context. */
-  context?: Record<string, unknown>;
-  /** Branch from this token's point even when it is no longer the head. */
-  fork?: boolean;
-}
+/** The tool's input, as its schema describes it. */
+export type ContinueSessionInput = ToolInput<typeof workflowContinueSchemas>;
 
 /**
  * workflow_continue. Under the session's lock:
@@ -38,7 +34,7 @@ export interface ContinueSessionInput {
  *   checkpoint token — then the run forks from that point and the old branch stays in the log.
  */
 @injectable()
-export class ContinueSession implements UseCase<ContinueSessionInput, SessionAnswer> {
+export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput<typeof workflowContinueSchemas>> {
   constructor(
     @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
     @inject(Tokens.Clock) private readonly clock: Clock,

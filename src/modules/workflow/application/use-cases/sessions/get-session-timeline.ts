@@ -4,13 +4,14 @@ import type { UseCase } from '../../../../../kernel/use-case';
 import type { SessionEvent, SessionStatus, StepPointer } from '../../../domain/sessions';
 import type { DamagedLine } from '../../ports/session-store';
 import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowSessionSchemas } from '../../workflow-session.tool-schemas';
 
-export interface GetSessionTimelineInput {
-  sessionId: string;
-}
+/** The tool's input, as its schema describes it. */
+export type GetSessionTimelineInput = ToolInput<typeof workflowSessionSchemas>;
 
 /** One entry of the timeline: the event as logged (a fork's copied state left out), numbered from 1. */
-export type TimelineEntry = { seq: number } & Record<string, unknown>;
+export type TimelineEntry = { seq: number; kind: string; at: string } & Record<string, unknown>;
 
 export interface SessionTimeline {
   sessionId: string;
@@ -34,7 +35,7 @@ export interface SessionTimeline {
 
 /** workflow_session: a session's whole timeline, for people and the dashboard. */
 @injectable()
-export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, SessionTimeline> {
+export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, ToolOutput<typeof workflowSessionSchemas>> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
 
   async execute(input: GetSessionTimelineInput): Promise<SessionTimeline> {

@@ -4,16 +4,11 @@ import type { UseCase } from '../../../../../kernel/use-case';
 import { InvalidArgumentsError } from '../../../../../kernel/errors';
 import type { SessionStatus, StepPointer } from '../../../domain/sessions';
 import type { SessionStore } from '../../ports/session-store';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowSessionsSchemas } from '../../workflow-session.tool-schemas';
 
-export interface ListSessionsInput {
-  status?: SessionStatus | SessionStatus[];
-  workflowId?: string;
-  workspacePath?: string;
-  /** From the previous page's nextCursor. */
-  cursor?: string;
-  /** Default 50, at most 500. */
-  limit?: number;
-}
+/** The tool's input, as its schema describes it. */
+export type ListSessionsInput = ToolInput<typeof workflowSessionsSchemas>;
 
 export interface SessionListEntry {
   sessionId: string;
@@ -37,7 +32,7 @@ export interface ListSessionsOutput {
 
 /** workflow_sessions: a page of sessions from the index, most recently updated first. */
 @injectable()
-export class ListSessions implements UseCase<ListSessionsInput, ListSessionsOutput> {
+export class ListSessions implements UseCase<ListSessionsInput, ToolOutput<typeof workflowSessionsSchemas>> {
   constructor(@inject(WorkflowTokens.SessionStore) private readonly store: SessionStore) {}
 
   async execute(input: ListSessionsInput): Promise<ListSessionsOutput> {

@@ -5,16 +5,11 @@ import type { UseCase } from '../../../../../kernel/use-case';
 import { rankSessions, type SessionStatus, type StepNote, type SessionSummary } from '../../../domain/sessions';
 import type { StepAnswer } from '../get-next-step';
 import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowResumeSchemas } from '../../workflow-session.tool-schemas';
 
-export interface ResumeSessionsInput {
-  sessionId?: string;
-  query?: string;
-  workspacePath?: string;
-  gitBranch?: string;
-  status?: SessionStatus | SessionStatus[];
-  /** Default 5, at most 50. */
-  limit?: number;
-}
+/** The tool's input, as its schema describes it. */
+export type ResumeSessionsInput = ToolInput<typeof workflowResumeSchemas>;
 
 export interface ResumeCandidate {
   sessionId: string;
@@ -47,7 +42,7 @@ export interface ResumeSessionsOutput {
  * The ranking reads the index only; just the returned candidates are opened.
  */
 @injectable()
-export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessionsOutput> {
+export class ResumeSessions implements UseCase<ResumeSessionsInput, ToolOutput<typeof workflowResumeSchemas>> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
 
   async execute(input: ResumeSessionsInput, ctx?: CallContext): Promise<ResumeSessionsOutput> {

@@ -9,26 +9,23 @@ import { checkContext, pointerOf, SessionEngine } from '../../services/session-e
 import { nodeAnswer, type SessionAnswer } from './session-answer';
 import { PruneSessions } from './prune-sessions';
 import type { Logger } from '../../../../../kernel/logger';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowStartSchemas } from '../../workflow-session.tool-schemas';
 import type { ReferenceChecker } from '../../ports/reference-checker';
 import { flagReferences } from '../../services/reference-flags';
 
 /** Retention runs at most this often per process, after a session starts (never delaying the answer). */
 const AUTO_PRUNE_EVERY_MS = 6 * 3_600_000;
 
-export interface StartSessionInput {
-  workflowId: string;
-  goal?: string;
-  workspacePath?: string;
-  gitBranch?: string;
-  context?: Record<string, unknown>;
-}
+/** The tool's input, as its schema describes it. */
+export type StartSessionInput = ToolInput<typeof workflowStartSchemas>;
 
 /**
  * workflow_start: pins the workflow by content hash, creates the session (folder, first event, snapshot, index
  * entry) and hands out the first step with a continue token and a checkpoint token of the very beginning.
  */
 @injectable()
-export class StartSession implements UseCase<StartSessionInput, SessionAnswer> {
+export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeof workflowStartSchemas>> {
   private lastPrune = -Infinity;
 
   constructor(

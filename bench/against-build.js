@@ -1,0 +1,108 @@
+// This build against another build of workgraph, measured interleaved in one run: cold start (spawn to the first
+// tools/list answer) and workflow_next latency through the SDK's real client. Used to check that a reshaping (issue 10:
+// the module-per-folder layout, typed tool declarations, per-session servers) made nothing slower: the figures are
+// now/before ratios, goal <= 1.05 (within the noise of a shared machine).
+//
+// The other build: BENCH_BEFORE_ROOT=<a checkout with `npm ci && npm run build` done>, or BENCH_BEFORE_COMMIT=<commit>
+// (a detached worktree of this repository is made under the temp folder and built there, once per commit). Without
+// either the benchmark says so on stderr and reports nothing.
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { ROOT, CLI, workgraphAt, stats, report, tempDir } = require('./lib.js');
+
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS || 15);
+const CALLS = Number(process.env.BENCH_RPC_CALLS || 5_000);
+const ROUNDS = 3;
+
+/** The other build's CLI, building it first from BENCH_BEFORE_COMMIT when needed. */
+function beforeCli() {
+  let root = process.env.BENCH_BEFORE_ROOT;
+  const commit = process.env.BENCH_BEFORE_COMMIT;
+  if (!root && commit) {
+    root = path.join(os.tmpdir(), `workgraph-before-${commit}`);
+    if (!fs.existsSync(path.join(root, 'dist', 'cli', 'main.js'))) {
+      if (!fs.existsSync(root)) execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', root, commit], { stdio: 'inherit' });
+      execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+      execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' });
+    }
+  }
+  if (!root) return undefined;
+  const cli = path.join(root, 'dist', 'cli', 'main.js');
+  if (!fs.existsSync(cli)) throw new Error(`${cli} does not exist: build that checkout first (npm ci && npm run build)`);
+  return cli;
+}
+
+async function coldStart(cli, dataDir) {
+  const t0 = performance.now();
+  const client = await workgraphAt(cli, ['--data-dir', dataDir]);
+  await client.listTools();
+  const elapsed = performance.now() - t0;
+  await client.close();
+  return elapsed;
+}
+
+async function latencies(client, args) {
+  const samples = new Array(CALLS);
+  for (let i = 0; i < CALLS; i++) {
+    const t0 = performance.now();
+    const r = await client.callTool({ name: 'workflow_next', arguments: args });
+    samples[i] = performance.now() - t0;
+    if (r.isError) throw new Error(`workflow_next failed: ${JSON.stringify(r.content)}`);
+  }
+  return stats(samples);
+}
+
+async function main() {
+  const before = beforeCli();
+  if (!before) {
+    console.error('against-build: set BENCH_BEFORE_ROOT (a built checkout) or BENCH_BEFORE_COMMIT to compare with; nothing measured');
+    return;
+  }
+  const dataNow = tempDir('wg-bench-now-');
+  const dataBefore = tempDir('wg-bench-before-');
+  const builds = { now: CLI, before };
+  const data = { now: dataNow, before: dataBefore };
+
+  // Cold start, alternating which build goes first so neither always meets a warmer cache.
+  const cold = { now: [], before: [] };
+  for (const b of ['now', 'before']) await coldStart(builds[b], data[b]); // warm the file system cache for both
+  for (let i = 0; i < COLD_RUNS; i++) {
+    const order = i % 2 ? ['now', 'before'] : ['before', 'now'];
+    for (const b of order) cold[b].push(await coldStart(builds[b], data[b]));
+  }
+  report('against-build', 'cold start: spawn to first tools/list, this build vs the other', stats(cold.now).median, stats(cold.before).median, 'ms', {
+    runs: COLD_RUNS,
+    before,
+    goal: 'ratio <= 1.05',
+  });
+
+  // workflow_next latency: both servers up, rounds interleaved, best round's median of each.
+  const args = { workflowId: 'review-change', completedSteps: [], context: {} };
+  const clients = { now: await workgraphAt(builds.now, ['--data-dir', dataNow]), before: await workgraphAt(builds.before, ['--data-dir', dataBefore]) };
+  try {
+    for (const b of ['now', 'before']) for (let i = 0; i < 500; i++) await clients[b].callTool({ name: 'workflow_next', arguments: args });
+    const rounds = { now: [], before: [] };
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 ? ['now', 'before'] : ['before', 'now'];
+      for (const b of order) rounds[b].push(await latencies(clients[b], args));
+    }
+    const best = (b, key) => Math.min(...rounds[b].map((s) => s[key]));
+    report('against-build', 'workflow_next median latency, this build vs the other', best('now', 'median'), best('before', 'median'), 'ms', {
+      calls: CALLS,
+      rounds: ROUNDS,
+      goal: 'ratio <= 1.05',
+    });
+    report('against-build', 'workflow_next p99 latency, this build vs the other', best('now', 'p99'), best('before', 'p99'), 'ms', { calls: CALLS, rounds: ROUNDS });
+  } finally {
+    await clients.now.close();
+    await clients.before.close();
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

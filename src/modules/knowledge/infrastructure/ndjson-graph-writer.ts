@@ -1,0 +1,325 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Clock } from '../../../kernel/clock';
+import type { DeleteReport, KnowledgeWriter } from '../application/ports/knowledge-store';
+import { summarizesAny } from '../domain/summaries';
+import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
+import { appendAll, assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
+import type { HeldLock } from '../../../kernel/files/file-lock';
+import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
+import { createBackup, pruneBackups } from './backup-files';
+import type { KnowledgePaths } from './knowledge-files';
+import { forEachLine } from './line-reader';
+import { NdjsonGraphReader } from './ndjson-graph-reader';
+import { MalformedCollector, parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
+
+export interface WriterSettings {
+  clock: Clock;
+  backupMaxAgeDays: number;
+  backupMaxCount: number;
+}
+
+/** The marker of a delete or restore in progress (both files change): `<project>/knowledge_graph.pending.json`. */
+export const PENDING_FILE = 'knowledge_graph.pending.json';
+
+/** Markers of {@link NdjsonGraphWriter.rewriteFile}'s map: keep the line's bytes as they are (and report it). */
+const KEEP = Symbol('keep');
+const MALFORMED = Symbol('malformed');
+const NEWLINE = Buffer.from('\n');
+
+/**
+ * The writes of one project's NDJSON files, made while holding its lock: adds append lines (one fsynced write);
+ * deletes, restores and summary updates stream the file through a rebuild (temp file, fsync, rename). A change of
+ * both files (graph and deletion records) is bracketed by a pending marker so an interruption is settled by the next
+ * write under the lock: no node is ever both in the graph and deleted.
+ */
+export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWriter {
+  constructor(
+    paths: KnowledgePaths,
+    private readonly lock: HeldLock,
+    private readonly settings: WriterSettings,
+  ) {
+    super(paths);
+  }
+
+  async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
+    if (nodes.length === 0) return;
+    await this.appendLines(this.paths.graph, nodes.map((n) => JSON.stringify(n)));
+  }
+
+  /**
+   * Order: marker, backup, records, rebuild, marker removed. Interrupted anywhere before the rebuild's rename, the
+   * nodes are still in the graph and the next write drops their records (the delete did not happen); after it, the
+   * delete is complete. Not cancellable: once the graph starts changing it runs until it is consistent again.
+   */
+  async deleteWithBackup(records: readonly DeletedNodeRecord[]): Promise<DeleteReport> {
+    const ids = records.map((r) => r.nodeId);
+    await this.beginTwoFileChange('delete', ids);
+    const backup = await this.backup();
+    await this.appendDeleted(records);
+    const deleted = new Set(ids);
+    const summaries: StoredKnowledgeNode[] = [];
+    let report: PassReport;
+    try {
+      report = await this.rebuild((node) => {
+        if (deleted.has(node.id)) return null;
+        const changed = node.parents.some((p) => deleted.has(p)) ? { ...node, parents: node.parents.filter((p) => !deleted.has(p)) } : undefined;
+        if (summarizesAny(node, deleted)) summaries.push(changed ?? node);
+        return changed;
+      });
+    } catch (e) {
+      // The graph is unchanged (the rebuild commits by rename or not at all): take the records back. If even that
+      // fails, the marker stays and the next write under the lock does it.
+      await this.removeDeleted(deleted)
+        .then(() => this.endTwoFileChange())
+        .catch(() => undefined);
+      throw e;
+    }
+    await this.endTwoFileChange();
+    return { backupPath: backup.path, pruned: backup.pruned.length, summaries, malformedCount: report.malformedCount, malformed: report.malformed };
+  }
+
+  /** Marker, graph append, records removed, marker removed: interrupted after the append, the next write removes the records. */
+  async restore(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
+    const ids = nodes.map((n) => n.id);
+    await this.beginTwoFileChange('restore', ids);
+    await this.append(nodes);
+    await this.removeDeleted(new Set(ids));
+    await this.endTwoFileChange();
+  }
+
+  async updateNodes(ids: ReadonlySet<string>, change: (node: StoredKnowledgeNode) => StoredKnowledgeNode | undefined): Promise<string[]> {
+    const changed: string[] = [];
+    if (ids.size === 0) return changed;
+    await this.rebuild((node) => {
+      if (!ids.has(node.id)) return undefined;
+      const next = change(node);
+      if (next) changed.push(node.id);
+      return next;
+    });
+    return changed;
+  }
+
+  /**
+   * Copies the graph to `backup/knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC; `-1`, `-2`, ... when that name is
+   * taken), then prunes backups older than the configured age or beyond the configured count.
+   */
+  async backup(): Promise<{ path: string; pruned: string[] }> {
+    this.lock.assertHeld();
+    const now = this.settings.clock.now();
+    const file = await createBackup(this.paths.graph, this.paths.backupDir, now);
+    const pruned = await pruneBackups(this.paths.backupDir, {
+      nowMs: now,
+      maxAgeDays: this.settings.backupMaxAgeDays,
+      maxCount: this.settings.backupMaxCount,
+      keep: file,
+    });
+    return { path: file, pruned };
+  }
+
+  /** Appends deletion records to the deleted file (one write, fsynced). */
+  async appendDeleted(records: readonly DeletedNodeRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.appendLines(this.paths.deleted, records.map((r) => JSON.stringify(r)));
+  }
+
+  /**
+   * Streams the graph line by line through `transform` into a temp file in the same folder, fsyncs it and renames it
+   * over the graph (then fsyncs the folder): a crash at any moment leaves the old file or the new one. Malformed
+   * lines are kept as they are and reported.
+   */
+  async rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport> {
+    let dropped = 0;
+    let rewritten = 0;
+    const result = await this.rewriteFile(
+      this.paths.graph,
+      (text) => {
+        const node = parseNode(text);
+        if (!node) return MALFORMED;
+        const out = transform(node);
+        if (out === undefined) return KEEP;
+        if (out === null) {
+          dropped++;
+          return null;
+        }
+        rewritten++;
+        return JSON.stringify(out);
+      },
+      () => dropped + rewritten > 0,
+      signal,
+    );
+    return { ...result, dropped, rewritten };
+  }
+
+  /** Rewrites the deleted file without the records of these node ids (same atomic streaming rewrite). */
+  async removeDeleted(nodeIds: ReadonlySet<string>): Promise<{ removed: number }> {
+    let removed = 0;
+    await this.rewriteFile(
+      this.paths.deleted,
+      (text) => {
+        const record = parseRecord(text);
+        if (!record) return MALFORMED;
+        if (nodeIds.has(record.nodeId)) {
+          removed++;
+          return null;
+        }
+        return KEEP;
+      },
+      () => removed > 0,
+    );
+    return { removed };
+  }
+
+  /**
+   * One all-or-nothing append per call (see appendAll: every byte written or the file cut back to its old length),
+   * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
+   * stays a malformed line of its own instead of swallowing ours.
+   */
+  private async appendLines(file: string, lines: string[]): Promise<void> {
+    this.lock.assertHeld();
+    await appendAll(file, lines.join('\n') + '\n', { ensureNewline: true });
+  }
+
+  private get pendingFile(): string {
+    return path.join(this.paths.dir, PENDING_FILE);
+  }
+
+  /**
+   * Records (durably) that a change of both files — graph and deleted records — is starting for these ids. Until
+   * {@link endTwoFileChange}, an interruption (exit, lost lock, full disk) is settled under the lock before the next
+   * write: a node still in the graph loses its deletion record (a delete that never completed is undone; a restore
+   * that appended the node is completed).
+   */
+  async beginTwoFileChange(op: 'delete' | 'restore', nodeIds: readonly string[]): Promise<void> {
+    this.lock.assertHeld();
+    await writeFileAtomic(this.pendingFile, JSON.stringify({ op, nodeIds, pid: process.pid, startedAt: new Date(this.settings.clock.now()).toISOString() }) + '\n');
+  }
+
+  /** The two-file change finished (or was fully undone): drops the marker. */
+  async endTwoFileChange(): Promise<void> {
+    await fs.rm(this.pendingFile, { force: true }).catch((e) => {
+      throw toStorageError(e, 'remove', this.pendingFile);
+    });
+  }
+
+  /**
+   * Settles a delete or restore that was interrupted between its two files: a node that is in the graph has no
+   * deletion record (the delete never completed, or the restore did). Runs under the lock, only when the marker is
+   * there, so it costs nothing otherwise. Without a readable marker every deletion record is checked.
+   * @returns the ids whose leftover records were removed.
+   */
+  async repairInterrupted(): Promise<string[]> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.pendingFile, 'utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT') return [];
+      throw toStorageError(e, 'read', this.pendingFile);
+    }
+    let ids: Set<string> | undefined;
+    try {
+      const marker = JSON.parse(text) as { nodeIds?: unknown };
+      if (Array.isArray(marker.nodeIds)) ids = new Set(marker.nodeIds.filter((x): x is string => typeof x === 'string'));
+    } catch {
+      ids = undefined;
+    }
+    if (!ids) {
+      ids = new Set();
+      const all = ids;
+      await this.scanDeleted((r) => all.add(r.nodeId));
+    }
+    const present = await this.findByIds(ids);
+    const orphans = new Set<string>();
+    if (present.size) await this.scanDeleted((r) => present.has(r.nodeId) && orphans.add(r.nodeId));
+    if (orphans.size) await this.removeDeleted(orphans);
+    await this.endTwoFileChange();
+    return [...orphans];
+  }
+
+  /**
+   * Streams `file` line by line through `map` into a temp file in the same folder, then (when `changed()`) fsyncs,
+   * checks the temp file holds every byte written, and renames it over `file`. `map` returns the line to write, null
+   * to drop it, KEEP to keep it byte for byte, or MALFORMED to keep it byte for byte and report it (invalid UTF-8
+   * included). Leftover temp files of crashed rebuilds are removed first (no one else rebuilds: we hold the lock).
+   * Any failure leaves `file` as it was and is a StorageError naming it.
+   */
+  private async rewriteFile(
+    file: string,
+    map: (text: string) => string | null | typeof KEEP | typeof MALFORMED,
+    changed: () => boolean,
+    signal?: AbortSignal,
+  ): Promise<RebuildReport> {
+    this.lock.assertHeld();
+    await removeLeftoverTemps(path.dirname(file), path.basename(file));
+    const tmp = tempPathFor(file);
+    let out: fs.FileHandle;
+    try {
+      out = await fs.open(tmp, 'w', 0o644);
+    } catch (e) {
+      throw toStorageError(e, 'rewrite', file);
+    }
+    const malformed = new MalformedCollector();
+    let pending: Buffer[] = [];
+    let pendingLen = 0;
+    let written = 0;
+    let closed = false;
+    const push = (b: Buffer) => {
+      pending.push(b, NEWLINE);
+      pendingLen += b.length + 1;
+    };
+    try {
+      const { lines } = await forEachLine(
+        file,
+        (text, offset, lineNo, _terminated, raw) => {
+          if (text === '') return;
+          const mapped = map(text);
+          if (mapped === MALFORMED) {
+            malformed.add(lineNo, offset, text);
+            push(raw);
+          } else if (mapped === KEEP) push(raw);
+          else if (mapped !== null) push(Buffer.from(mapped, 'utf8'));
+        },
+        {
+          signal,
+          afterChunk: async () => {
+            if (pendingLen === 0) return;
+            const data = Buffer.concat(pending, pendingLen);
+            pending = [];
+            pendingLen = 0;
+            written += await writeAll(out, data, written);
+          },
+        },
+      );
+      const report = malformed.report(lines);
+      if (!changed()) {
+        await out.close();
+        closed = true;
+        await fs.rm(tmp, { force: true });
+        return { ...report, dropped: 0, rewritten: 0, committed: false };
+      }
+      await out.sync();
+      await assertSize(out, written, file);
+      await out.close();
+      closed = true;
+      this.lock.assertHeld();
+      await commitTempFile(tmp, file);
+      return { ...report, dropped: 0, rewritten: 0, committed: true };
+    } catch (e) {
+      if (!closed) await out.close().catch(() => undefined);
+      await fs.rm(tmp, { force: true }).catch(() => undefined);
+      throw toStorageError(e, 'rewrite', file);
+    }
+  }
+}
+
+/** Removes `.<name>.tmp-*` files left by a rebuild that crashed (see tempPathFor). */
+async function removeLeftoverTemps(dir: string, name: string): Promise<void> {
+  let entries: string[];
+  try {
+    entries = await fs.readdir(dir);
+  } catch {
+    return;
+  }
+  const prefix = `.${name}.tmp-`;
+  await Promise.all(entries.filter((e) => e.startsWith(prefix)).map((e) => fs.rm(path.join(dir, e), { force: true })));
+}

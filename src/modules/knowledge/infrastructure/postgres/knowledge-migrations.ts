@@ -1,0 +1,67 @@
+import type { Migration } from '../../../../kernel/postgres/migrations';
+
+/**
+ * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
+ * the order it was written, like a line of the NDJSON file; the columns beside it are what the queries filter on.
+ * `seq` orders a project newest first (a restored node gets a new one: it counts as newest, as in the files).
+ * A backup records the rows a delete removed and the project's version when it ran — not a copy of the project — so
+ * a delete costs the same at any graph size.
+ */
+export const knowledgeMigrations: Migration[] = [
+  {
+    module: 'knowledge',
+    version: 1,
+    name: 'knowledge nodes, deletion records and backups',
+    sql: `
+      CREATE TABLE wg_knowledge_projects (
+        project text PRIMARY KEY,
+        owner_path_key text,
+        owner_context text,
+        version bigint NOT NULL DEFAULT 0,
+        nodes bigint NOT NULL DEFAULT 0,
+        deleted bigint NOT NULL DEFAULT 0,
+        size_bytes bigint NOT NULL DEFAULT 0,
+        deleted_size_bytes bigint NOT NULL DEFAULT 0,
+        modified_at timestamptz NOT NULL DEFAULT now()
+      );
+      CREATE SEQUENCE wg_knowledge_seq;
+      CREATE TABLE wg_knowledge_nodes (
+        project text NOT NULL,
+        id text NOT NULL,
+        seq bigint NOT NULL,
+        role text NOT NULL,
+        tags text[] NOT NULL,
+        parents text[] NOT NULL,
+        mentions text[] NOT NULL,
+        node json NOT NULL,
+        PRIMARY KEY (project, id)
+      );
+      CREATE INDEX wg_knowledge_nodes_newest ON wg_knowledge_nodes (project, seq DESC);
+      CREATE INDEX wg_knowledge_nodes_parents ON wg_knowledge_nodes USING gin (parents);
+      CREATE INDEX wg_knowledge_nodes_mentions ON wg_knowledge_nodes USING gin (mentions) WHERE role = 'summary';
+      CREATE TABLE wg_knowledge_deleted (
+        seq bigserial PRIMARY KEY,
+        project text NOT NULL,
+        node_id text NOT NULL,
+        record json NOT NULL
+      );
+      CREATE INDEX wg_knowledge_deleted_node ON wg_knowledge_deleted (project, node_id);
+      CREATE INDEX wg_knowledge_deleted_newest ON wg_knowledge_deleted (project, seq DESC);
+      CREATE TABLE wg_knowledge_backups (
+        id bigserial PRIMARY KEY,
+        project text NOT NULL,
+        created_at text NOT NULL,
+        version bigint NOT NULL,
+        node_count integer NOT NULL,
+        size_bytes bigint NOT NULL
+      );
+      CREATE INDEX wg_knowledge_backups_project ON wg_knowledge_backups (project, id DESC);
+      CREATE TABLE wg_knowledge_backup_nodes (
+        backup_id bigint NOT NULL REFERENCES wg_knowledge_backups (id) ON DELETE CASCADE,
+        node_id text NOT NULL,
+        node json NOT NULL,
+        PRIMARY KEY (backup_id, node_id)
+      );
+    `,
+  },
+];

@@ -1,0 +1,73 @@
+import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
+import { InvalidArgumentsError } from '../../../../kernel/errors';
+import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
+
+/** Rows inserted per statement: big enough for imports, small enough for the 1 GB parameter limit. */
+export const INSERT_BATCH = 2_000;
+
+/**
+ * The ids a summary names — its segment and every id of its history — kept in the `mentions` column so "summaries
+ * mentioning these ids" is one index lookup. Other roles mention nothing.
+ */
+export function mentionsOf(node: StoredKnowledgeNode): string[] {
+  if (node.role !== 'summary') return [];
+  const ids = new Set(node.summarizedSegment ?? []);
+  for (const v of node.summaryHistory ?? []) {
+    for (const id of v.summarizedSegment ?? []) ids.add(id);
+    for (const id of v.deletedNodeIds ?? []) ids.add(id);
+  }
+  return [...ids];
+}
+
+/**
+ * Inserts nodes with the given sequence numbers (one statement per batch: the columns travel as parallel arrays, the
+ * node itself as its JSON text so it reads back exactly). Returns the bytes of JSON written.
+ */
+export async function insertNodes(tx: SqlRunner, project: string, nodes: readonly StoredKnowledgeNode[], seqs: readonly string[]): Promise<number> {
+  let bytes = 0;
+  for (let i = 0; i < nodes.length; i += INSERT_BATCH) {
+    const batch = nodes.slice(i, i + INSERT_BATCH);
+    const json = batch.map((n) => JSON.stringify(n));
+    for (const j of json) bytes += Buffer.byteLength(j) + 1;
+    await tx.query(
+      `INSERT INTO wg_knowledge_nodes (project, id, seq, role, tags, parents, mentions, node)
+       SELECT $1, u.id, u.seq, u.role,
+              ARRAY(SELECT json_array_elements_text(u.tags::json)),
+              ARRAY(SELECT json_array_elements_text(u.parents::json)),
+              ARRAY(SELECT json_array_elements_text(u.mentions::json)),
+              u.node::json
+       FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, seq, role, tags, parents, mentions, node)`,
+      [
+        project,
+        batch.map((n) => n.id),
+        seqs.slice(i, i + INSERT_BATCH),
+        batch.map((n) => n.role),
+        batch.map((n) => JSON.stringify(n.tags)),
+        batch.map((n) => JSON.stringify(n.parents)),
+        batch.map((n) => JSON.stringify(mentionsOf(n))),
+        json,
+      ],
+    );
+  }
+  return bytes;
+}
+
+/** `n` fresh sequence numbers, ascending (as strings: bigint). */
+export async function nextSeqs(tx: SqlRunner, n: number): Promise<string[]> {
+  if (n === 0) return [];
+  const rows = await tx.query<{ s: string }>(`SELECT nextval('wg_knowledge_seq')::text AS s FROM generate_series(1, $1::int)`, [n]);
+  return rows.map((r) => r.s).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+}
+
+/** `list_nodes` cursors of this store: the `seq` the next (older) page starts below. Never stale: seqs only grow. */
+const CURSOR_PREFIX = 'kp1.';
+
+export function encodeSeqCursor(seq: string): string {
+  return CURSOR_PREFIX + Buffer.from(seq, 'utf8').toString('base64url');
+}
+
+export function decodeSeqCursor(cursor: string): string {
+  const seq = cursor.startsWith(CURSOR_PREFIX) ? Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8') : '';
+  if (!/^\d{1,19}$/.test(seq)) throw new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor returned by list_nodes`, 'cursor');
+  return seq;
+}

@@ -1,0 +1,230 @@
+import { ALL_TASK_STATUSES } from '../domain/task-status';
+import { toolSchemas } from '../../../kernel/tools/tool-schema';
+
+/**
+ * The input and output schemas of the tasks module's tools, each written once: tasks.tools.ts declares the tools with
+ * them, the use cases take their input and output types from them (ToolInput / ToolOutput), and
+ * tests/unit/spec/entity-schemas.test.ts checks spec/task-graph.schema.json's node against `taskNode`.
+ */
+
+const project = { type: 'string', minLength: 1, maxLength: 200, description: 'Project name or id (its path-safe slug).' } as const;
+const nodeId = { type: 'string', minLength: 1, maxLength: 200, description: 'Task node id.' } as const;
+const status = { type: 'string', enum: [...ALL_TASK_STATUSES] } as const;
+
+const nodeDefinition = {
+  type: 'object',
+  required: ['id', 'title'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', minLength: 1, maxLength: 200 },
+    title: { type: 'string', minLength: 1 },
+    description: { type: 'string' },
+    depends_on: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+    validation_command: {
+      type: 'string',
+      description: 'Shell command run in projectRoot by validate_task_loop; exit 0 completes the task. Without it the task completes unchecked.',
+    },
+    max_attempts: { type: 'integer', minimum: 1, maximum: 100, default: 3 },
+    timeout_ms: { type: 'integer', minimum: 100, maximum: 24 * 3600 * 1000, default: 600000, description: 'Default 10 minutes.' },
+    output_tail_bytes: {
+      type: 'integer',
+      minimum: 256,
+      maximum: 65536,
+      description: "Bytes of each output stream's tail a validate_task_loop answer carries. Default: the server's --output-tail (8192).",
+    },
+  },
+} as const;
+
+/** How a validation command ended: in a failed attempt's record and in the latest run's result alike. */
+const commandOutcome = {
+  exit_code: { type: ['integer', 'null'] },
+  signal: { type: ['string', 'null'] },
+  duration_ms: { type: 'number' },
+  timed_out: { type: 'boolean' },
+  stdout_tail: { type: 'string' },
+  stderr_tail: { type: 'string' },
+} as const;
+
+const errorLog = {
+  type: 'object',
+  properties: {
+    attempt: { type: 'integer' },
+    time: { type: 'string' },
+    ...commandOutcome,
+  },
+} as const;
+
+const runResult = {
+  type: 'object',
+  description: "The latest finished validation run's result, kept until the next one ends.",
+  properties: {
+    run_id: { type: 'string' },
+    attempt: { type: 'integer' },
+    passed: { type: 'boolean' },
+    finished_at: { type: 'string' },
+    command_ran: { type: 'boolean' },
+    ...commandOutcome,
+    truncated: { type: 'boolean' },
+    delivered: { type: 'boolean', description: 'False until a validate_task_loop caller received it.' },
+  },
+} as const;
+
+const runLease = {
+  type: 'object',
+  description: 'Who runs the command while VALIDATING; renewed while it runs.',
+  properties: {
+    host: { type: 'string' },
+    boot_id: { type: ['string', 'null'] },
+    pid: { type: 'integer' },
+    run_id: { type: 'string' },
+    expires_at: { type: 'string' },
+  },
+} as const;
+
+/** The task node as the tools answer it (spec/task-graph.schema.json `node` is the stored form). */
+export const taskNode = {
+  type: 'object',
+  required: ['id', 'title', 'status', 'depends_on', 'current_attempt', 'max_attempts', 'error_logs'],
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    depends_on: { type: 'array', items: { type: 'string' } },
+    validation_command: { type: 'string' },
+    max_attempts: { type: 'integer' },
+    timeout_ms: { type: 'integer' },
+    status,
+    current_attempt: { type: 'integer', description: 'Validation attempts that ran to an end.' },
+    error_logs: { type: 'array', items: errorLog, description: 'The latest 20 failed attempts (older ones are in the transition log).' },
+    validating_since: { type: 'string' },
+    validation_run_id: { type: 'string' },
+    owner: runLease,
+    output_tail_bytes: { type: 'integer' },
+    last_run: runResult,
+    updated_at: { type: 'string' },
+  },
+} as const;
+
+const projectGraph = {
+  type: 'object',
+  required: ['project_id', 'project_name', 'project_root', 'nodes', 'counts', 'mermaid'],
+  properties: {
+    project_id: { type: 'string' },
+    project_name: { type: 'string' },
+    project_root: { type: 'string' },
+    nodes: { type: 'array', items: taskNode },
+    counts: { type: 'object', additionalProperties: { type: 'integer' } },
+    mermaid: { type: 'string', description: 'Mermaid flowchart of the DAG, one style per status.' },
+  },
+} as const;
+
+export const initProjectGraphSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['projectName', 'projectRoot', 'nodes'],
+    additionalProperties: false,
+    properties: {
+      projectName: { type: 'string', minLength: 1, maxLength: 200 },
+      projectRoot: { type: 'string', minLength: 1, description: 'Folder the validation commands run in.' },
+      nodes: { type: 'array', minItems: 1, items: nodeDefinition },
+      replace: { type: 'boolean', default: false },
+    },
+  },
+  outputSchema: projectGraph,
+});
+
+export const getReadyTasksSchemas = toolSchemas({
+  inputSchema: { type: 'object', required: ['project'], additionalProperties: false, properties: { project } },
+  outputSchema: {
+    type: 'object',
+    required: ['ready_count', 'ready_tasks'],
+    properties: {
+      ready_count: { type: 'integer' },
+      ready_tasks: {
+        type: 'array',
+        items: { type: 'object', required: ['id', 'title', 'status'], properties: { id: { type: 'string' }, title: { type: 'string' }, status } },
+      },
+    },
+  },
+});
+
+export const getProjectGraphSchemas = toolSchemas({
+  inputSchema: { type: 'object', required: ['project'], additionalProperties: false, properties: { project } },
+  outputSchema: projectGraph,
+});
+
+export const startTaskSchemas = toolSchemas({
+  inputSchema: { type: 'object', required: ['project', 'nodeId'], additionalProperties: false, properties: { project, nodeId } },
+  outputSchema: { type: 'object', required: ['node', 'message'], properties: { node: taskNode, message: { type: 'string' } } },
+});
+
+export const validateTaskLoopSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['project', 'nodeId'],
+    additionalProperties: false,
+    properties: {
+      project,
+      nodeId,
+      waitSeconds: { type: 'number', minimum: 0, maximum: 3600, default: 45, description: 'Longest wait in this call. Default 45.' },
+    },
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['validation_passed', 'message'],
+    properties: {
+      validation_passed: { type: ['boolean', 'null'], description: 'null while the command is still running.' },
+      running: { type: 'boolean' },
+      message: { type: 'string' },
+      attempt: { type: 'integer', description: 'The attempt number of the run this answer is about.' },
+      replayed: { type: 'boolean', description: "True when this is a finished run's result given again, not a new run." },
+      result: {
+        type: ['object', 'null'],
+        description: 'null when the task has no validation_command.',
+        properties: {
+          exitCode: { type: ['integer', 'null'] },
+          signal: { type: ['string', 'null'] },
+          durationMs: { type: 'number' },
+          stdout: { type: 'string' },
+          stderr: { type: 'string' },
+          truncated: { type: 'boolean', description: "True when a stream passed the output tail size; its tail is kept." },
+        },
+      },
+      node: { ...taskNode, description: "The task, with only this attempt's record in error_logs." },
+      unlocked: { type: 'array', items: { type: 'string' } },
+    },
+  },
+});
+
+export const resetTaskNodeSchemas = toolSchemas({
+  inputSchema: { type: 'object', required: ['project', 'nodeId'], additionalProperties: false, properties: { project, nodeId } },
+  outputSchema: {
+    type: 'object',
+    required: ['node', 'reverted', 'message'],
+    properties: { node: taskNode, reverted: { type: 'array', items: { type: 'string' } }, message: { type: 'string' } },
+  },
+});
+
+export const scaffoldProjectDocsSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['targetDirectory', 'architectureContent', 'phaseTasks', 'testCasesContent'],
+    additionalProperties: false,
+    properties: {
+      targetDirectory: { type: 'string', minLength: 1 },
+      architectureContent: { type: 'string' },
+      phaseTasks: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['fileName', 'content'],
+          additionalProperties: false,
+          properties: { fileName: { type: 'string', minLength: 1 }, content: { type: 'string' } },
+        },
+      },
+      testCasesContent: { type: 'string' },
+      overwrite: { type: 'boolean', default: false },
+    },
+  },
+  outputSchema: { type: 'object', required: ['files_written'], properties: { files_written: { type: 'array', items: { type: 'string' } } } },
+});

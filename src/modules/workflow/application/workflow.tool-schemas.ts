@@ -1,0 +1,271 @@
+import { toolSchemas } from '../../../kernel/tools/tool-schema';
+
+/**
+ * The input and output schemas of the workflow module's stateless tools, each written once: workflow.tools.ts declares
+ * the tools with them and the use cases take their input and output types from them (ToolInput / ToolOutput).
+ */
+
+const noArguments = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+const stringList = { type: 'array', items: { type: 'string' } } as const;
+
+/** Ids are not pattern-checked here: `workflow_get` of an invalid file's id must say why it is invalid. */
+const workflowId = { type: 'string', minLength: 1, maxLength: 255 } as const;
+
+const contextObject = {
+  type: 'object',
+  description: 'Variables for runCondition, loops and {{var}} placeholders. Send back the context workflow_next returned, plus your own variables.',
+} as const;
+
+/** A step as workflow_get's preview shows it: the workflow's step plus where it sits (completionId, loop position). */
+export const previewStep = {
+  type: 'object',
+  required: ['id', 'title', 'prompt', 'completionId'],
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    prompt: { type: 'string', description: 'The prompt with {{var}} placeholders filled from the context.' },
+    agentRole: { type: 'string' },
+    guidance: stringList,
+    askForFiles: { type: 'boolean' },
+    requireConfirmation: { type: 'boolean' },
+    completionId: { type: 'string', description: 'Append exactly this string to completedSteps when the step is done.' },
+    loop: {
+      type: 'object',
+      properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
+    },
+  },
+} as const;
+
+/**
+ * A step as workflow_next returns it: the structured fields an agent acts on. Its text is in `guidance.prompt` only,
+ * so an answer carries it once.
+ */
+export const returnedStep = {
+  type: 'object',
+  required: ['id', 'title', 'completionId'],
+  properties: {
+    id: { type: 'string' },
+    title: { type: 'string' },
+    completionId: { type: 'string', description: 'Append exactly this string to completedSteps when the step is done.' },
+    loop: {
+      type: 'object',
+      properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
+    },
+    askForFiles: { type: 'boolean' },
+    requireConfirmation: { type: 'boolean' },
+    hasValidation: { type: 'boolean', description: 'Check your output with workflow_validate before moving on.' },
+    confirmation: {
+      type: 'object',
+      description: 'Current format: stop before going on — who confirms (user, or a coordinating agent) and why.',
+      properties: { by: { enum: ['user', 'coordinator'] }, reason: { type: 'string' } },
+    },
+    outputContract: {
+      type: 'object',
+      description: 'Current format: the artifact to send in output.artifacts, with a valid example and where its schema is.',
+      properties: { contractRef: { type: 'string' }, required: { type: 'boolean' }, kind: { type: 'string' }, example: { type: 'object' }, schema: { type: 'string' } },
+    },
+    assessments: {
+      type: 'array',
+      description: 'Current format: assessments to send (wr.assessment artifacts), with their dimensions, allowed levels and an example.',
+      items: { type: 'object' },
+    },
+    delegations: { type: 'array', items: { type: 'object' }, description: 'Current format, parallel steps: the delegations that apply now.' },
+    fragments: stringList,
+  },
+} as const;
+
+const blocker = {
+  type: 'object',
+  required: ['code', 'pointer', 'message'],
+  properties: {
+    code: { type: 'string', description: 'Stable code, e.g. contract_artifact_missing, contract_artifact_invalid, assessment_level_invalid.' },
+    pointer: { type: 'string', description: 'JSON pointer into this call (e.g. /output/artifacts/0/decision).' },
+    message: { type: 'string' },
+    expected: { description: 'The expected shape: an example artifact, or the allowed levels.' },
+  },
+} as const;
+
+const workflowSummary = {
+  type: 'object',
+  required: ['id', 'name', 'description', 'version', 'source'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    description: { type: 'string' },
+    version: { type: 'string' },
+    source: { type: 'string', description: 'Where it came from: bundled, project, env or flag.' },
+    format: { const: 'current', description: "Present for WorkRail's current format." },
+    tags: stringList,
+    about: { type: 'string' },
+  },
+} as const;
+
+const invalidEntry = {
+  type: 'object',
+  required: ['id', 'file', 'reason'],
+  properties: {
+    id: { type: 'string' },
+    file: { type: 'string' },
+    source: { type: 'string' },
+    reason: { type: 'string' },
+  },
+} as const;
+
+export const workflowListSchemas = toolSchemas({
+  inputSchema: noArguments,
+  outputSchema: {
+    type: 'object',
+    required: ['workflows', 'invalid'],
+    properties: {
+      workflows: { type: 'array', items: workflowSummary },
+      invalid: { type: 'array', items: invalidEntry },
+    },
+  },
+});
+
+export const workflowGetSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['id'],
+    properties: {
+      id: { ...workflowId, description: 'Workflow id, as workflow_list shows it.' },
+      mode: { enum: ['metadata', 'preview'], description: 'Omit for the whole workflow.' },
+      workspacePath: { type: 'string', maxLength: 4_096, description: 'Where `workspace` references resolve; default your first MCP root.' },
+    },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['id', 'name', 'description', 'version'],
+    properties: {
+      id: { type: 'string' },
+      name: { type: 'string' },
+      description: { type: 'string' },
+      version: { type: 'string' },
+      preconditions: stringList,
+      clarificationPrompts: stringList,
+      metaGuidance: stringList,
+      steps: { type: 'array', items: { type: 'object' }, description: 'The steps (whole workflow only).' },
+      totalSteps: { type: 'integer', description: 'Number of top-level steps (metadata and preview).' },
+      format: { const: 'current', description: "Current-format workflows (metadata and preview): about, examples, recommendedPreferences, references, tags… follow." },
+      firstStep: { anyOf: [previewStep, { type: 'null' }], description: 'The first step to do (preview only).' },
+      firstStepNote: { type: 'string', description: 'Why firstStep is null although the workflow has steps (preview only).' },
+      referenceStatus: {
+        type: 'array',
+        description: 'Each reference: resolved path, and found (absent: not checked). Content is never inlined.',
+        items: { type: 'object', properties: { id: { type: 'string' }, resolveFrom: { type: 'string' }, path: { type: 'string' }, found: { type: 'boolean' } } },
+      },
+      warnings: { ...stringList, description: 'Missing references.' },
+    },
+  },
+});
+
+export const workflowNextSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['workflowId', 'completedSteps'],
+    properties: {
+      workflowId: workflowId,
+      completedSteps: {
+        type: 'array',
+        items: { type: 'string', minLength: 1 },
+        description: 'completionIds of the steps done so far (a step id, or loopId[i].stepId inside loops).',
+      },
+      context: contextObject,
+      output: {
+        type: 'object',
+        description:
+          "Current-format workflows: the output of the step being completed (the last completionId of completedSteps): notes and artifacts (its outputContract's artifact, wr.assessment artifacts).",
+        properties: { notesMarkdown: { type: 'string' }, artifacts: { type: 'array', items: { type: 'object' } } },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['step', 'guidance', 'isComplete', 'context'],
+    properties: {
+      step: { anyOf: [returnedStep, { type: 'null' }] },
+      guidance: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' } } },
+      isComplete: { type: 'boolean' },
+      context: { type: 'object', description: 'Send this back unchanged (with your own variables added) on the next call.' },
+      blocked: { type: 'boolean', description: 'The output fell short: step is the same step; keep its completionId last and resend output fixed.' },
+      blockers: { type: 'array', items: blocker },
+      contractSchema: { type: 'object', description: "With a blocked contract artifact: the contract's JSON Schema." },
+      followup: { type: 'string', description: 'An assessment asked for a follow-up: step is the same step, to be done again with this guidance.' },
+    },
+  },
+});
+
+export const workflowValidateSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['workflowId', 'stepId', 'output'],
+    properties: {
+      workflowId: workflowId,
+      stepId: { type: 'string', minLength: 1, maxLength: 1024, description: 'Step id or completionId.' },
+      output: {
+        description: 'The output to check: text, or JSON (as text, a ```json fence allowed, or as a JSON value) for schema rules.',
+      },
+      context: { ...contextObject, description: 'Context for rule conditions.' },
+    },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['valid', 'issues', 'suggestions'],
+    properties: { valid: { type: 'boolean' }, issues: stringList, suggestions: stringList },
+  },
+});
+
+export const workflowValidateJsonSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['workflowJson'],
+    properties: { workflowJson: { type: 'string', description: 'The whole workflow file as text.' } },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['valid', 'issues', 'suggestions'],
+    properties: {
+      valid: { type: 'boolean' },
+      issues: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['path', 'line', 'column', 'message'],
+          properties: {
+            path: { type: 'string', description: 'JSON pointer of the value at fault ("" for the whole document).' },
+            line: { type: 'integer', minimum: 1 },
+            column: { type: 'integer', minimum: 1 },
+            message: { type: 'string' },
+          },
+        },
+      },
+      suggestions: stringList,
+      format: { enum: ['classic', 'current'], description: 'The format the file was read as.' },
+      formatReason: { type: 'string', description: 'Why: a dotted id, or the first current-format field found.' },
+      warnings: {
+        type: 'array',
+        items: { type: 'object', properties: { path: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, message: { type: 'string' } } },
+        description: 'Not errors: conditions that would evaluate differently under the other format.',
+      },
+    },
+  },
+});
+
+export const workflowGetSchemaSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    properties: { contract: { type: 'string', description: 'wr.contracts.<name> or wr.assessment; omit for the workflow schema.' } },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['schema'],
+    properties: { schema: { type: 'object' } },
+  },
+});
