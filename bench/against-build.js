@@ -35,9 +35,12 @@ function beforeCli() {
   return cli;
 }
 
+/** Both builds run in an empty folder: neither reads this checkout's ./workflows (the older build may not read its format). */
+const CWD = tempDir('wg-bench-cwd-');
+
 async function coldStart(cli, dataDir) {
   const t0 = performance.now();
-  const client = await workgraphAt(cli, ['--data-dir', dataDir]);
+  const client = await workgraphAt(cli, ['--data-dir', dataDir], {}, CWD);
   await client.listTools();
   const elapsed = performance.now() - t0;
   await client.close();
@@ -81,7 +84,7 @@ async function main() {
 
   // workflow_next latency: both servers up, rounds interleaved, best round's median of each.
   const args = { workflowId: 'review-change', completedSteps: [], context: {} };
-  const clients = { now: await workgraphAt(builds.now, ['--data-dir', dataNow]), before: await workgraphAt(builds.before, ['--data-dir', dataBefore]) };
+  const clients = { now: await workgraphAt(builds.now, ['--data-dir', dataNow], {}, CWD), before: await workgraphAt(builds.before, ['--data-dir', dataBefore], {}, CWD) };
   try {
     for (const b of ['now', 'before']) for (let i = 0; i < 500; i++) await clients[b].callTool({ name: 'workflow_next', arguments: args });
     const rounds = { now: [], before: [] };

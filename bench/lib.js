@@ -19,8 +19,8 @@ function cleanEnv(extra = {}) {
   return { ...env, WORKGRAPH_LOG_LEVEL: 'warn', ...extra };
 }
 
-async function connect(command, args, env) {
-  const transport = new StdioClientTransport({ command, args, env, stderr: 'ignore' });
+async function connect(command, args, env, cwd) {
+  const transport = new StdioClientTransport({ command, args, env, stderr: 'ignore', ...(cwd ? { cwd } : {}) });
   const client = new Client({ name: 'bench', version: '1.0.0' }, { capabilities: {} });
   await client.connect(transport);
   return client;
@@ -31,10 +31,13 @@ function workgraph(extraArgs = [], env = {}) {
   return workgraphAt(CLI, extraArgs, env);
 }
 
-/** A built server at another path (another build of workgraph, for before/after comparisons). */
-function workgraphAt(cli, extraArgs = [], env = {}) {
+/**
+ * A built server at another path (another build of workgraph, for before/after comparisons). `cwd`: where it runs (a
+ * server reads ./workflows of its folder as a workflow source).
+ */
+function workgraphAt(cli, extraArgs = [], env = {}, cwd = undefined) {
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
-  return connect(process.execPath, [...profile, cli, 'serve', ...extraArgs], cleanEnv(env));
+  return connect(process.execPath, [...profile, cli, 'serve', ...extraArgs], cleanEnv(env), cwd);
 }
 
 function echoServer() {

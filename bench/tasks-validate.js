@@ -60,8 +60,8 @@ function round(x) {
 
 async function main() {
   require('reflect-metadata');
-  const { createTestContainer } = require(path.join(ROOT, 'dist', 'di', 'container.js'));
-  const { Tokens } = require(path.join(ROOT, 'dist', 'di', 'tokens.js'));
+  const { createTestContainer } = require(path.join(ROOT, 'dist', 'server', 'container.js'));
+  const { TasksTokens: Tokens } = require(path.join(ROOT, 'dist', 'modules', 'tasks', 'index.js'));
   const tmp = tempDir('wg-bench-tasks-');
   const projectRoot = path.join(tmp, 'project');
   fs.mkdirSync(projectRoot);
