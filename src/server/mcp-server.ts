@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   CallToolRequestSchema,
   ListToolsRequestSchema,
@@ -11,6 +12,7 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from '../kernel/call-context';
+import { MAX_STRING_CHARS } from '../kernel/json-size';
 import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
@@ -153,7 +155,13 @@ export class WorkgraphServer {
     const send = transport.send.bind(transport);
     transport.send = async (message, options) => {
       try {
-        return await send(message, options);
+        return await send(message, options).catch((e: unknown) => {
+          const replacement = answerTooLargeToSend(message, e);
+          if (!replacement) throw e;
+          // Never silence: the client waits for this id. The reason goes to the log as well as to the client.
+          this.deps.logger.error(`answer to request ${JSON.stringify(replacement.id)} not sent: ${replacement.reason}`, { id: replacement.id });
+          return send(replacement.message, options);
+        });
       } finally {
         const m = message as { id?: string | number; method?: string };
         if (m.method === undefined && m.id !== undefined) {
@@ -366,4 +374,19 @@ function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
       }
     });
   }
+}
+
+/**
+ * The stand-in for a response that cannot be serialized because it is longer than V8's longest string (the transport's
+ * JSON.stringify throws RangeError): a tool call gets an error result, any other request a JSON-RPC error, with the
+ * same id. Undefined for any other failure (a closed pipe, a notification).
+ */
+export function answerTooLargeToSend(message: JSONRPCMessage, e: unknown): { id: string | number; reason: string; message: JSONRPCMessage } | undefined {
+  const m = message as { id?: string | number; method?: string; result?: { content?: unknown } };
+  if (!(e instanceof RangeError) || m.method !== undefined || m.id === undefined || m.result === undefined) return undefined;
+  const reason = `the answer is too large to send (longer than the longest string this runtime can build, ${Math.round(MAX_STRING_CHARS / 1024 ** 2)} MiB): ask for less`;
+  const reply: JSONRPCMessage = Array.isArray(m.result.content)
+    ? { jsonrpc: '2.0', id: m.id, result: errorResult(ErrorCodes.Internal, reason) }
+    : { jsonrpc: '2.0', id: m.id, error: { code: JsonRpcErrorCodes.InternalError, message: reason } };
+  return { id: m.id, reason, message: reply };
 }

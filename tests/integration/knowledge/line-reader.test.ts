@@ -51,6 +51,19 @@ describe('NDJSON line readers (byte offsets, any chunk size)', () => {
     expect((await forEachLineBackward(path.join(dir, 'none'), () => true)).stoppedAt).toBeNull();
   });
 
+  it.each([3, 64, 1 << 16])('backward prefilter sees each line\'s raw bytes; refused lines never reach the callback (chunk %i)', async (chunkSize) => {
+    const file = path.join(dir, `pre${chunkSize}.ndjson`);
+    await fs.writeFile(file, ['{"id":"a","x":1}', '{"id":"b","x":2}\r', 'é€😀', '{"id":"c","x":3}'].join('\n') + '\n');
+    const raws: string[] = [];
+    const seen: string[] = [];
+    await forEachLineBackward(file, (t) => (seen.push(t), true), {
+      chunkSize,
+      prefilter: (raw) => (raws.push(raw.toString('utf8')), !raw.includes('"b"')),
+    });
+    expect(raws).toEqual(['{"id":"c","x":3}', 'é€😀', '{"id":"b","x":2}\r', '{"id":"a","x":1}']);
+    expect(seen).toEqual(['{"id":"c","x":3}', 'é€😀', '{"id":"a","x":1}']);
+  });
+
   // A line spread over many chunks is copied once (when its end is found), not once per chunk: linear, not quadratic.
   it('copies a long line once, forward and backward (bytes copied ≈ the line, not chunks × line)', async () => {
     const file = path.join(dir, 'long.ndjson');

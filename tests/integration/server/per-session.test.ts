@@ -1,15 +1,12 @@
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { pathToFileURL } from 'node:url';
-import { configDefaults } from '../../../src/kernel/config/config-defaults';
-import { PinoLogger } from '../../../src/kernel/logging/pino-logger';
-import { createContainer } from '../../../src/server/container';
-import { createServerHost, type ServerHost } from '../../../src/server/run-server';
-import { createServerCore, type ServerCore } from '../../../src/server/server-core';
+import type { PinoLogger } from '../../../src/kernel/logging/pino-logger';
+import type { ServerHost } from '../../../src/server/run-server';
+import type { ServerCore } from '../../../src/server/server-core';
+import { startSharedCore, type SharedCore } from './shared-core';
 
 /**
  * One MCP server per client session over one shared core (issue 10): two sessions in one process, over in-memory
@@ -24,18 +21,13 @@ describe('per-session MCP servers over one shared core', () => {
   const sinks = () => (logger as unknown as { sinks: Set<unknown> }).sinks.size;
   const listeners = () => (core.registry as unknown as { listeners: Set<unknown> }).listeners.size;
 
+  let shared: SharedCore;
+
   beforeEach(async () => {
-    tmp = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-sessions-')));
-    for (const d of ['alpha', 'beta', 'data']) fs.mkdirSync(path.join(tmp, d));
-    const config = { ...configDefaults({}), dataDir: path.join(tmp, 'data'), logLevel: 'silent' };
-    logger = PinoLogger.create('silent');
-    core = createServerCore(config, logger);
-    host = await createServerHost({ core, container: () => createContainer(config, logger, { core }), pinoLogger: logger });
+    shared = await startSharedCore('wg-sessions-', ['alpha', 'beta']);
+    ({ tmp, core, host, logger } = shared);
   });
-  afterEach(async () => {
-    await core.lifecycle.beginShutdown('test over');
-    fs.rmSync(tmp, { recursive: true, force: true });
-  });
+  afterEach(() => shared.stop());
 
   async function connect(root: string, opts: { isolateLogs?: boolean } = {}): Promise<{ client: Client; close: () => Promise<void> }> {
     const { server } = host.newSession(opts);

@@ -53,6 +53,14 @@ describe('FsScaffoldFileWriter', () => {
     expect(fs.readFileSync(path.join(target, 'phases/phase-2.md'), 'utf8')).toBe('two');
   });
 
+  it('creates a target folder that does not exist yet, with its missing parents', async () => {
+    const fresh = path.join(target, 'new', 'deeper');
+    const written = await new FsScaffoldFileWriter().writeAll(fresh, files, { overwrite: false });
+    expect(written).toEqual(files.map((f) => path.join(fresh, f.relativePath)));
+    expect(tree(target)).toEqual(['new/', 'new/deeper/', ...tree(fresh).map((r) => `new/deeper/${r}`)].sort());
+    expect(tree(fresh)).toEqual(['ARCHITECTURE.md', 'TEST_CASES.md', 'phases/', 'phases/phase-1.md', 'phases/phase-2.md']);
+  });
+
   it.each(['beforeStage', 'beforeCommit'] as const)('a folder swapped for a symlink out (%s) writes nothing outside and leaves nothing', async (step) => {
     let swapped = false;
     const writer = new FsScaffoldFileWriter({
@@ -68,6 +76,54 @@ describe('FsScaffoldFileWriter', () => {
     expect(tree(outside)).toEqual([]);
     // All or nothing: only the attacker's link is left, none of this call's files, temporaries or folders.
     expect(tree(target)).toEqual(['phases@']);
+  });
+
+  it('a parent folder swapped for a symlink out while nested folders are created makes no folder outside', async () => {
+    const nested = [{ relativePath: 'docs/phases/deep/phase-1.md', content: 'one', field: 'phaseTasks[0].fileName' }];
+    let swapped = false;
+    const writer = new FsScaffoldFileWriter({
+      afterMkdir: (dir: string) => {
+        if (!swapped && dir === path.join(target, 'docs')) {
+          swapped = true;
+          // The attacker moves the new folder away and puts a link to the outside in its place.
+          fs.renameSync(path.join(target, 'docs'), path.join(root, 'moved'));
+          fs.symlinkSync(outside, path.join(target, 'docs'));
+        }
+      },
+    });
+    await expect(writer.writeAll(target, nested, { overwrite: false })).rejects.toMatchObject({ code: 'unsafe_path', message: expect.stringContaining('docs/phases/deep/phase-1.md') });
+    expect(swapped).toBe(true);
+    expect(tree(outside)).toEqual([]);
+    // Only the attacker's link is left in the target.
+    expect(tree(target)).toEqual(['docs@']);
+  });
+
+  it('a tight loop swapping a parent folder while nested folders are created never makes anything outside', async () => {
+    const nested = [
+      { relativePath: 'a/b/c/one.md', content: 'one', field: 'f1' },
+      { relativePath: 'a/b/d/two.md', content: 'two', field: 'f2' },
+    ];
+    const writer = new FsScaffoldFileWriter();
+    let stop = false;
+    const swapper = (async () => {
+      while (!stop) {
+        try {
+          fs.rmSync(path.join(target, 'a'), { recursive: true, force: true });
+          fs.symlinkSync(outside, path.join(target, 'a'));
+          await new Promise((r) => setImmediate(r));
+          fs.rmSync(path.join(target, 'a'), { force: true });
+        } catch {
+          // the writer created it again meanwhile
+        }
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 0; i < 40; i++) {
+      await writer.writeAll(target, nested, { overwrite: true }).catch(() => undefined);
+    }
+    stop = true;
+    await swapper;
+    expect(tree(outside)).toEqual([]);
   });
 
   it('a tight loop swapping the folder during many calls never gets a file outside', async () => {

@@ -1,3 +1,4 @@
+import { jsonByteLength, MAX_STRING_CHARS } from '../../../kernel/json-size';
 import type { NodeExecutionError, NodeExecutionRecord, NodeType } from './types';
 
 /** How a record's output is kept (see {@link ExecutionHistory}). */
@@ -19,6 +20,29 @@ const enum OutputKind {
 function stringBytes(s: string): number {
   return 16 + ((s.length + 7) & ~7);
 }
+
+/**
+ * Whether an output's JSON is surely far below V8's longest string without measuring it: a flat array or object (the
+ * usual loop state, `{counter, sum, target}`) of few items whose strings are not huge. Anything else is measured.
+ */
+function surelySmall(value: object): boolean {
+  let items = 0;
+  let chars = 0;
+  const small = (v: unknown): boolean => {
+    if (++items > FLAT_ITEMS) return false;
+    if (typeof v === 'string') chars += v.length;
+    return (v === null || typeof v !== 'object') && chars < FLAT_CHARS;
+  };
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!small(value[i])) return false;
+    return true;
+  }
+  for (const key in value) if (!small((value as Record<string, unknown>)[key])) return false;
+  return true;
+}
+
+const FLAT_ITEMS = 256;
+const FLAT_CHARS = 64 * 1024 * 1024;
 
 /** A growable array of unsigned 32-bit integers (4 bytes an item instead of a JS array's 8). */
 class U32List {
@@ -244,7 +268,10 @@ export class ExecutionHistory {
     }
     let text: string | undefined;
     try {
-      text = JSON.stringify(output);
+      // An output could be JSON longer than V8's longest string (a transform repeating one long string): one that is not
+      // surely small is measured first, without building the text, so it is kept as it is instead of building ~512 MiB
+      // of text only to fail. Flat small outputs (the hot path of a loop) go straight to JSON.stringify.
+      text = !surelySmall(output) && jsonByteLength(output, MAX_STRING_CHARS) > MAX_STRING_CHARS ? undefined : JSON.stringify(output);
     } catch {
       text = undefined;
     }

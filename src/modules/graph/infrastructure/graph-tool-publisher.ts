@@ -139,6 +139,7 @@ export class GraphToolPublisher {
 
   private toolDefinition(info: GraphToolInfo): ToolDefinition {
     const host = this.host;
+    const logger = this.logger;
     return {
       name: info.name,
       description: info.description || `Graph tool ${info.name} (${info.graph})`,
@@ -162,6 +163,10 @@ export class GraphToolPublisher {
         } catch (e) {
           // Error results name the run too, so the agent can inspect what happened (graph_inspect).
           if (isWorkgraphError(e)) (e.details as Record<string, unknown>).executionId = handle.executionId;
+          // A limit that guards the server (history, result size, time) is the operator's business too: logged.
+          if (isWorkgraphError(e) && e.code === ErrorCodes.ExecutionLimit) {
+            logger.warn(`graph run stopped: ${e.message}`, { tool: info.name, executionId: handle.executionId });
+          }
           throw e;
         }
       },

@@ -59,8 +59,8 @@ export async function forEachLine(
     piecesLen = 0;
     return joined;
   };
-  // The read buffer is reused while no piece of a line points into it: a fresh 256 KiB Buffer per chunk is memory
-  // outside the V8 heap that is freed late, which made the server's RSS grow with the size of the file read.
+  // The read buffer is reused while no piece of a line points into it (see keepsChunk): a fresh 256 KiB Buffer per
+  // chunk is memory outside the V8 heap that is freed late, which made the server's RSS grow with the file read.
   let spare: Buffer | undefined;
   try {
     for (;;) {
@@ -84,13 +84,16 @@ export async function forEachLine(
         start = nl + 1;
         nl = data.indexOf(NL, start);
       }
+      let reusable = true;
       if (start < data.length) {
         if (piecesLen === 0) pieceStart = dataStart + start;
-        pieces.push(data.subarray(start));
-        piecesLen += data.length - start;
+        const piece = data.subarray(start);
+        reusable = keepsChunk(piece, piecesLen, chunkSize) === false;
+        pieces.push(reusable ? copyPiece(piece, opts.onCopy) : piece);
+        piecesLen += piece.length;
       }
       if (opts.afterChunk) await opts.afterChunk();
-      if (piecesLen === 0) spare = chunk;
+      if (reusable) spare = chunk;
     }
     if (piecesLen > 0) {
       emit(pieces.length === 1 ? pieces[0]! : joinPieces(Buffer.alloc(0)), pieceStart, false);
@@ -124,6 +127,11 @@ export async function forEachLineBackward(
     check?: (src: BackwardSource, readByte: (pos: number) => Promise<number>) => Promise<void>;
     /** Seam for tests and benchmarks: told the size of every copy made to join a line's pieces. */
     onCopy?: (bytes: number) => void;
+    /**
+     * Looks at a line's raw bytes (`\r` included) first: a line it refuses is skipped without being decoded (a scan
+     * for a few ids then makes no string per line — less garbage, fewer objects surviving into the old generation).
+     */
+    prefilter?: (raw: Buffer) => boolean;
   } = {},
 ): Promise<{ source: BackwardSource; stoppedAt: number | null }> {
   const handle = await openIfExists(file);
@@ -143,6 +151,7 @@ export async function forEachLineBackward(
       });
     }
     const chunkSize = opts.chunkSize ?? BACKWARD_CHUNK;
+    const prefilter = opts.prefilter;
     let pos = Math.min(opts.from ?? stat.size, stat.size);
     // The end of a line that began in an earlier (lower) chunk: pieces in reverse file order, joined once.
     let tail: Buffer[] = [];
@@ -173,18 +182,23 @@ export async function forEachLineBackward(
       first = false;
       let nl = lastNewline(chunk, end);
       while (nl !== -1) {
-        const text = trimCr(lineOf(chunk.subarray(nl + 1, end)).toString('utf8'));
+        const raw = lineOf(chunk.subarray(nl + 1, end));
+        const text = !prefilter || prefilter(raw) ? trimCr(raw.toString('utf8')) : '';
         if (text !== '' && !onLine(text, pos + nl + 1)) return { source, stoppedAt: pos + nl + 1 };
         end = nl;
         nl = lastNewline(chunk, end);
       }
       // chunk[0..end) is the end of a line that began in an earlier chunk (or at the file start).
       if (end > 0) {
-        tail.push(chunk.subarray(0, end));
+        const piece = chunk.subarray(0, end);
+        const keep = keepsChunk(piece, tailLen, chunkSize);
+        tail.push(keep ? piece : copyPiece(piece, opts.onCopy));
         tailLen += end;
+        if (!keep) spare = buf;
       } else spare = buf;
       if (pos === 0 && tailLen > 0) {
-        const text = trimCr(lineOf(Buffer.alloc(0)).toString('utf8'));
+        const raw = lineOf(Buffer.alloc(0));
+        const text = !prefilter || prefilter(raw) ? trimCr(raw.toString('utf8')) : '';
         if (text !== '' && !onLine(text, 0)) return { source, stoppedAt: 0 };
       }
     }
@@ -192,6 +206,21 @@ export async function forEachLineBackward(
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Whether a line piece left at a chunk boundary keeps pointing into its chunk (which then cannot be reused). The piece
+ * starting a line is usually short — copying it lets the chunk be reused, so a scan allocates one read buffer instead
+ * of one per chunk (memory outside the V8 heap that is freed only by a later GC: it made RSS grow with the file read).
+ * The pieces of a long line spanning chunks stay views, so such a line is still copied once, when its end is found.
+ */
+function keepsChunk(piece: Buffer, before: number, chunkSize: number): boolean {
+  return before > 0 || piece.length > chunkSize >>> 2;
+}
+
+function copyPiece(piece: Buffer, onCopy?: (bytes: number) => void): Buffer {
+  onCopy?.(piece.length);
+  return Buffer.from(piece);
 }
 
 /** Index of the last `\n` before `end`, or -1 (guards Buffer.lastIndexOf, which reads a negative offset from the end). */

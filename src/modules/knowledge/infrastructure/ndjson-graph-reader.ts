@@ -3,7 +3,18 @@ import { DescendantCollector } from '../domain/descendant-collector';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import type { KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
-import { MalformedCollector, fileExists, leadingId, mentionsAny, parseNode, parseRecord, readIo, type PassReport, type ScanOptions } from './ndjson-passes';
+import {
+  MalformedCollector,
+  fileExists,
+  leadingId,
+  mentionsAny,
+  parseNode,
+  parseRecord,
+  readIo,
+  wantedLeadingId,
+  type PassReport,
+  type ScanOptions,
+} from './ndjson-passes';
 import { decodeCursor, encodeCursor, staleCursorError } from './page-cursor';
 
 /**
@@ -68,15 +79,15 @@ export class NdjsonGraphReader implements KnowledgeReader {
       this.paths.graph,
       (text) => {
         const id = leadingId(text);
-        // Lines as the store writes them start with their id: a line whose id is not wanted is skipped unparsed
-        // (checking new ids for uniqueness reads the whole file; parsing every line made that slow and memory-hungry).
         if (id !== undefined ? ids.has(id) : mentionsAny(text, ids)) {
           const node = parseNode(text);
           if (node && ids.has(node.id) && !found.has(node.id)) found.set(node.id, node);
         }
         return found.size < ids.size;
       },
-      { signal },
+      // Lines as the store writes them start with their id: one whose id is not wanted is skipped undecoded (checking
+      // new ids for uniqueness reads the whole file; a string per line made the server's RSS grow with the graph).
+      { signal, prefilter: (raw) => wantedLeadingId(raw, ids) },
     ));
     return found;
   }

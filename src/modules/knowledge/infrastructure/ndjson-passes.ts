@@ -82,6 +82,22 @@ export function leadingId(text: string): string | undefined {
   return id.includes('\\') || text.charCodeAt(end + 1) !== 44 /* , */ ? undefined : id;
 }
 
+const ID_PREFIX = Buffer.from('{"id":"');
+
+/** False only for a line that starts with the id of a node not in `ids` (the common case, decided on the bytes). */
+export function wantedLeadingId(raw: Buffer, ids: ReadonlySet<string>): boolean {
+  // Plain loops: a native call per line (compare, indexOf) costs more than these few bytes.
+  const start = ID_PREFIX.length;
+  if (raw.length < start) return true;
+  for (let i = 0; i < start; i++) if (raw[i] !== ID_PREFIX[i]) return true;
+  let end = start;
+  while (end < raw.length && raw[end] !== 0x22 /* " */) end++;
+  if (end >= raw.length || raw[end + 1] !== 0x2c /* , */) return true;
+  // Only the id is decoded (a backslash means an escape: let the full line decide).
+  const id = raw.toString('utf8', start, end);
+  return id.includes('\\') || ids.has(id);
+}
+
 export function mentionsAny(text: string, ids: ReadonlySet<string> | undefined): boolean {
   if (!ids || ids.size > PREFILTER_MAX_IDS) return true;
   for (const id of ids) if (text.includes(id)) return true;

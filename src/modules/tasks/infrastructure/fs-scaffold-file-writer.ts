@@ -12,6 +12,8 @@ export interface ScaffoldWriterHooks {
   beforeStage?(target: string): Promise<void> | void;
   /** Before the staged file is put in place at `target`. */
   beforeCommit?(target: string): Promise<void> | void;
+  /** After a folder on a file's path was created (its real path), before its own subfolders are. */
+  afterMkdir?(dir: string): Promise<void> | void;
 }
 
 /** What one call changed, so a failure can undo it. */
@@ -44,7 +46,7 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
     try {
       const staged: string[] = [];
       for (let i = 0; i < files.length; i++) {
-        await this.mkdirs(path.dirname(targets[i]!), undo);
+        await this.mkdirs(realFolder, path.dirname(targets[i]!), files[i]!, undo);
         await this.hooks.beforeStage?.(targets[i]!);
         staged.push(await stage(realFolder, targets[i]!, files[i]!, undo));
       }
@@ -85,25 +87,72 @@ export class FsScaffoldFileWriter implements ScaffoldFileWriter {
     return targets;
   }
 
-  /** Creates `dir` and its missing parents one by one, remembering each it created. */
-  private async mkdirs(dir: string, undo: Undo): Promise<void> {
+  /**
+   * Creates `dir` and its missing parents one by one, remembering each it created, so that a parent swapped for a link
+   * meanwhile cannot make a folder appear outside: each folder is created relative to its parent's open descriptor
+   * (Linux's /proc/self/fd/N/name acts as mkdirat: the name is looked up in the folder the descriptor holds, whatever
+   * its path leads to now) and opened with O_NOFOLLOW before its own children are made. Where /proc is missing, each
+   * new folder's real path is re-checked instead and one that landed outside is removed.
+   */
+  private async mkdirs(realFolder: string, dir: string, file: ScaffoldFile, undo: Undo): Promise<void> {
     const missing: string[] = [];
     let current = dir;
     while (!(await exists(current))) {
-      missing.unshift(current);
+      missing.unshift(path.basename(current));
       const parent = path.dirname(current);
       if (parent === current) break;
       current = parent;
     }
-    for (const d of missing) {
-      try {
-        await fs.mkdir(d);
-        undo.dirs.push(d);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    if (missing.length === 0) return;
+    const outside = () => new UnsafePathError(file.relativePath, 'a folder on its path was replaced by a link leading outside the target directory', file.field);
+    let parent = await fs.open(current, fsc.O_RDONLY | fsc.O_DIRECTORY);
+    try {
+      const held = await openedPath(parent.fd);
+      if (held === undefined) return await this.mkdirsByPath(realFolder, current, missing, outside, undo);
+      if (!onPathTo(realFolder, held)) throw outside();
+      for (const name of missing) {
+        const at = `/proc/self/fd/${parent.fd}/${name}`;
+        const created = await mkdirOnce(at);
+        let child: fs.FileHandle;
+        try {
+          child = await fs.open(at, fsc.O_RDONLY | fsc.O_DIRECTORY | fsc.O_NOFOLLOW);
+        } catch (e) {
+          // A link (ELOOP) or a file (ENOTDIR) took the new folder's name.
+          if (['ELOOP', 'ENOTDIR'].includes((e as NodeJS.ErrnoException).code ?? '')) throw outside();
+          throw e;
+        }
+        await parent.close();
+        parent = child;
+        const real = await openedPath(parent.fd);
+        if (real === undefined || !onPathTo(realFolder, real)) throw outside();
+        if (created) undo.dirs.push(real);
+        await this.hooks.afterMkdir?.(real);
       }
+    } finally {
+      await parent.close();
     }
   }
+
+  /** {@link mkdirs} without /proc: create by path, then make sure each new folder really is inside. */
+  private async mkdirsByPath(realFolder: string, base: string, missing: readonly string[], outside: () => Error, undo: Undo): Promise<void> {
+    let current = base;
+    for (const name of missing) {
+      current = path.join(current, name);
+      const created = await mkdirOnce(current);
+      const real = await fs.realpath(current);
+      if (!onPathTo(realFolder, real)) {
+        if (created) await fs.rmdir(real).catch(() => undefined);
+        throw outside();
+      }
+      if (created) undo.dirs.push(real);
+      await this.hooks.afterMkdir?.(real);
+    }
+  }
+}
+
+/** Inside the target folder, or one of its own ancestors (a target that does not exist yet is created too). */
+function onPathTo(realFolder: string, real: string): boolean {
+  return isInside(realFolder, real) || isInside(real, realFolder);
 }
 
 /** The real path of `target`'s folder, refused unless it is inside `realFolder` (a symlink swapped in is caught). */
@@ -177,6 +226,17 @@ async function openedPath(fd: number): Promise<string | undefined> {
     return await fs.readlink(`/proc/self/fd/${fd}`);
   } catch {
     return undefined;
+  }
+}
+
+/** mkdir that tolerates a folder created meanwhile by someone else; true when this call created it. */
+async function mkdirOnce(dir: string): Promise<boolean> {
+  try {
+    await fs.mkdir(dir);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
   }
 }
 

@@ -11,6 +11,8 @@ import {
   NotFoundError,
 } from '../../../../src/kernel/errors';
 import { FakeMcpClientPool, compileYaml, linearTool, runnerFor } from './graph-test-kit';
+import type { GraphRunRecord } from '../../../../src/modules/graph/domain/graph-run-record';
+import type { GraphRunStore } from '../../../../src/modules/graph/application/ports/graph-run-store';
 
 const sumToN = fs.readFileSync(path.join(__dirname, '../../../../examples/graphs/sum_to_n.yaml'), 'utf8');
 
@@ -579,6 +581,53 @@ describe('GraphRunner: memory bounds', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(ExecutionLimitError);
-    expect((error as Error).message).toMatch(/maxResultBytes \(64 KiB\) exceeded: the result is 97\.7 KiB/);
+    expect((error as Error).message).toMatch(/maxResultBytes \(64 KiB\) exceeded: the result is over 64 KiB as JSON/);
   });
+
+  it('answers a result longer than V8 can serialize (cap raised past it) with execution_limit, quickly and in little memory', async () => {
+    // 600 items sharing one 1 MiB string: 600 MiB of JSON, past V8's longest string (512 MiB), in 1 MiB of memory.
+    const runner = runnerFor(
+      linearTool('huge', `
+      - id: "first"
+        type: "transform"
+        transform: { expr: '( $s := $pad("", 1048576, "x"); { "items": $map([1..$.entry.count], function($i) { $s }) } )' }
+        next: "exit"`),
+      { maxResultBytes: 4096 * 1024 * 1024 },
+    );
+    const before = process.memoryUsage().rss;
+    const run = runner.executeTool('huge', { count: 600 });
+    const error = await run.promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(ExecutionLimitError);
+    expect((error as Error).message).toMatch(
+      /maxResultBytes \(4 GiB\) exceeded: the result is over 170\.\d MiB as JSON, more than one answer can carry \(an answer holds it twice and V8's longest string is 512 MiB\)/,
+    );
+    // Nothing near the size of the text was built (the history keeps the output as it is, too).
+    expect(process.memoryUsage().rss - before).toBeLessThan(256 * 1024 * 1024);
+    expect(runner.getExecutionState(run.executionId).history.length).toBe(3);
+  }, 120_000);
+
+  it('records a run with huge outputs within the outputs budget (the recorder never builds their text)', async () => {
+    const saved: GraphRunRecord[] = [];
+    const store: GraphRunStore = { save: async (r) => void saved.push(r), list: async () => [], get: async () => saved[0]! };
+    const runner = runnerFor(
+      linearTool('huge', `
+      - id: "first"
+        type: "transform"
+        transform: { expr: '( $s := $pad("", 1048576, "x"); { "items": $map([1..$.entry.count], function($i) { $s }) } )' }
+        next: "exit"`),
+      { runStore: store },
+    );
+    await runner.executeTool('huge', { count: 600 }).promise.catch(() => undefined);
+    await runner.executeTool('huge', { count: 2 }).promise;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(saved).toHaveLength(2);
+    const [big, small] = saved;
+    const bigOutputs = big!.executions.map((e) => e.output);
+    expect(bigOutputs).toContainEqual({ outputNotRecorded: 'over 32 MiB of outputs in this record' });
+    expect(JSON.stringify(big).length).toBeLessThan(1024 * 1024);
+    expect(small!.executions.find((e) => e.nodeId === 'first')!.output).toEqual({ items: ['x'.repeat(1048576), 'x'.repeat(1048576)] });
+  }, 120_000);
 });

@@ -9,6 +9,7 @@ import {
   isWorkgraphError,
 } from '../../../../kernel/errors';
 import { ExecutionHistory } from '../../domain/execution-history';
+import { jsonByteLength, LARGEST_SENDABLE_RESULT_BYTES, MAX_STRING_CHARS } from '../../../../kernel/json-size';
 import type { NodeExecutionError, NodeExecutionRecord } from '../../domain/types';
 import type { McpClientPool } from '../ports/mcp-client-pool';
 import type { CompiledNode, CompiledTool } from './compiled-graph';
@@ -300,7 +301,7 @@ export class GraphRun implements ExecutionController {
       if (this.telemetry) this.telemetry.count(cnode.kind, nodeId, endTime - startTime, false);
       if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, input!, output, endTime - startTime);
 
-      if (cnode.kind === 'exit') return this.checkResultSize(plainJson(tool.wrapOutput ? { result: output } : output));
+      if (cnode.kind === 'exit') return plainJson(this.checkResultSize(tool.wrapOutput ? { result: output } : output));
       nodeId = next;
       first = false;
     }
@@ -381,30 +382,20 @@ export class GraphRun implements ExecutionController {
   }
 
   /**
-   * A result is answered as JSON text (twice: text block and structuredContent), so one too large to serialize — past
-   * V8's string limit — or over the cap is an execution_limit error instead of an answer that never comes.
+   * A result is answered as JSON text (twice: the text block and structuredContent), so one over the cap — or too large
+   * for one answer at all (past V8's longest string) — is an execution_limit error instead of an answer that never
+   * comes. Measured without building the text, stopping just past the limit: a result far over it costs no memory.
    */
   private checkResultSize(result: unknown): unknown {
     const cap = this.deps.maxResultBytes;
-    const tooLarge = (size: string) =>
-      new ExecutionLimitError(
-        'maxResultBytes',
-        cap,
-        `tool '${this.compiled.tool.name}': execution limit maxResultBytes (${formatBytes(cap)}) exceeded: the result is ${size} as JSON (raise --graph-result-mb)`,
-      );
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(result);
-    } catch (e) {
-      if (e instanceof RangeError) throw tooLarge('larger than the longest string this runtime can build');
-      throw e;
-    }
-    // UTF-8 takes at most 3 bytes per UTF-16 unit: count exactly only when it could matter.
-    if (text !== undefined && text.length * 3 > cap) {
-      const bytes = Buffer.byteLength(text, 'utf8');
-      if (bytes > cap) throw tooLarge(formatBytes(bytes));
-    }
-    return result;
+    const limit = Math.min(cap, LARGEST_SENDABLE_RESULT_BYTES);
+    const size = jsonByteLength(result, limit);
+    if (size <= limit) return result;
+    const why =
+      cap <= LARGEST_SENDABLE_RESULT_BYTES
+        ? `the result is over ${formatBytes(cap)} as JSON (raise --graph-result-mb)`
+        : `the result is over ${formatBytes(LARGEST_SENDABLE_RESULT_BYTES)} as JSON, more than one answer can carry (an answer holds it twice and V8's longest string is ${formatBytes(MAX_STRING_CHARS)})`;
+    throw new ExecutionLimitError('maxResultBytes', cap, `tool '${this.compiled.tool.name}': execution limit maxResultBytes (${formatBytes(cap)}) exceeded: ${why}`);
   }
 
   private stoppedError(): CancelledError {

@@ -1,5 +1,7 @@
 import type { GraphRunRecord, RecordedRunError, RecordedRunStatus } from '../../domain/graph-run-record';
 import type { ExecutionState } from './execution-types';
+import type { NodeExecutionRecord } from '../../domain/types';
+import { jsonByteLength } from '../../../../kernel/json-size';
 
 /** Node executions kept in one record by default: the last ones of a longer run (marked `truncated`). */
 export const DEFAULT_MAX_RECORDED_EXECUTIONS = 10_000;
@@ -13,7 +15,7 @@ export function buildRunRecord(
 ): GraphRunRecord {
   const status: RecordedRunStatus = state.status === 'finished' ? 'completed' : state.status === 'stopped' ? 'stopped' : 'failed';
   const history = state.history;
-  const executions = history.length > maxExecutions ? history.slice(history.length - maxExecutions) : [...history];
+  const executions = withinOutputBudget(history.length > maxExecutions ? history.slice(history.length - maxExecutions) : [...history]);
   const endTime = state.endTime ?? (history.length ? history[history.length - 1].endTime : state.startTime);
   let runError: RecordedRunError | undefined;
   if (state.error) {
@@ -43,4 +45,33 @@ export function buildRunRecord(
     executions,
     truncated: executions.length < history.length,
   };
+}
+
+/**
+ * Outputs a record keeps, newest first, within this many bytes of JSON together: a record is written as one JSON text,
+ * and a run whose outputs are huge (one past V8's longest string included) must not make the recorder build hundreds
+ * of MiB — or fail — after the run. Older outputs past the budget are replaced by a note saying how large they were.
+ */
+export const RECORDED_OUTPUTS_MAX_BYTES = 32 * 1024 * 1024;
+
+function withinOutputBudget(executions: NodeExecutionRecord[]): NodeExecutionRecord[] {
+  let left = RECORDED_OUTPUTS_MAX_BYTES;
+  for (let i = executions.length - 1; i >= 0; i--) {
+    const e = executions[i]!;
+    let size: number;
+    try {
+      size = jsonByteLength(e.output, left);
+    } catch {
+      // A cyclic output (kept as it is in the history) has no JSON at all.
+      executions[i] = { ...e, output: { outputNotRecorded: 'not JSON (cyclic)' } };
+      continue;
+    }
+    if (size <= left) {
+      left -= size;
+      continue;
+    }
+    left = 0;
+    executions[i] = { ...e, output: { outputNotRecorded: `over ${Math.round(RECORDED_OUTPUTS_MAX_BYTES / 1024 ** 2)} MiB of outputs in this record` } };
+  }
+  return executions;
 }
