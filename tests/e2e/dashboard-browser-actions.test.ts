@@ -212,11 +212,19 @@ test(`a ${LARGE_LAYERS * LARGE_WIDTH}-task DAG: titles on the first screen, sear
   await page.locator(`.task-node.match[data-task="${far}"]`).waitFor({ timeout: 30_000 });
   await expect(page.locator('[data-testid="match-count"]').textContent()).resolves.toContain('1 match');
 
-  // Zoom out with the control: more of the DAG comes on screen.
-  const before = await page.locator('.task-node').count();
+  // Zoom out with the control: the view's scale goes down and tasks stay drawn (compared by scale, not by how many
+  // nodes happen to be on screen while the search's pan may still be animating on a loaded machine).
+  const scale = () => page.locator('.react-flow__viewport').evaluate((el) => Number(/scale\(([^)]+)\)/.exec((el as any).style.transform)?.[1] ?? NaN));
+  const before = await scale();
   await page.locator('.react-flow__controls-zoomout').click();
   await page.locator('.react-flow__controls-zoomout').click();
-  await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('.task-node').length > n, before, { timeout: 30_000 });
+  await page.waitForFunction(
+    (z) => Number(/scale\(([^)]+)\)/.exec((globalThis as any).document.querySelector('.react-flow__viewport').style.transform)?.[1]) < z,
+    before,
+    { timeout: 30_000 },
+  );
+  expect(await scale()).toBeLessThan(before);
+  await page.locator('.task-node').first().waitFor();
 
   // Collapse the first layer: its tasks become one summary node with the counts by status.
   await page.locator('[data-testid="task-search"]').fill('');
