@@ -1,38 +1,39 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../kernel/config/package-root';
 import { ConfigFileError } from './config-file';
-import { serveCommand } from './commands/serve-command';
-import { validateCommand } from './commands/validate-command';
-import { listCommand } from './commands/list-command';
-import { tasksCommand } from './commands/tasks-command';
-import { runCommand } from './commands/run-command';
-import { sessionCommand, sessionsCommand } from './commands/sessions-command';
-import { dashboardCommand } from './commands/dashboard-command';
-import { projectsCommand } from './commands/projects-command';
-import { dbCommand } from './commands/db-command';
-import { knowledgeCommand } from './commands/knowledge-command';
+
+/**
+ * Each command, loaded only when it is the one being run (or for the program's own --help): `serve` is the server's
+ * cold start, and requiring every other command's modules first cost it about a third more (bench/cold-start.js).
+ */
+const COMMANDS: ReadonlyArray<{ name: string; load: () => Command }> = [
+  { name: 'serve', load: () => (require('./commands/serve-command') as typeof import('./commands/serve-command')).serveCommand() },
+  { name: 'validate', load: () => (require('./commands/validate-command') as typeof import('./commands/validate-command')).validateCommand() },
+  { name: 'list', load: () => (require('./commands/list-command') as typeof import('./commands/list-command')).listCommand() },
+  { name: 'tasks', load: () => (require('./commands/tasks-command') as typeof import('./commands/tasks-command')).tasksCommand() },
+  { name: 'run', load: () => (require('./commands/run-command') as typeof import('./commands/run-command')).runCommand() },
+  { name: 'sessions', load: () => (require('./commands/sessions-command') as typeof import('./commands/sessions-command')).sessionsCommand() },
+  { name: 'session', load: () => (require('./commands/sessions-command') as typeof import('./commands/sessions-command')).sessionCommand() },
+  { name: 'dashboard', load: () => (require('./commands/dashboard-command') as typeof import('./commands/dashboard-command')).dashboardCommand() },
+  { name: 'projects', load: () => (require('./commands/projects-command') as typeof import('./commands/projects-command')).projectsCommand() },
+  { name: 'db', load: () => (require('./commands/db-command') as typeof import('./commands/db-command')).dbCommand() },
+  { name: 'knowledge', load: () => (require('./commands/knowledge-command') as typeof import('./commands/knowledge-command')).knowledgeCommand() },
+];
 
 /** Exit codes of the CLI. */
 export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
 
-/** The `workgraph` program: `serve` (the default), `validate`, `list`, and the module commands. */
-export function buildProgram(): Command {
+/**
+ * The `workgraph` program: `serve` (the default), `validate`, `list`, and the module commands. With `only`, just that
+ * command is built (the others' modules stay unloaded); without, all of them (the program's --help lists them).
+ */
+export function buildProgram(only?: string): Command {
   const program = new Command('workgraph')
     .description('An MCP server that keeps AI coding agents on rails: guided workflows, tool graphs, task DAGs, a knowledge graph.')
     .version(packageVersion(), '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
-  program.addCommand(serveCommand(), { isDefault: true });
-  program.addCommand(validateCommand());
-  program.addCommand(listCommand());
-  program.addCommand(tasksCommand());
-  program.addCommand(runCommand());
-  program.addCommand(sessionsCommand());
-  program.addCommand(sessionCommand());
-  program.addCommand(dashboardCommand());
-  program.addCommand(projectsCommand());
-  program.addCommand(dbCommand());
-  program.addCommand(knowledgeCommand());
+  for (const c of COMMANDS) if (only === undefined || c.name === only) program.addCommand(c.load(), { isDefault: c.name === 'serve' });
   const exitOverride = (cmd: Command): void => {
     cmd.exitOverride();
     cmd.commands.forEach(exitOverride);
@@ -46,12 +47,15 @@ export function buildProgram(): Command {
  * Usage errors exit 2, `--help`/`--version` exit 0.
  */
 export async function runCli(argv: string[]): Promise<number | undefined> {
-  const program = buildProgram();
   const first = argv[2];
-  if (first !== undefined && !first.startsWith('-') && !program.commands.some((c) => c.name() === first || c.aliases().includes(first))) {
-    process.stderr.write(`workgraph: unknown command '${first}' (commands: ${program.commands.map((c) => c.name()).join(', ')}; see --help)\n`);
+  if (first !== undefined && !first.startsWith('-') && !COMMANDS.some((c) => c.name === first) && first !== 'help') {
+    process.stderr.write(`workgraph: unknown command '${first}' (commands: ${COMMANDS.map((c) => c.name).join(', ')}; see --help)\n`);
     return ExitCodes.Usage;
   }
+  // Options first (`workgraph --data-dir D`) or nothing: the default command, serve; the program's own --help/--version
+  // or `help`: every command, so the help lists them all.
+  const programLevel = first === undefined || first === 'help' || ['-h', '--help', '-V', '--version'].includes(first);
+  const program = buildProgram(programLevel ? undefined : first.startsWith('-') ? 'serve' : first);
   try {
     await program.parseAsync(argv);
     return undefined;
