@@ -6,7 +6,8 @@ const path = require('node:path');
 
 const all = fs
   .readdirSync(__dirname)
-  .filter((f) => f.endsWith('.js') && !['run-all.js', 'lib.js'].includes(f))
+  // lib*.js are helpers the benches share, not benches.
+  .filter((f) => f.endsWith('.js') && f !== 'run-all.js' && !f.startsWith('lib'))
   .map((f) => f.replace(/\.js$/, ''))
   .sort();
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : all;

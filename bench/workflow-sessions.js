@@ -8,24 +8,12 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { workgraph, echoServer, stats, report, tempDir, ROOT } = require('./lib.js');
+const { longSessionWorkflow: workflow, callTool: call } = require('./lib-sessions.js');
 
 const STEPS = Number(process.env.BENCH_SESSION_STEPS || 1_000);
 const SAMPLES = Number(process.env.BENCH_SESSION_SAMPLES || 40);
 const SESSIONS = Number(process.env.BENCH_SESSIONS || 10_000);
 
-const workflow = {
-  id: 'bench-long',
-  name: 'Bench long',
-  description: 'one step repeated',
-  version: '1.0.0',
-  steps: [{ id: 'rounds', type: 'loop', title: 'Rounds', loop: { type: 'for', count: 100_000, maxIterations: 100_000 }, body: [{ id: 'work', title: 'Work', prompt: 'Do it.' }] }],
-};
-
-async function call(client, name, args) {
-  const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
-  if (r.isError) throw new Error(`${name} failed: ${JSON.stringify(r.content)}`);
-  return r.structuredContent;
-}
 
 /** `n` continues from `token`; returns the latencies and the last token. */
 async function continues(client, token, n) {
