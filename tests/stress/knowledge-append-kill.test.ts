@@ -174,5 +174,5 @@ describe('SIGKILL during knowledge appends (built server, SDK clients)', () => {
     expect([...acknowledged].filter((id) => !present.has(id))).toEqual([]);
     expect(acknowledged.size).toBeGreaterThan(0);
     if (process.env.KNOWLEDGE_APPEND_VERBOSE) process.stderr.write(`append-kill: ${acknowledged.size} acknowledged; ${summary.join('; ')}\n`);
-  }, Math.max(30_000, KILLS * 10_000));
+  }, Math.max(120_000, KILLS * 20_000)); // real processes killed and restarted: slow on a loaded 2-core machine
 });
