@@ -43,7 +43,7 @@ export interface CommonFlags {
 
 /**
  * Resolves the configuration: a flag beats its environment variable beats the config file (`--config`,
- * WORKGRAPH_CONFIG) beats the default of {@link configDefaults} (DESIGN.md §3).
+ * WORKGRAPH_CONFIG) beats the default of {@link configDefaults} (docs/configuration.md).
  * Workflow sources in override order: bundled `workflows/`, `./workflows` of the working directory when it exists,
  * WORKGRAPH_WORKFLOWS_PATH folders (colon-separated), `--workflows` folders.
  */

@@ -1,5 +1,5 @@
 /**
- * The trust boundary for folders an agent names (DESIGN.md §2): `projectRoot`, `targetDirectory`, ... must lie inside
+ * The trust boundary for folders an agent names (docs/configuration.md "Allowed roots"): `projectRoot`, `targetDirectory`, ... must lie inside
  * the allowed roots — `--allow-root` / WORKGRAPH_ALLOWED_ROOTS narrowed by the client's MCP roots (never widened), or
  * the client's MCP roots when the operator set none, else the user's home folder and the system temp folder.
  */

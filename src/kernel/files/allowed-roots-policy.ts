@@ -7,7 +7,7 @@ import { effectiveRoots } from './effective-roots';
 import { isInside, realpathOfNearestExisting } from './safe-name';
 
 /**
- * DESIGN.md §2 trust boundary: folders an agent names must lie inside the roots in force — see {@link effectiveRoots}:
+ * The trust boundary (docs/configuration.md "Allowed roots"): folders an agent names must lie inside the roots in force — see {@link effectiveRoots}:
  * operator roots (`--allow-root`, WORKGRAPH_ALLOWED_ROOTS) narrowed by the client's MCP roots, or the client's roots
  * when the operator set none, else the user's home folder and the system temp folder. Paths are compared after
  * following symlinks, so a link inside a root pointing out of it is refused. The client's roots come with each call

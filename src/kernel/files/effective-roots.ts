@@ -3,7 +3,7 @@ import { isInside } from './safe-name';
 
 /**
  * The roots in force, as a pure function of the operator's roots (`--allow-root`, WORKGRAPH_ALLOWED_ROOTS) and the
- * client's MCP roots, all absolute real paths (DESIGN.md §2, docs/configuration.md "Allowed roots"):
+ * client's MCP roots, all absolute real paths (docs/configuration.md "Allowed roots"):
  * - operator roots set: a client's roots can only narrow them — the answer is the intersection (for each pair, the
  *   deeper of the two when one contains the other). A client root that overlaps no operator root adds nothing, so a
  *   client answering `file:///` gets exactly the operator roots, and one naming only other folders gets none.

@@ -11,7 +11,7 @@ import {
 } from './application/tasks.tool-schemas';
 
 /**
- * The tasks module's tools (DESIGN.md §2, tasks module): a dependency-ordered task DAG per project where the server
+ * The tasks module's tools (docs/tasks.md; contracts in spec/mcp-api.md): a dependency-ordered task DAG per project where the server
  * runs each task's validation command and drives the retry loop.
  */
 

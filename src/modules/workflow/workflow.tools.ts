@@ -11,7 +11,7 @@ import {
 import { workflowSessionTools } from './workflow-session.tools';
 
 /**
- * The workflow module's tools (DESIGN.md §2). The first six are read-only and idempotent: workflow_next is a pure
+ * The workflow module's tools (docs/writing-workflows.md; contracts in spec/mcp-api.md). The first six are read-only and idempotent: workflow_next is a pure
  * function of (workflow, completedSteps, context); nothing is stored between calls. The session tools
  * (workflow-session.tools.ts) keep a run on the server. All are also plain JSON-RPC methods.
  */

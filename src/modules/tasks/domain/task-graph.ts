@@ -1,6 +1,6 @@
 import type { TaskStatus } from './task-status';
 
-/** Defaults of a node definition (DESIGN.md §2). */
+/** Defaults of a node definition (docs/tasks.md). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 /** 10 minutes. */
 export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;

@@ -1,5 +1,5 @@
 /**
- * The lifecycle of one task node (DESIGN.md §2, tasks module):
+ * The lifecycle of one task node (docs/tasks.md; contracts in spec/mcp-api.md):
  *
  * PENDING → READY (all `depends_on` COMPLETED) → IN_PROGRESS (`start_task`) → VALIDATING (`validate_task_loop`)
  * → COMPLETED (exit 0) | RETRYING (failed, attempts left) | FAILED (`max_attempts` reached); RETRYING → IN_PROGRESS

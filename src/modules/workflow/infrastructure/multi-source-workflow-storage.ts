@@ -2,7 +2,7 @@ import type { InvalidWorkflowEntry } from '../application/ports/workflow-storage
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowCatalog, type WorkflowEntry } from './workflow-catalog';
 
 /**
- * Several sources in override order (DESIGN.md §3: bundled, ./workflows, WORKGRAPH_WORKFLOWS_PATH, --workflows): a
+ * Several sources in override order (docs/configuration.md: bundled, ./workflows, WORKGRAPH_WORKFLOWS_PATH, --workflows): a
  * later source replaces every earlier record of the same workflow id — including with an invalid file, so a broken
  * override is reported as invalid rather than silently falling back to the earlier version.
  */

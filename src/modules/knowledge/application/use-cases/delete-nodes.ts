@@ -30,7 +30,7 @@ export interface DeleteNodesOutput {
 }
 
 /**
- * `delete_nodes`: soft delete with dependents confirmation (DESIGN.md §2, knowledge module).
+ * `delete_nodes`: soft delete with dependents confirmation (docs/knowledge-graph.md).
  *
  * Under the project lock: the store finds the nodes and their dependents (every node outside the set that descends
  * from it through `parents`). Unknown ids → NotFoundError, nothing deleted. Dependents → `success: false` listing
