@@ -73,7 +73,7 @@ describe('CLI errors that help', () => {
     const json = JSON.parse(run(['projects', '--json', '--data-dir', data]).stdout);
     expect(json.projects).toEqual([
       expect.objectContaining({ id: 'my-app', name: 'My App', tasks: { total: 2, byStatus: { READY: 1, PENDING: 1 } } }),
-      expect.objectContaining({ id: 'notes', knowledge: { nodes: 2, deleted: 0, malformedLines: 0 } }),
+      expect.objectContaining({ id: 'notes', knowledge: { nodes: 2, deleted: 0, malformedLines: 0, backups: 0 } }),
     ]);
   }, 60_000);
 });

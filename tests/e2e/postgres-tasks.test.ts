@@ -57,6 +57,7 @@ describe('PostgreSQL task store (built server)', () => {
     expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
     expect(migrated.stdout).toMatch(/applied workflow 1: workflow sessions, their event log and the token key/);
     expect(migrated.stdout).toMatch(/applied knowledge 1: knowledge nodes, deletion records and backups/);
+    expect(migrated.stdout).toMatch(/applied knowledge 2: knowledge backup names/);
     expect(migrated.stdout).toMatch(/applied graph 1: recorded graph runs/);
     const after = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url, '--json']);
     const status = JSON.parse(after.stdout);
@@ -64,7 +65,7 @@ describe('PostgreSQL task store (built server)', () => {
     expect(status.modules).toEqual(
       expect.arrayContaining([
         { module: 'tasks', applied: 2, known: 2, pending: [] },
-        { module: 'knowledge', applied: 1, known: 1, pending: [] },
+        { module: 'knowledge', applied: 2, known: 2, pending: [] },
         { module: 'workflow', applied: 1, known: 1, pending: [] },
         { module: 'graph', applied: 1, known: 1, pending: [] },
       ]),

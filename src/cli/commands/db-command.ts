@@ -46,7 +46,7 @@ export function dbCommand(): Command {
       }),
   );
   db.addCommand(
-    withCommonOptions(new Command('import').description('copy the file stores of a data dir (tasks, workflow sessions and their token key, graph runs) into the database, keeping every timestamp (idempotent)'))
+    withCommonOptions(new Command('import').description('copy the file stores of a data dir (tasks, knowledge graphs and their backups, workflow sessions and their token key, graph runs) into the database, keeping every timestamp (idempotent)'))
       .option('--replace', 'overwrite records that differ in the database (default: keep them and report)')
       .action(async (flags: CommonFlags & { replace?: boolean }) => copyStores(flags, 'import')),
   );

@@ -5,7 +5,7 @@ const SAID: Record<Outcome, string> = { imported: 'copied', unchanged: 'unchange
 
 /**
  * `db import` / `db export`: every store of one side copied to the other through the stores' own ports (the file
- * stores of `--data-dir` and the database stores): task projects, knowledge graphs, workflow sessions (every event as written, the
+ * stores of `--data-dir` and the database stores): task projects, knowledge graphs and their backups, workflow sessions (every event as written, the
  * pinned workflow, and the token key so handed-out tokens stay valid) and recorded graph runs. One line per record,
  * then one count line per kind; running it twice copies nothing.
  */
@@ -77,24 +77,48 @@ export async function copyStores(flags: CommonFlags & { replace?: boolean }, dir
   }
 }
 
-/** The knowledge graphs of every project, copied through the knowledge store port (nodes, deletion records, owner). */
+/**
+ * The knowledge graphs of every project, copied through the knowledge store port (nodes, deletion records, owner),
+ * then its backups. A project whose backups cannot be read (a damaged file) is not copied at all: one line names the
+ * file, the other projects go on, and the command exits 1 at the end.
+ */
 async function copyKnowledge(
   [from, to]: import('tsyringe').DependencyContainer[],
   verb: string,
   replace: boolean | undefined,
 ): Promise<void> {
-  const { KnowledgeTokens, copyKnowledgeProject } = await import('../../modules/knowledge');
+  const { KnowledgeTokens, copyKnowledgeProject, copyKnowledgeBackups } = await import('../../modules/knowledge');
   type Store = import('../../modules/knowledge').KnowledgeStore;
-  const [source, target] = [from!, to!].map((c) => c.resolve<Store>(KnowledgeTokens.KnowledgeStore));
+  const [source, target] = [from!, to!].map((c) => c.resolve<Store>(KnowledgeTokens.KnowledgeStore)) as [Store, Store];
   const counts = { imported: 0, unchanged: 0, skipped: 0, nodes: 0, deleted: 0 };
-  for (const { project } of await source!.listProjects()) {
-    const r = await copyKnowledgeProject(source!, target!, project, { replace });
+  const backupCounts: Record<Outcome, number> = { imported: 0, unchanged: 0, skipped: 0 };
+  const failed: string[] = [];
+  for (const { project } of await source.listProjects()) {
+    let backups: Awaited<ReturnType<Store['exportBackups']>>;
+    try {
+      backups = await source.exportBackups(project);
+    } catch (e) {
+      failed.push(project);
+      console.error(`knowledge ${project}: not copied (nor its backups): ${(e as Error).message}`);
+      continue;
+    }
+    const r = await copyKnowledgeProject(source, target, project, { replace });
     counts[r.outcome]++;
     if (r.outcome === 'imported') Object.assign(counts, { nodes: counts.nodes + r.nodes, deleted: counts.deleted + r.deleted });
     const what = `${r.nodes} node(s), ${r.deleted} deleted record(s)`;
     console.log(`knowledge ${project}: ${r.outcome === 'imported' ? `copied ${what}` : r.outcome === 'unchanged' ? 'unchanged' : `differs, kept (use --replace) — source has ${what}`}`);
+    for (const file of backups.ignored) console.log(`knowledge ${project}: ${file} is not a backup (not named knowledge_graph_YYYYMMDD-HHMMSS.ndjson), left out`);
+    for (const b of await copyKnowledgeBackups(source, target, project, backups.backups, { replace })) {
+      backupCounts[b.outcome]++;
+      console.log(`knowledge backup ${project}/${b.name}: ${b.outcome === 'imported' ? `copied, ${b.nodes} node(s) to bring back` : SAID[b.outcome]}`);
+    }
   }
   console.log(
     `${counts.imported} knowledge project(s) ${verb} (${counts.nodes} node(s), ${counts.deleted} deleted record(s)), ${counts.unchanged} unchanged, ${counts.skipped} kept as they were`,
   );
+  console.log(`${backupCounts.imported} knowledge backup(s) ${verb}, ${backupCounts.unchanged} unchanged, ${backupCounts.skipped} kept as they were`);
+  if (failed.length) {
+    console.error(`knowledge project(s) not copied because a backup could not be read: ${failed.join(', ')}`);
+    process.exitCode = 1;
+  }
 }

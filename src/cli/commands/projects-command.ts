@@ -5,7 +5,7 @@ import { TasksTokens, type TaskGraph } from '../../modules/tasks';
 import { KnowledgeTokens, type KnowledgeStore } from '../../modules/knowledge';
 import { resolveConfig } from '../resolve-config';
 
-/** What one project folder of a data dir holds. */
+/** What one project holds (a folder of a data dir, or a project in the database). */
 export interface ProjectSummary {
   id: string;
   /** The task graph's project name, when the project has one. */
@@ -14,36 +14,41 @@ export interface ProjectSummary {
   /** Task count and counts per status; absent when the project has no task graph. */
   tasks?: { total: number; byStatus: Record<string, number> };
   /** Knowledge node count (live and soft-deleted); absent when the project has no knowledge graph. */
-  knowledge?: { nodes: number; deleted: number; malformedLines: number };
+  knowledge?: { nodes: number; deleted: number; malformedLines: number; backups: number };
   /** Why part of the project could not be read, when something could not. */
   problems?: string[];
 }
 
 /**
- * `workgraph projects [--data-dir DIR] [--json]`: every project of a data dir (`<data-dir>/projects/<id>/`) with what
- * it holds — its task graph (tasks per status) and its knowledge graph (nodes, soft-deleted nodes). Read through the
- * same stores the server uses. Exit 0; an empty or missing data dir says which folder it looked in.
+ * `workgraph projects [--data-dir DIR | --database-url URL] [--json]`: every project with what it holds — its task
+ * graph (tasks per status) and its knowledge graph (nodes, soft-deleted nodes, backups). Read through the same stores
+ * the server uses: the data dir's project folders, or, with a database URL (flag or WORKGRAPH_DATABASE_URL), the
+ * projects that live in PostgreSQL (those with a task graph or a knowledge graph there). Exit 0; an empty store says
+ * where it looked.
  */
 export function projectsCommand(): Command {
   return new Command('projects')
-    .description("list a data dir's projects with what each holds (tasks per status, knowledge nodes)")
+    .description("list the projects with what each holds (tasks per status, knowledge nodes): a data dir's, or a database's with --database-url")
     .option('--json', 'print JSON instead of a table')
     .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
     .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
-    .action(async (flags: { json?: boolean; dataDir?: string; config?: string }) => {
-      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config });
-      const projectsDir = path.join(config.dataDir, 'projects');
-      const ids = projectIds(projectsDir);
-      const summaries = ids.length ? await summarize(config, ids) : [];
+    .option('--database-url <url>', 'list the projects of this PostgreSQL database instead of the data dir (env WORKGRAPH_DATABASE_URL)')
+    .action(async (flags: { json?: boolean; dataDir?: string; config?: string; databaseUrl?: string }) => {
+      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config, databaseUrl: flags.databaseUrl });
+      const { redactDatabaseUrl } = await import('../../kernel/postgres/database-url');
+      const where = config.database ? { database: redactDatabaseUrl(config.database.url) } : { dataDir: config.dataDir };
+      const place = config.database ? `database ${where.database}` : path.join(config.dataDir, 'projects');
+      const summaries = await summarize(config, config.database ? undefined : projectIds(path.join(config.dataDir, 'projects')));
       if (flags.json) {
-        console.log(JSON.stringify({ dataDir: config.dataDir, projects: summaries }, null, 2));
+        console.log(JSON.stringify({ ...where, projects: summaries }, null, 2));
         return;
       }
       if (summaries.length === 0) {
-        console.log(`No projects in ${projectsDir} (data dir ${config.dataDir}; set it with --data-dir or WORKGRAPH_DATA_DIR)`);
+        const hint = config.database ? 'set it with --database-url or WORKGRAPH_DATABASE_URL' : `data dir ${config.dataDir}; set it with --data-dir or WORKGRAPH_DATA_DIR`;
+        console.log(`No projects in ${place} (${hint})`);
         return;
       }
-      console.log(`Projects in ${projectsDir}:`);
+      console.log(`Projects in ${place}:`);
       for (const p of summaries) console.log(formatProject(p));
     });
 }
@@ -61,12 +66,24 @@ function projectIds(projectsDir: string): string[] {
   }
 }
 
-async function summarize(config: ReturnType<typeof resolveConfig>, ids: string[]): Promise<ProjectSummary[]> {
+/** `ids` undefined: the projects the stores list (a database's); the container's database pool is closed at the end. */
+async function summarize(config: ReturnType<typeof resolveConfig>, ids: string[] | undefined): Promise<ProjectSummary[]> {
+  if (ids && !ids.length) return [];
   const { createContainer } = await import('../../server/container');
   const { silentLogger } = await import('../../kernel/logger');
+  const { Tokens } = await import('../../kernel/tokens');
   const c = createContainer(config, silentLogger);
-  const tasks = c.resolve<{ load(id: string): Promise<TaskGraph | undefined> }>(TasksTokens.TaskGraphStore);
-  const knowledge = c.resolve<KnowledgeStore>(KnowledgeTokens.KnowledgeStore);
+  try {
+    const tasks = c.resolve<{ load(id: string): Promise<TaskGraph | undefined>; listProjects(): Promise<string[]> }>(TasksTokens.TaskGraphStore);
+    const knowledge = c.resolve<KnowledgeStore>(KnowledgeTokens.KnowledgeStore);
+    const listed = ids ?? [...new Set([...(await tasks.listProjects()), ...(await knowledge.listProjects()).map((p) => p.project)])].sort();
+    return await summarizeEach(listed, tasks, knowledge);
+  } finally {
+    if (config.database) await c.resolve<{ close(): Promise<void> }>(Tokens.Database).close();
+  }
+}
+
+async function summarizeEach(ids: string[], tasks: { load(id: string): Promise<TaskGraph | undefined> }, knowledge: KnowledgeStore): Promise<ProjectSummary[]> {
   const out: ProjectSummary[] = [];
   for (const id of ids) {
     const summary: ProjectSummary = { id };
@@ -83,7 +100,7 @@ async function summarize(config: ReturnType<typeof resolveConfig>, ids: string[]
     }
     try {
       const stats = await knowledge.reader(id).stats();
-      if (stats) summary.knowledge = { nodes: stats.nodes, deleted: stats.deleted, malformedLines: stats.malformedCount };
+      if (stats) summary.knowledge = { nodes: stats.nodes, deleted: stats.deleted, malformedLines: stats.malformedCount, backups: (await knowledge.listBackups(id)).length };
     } catch (e) {
       problems.push(`knowledge graph: ${(e as Error).message}`);
     }
@@ -100,7 +117,8 @@ function formatProject(p: ProjectSummary): string {
     parts.push(`${p.tasks.total} task(s)${counts ? ` (${counts})` : ''}`);
   } else parts.push('no task graph');
   if (p.knowledge) {
-    parts.push(`${p.knowledge.nodes} knowledge node(s)${p.knowledge.deleted ? `, ${p.knowledge.deleted} deleted` : ''}${p.knowledge.malformedLines ? `, ${p.knowledge.malformedLines} malformed line(s)` : ''}`);
+    const k = p.knowledge;
+    parts.push(`${k.nodes} knowledge node(s)${k.deleted ? `, ${k.deleted} deleted` : ''}${k.backups ? `, ${k.backups} backup(s)` : ''}${k.malformedLines ? `, ${k.malformedLines} malformed line(s)` : ''}`);
   } else parts.push('no knowledge graph');
   const name = p.name && p.name !== p.id ? ` "${p.name}"` : '';
   const root = p.root ? ` — ${p.root}` : '';

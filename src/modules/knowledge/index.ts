@@ -11,6 +11,7 @@ export { knowledgeTools } from './knowledge.tools';
 export { knowledgeMigrations as knowledgeDatabaseMigrations } from './infrastructure/postgres/knowledge-migrations';
 export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
 export { copyKnowledgeProject } from './application/services/copy-knowledge-project';
+export { copyKnowledgeBackups } from './application/services/copy-knowledge-backups';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../../../kernel/clock';
 import { systemClock } from '../../../kernel/clock';
-import type { KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
+import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
 import { projectIdentity } from '../domain/project-from-context';
 import type { StoredKnowledgeNode } from '../domain/knowledge-node';
 import { NotFoundError, StorageError } from '../../../kernel/errors';
@@ -13,6 +13,7 @@ import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors'
 import type { WritesInProgress } from '../../../kernel/writes-in-progress';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
 import { BACKUP_NAME } from './backup-files';
+import { readBackupFiles, writeBackupFiles } from './backup-file-copy';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
@@ -178,6 +179,16 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
 
   async importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
     return this.withLock(data.project, () => importNdjsonProject(knowledgePaths(this.layout, data.project), data));
+  }
+
+  async exportBackups(project: string): Promise<{ backups: KnowledgeBackupCopy[]; ignored: string[] }> {
+    await this.options.format?.assertReadable();
+    return readBackupFiles(knowledgePaths(this.layout, project).backupDir);
+  }
+
+  async importBackups(project: string, backups: readonly KnowledgeBackupCopy[]): Promise<void> {
+    if (!backups.length) return;
+    await this.withLock(project, () => writeBackupFiles(knowledgePaths(this.layout, project).backupDir, backups));
   }
 
   reader(project: string): KnowledgeReader {

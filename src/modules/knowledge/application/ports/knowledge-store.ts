@@ -44,6 +44,30 @@ export interface KnowledgeStore {
    * exactly as given; its backups stay. Returns what was written.
    */
   importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }>;
+  /**
+   * Every backup of a project with the nodes it holds, oldest first, for copying it to another store. `ignored` names
+   * what sits among the backups without being one (files not named like a backup), so a copy can say so.
+   * @throws StorageError naming the backup (and the line) when one cannot be read as nodes: nothing is half-copied.
+   */
+  exportBackups(project: string): Promise<{ backups: KnowledgeBackupCopy[]; ignored: string[] }>;
+  /**
+   * Writes backups copied from another store, all or nothing, each under its {@link KnowledgeBackupCopy.name} with its
+   * time exactly (listBackups then answers that time); a backup of the same name is replaced. No pruning.
+   */
+  importBackups(project: string, backups: readonly KnowledgeBackupCopy[]): Promise<void>;
+}
+
+/** A backup as `db import`/`db export` carry it between stores. */
+export interface KnowledgeBackupCopy {
+  /**
+   * Its name in a data dir (`knowledge_graph_YYYYMMDD-HHMMSS[-N].ndjson`), which identifies it across stores: a file
+   * backup's file name, the name a database backup was imported under, or one made from a database backup's time.
+   */
+  name: string;
+  /** ISO time it was taken (what listBackups answers as `modifiedAt`). */
+  takenAt: string;
+  /** The nodes it holds, in its order. */
+  nodes: StoredKnowledgeNode[];
 }
 
 export interface KnowledgeProjectExport {

@@ -64,4 +64,17 @@ export const knowledgeMigrations: Migration[] = [
       );
     `,
   },
+  {
+    module: 'knowledge',
+    version: 2,
+    name: 'knowledge backup names and node order (backups copied from a data dir keep their file name)',
+    // A backup imported from a data dir keeps its file name, so importing again finds it and restore-backup takes
+    // PROJECT/<file name>, as the files do; backups taken by a delete in the database have none. `ord` keeps a
+    // backup's nodes in graph order (oldest first, as a backup file holds them), the order a restore puts them back in.
+    sql: `
+      ALTER TABLE wg_knowledge_backups ADD COLUMN name text;
+      CREATE UNIQUE INDEX wg_knowledge_backups_name ON wg_knowledge_backups (project, name) WHERE name IS NOT NULL;
+      ALTER TABLE wg_knowledge_backup_nodes ADD COLUMN ord integer;
+    `,
+  },
 ];

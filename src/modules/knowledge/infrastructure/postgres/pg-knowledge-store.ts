@@ -3,8 +3,9 @@ import { systemClock } from '../../../../kernel/clock';
 import { NotFoundError } from '../../../../kernel/errors';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
 import { exportPgProject, importPgProject } from './pg-project-copy';
+import { exportPgBackups, importPgBackups } from './pg-backup-copy';
 import type { WritesInProgress } from '../../../../kernel/writes-in-progress';
-import type { KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../../application/ports/knowledge-store';
+import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../../application/ports/knowledge-store';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { projectIdentity } from '../../domain/project-from-context';
 import { PgKnowledgeReader } from './pg-knowledge-reader';
@@ -26,7 +27,8 @@ export interface PgKnowledgeStoreOptions {
 
 /** `backupPath` of a database backup (`restore-backup` takes it, or `<project>/<id>`). */
 const backupPath = (project: string, id: string) => `postgresql:wg_knowledge_backups/${project}/${id}`;
-const BACKUP_PATH = /^(?:postgresql:wg_knowledge_backups\/)?([a-z0-9][a-z0-9-]*)\/(\d{1,19})$/;
+const BACKUP_PATH = /^(?:postgresql:wg_knowledge_backups\/)?([a-z0-9][a-z0-9-]*)\/(\d{1,19}|knowledge_graph_[\d-]+\.ndjson)$/;
+const BACKUP_COLUMNS = 'id::text AS id, project, created_at, node_count, size_bytes, version::text AS version, name';
 
 /**
  * Knowledge graphs in PostgreSQL (docs/postgres.md): one row per node, deletion records, backups as the rows a
@@ -102,6 +104,15 @@ export class PgKnowledgeStore implements KnowledgeStore {
     return this.options.writes ? this.options.writes.track(write) : write;
   }
 
+  async exportBackups(project: string): Promise<{ backups: KnowledgeBackupCopy[]; ignored: string[] }> {
+    return { backups: await exportPgBackups(this.db, project), ignored: [] };
+  }
+
+  async importBackups(project: string, backups: readonly KnowledgeBackupCopy[]): Promise<void> {
+    const write = importPgBackups(this.db, project, backups);
+    return this.options.writes ? this.options.writes.track(write) : write;
+  }
+
   /** Delivered on commit to every host LISTENing (the change bridge), as `{kind: "knowledge", project}`. */
   private async notify(tx: SqlRunner, project: string): Promise<void> {
     await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ kind: 'knowledge', project, id: project, at: new Date(this.clock.now()).toISOString() })]);
@@ -123,23 +134,24 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   async listBackups(project: string): Promise<KnowledgeBackupInfo[]> {
-    const rows = await this.db.query<BackupRow>(
-      'SELECT id::text AS id, project, created_at, node_count, size_bytes, version::text AS version FROM wg_knowledge_backups WHERE project = $1 ORDER BY id DESC',
-      [project],
-    );
+    const rows = await this.db.query<BackupRow>(`SELECT ${BACKUP_COLUMNS} FROM wg_knowledge_backups WHERE project = $1 ORDER BY created_at DESC, id DESC`, [project]);
     return rows.map(toInfo);
   }
 
+  /** `id`: `<project>/<n>`, the `backupPath` a delete answered, or `<project>/<file name>` of a backup imported from files. */
   async readBackup(id: string): Promise<{ project: string; backup: KnowledgeBackupInfo; nodes: StoredKnowledgeNode[] }> {
     const m = BACKUP_PATH.exec(id);
     const notFound = () => new NotFoundError('knowledge backup', id, `knowledge backup '${id}' not found; workgraph knowledge backups PROJECT lists them`);
     if (!m) throw notFound();
     const rows = await this.db.query<BackupRow>(
-      'SELECT id::text AS id, project, created_at, node_count, size_bytes, version::text AS version FROM wg_knowledge_backups WHERE project = $1 AND id = $2',
+      `SELECT ${BACKUP_COLUMNS} FROM wg_knowledge_backups WHERE project = $1 AND ${/^\d+$/.test(m[2]!) ? 'id = $2::bigint' : 'name = $2'}`,
       [m[1], m[2]],
     );
     if (!rows.length) throw notFound();
-    const nodes = await this.db.query<{ node: StoredKnowledgeNode }>('SELECT node FROM wg_knowledge_backup_nodes WHERE backup_id = $1 ORDER BY node_id', [m[2]]);
+    // Graph order (oldest first), as a backup file holds them: a restore puts them back in this order.
+    const nodes = await this.db.query<{ node: StoredKnowledgeNode }>('SELECT node FROM wg_knowledge_backup_nodes WHERE backup_id = $1 ORDER BY ord NULLS LAST, node_id', [
+      rows[0]!.id,
+    ]);
     return { project: rows[0]!.project, backup: toInfo(rows[0]!), nodes: nodes.map((n) => n.node) };
   }
 }
@@ -151,12 +163,14 @@ interface BackupRow {
   node_count: number;
   size_bytes: string;
   version: string;
+  name: string | null;
 }
 
 function toInfo(r: BackupRow): KnowledgeBackupInfo {
   return {
     id: `${r.project}/${r.id}`,
-    file: `backup ${r.id} (version ${r.version})`,
+    // A backup imported from a data dir says its file name: `<project>/<file name>` names it too.
+    file: r.name ? `${r.name} (backup ${r.id}, imported at version ${r.version})` : `backup ${r.id} (version ${r.version})`,
     path: backupPath(r.project, r.id),
     sizeBytes: Number(r.size_bytes),
     modifiedAt: r.created_at,

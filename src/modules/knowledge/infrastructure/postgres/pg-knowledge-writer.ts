@@ -57,8 +57,8 @@ export class PgKnowledgeWriter extends PgKnowledgeReader implements KnowledgeWri
       [this.project, this.settings.now(), this.version, removed.length, removedBytes],
     );
     await this.sql.query(
-      `INSERT INTO wg_knowledge_backup_nodes (backup_id, node_id, node)
-       SELECT $1, id, node FROM wg_knowledge_nodes WHERE project = $2 AND id = ANY($3::text[])`,
+      `INSERT INTO wg_knowledge_backup_nodes (backup_id, node_id, node, ord)
+       SELECT $1, id, node, row_number() OVER (ORDER BY seq) FROM wg_knowledge_nodes WHERE project = $2 AND id = ANY($3::text[])`,
       [backup!.id, this.project, ids],
     );
     const json = records.map((r) => JSON.stringify(r));
@@ -110,12 +110,15 @@ export class PgKnowledgeWriter extends PgKnowledgeReader implements KnowledgeWri
     this.count({ sizeBytes: Buffer.byteLength(json) - Number(old?.bytes ?? 0) });
   }
 
-  /** Backups older than the age limit, or beyond the count limit, go (never the one just taken). */
+  /**
+   * Backups older than the age limit, or beyond the count limit, go (never the one just taken). Newest by time, not
+   * id: a backup imported from a data dir later can be older than those taken here.
+   */
   private async pruneBackups(keep: string): Promise<number> {
     const cutoff = new Date(Date.parse(this.settings.now()) - this.settings.backupMaxAgeDays * 86_400_000).toISOString();
     const rows = await this.sql.query(
       `DELETE FROM wg_knowledge_backups WHERE project = $1 AND id <> $2 AND (created_at < $3 OR id NOT IN (
-         SELECT id FROM wg_knowledge_backups WHERE project = $1 ORDER BY id DESC LIMIT $4)) RETURNING id`,
+         SELECT id FROM wg_knowledge_backups WHERE project = $1 ORDER BY created_at DESC, id DESC LIMIT $4)) RETURNING id`,
       [this.project, keep, cutoff, this.settings.backupMaxCount],
     );
     return rows.length;
