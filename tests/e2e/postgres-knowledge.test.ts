@@ -113,4 +113,115 @@ describe('PostgreSQL knowledge store (built server)', () => {
       expect(fs.readFileSync(path.join(target, 'projects', 'moved', file), 'utf8')).toBe(fs.readFileSync(path.join(source, 'projects', 'moved', file), 'utf8'));
     }
   }, 120_000);
+
+  /** Runs the CLI; `--json` output parsed. */
+  const cli = async (args: string[], env?: Record<string, string>) => (await run(process.execPath, [CLI, ...args], { env: { ...process.env, ...env } })).stdout;
+  const cliJson = async (args: string[]) => JSON.parse(await cli([...args, '--json']));
+  const ids = async (c: Conn, projectContext: string) => (await ok(c, 'list_nodes', { projectContext })).nodes.map((n: Structured) => n.id);
+
+  it('db import/export copy knowledge backups: listed with the same names and times, restored the same in files and database', async () => {
+    const source = path.join(tmp.dir, 'backup-source');
+    const files = await connect(source);
+    await ok(files, 'add_nodes', {
+      projectContext: 'kept',
+      nodes: ['a', 'b', 'c', 'd', 'e'].map((id, i) => ({ id, thought: `thought ${id}`, role: 'actor', parents: i === 1 ? ['a'] : [] })),
+    });
+    // Three real deletes, each taking a whole-graph backup file: B1 (abcde) before c, B2 (abde) before d, and, after c
+    // is restored, B3 (abec) before e. Live: a b c. Restoring B1 or B2 brings back d and e, B3 brings back e.
+    await ok(files, 'delete_nodes', { projectContext: 'kept', nodeIds: ['c'] });
+    await ok(files, 'delete_nodes', { projectContext: 'kept', nodeIds: ['d'] });
+    await ok(files, 'restore_nodes', { projectContext: 'kept', nodeIds: ['c'] });
+    await ok(files, 'delete_nodes', { projectContext: 'kept', nodeIds: ['e'] });
+    const fromFiles = (await cliJson(['knowledge', 'backups', 'kept', '--data-dir', source])).backups;
+    expect(fromFiles).toHaveLength(3);
+
+    const url = await pg.createTestDatabase();
+    const imported = await cli(['db', 'import', '--data-dir', source, '--database-url', url]);
+    expect(imported).toContain(`knowledge backup ${fromFiles[2].id}: copied, 2 node(s) to bring back`);
+    expect(imported).toMatch(/3 knowledge backup\(s\) imported into the database, 0 unchanged, 0 kept as they were/);
+    expect(await cli(['db', 'import', '--data-dir', source, '--database-url', url])).toMatch(/0 knowledge backup\(s\) imported into the database, 3 unchanged/);
+
+    // Listed newest first with the file's time to the millisecond and its name; the node count is what it brings back.
+    const inDb = (await cliJson(['knowledge', 'backups', 'kept', '--database-url', url])).backups;
+    expect(inDb.map((b: Structured) => b.modifiedAt)).toEqual(fromFiles.map((b: Structured) => b.modifiedAt));
+    expect(inDb.map((b: Structured) => b.file.split(' ')[0])).toEqual(fromFiles.map((b: Structured) => b.file));
+    expect(inDb.map((b: Structured) => b.nodes)).toEqual([1, 2, 2]);
+
+    const target = path.join(tmp.dir, 'backup-export');
+    expect(await cli(['db', 'export', '--data-dir', target, '--database-url', url])).toMatch(/3 knowledge backup\(s\) exported to .*, 0 unchanged/);
+    expect(await cli(['db', 'export', '--data-dir', target, '--database-url', url])).toMatch(/0 knowledge backup\(s\) exported to .*, 3 unchanged/);
+    // Back into the data dir it came from: its whole-graph files hold every node the database's copies do.
+    expect(await cli(['db', 'export', '--data-dir', source, '--database-url', url])).toMatch(/0 knowledge backup\(s\) exported to .*, 3 unchanged, 0 kept/);
+    const exported = (await cliJson(['knowledge', 'backups', 'kept', '--data-dir', target])).backups;
+    expect(exported.map((b: Structured) => [b.file, b.modifiedAt])).toEqual(fromFiles.map((b: Structured) => [b.file, b.modifiedAt]));
+
+    // Restore the oldest backup in a copy of the source, in the database (by the file's id) and in the exported files.
+    const scratch = path.join(tmp.dir, 'backup-scratch');
+    fs.cpSync(source, scratch, { recursive: true });
+    const oldest = fromFiles[2].id;
+    const restored = [
+      await cliJson(['knowledge', 'restore-backup', oldest, '--data-dir', scratch]),
+      await cliJson(['knowledge', 'restore-backup', oldest, '--database-url', url]),
+      await cliJson(['knowledge', 'restore-backup', oldest, '--data-dir', target]),
+    ];
+    for (const r of restored) expect(r).toMatchObject({ project: 'kept', restoredNodeIds: ['d', 'e'] });
+    // The whole-graph file also held a, b and c (there already); the copies hold only what was missing.
+    expect(restored.map((r) => r.alreadyPresent)).toEqual([3, 0, 0]);
+    const lists = [];
+    for (const c of [await connect(scratch), await connect(path.join(tmp.dir, 'unused-b'), url), await connect(target)]) lists.push((await ok(c, 'list_nodes', { projectContext: 'kept' })).nodes);
+    expect(lists[0].map((n: Structured) => n.id)).toEqual(['e', 'd', 'c', 'b', 'a']);
+    expect(lists[1]).toEqual(lists[0]);
+    expect(lists[2]).toEqual(lists[0]);
+    // The newest backup, by the database id it got, now has nothing to bring back: e is there again.
+    const again = await cliJson(['knowledge', 'restore-backup', inDb[0].id, '--database-url', url]);
+    expect(again).toMatchObject({ backupNodes: 1, restoredNodeIds: [], alreadyPresent: 1 });
+    expect(await ids(files, 'kept')).toEqual(['c', 'b', 'a']);
+  }, 240_000);
+
+  it('a damaged backup file stops its project with one line naming the file; projects lists what the database holds', async () => {
+    const data = path.join(tmp.dir, 'damaged-data');
+    const projectRoot = path.join(tmp.dir, 'app');
+    fs.mkdirSync(projectRoot);
+    const files = await connectClient({ dataDir: data, args: ['--allow-root', tmp.dir] });
+    conns.push(files);
+    await ok(files, 'init_project_graph', { projectName: 'App', projectRoot, nodes: [{ id: 't1', title: 'T1', depends_on: [] }] });
+    for (const project of ['good', 'bad']) {
+      await ok(files, 'add_nodes', { projectContext: project, nodes: [{ id: `${project}-1`, thought: 'keep', role: 'actor' }, { id: `${project}-2`, thought: 'drop', role: 'actor' }] });
+      await ok(files, 'delete_nodes', { projectContext: project, nodeIds: [`${project}-2`] });
+    }
+    const [badBackup] = (await cliJson(['knowledge', 'backups', 'bad', '--data-dir', data])).backups;
+    fs.appendFileSync(badBackup.path, '{"half": "a node"\n');
+    const stray = path.join(data, 'projects', 'good', 'backup', 'notes.txt');
+    fs.writeFileSync(stray, 'mine\n');
+
+    const url = await pg.createTestDatabase();
+    const failed = await run(process.execPath, [CLI, 'db', 'import', '--data-dir', data, '--database-url', url]).catch((e) => e);
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain(`knowledge bad: not copied (nor its backups): ${badBackup.path} line 3: not a knowledge node`);
+    expect(failed.stdout).toContain('knowledge good: copied 1 node(s), 1 deleted record(s)');
+    expect(failed.stdout).toContain(`knowledge good: ${stray} is not a backup`);
+    expect(failed.stdout).toMatch(/1 knowledge backup\(s\) imported into the database/);
+    expect(failed.stdout).toMatch(/1 task project\(s\) imported into the database/);
+
+    // Nothing of `bad` is in the database; `projects` lists the database's projects, not the data dir's folders.
+    const listed = await cliJson(['projects', '--database-url', url]);
+    expect(listed.database).not.toContain('wg-test-secret');
+    expect(listed.projects).toEqual([
+      expect.objectContaining({ id: 'app', name: 'App', tasks: { total: 1, byStatus: { READY: 1 } } }),
+      { id: 'good', knowledge: { nodes: 1, deleted: 1, malformedLines: 0, backups: 1 } },
+    ]);
+    expect(listed.projects[0].knowledge).toBeUndefined();
+    const table = await cli(['projects', '--data-dir', path.join(tmp.dir, 'no-such-data')], { WORKGRAPH_DATABASE_URL: url });
+    expect(table).toMatch(/^Projects in database postgres:\/\/[^\n]*:\n {2}app "App": 1 task\(s\) \(READY 1\); no knowledge graph/);
+    expect(table).toContain('  good: no task graph; 1 knowledge node(s), 1 deleted, 1 backup(s)');
+    expect(table).not.toContain('wg-test-secret');
+    const empty = await cli(['projects', '--database-url', await pg.createTestDatabase()]);
+    expect(empty).toMatch(/^No projects in database postgres:\/\/.* \(set it with --database-url or WORKGRAPH_DATABASE_URL\)/);
+
+    // Once the backup is fixed (the damaged line removed), importing again copies the project and its backup.
+    fs.writeFileSync(badBackup.path, fs.readFileSync(badBackup.path, 'utf8').replace('{"half": "a node"\n', ''));
+    const fixed = await cli(['db', 'import', '--data-dir', data, '--database-url', url]);
+    expect(fixed).toContain('knowledge bad: copied 1 node(s), 1 deleted record(s)');
+    expect(fixed).toMatch(/1 knowledge backup\(s\) imported into the database, 1 unchanged/);
+  }, 240_000);
 });

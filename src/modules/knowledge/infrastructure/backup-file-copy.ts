@@ -5,19 +5,19 @@ import type { StoredKnowledgeNode } from '../domain/knowledge-node';
 import { StorageError } from '../../../kernel/errors';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { toStorageError } from '../../../kernel/files/storage-errors';
-import { BACKUP_NAME } from './backup-files';
+import { BACKUP_NAME, newestBackupFirst } from './backup-files';
 import { forEachLine } from './line-reader';
 import { parseNode, readIo } from './ndjson-passes';
 
 /**
- * A project's backup files for `db import`, oldest first (the names carry the UTC time), each read strictly: a line
+ * A project's backup files for `db import`, oldest first (by the UTC time and `-N` their names carry), each read strictly: a line
  * that is not a node fails the whole read with the file and line named, so a damaged backup is never copied in part.
  * `ignored` lists the other entries of the folder (the store does not list them as backups either).
  */
 export async function readBackupFiles(backupDir: string): Promise<{ backups: KnowledgeBackupCopy[]; ignored: string[] }> {
   let names: string[];
   try {
-    names = (await fs.readdir(backupDir)).sort();
+    names = (await fs.readdir(backupDir)).sort((a, b) => newestBackupFirst(b, a));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { backups: [], ignored: [] };
     throw toStorageError(e, 'list', backupDir);

@@ -6,6 +6,23 @@ import { fileExists } from './ndjson-passes';
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
 export const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
 
+/**
+ * Newest first by a backup's name: its UTC time, then its `-N` (plain name order is not time order: `.` sorts after
+ * `-`, so `…-HHMMSS.ndjson` would come before `…-HHMMSS-1.ndjson`, taken after it in the same second).
+ */
+export function newestBackupFirst(a: string, b: string): number {
+  const [ta, sa] = backupTime(a);
+  const [tb, sb] = backupTime(b);
+  return tb - ta || sb - sa;
+}
+
+/** [UTC ms, -N] of a backup name (NaN time for a name that is not one). */
+function backupTime(name: string): [number, number] {
+  const m = BACKUP_NAME.exec(name);
+  if (!m) return [Number.NaN, 0];
+  return [Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!), m[7] ? +m[7] : 0];
+}
+
 export function backupStamp(epochMs: number): string {
   const d = new Date(epochMs);
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
@@ -59,14 +76,9 @@ export async function pruneBackups(
     throw e;
   }
   const backups = names
-    .map((name) => ({ name, m: BACKUP_NAME.exec(name) }))
-    .filter((b): b is { name: string; m: RegExpExecArray } => b.m !== null)
-    .map(({ name, m }) => ({
-      file: path.join(backupDir, name),
-      time: Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!),
-      seq: m[7] ? +m[7] : 0,
-    }))
-    .sort((a, b) => b.time - a.time || b.seq - a.seq);
+    .filter((name) => BACKUP_NAME.test(name))
+    .sort(newestBackupFirst)
+    .map((name) => ({ file: path.join(backupDir, name), time: backupTime(name)[0] }));
   const maxAgeMs = opts.maxAgeDays * 86_400_000;
   const removed: string[] = [];
   let kept = 0;

@@ -12,7 +12,7 @@ import { ProjectLayout } from '../../../kernel/files/project-layout';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import type { WritesInProgress } from '../../../kernel/writes-in-progress';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
-import { BACKUP_NAME } from './backup-files';
+import { BACKUP_NAME, newestBackupFirst } from './backup-files';
 import { readBackupFiles, writeBackupFiles } from './backup-file-copy';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
 import { forEachLine, forEachLineBackward } from './line-reader';
@@ -142,8 +142,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
       const st = await statOrUndefined(full);
       if (st) out.push({ id: `${project}/${file}`, file, path: full, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
     }
-    // Names carry the UTC time (and -N for the same second), so name order is time order.
-    return out.sort((a, b) => (a.file < b.file ? 1 : a.file > b.file ? -1 : 0));
+    return out.sort((a, b) => newestBackupFirst(a.file, b.file));
   }
 
   /** `id` is `<project>/<backup file name>` or the path a delete answered (inside this data dir). */
