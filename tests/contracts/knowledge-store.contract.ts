@@ -182,6 +182,40 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       expect(info.sizeBytes).toBeGreaterThanOrEqual(0);
     });
 
+    it('copies backups in and out (db import/export): name, time to the millisecond, nodes in order; the same name is replaced', async () => {
+      const a = node('a');
+      const b = node('b');
+      expect(await store.exportBackups(P)).toEqual({ backups: [], ignored: [] });
+      const first = 'knowledge_graph_20261130-090000.ndjson';
+      const second = 'knowledge_graph_20261130-090000-1.ndjson';
+      await store.importBackups(P, [
+        { name: first, takenAt: '2026-11-30T09:00:00.123Z', nodes: [b, a] },
+        { name: second, takenAt: '2026-11-30T09:00:00.456Z', nodes: [a] },
+      ]);
+      // Newest first by time, though a plain sort of the names would put the first before the second.
+      expect((await store.listBackups(P)).map((x) => x.modifiedAt)).toEqual(['2026-11-30T09:00:00.456Z', '2026-11-30T09:00:00.123Z']);
+      expect((await store.readBackup(`${P}/${first}`)).nodes).toEqual([b, a]);
+      const out = await store.exportBackups(P);
+      expect(out.backups.map((x) => [x.name, x.takenAt, ids(x.nodes)])).toEqual([
+        [first, '2026-11-30T09:00:00.123Z', ['b', 'a']],
+        [second, '2026-11-30T09:00:00.456Z', ['a']],
+      ]);
+      await store.importBackups(P, [{ name: first, takenAt: '2026-11-30T09:00:00.123Z', nodes: [a] }]);
+      expect(await store.listBackups(P)).toHaveLength(2);
+      expect((await store.readBackup(`${P}/${first}`)).nodes).toEqual([a]);
+    });
+
+    it("exports a delete's backup under a backup file name, its nodes in graph order", async () => {
+      const [a, b, c] = [node('a'), node('b'), node('c')];
+      await add(a, b, c);
+      await store.withLock(P, (g) => g.deleteWithBackup([record(c), record(a)]));
+      const [backup] = (await store.exportBackups(P)).backups;
+      expect(backup!.name).toMatch(/^knowledge_graph_\d{8}-\d{6}(-\d+)?\.ndjson$/);
+      expect(backup!.takenAt).toBe((await store.listBackups(P))[0]!.modifiedAt);
+      expect(ids(backup!.nodes).filter((id) => id !== 'b')).toEqual(['a', 'c']);
+      expect(ids((await store.readBackup((await store.listBackups(P))[0]!.id)).nodes).filter((id) => id !== 'b')).toEqual(['a', 'c']);
+    });
+
     it('restores nodes as the newest and removes their deletion records', async () => {
       const a = node('a');
       const b = node('b', { parents: ['a'] });
