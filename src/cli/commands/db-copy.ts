@@ -108,7 +108,16 @@ async function copyKnowledge(
     const what = `${r.nodes} node(s), ${r.deleted} deleted record(s)`;
     console.log(`knowledge ${project}: ${r.outcome === 'imported' ? `copied ${what}` : r.outcome === 'unchanged' ? 'unchanged' : `differs, kept (use --replace) — source has ${what}`}`);
     for (const file of backups.ignored) console.log(`knowledge ${project}: ${file} is not a backup (not named knowledge_graph_YYYYMMDD-HHMMSS.ndjson), left out`);
-    for (const b of await copyKnowledgeBackups(source, target, project, backups.backups, { replace })) {
+    let copied: Awaited<ReturnType<typeof copyKnowledgeBackups>>;
+    try {
+      copied = await copyKnowledgeBackups(source, target, project, backups.backups, { replace });
+    } catch (e) {
+      // A damaged backup file on the target side (export into a data dir): none of this project's backups is written.
+      failed.push(project);
+      console.error(`knowledge ${project}: backups not copied: ${(e as Error).message}`);
+      continue;
+    }
+    for (const b of copied) {
       backupCounts[b.outcome]++;
       console.log(`knowledge backup ${project}/${b.name}: ${b.outcome === 'imported' ? `copied, ${b.nodes} node(s) to bring back` : SAID[b.outcome]}`);
     }
@@ -118,7 +127,7 @@ async function copyKnowledge(
   );
   console.log(`${backupCounts.imported} knowledge backup(s) ${verb}, ${backupCounts.unchanged} unchanged, ${backupCounts.skipped} kept as they were`);
   if (failed.length) {
-    console.error(`knowledge project(s) not copied because a backup could not be read: ${failed.join(', ')}`);
+    console.error(`knowledge project(s) not (fully) copied because a backup could not be read: ${failed.join(', ')}`);
     process.exitCode = 1;
   }
 }
