@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import { classifyMessage, maxNestingDepth, topLevelId } from './json-rpc-frame';
+import { stringifyMessage } from './known-json';
 
 /** Options of {@link LineTransport}, with their defaults. */
 export interface LineTransportOptions {
@@ -59,7 +60,7 @@ export class LineTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    this.write(JSON.stringify(message) + '\n');
+    this.write(stringifyMessage(message) + '\n');
   }
 
   async close(): Promise<void> {
