@@ -186,9 +186,9 @@ describe(`${SERVERS} servers on one PostgreSQL database`, () => {
         const walk = sessionWalker(c, sessions, errors);
         const know = knowledge.walker(s);
         for (let i = 0; !stop; i++) {
+          await know();
           if (i % 3 === 2) {
             await walk();
-            await know();
             continue;
           }
           // Each server owns two nodes (its acknowledged writes are its own) and validates fresh nodes, one call each.
@@ -222,16 +222,19 @@ describe(`${SERVERS} servers on one PostgreSQL database`, () => {
     expect(errors.every((e) => !e.includes('wg-test-secret'))).toBe(true);
     const during = unavailable.filter((u) => u.at >= stopping);
     expect(during.every((u) => u.retryable)).toBe(true);
-    // Per server: from the moment the database is down to its first storage_unavailable answer (0 when one came
-    // while it was shutting down). The issue's bound is 5 s; the server's connect timeout is 5 s and a stopped server
-    // refuses connections at once, so this measures how fast a call notices, not a timeout.
-    const firstAfterDown = conns.map((_, s) => {
-      const first = during.find((u) => u.server === s);
-      return first ? Math.max(0, first.at - down) : Infinity;
-    });
+    // Per server: from the moment the database goes down to its first storage_unavailable answer, counted from the
+    // stop command (the stricter start: the shutdown itself takes a while, and servers already answer during it).
+    // The issue's bound is 5 s; the connect timeout is 5 s and a stopped server refuses connections at once, so this
+    // measures how fast a call notices, not a timeout.
+    const first = conns.map((_, s) => during.find((u) => u.server === s)?.at ?? Infinity);
+    const fromStop = first.map((at) => at - stopping);
+    const fromDown = first.map((at) => Math.max(0, at - down));
     const slowestCall = Math.max(...during.map((u) => u.ms));
-    console.info(`postgres outage: down → first storage_unavailable per server ${firstAfterDown.join(', ')} ms; slowest storage_unavailable call ${slowestCall} ms; ${during.length} such answers; knowledge ${JSON.stringify(knowledge.counts)}`);
-    for (const [s, ms] of firstAfterDown.entries()) expect(`server ${s}: ${ms < 5000 ? 'under 5 s' : `${ms} ms`}`).toBe(`server ${s}: under 5 s`);
+    console.info(
+      `postgres outage (shutdown took ${down - stopping} ms): first storage_unavailable per server ${fromStop.join(', ')} ms after the stop command ` +
+        `(${fromDown.join(', ')} ms after it completed); slowest storage_unavailable call ${slowestCall} ms; ${during.length} such answers; knowledge ${JSON.stringify(knowledge.counts)}`,
+    );
+    for (const [s, ms] of fromStop.entries()) expect(`server ${s}: ${ms < 5000 ? 'under 5 s' : `${ms} ms`}`).toBe(`server ${s}: under 5 s`);
     // Every single failing call answered well within the client's patience (a liveness bound for a loaded machine).
     expect(slowestCall).toBeLessThan(10_000);
     // Full service after: every server reads, writes and starts sessions again.
