@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { extractiveSummary } from '../../src/modules/knowledge/domain';
+import { prng } from '../helpers/prng';
 
 /**
  * Knowledge traffic for the multi-server PostgreSQL stress test (tests/stress/postgres-multi-server.test.ts): every
@@ -45,18 +46,6 @@ export interface KnowledgeCounts {
   droppedParents: number;
   listings: number;
   pages: number;
-}
-
-/** A small deterministic PRNG (mulberry32) so a failing run's op sequence can be replayed per server. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 export class KnowledgeTraffic {
