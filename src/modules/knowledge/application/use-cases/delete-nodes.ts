@@ -6,28 +6,19 @@ import type { Clock } from '../../../../kernel/clock';
 import type { KnowledgeStore, MalformedReport } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { NotFoundError } from '../../../../kernel/errors';
-import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord, type DependentNodeInfo } from '../../domain';
+import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { deleteNodesSchemas } from '../knowledge.tool-schemas';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
 
-export interface DeleteNodesInput {
-  nodeIds: string[];
-  projectContext: string;
-  reason?: string;
-  /** Recalculate the summaries whose segment names a deleted node. Default false. */
-  recalculateSummaries?: boolean;
-}
-
-export interface DeleteNodesOutput {
-  success: boolean;
-  deletedNodeIds: string[];
-  dependentNodes: DependentNodeInfo[];
-  warnings: string[];
-  backupPath: string | null;
-  /** The affected summaries and what became of them (recalculated and how, left empty, lost a race). */
-  summaries: SummaryRecalculation[];
-  /** One sentence saying what happened and what to do next. */
-  message: string;
-}
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type DeleteNodesInput = ToolInput<typeof deleteNodesSchemas>;
+/**
+ * The tool's answer, as its output schema describes it: what was deleted, the dependents that stopped it, the
+ * affected summaries and what became of them, and one sentence saying what happened and what to do next.
+ */
+export type DeleteNodesOutput = ToolOutput<typeof deleteNodesSchemas>;
 
 /**
  * `delete_nodes`: soft delete with dependents confirmation (docs/knowledge-graph.md).
@@ -38,7 +29,7 @@ export interface DeleteNodesOutput {
  * dropped from other nodes' `parents`). Summary recalculation (when asked) runs after the lock is released.
  */
 @injectable()
-export class DeleteNodes {
+export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput> {
   private readonly recalculator: RecalculateSummaries;
 
   constructor(
