@@ -159,3 +159,8 @@ export function workflowUnloadableNote(workflowId: string, reason: string): stri
 export function withWorkflowVersionNote(prompt: string, note: string | undefined): string {
   return note ? `${prompt}\n\n## Workflow version\n${note}` : prompt;
 }
+
+/** workflow_validate_json's last issue when more were found than it shows. */
+export function moreIssuesNotShown(count: number): string {
+  return `${count} more issue(s) not shown; fix these first`;
+}
