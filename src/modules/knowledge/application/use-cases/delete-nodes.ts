@@ -11,6 +11,7 @@ import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { deleteNodesSchemas } from '../knowledge.tool-schemas';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
 /** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
 export type DeleteNodesInput = ToolInput<typeof deleteNodesSchemas>;
@@ -67,7 +68,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
 
     if (outcome.kind === 'dependents') {
       const counts = dependentCountsPerRoot(ids, new Map([...outcome.dependents].map(([id, n]) => [id, n.parents])));
-      const warnings = ids.filter((id) => (counts.get(id) ?? 0) > 0).map((id) => `Node ${id} has ${counts.get(id)} dependent node(s)`);
+      const warnings = ids.filter((id) => (counts.get(id) ?? 0) > 0).map((id) => KnowledgeMessages.dependentsOf(id, counts.get(id)!));
       this.logger.info('knowledge delete refused: dependents found', {
         project,
         nodeIds: ids,
@@ -82,9 +83,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
         warnings,
         backupPath: null,
         summaries: [],
-        message:
-          `Nothing was deleted: ${outcome.dependents.size} node(s) depend on the nodes to delete. ` +
-          'Call delete_nodes again with the dependent node ids included to delete them all.',
+        message: KnowledgeMessages.deleteRefused(outcome.dependents.size),
       };
     }
 
@@ -104,7 +103,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
         status: 'not_recalculated' as const,
         method: null,
         remainingNodeIds: (s.summarizedSegment ?? []).filter((id) => !ids.includes(id)),
-        message: `Summary ${s.id} summarizes deleted node(s); pass recalculateSummaries: true to recalculate it`,
+        message: KnowledgeMessages.summaryNotRecalculated(s.id),
       }));
       for (const s of summaries) warnings.push(s.message);
     }
@@ -115,15 +114,15 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
       warnings,
       backupPath,
       summaries,
-      message: `Deleted ${ids.length} node(s); restore_nodes brings them back.`,
+      message: KnowledgeMessages.deleted(ids.length),
     };
   }
 }
 
 function malformedWarnings(report: MalformedReport, file: string): string[] {
-  const out = report.malformed.map((m) => `Line ${m.line} of ${file} is malformed and was kept as it is: ${m.excerpt}`);
+  const out = report.malformed.map((m) => KnowledgeMessages.malformedLine(m.line, file, m.excerpt));
   if (report.malformedCount > report.malformed.length) {
-    out.push(`${report.malformedCount - report.malformed.length} more malformed line(s) in ${file} were kept as they are`);
+    out.push(KnowledgeMessages.moreMalformedLines(report.malformedCount - report.malformed.length, file));
   }
   return out;
 }

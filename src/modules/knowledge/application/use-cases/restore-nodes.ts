@@ -10,6 +10,7 @@ import type { DeletedNodeRecord } from '../../domain';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { restoreNodesSchemas } from '../knowledge.tool-schemas';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
 /** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
 export type RestoreNodesInput = ToolInput<typeof restoreNodesSchemas>;
@@ -68,7 +69,7 @@ export class RestoreNodes implements UseCase<RestoreNodesInput, RestoreNodesOutp
       restoredNodeIds: result.restored,
       droppedParents: result.dropped,
       restoredSummaryIds: result.summaries,
-      warnings: result.dropped.map((d) => `Node ${d.nodeId}: parent(s) ${d.parents.join(', ')} no longer exist and were dropped`),
+      warnings: result.dropped.map((d) => KnowledgeMessages.parentsDropped(d.nodeId, d.parents)),
     };
   }
 }

@@ -2,13 +2,13 @@ import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../workflow.tokens';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { isPlainObject } from '../../domain/context-path';
-import { buildCompletionGuidance, buildStepGuidance } from '../../domain/guidance';
+import { buildBlockedSection, buildCompletionGuidance, buildStepGuidance, currentFormatSections } from '../../domain/guidance';
 import { resolveNextStep, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
 import { completionIdPatterns, unknownCompletionIds } from '../../domain/completion-id-check';
 import { findStep } from '../../domain/step-lookup';
 import { ENGINE_KEY } from '../../domain/current-format/compile';
 import { needsOutput } from '../../domain/current-format/output-check';
-import { assessmentAnswers, contractAnswer, currentFormatSections, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
+import { assessmentAnswers, contractAnswer, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
 import type { PromptStep, Workflow } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
@@ -127,18 +127,13 @@ function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNe
   const contract = workflow.format === 'current' ? contractAnswer(result.step) : undefined;
   const assessments = workflow.format === 'current' ? assessmentAnswers(workflow, result.step) : undefined;
   const sections = workflow.format === 'current' ? currentFormatSections(result.step, contract, assessments) : [];
-  if (extra.blockers) sections.unshift(blockedSection(extra.blockers));
+  if (extra.blockers) sections.unshift(buildBlockedSection(extra.blockers));
   const prompt = buildStepGuidance(result.step, result.notes, {
     followup: extra.followup,
     sections,
     sendsOutput: contract !== undefined || assessments !== undefined,
   });
   return { step: stepAnswer(result.step, contract, assessments), guidance: { prompt }, isComplete: false, context: result.context, ...extra };
-}
-
-function blockedSection(blockers: NonNullable<GetNextStepOutput['blockers']>): string {
-  const lines = blockers.map((b) => `- ${b.code} at ${b.pointer}: ${b.message}`);
-  return `## Blocked\nThe output sent for this step falls short. Keep its completionId last in completedSteps and resend output with these fixed:\n${lines.join('\n')}`;
 }
 
 function memoryOf(context: Record<string, unknown>): EngineMemory {

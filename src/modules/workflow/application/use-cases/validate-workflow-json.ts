@@ -9,6 +9,7 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { ReferenceBases, ReferenceChecker } from '../ports/reference-checker';
 import { referenceWarnings } from '../../domain/current-format/references';
+import { moreIssuesNotShown } from '../../domain/guidance';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { workflowValidateJsonSchemas } from '../workflow.tool-schemas';
 
@@ -68,7 +69,7 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
       return { path: p.pointer, line: pos.line, column: pos.column, message: p.message };
     });
     if (problems.length > shown.length) {
-      issues.push({ path: '', line: 1, column: 1, message: `${problems.length - shown.length} more issue(s) not shown; fix these first` });
+      issues.push({ path: '', line: 1, column: 1, message: moreIssuesNotShown(problems.length - shown.length) });
     }
     const missing =
       checked.format === 'current' && this.references

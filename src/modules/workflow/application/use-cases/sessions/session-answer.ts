@@ -1,9 +1,9 @@
 import type { ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowStartSchemas } from '../../workflow-session.tool-schemas';
-import { buildBlockedHeader } from '../../../domain/sessions';
+import { buildBlockedHeader, withWorkflowVersionNote } from '../../../domain/guidance';
 import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
-import type { PinnedWorkflowInfo, SessionEngine } from '../../services/session-engine';
+import type { SessionEngine } from '../../services/session-engine';
 
 /**
  * What workflow_start and workflow_continue answer, as their one output schema (`sessionAnswer` in
@@ -44,7 +44,7 @@ export async function nodeAnswer(
     sessionId: state.sessionId,
     continueToken,
     step: a.step,
-    guidance: { prompt: withNote(engine.sessionPrompt(a), info) },
+    guidance: { prompt: withWorkflowVersionNote(engine.sessionPrompt(a), info.note) },
     isComplete: false,
     context: a.context,
     sessionStatus: state.status,
@@ -74,7 +74,7 @@ export async function blockedAnswer(
     continueToken: retryToken,
     retryToken,
     step: a.step,
-    guidance: { prompt: withNote(`${header}\n\n${engine.sessionPrompt(a)}`, info) },
+    guidance: { prompt: withWorkflowVersionNote(`${header}\n\n${engine.sessionPrompt(a)}`, info.note) },
     isComplete: false,
     context: a.context,
     blockers,
@@ -85,8 +85,4 @@ export async function blockedAnswer(
     workflow: info,
     ...extra,
   };
-}
-
-function withNote(prompt: string, info: PinnedWorkflowInfo): string {
-  return info.note ? `${prompt}\n\n## Workflow version\n${info.note}` : prompt;
 }
