@@ -42,7 +42,7 @@ function workgraphAt(cli, extraArgs = [], env = {}, cwd = undefined) {
 }
 
 function echoServer() {
-  return connect(process.execPath, [ECHO], cleanEnv());
+  return connect(process.execPath, [...(process.env.BENCH_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : []), ECHO], cleanEnv());
 }
 
 function quantile(sorted, q) {

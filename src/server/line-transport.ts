@@ -3,6 +3,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import { classifyMessage, maxNestingDepth, topLevelId } from './json-rpc-frame';
+import { stringifyMessage } from './known-json';
 
 /** Options of {@link LineTransport}, with their defaults. */
 export interface LineTransportOptions {
@@ -59,7 +60,7 @@ export class LineTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    this.write(JSON.stringify(message) + '\n');
+    this.write(stringifyMessage(message) + '\n');
   }
 
   async close(): Promise<void> {
@@ -115,7 +116,8 @@ export class LineTransport implements Transport {
       this.replyError(null, JsonRpcErrorCodes.InvalidRequest, `Invalid Request: message longer than ${this.maxLineBytes} bytes`);
       return;
     }
-    const line = Buffer.concat(this.chunks, this.bufferedBytes).toString('utf8');
+    // Most lines arrive in one chunk: decode it where it lies instead of copying it into a new buffer first.
+    const line = (this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.bufferedBytes)).toString('utf8');
     this.chunks = [];
     this.bufferedBytes = 0;
     this.handleLine(line.endsWith('\r') ? line.slice(0, -1) : line);

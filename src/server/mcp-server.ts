@@ -3,7 +3,6 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
-  CallToolRequestSchema,
   ListToolsRequestSchema,
   McpError,
   RootsListChangedNotificationSchema,
@@ -22,6 +21,7 @@ import { runAsLogOrigin } from '../kernel/logging/log-origin';
 import { errorResult, toJsonRpcError } from './error-mapper';
 import { closestName, unknownNameMessage } from './closest-name';
 import { wireOutputSchema } from './wire-output-schema';
+import { toolCallParams } from './tool-call-params';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -202,18 +202,21 @@ export class WorkgraphServer {
       })),
     }));
 
-    this.sdk.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const def = registry.get(request.params.name);
+    // `tools/call` is answered here rather than through setRequestHandler(CallToolRequestSchema): see tool-call-params.ts.
+    const callTool = async (request: JSONRPCRequest, extra: unknown) => {
+      const params = toolCallParams(request.params);
+      const def = registry.get(params.name);
       if (!def) {
         const known = registry.list().map((t) => t.name);
-        throw new McpError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', request.params.name, known));
+        throw new McpError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', params.name, known));
       }
       if (this.refused.has((extra as { requestId?: string | number }).requestId!)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
-      return this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.callTool(def, request.params.arguments, ctx));
-    });
+      return this.withCallContext(extra as RequestExtra, (ctx) => dispatcher.callTool(def, params.arguments, ctx));
+    };
 
     // Plain JSON-RPC methods (workflow_*), answered before or without initialize; anything else is -32601.
     this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
+      if (request.method === 'tools/call') return callTool(request, extra);
       const def = registry.get(request.method);
       if (!def || !def.plainMethod) {
         const plain = registry.list().filter((t) => t.plainMethod).map((t) => t.name);

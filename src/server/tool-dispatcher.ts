@@ -5,6 +5,7 @@ import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { UseCase } from '../kernel/use-case';
 import { toErrorResult } from './error-mapper';
+import { rememberJson } from './known-json';
 import { ToolResultWithMeta, type ToolDefinition } from '../kernel/tools/tool-definition';
 
 /** What the dispatcher needs from the schema service (SchemaRegistry satisfies it). */
@@ -54,7 +55,7 @@ export class ToolDispatcher {
     try {
       const { value, meta } = await this.run(def, args, ctx);
       return {
-        content: [{ type: 'text', text: JSON.stringify(value) }],
+        content: [{ type: 'text', text: rememberJson(value, JSON.stringify(value)) }],
         structuredContent: value as Record<string, unknown>,
         ...(meta ? { _meta: meta } : {}),
       };

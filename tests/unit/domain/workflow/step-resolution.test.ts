@@ -1,5 +1,5 @@
 import { InvalidArgumentsError, InvalidWorkflowError } from '../../../../src/kernel/errors';
-import type { LoopStep, Workflow } from '../../../../src/modules/workflow/domain/types';
+import type { LoopStep, Workflow, WorkflowStep as WorkflowStepAny } from '../../../../src/modules/workflow/domain/types';
 import { loadWorkflow } from '../../application/workflow-test-helpers';
 import { next, prompt, walk, workflowOf } from './resolution-helpers';
 
@@ -387,5 +387,25 @@ describe('the returned context can be sent back unchanged', () => {
     expect(next(wf, ['start'], stale).step?.completionId).toBe('l[0].x');
     expect(next(wf, ['start'], stale).context).toEqual({ i: 0 });
     expect(next(wf, ['start', 'l[0].x', 'l[1].x'], { i: 1 }).context).toEqual({});
+  });
+});
+
+describe('the resolved step is a copy of the step', () => {
+  test('every field but `type` is carried over, the workflow step itself is untouched', () => {
+    const step = prompt('a', { agentRole: 'Reviewer', guidance: ['g1'], askForFiles: true } as Partial<WorkflowStepAny>);
+    const wf = workflowOf([step]);
+    const resolved = next(wf, []).step!;
+    expect(resolved).toMatchObject({ id: 'a', agentRole: 'Reviewer', guidance: ['g1'], askForFiles: true, completionId: 'a' });
+    expect('type' in resolved).toBe(false);
+    resolved.title = 'changed';
+    expect(step.title).toBe('Title a');
+  });
+
+  test('a `__proto__` key read from a workflow file stays data: the copy keeps Object.prototype', () => {
+    const step = JSON.parse('{"id":"a","title":"A","prompt":"Do a","__proto__":{"polluted":true}}');
+    const resolved = next(workflowOf([step]), []).step! as unknown as Record<string, unknown>;
+    expect(Object.getPrototypeOf(resolved)).toBe(Object.prototype);
+    expect(Object.prototype.hasOwnProperty.call(resolved, '__proto__')).toBe(true);
+    expect((resolved as { polluted?: unknown }).polluted).toBeUndefined();
   });
 });
