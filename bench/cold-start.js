@@ -1,4 +1,4 @@
-// Cold start: process spawn to the first tools/list answer, workgraph beside the bare SDK echo server, alternating,
+// Cold start: process spawn to the first tools/list answer, workgraph beside the bare SDK echo server, interleaved,
 // median of several runs each. Goal: within 1.5x. Two figures per spawn (bench/lib.js coldStartOnce): the server's
 // (until the answer arrived) and the SDK client's (plus listTools' compiling of every output schema, which grows with
 // the tool list rather than with the server's start). Beside them, the modules each process loaded by then.
@@ -11,7 +11,8 @@ async function main() {
   const runs = { wg: [], echo: [] };
   const start = { wg: () => workgraph(['--data-dir', dataDir]), echo: () => echoServer() };
   for (const s of ['echo', 'wg']) await coldStartOnce(start[s]); // warm the file system cache for both
-  for (let i = 0; i < RUNS; i++) for (const s of ['echo', 'wg']) runs[s].push(await coldStartOnce(start[s]));
+  // Alternating which goes first, so neither always meets the other's leftovers (page cache, CPU frequency).
+  for (let i = 0; i < RUNS; i++) for (const s of i % 2 ? ['echo', 'wg'] : ['wg', 'echo']) runs[s].push(await coldStartOnce(start[s]));
   const median = (s, key) => stats(runs[s].map((r) => r[key])).median;
   report('cold-start', 'spawn to first tools/list answer (server)', median('wg', 'server'), median('echo', 'server'), 'ms', { runs: RUNS, goal: 'ratio <= 1.5' });
   report('cold-start', 'spawn to first tools/list, SDK listTools (answer + client compiles output schemas)', median('wg', 'sdk'), median('echo', 'sdk'), 'ms', {
