@@ -1,3 +1,4 @@
+import { ContractRun } from './contract-run';
 import type { GraphRunStore } from '../../src/modules/graph/application/ports/graph-run-store';
 import type { GraphRunRecord } from '../../src/modules/graph/domain/graph-run-record';
 
@@ -30,10 +31,12 @@ const T0 = 1_700_000_000_000;
  * The contract every GraphRunStore adapter keeps (the data-dir files and PostgreSQL): run it from the adapter's test
  * with a factory of fresh stores bounded to `keepPerTool` runs per tool.
  */
-export function graphRunStoreContract(name: string, makeStore: (keepPerTool: number) => Promise<GraphRunContractStore>): void {
-  describe(`GraphRunStore contract: ${name}`, () => {
+export function graphRunStoreContract(name: string, makeStore: (keepPerTool: number) => Promise<GraphRunContractStore>): ContractRun {
+  const run = new ContractRun(`GraphRunStore contract: ${name}`);
+  describe(run.suite, () => {
+    const it = run.it;
     let c: GraphRunContractStore | undefined;
-    const open = async (keep: number) => (c = await makeStore(keep)).store;
+    const open = async (keep: number) => run.met((c = await makeStore(keep)).store);
     afterEach(async () => {
       await c?.cleanup();
       c = undefined;
@@ -108,4 +111,5 @@ export function graphRunStoreContract(name: string, makeStore: (keepPerTool: num
       expect(await store.list()).toEqual([]);
     });
   });
+  return run;
 }

@@ -1,3 +1,4 @@
+import { ContractRun } from './contract-run';
 import { InvalidArgumentsError, NotFoundError } from '../../src/kernel/errors';
 import type { KnowledgeStore } from '../../src/modules/knowledge/application/ports/knowledge-store';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../src/modules/knowledge/domain';
@@ -6,11 +7,16 @@ import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../src/modules/k
  * The contract of the KnowledgeStore port: what every adapter (NDJSON files, PostgreSQL) must answer, run against
  * each of them by its own test file. `make` gives a fresh, empty store; `cleanup` runs after each test.
  */
-export function knowledgeStoreContract(name: string, make: () => Promise<{ store: KnowledgeStore; cleanup?: () => Promise<void> }>): void {
-  describe(`KnowledgeStore contract: ${name}`, () => {
+export function knowledgeStoreContract(name: string, make: () => Promise<{ store: KnowledgeStore; cleanup?: () => Promise<void> }>): ContractRun {
+  const run = new ContractRun(`KnowledgeStore contract: ${name}`);
+  describe(run.suite, () => {
+    const it = run.it;
     let store: KnowledgeStore;
     let cleanup: (() => Promise<void>) | undefined;
-    beforeEach(async () => ({ store, cleanup } = await make()));
+    beforeEach(async () => {
+      ({ store, cleanup } = await make());
+      run.met(store);
+    });
     afterEach(async () => cleanup?.());
 
     const P = 'demo';
@@ -264,4 +270,5 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       expect(listed).toEqual(expect.arrayContaining([P, 'other']));
     });
   });
+  return run;
 }

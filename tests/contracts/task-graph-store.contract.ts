@@ -1,3 +1,4 @@
+import { ContractRun } from './contract-run';
 import { AlreadyExistsError, ConflictError, NotFoundError } from '../../src/kernel/errors';
 import type { TaskGraphStore } from '../../src/modules/tasks/application/ports/task-graph-store';
 import { createTaskGraph } from '../../src/modules/tasks/domain/create-task-graph';
@@ -8,11 +9,16 @@ import { TaskStatus } from '../../src/modules/tasks/domain/task-status';
  * The contract of the TaskGraphStore port: what every adapter (files, PostgreSQL) must do, run against each of them
  * by its own test file. `make` gives a fresh, empty store; `cleanup` runs after each test.
  */
-export function taskGraphStoreContract(name: string, make: () => Promise<{ store: TaskGraphStore; cleanup?: () => Promise<void> }>): void {
-  describe(`TaskGraphStore contract: ${name}`, () => {
+export function taskGraphStoreContract(name: string, make: () => Promise<{ store: TaskGraphStore; cleanup?: () => Promise<void> }>): ContractRun {
+  const run = new ContractRun(`TaskGraphStore contract: ${name}`);
+  describe(run.suite, () => {
+    const it = run.it;
     let store: TaskGraphStore;
     let cleanup: (() => Promise<void>) | undefined;
-    beforeEach(async () => ({ store, cleanup } = await make()));
+    beforeEach(async () => {
+      ({ store, cleanup } = await make());
+      run.met(store);
+    });
     afterEach(async () => cleanup?.());
 
     const graph = (projectId = 'demo', nodes = [
@@ -132,14 +138,20 @@ export function taskGraphStoreContract(name: string, make: () => Promise<{ store
       expect(await store.readTransitions('two')).toHaveLength(1);
     });
   });
+  return run;
 }
 
 /** The import/export part of the contract: a project copied in exactly, idempotently. */
-export function taskGraphStoreImportContract(name: string, make: () => Promise<{ store: TaskGraphStore; cleanup?: () => Promise<void> }>): void {
-  describe(`TaskGraphStore import contract: ${name}`, () => {
+export function taskGraphStoreImportContract(name: string, make: () => Promise<{ store: TaskGraphStore; cleanup?: () => Promise<void> }>): ContractRun {
+  const run = new ContractRun(`TaskGraphStore import contract: ${name}`);
+  describe(run.suite, () => {
+    const it = run.it;
     let store: TaskGraphStore;
     let cleanup: (() => Promise<void>) | undefined;
-    beforeEach(async () => ({ store, cleanup } = await make()));
+    beforeEach(async () => {
+      ({ store, cleanup } = await make());
+      run.met(store);
+    });
     afterEach(async () => cleanup?.());
     const graph = (rev: number, updated = '2026-01-02T03:04:05.678Z'): TaskGraph => ({
       ...createTaskGraph({ projectId: 'copied', projectName: 'Copied', projectRoot: '/r', nodes: [{ id: 'a', title: 'A' }], now: '2026-01-01T00:00:00.000Z' }),
@@ -170,4 +182,5 @@ export function taskGraphStoreImportContract(name: string, make: () => Promise<{
       expect(await store.readTransitions('copied')).toEqual(log.slice(0, 1));
     });
   });
+  return run;
 }

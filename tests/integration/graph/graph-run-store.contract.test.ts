@@ -10,7 +10,7 @@ import { graphRunStoreContract } from '../../contracts/graph-run-store.contract'
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 
 /** The GraphRunStore contract against every adapter: the data-dir files and a real PostgreSQL server. */
-graphRunStoreContract('files', async (keep) => {
+const files = graphRunStoreContract('files', async (keep) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-runs-contract-'));
   return { store: new FileGraphRunStore(dir, keep), cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
 });
@@ -21,8 +21,16 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => pg?.stop());
 
-graphRunStoreContract('postgresql', async (keep) => {
+const postgresql = graphRunStoreContract('postgresql', async (keep) => {
   const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 8 });
   await migrate(db, graphMigrations);
   return { store: new PgGraphRunStore(db, keep), cleanup: () => db.close() };
+});
+
+// Registered last, so it runs after both suites: they ran every case, each against the adapter meant.
+it('ran every case of the contract against the file store and the PostgreSQL store', () => {
+  expect(files.cases.length).toBeGreaterThanOrEqual(7);
+  expect(postgresql.cases).toEqual(files.cases);
+  expect([...files.adapters]).toEqual([FileGraphRunStore.name]);
+  expect([...postgresql.adapters]).toEqual([PgGraphRunStore.name]);
 });

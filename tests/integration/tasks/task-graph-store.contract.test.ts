@@ -15,8 +15,7 @@ const files = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-tasks-contract-'));
   return { store: new FileTaskGraphStore(new ProjectLayout(dir)), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 };
-taskGraphStoreContract('files', files);
-taskGraphStoreImportContract('files', files);
+const fileRuns = [taskGraphStoreContract('files', files), taskGraphStoreImportContract('files', files)];
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -29,5 +28,14 @@ const postgres = async () => {
   await migrate(db, tasksMigrations);
   return { store: new PgTaskGraphStore(db), cleanup: () => db.close() };
 };
-taskGraphStoreContract('postgresql', postgres);
-taskGraphStoreImportContract('postgresql', postgres);
+const pgRuns = [taskGraphStoreContract('postgresql', postgres), taskGraphStoreImportContract('postgresql', postgres)];
+
+// Registered last, so it runs after the suites: they ran every case, each against the adapter meant.
+it('ran every case of both contracts against the file store and the PostgreSQL store', () => {
+  const [core, imports] = fileRuns;
+  expect(core.cases.length).toBeGreaterThanOrEqual(10);
+  expect(imports.cases.length).toBeGreaterThanOrEqual(2);
+  expect(pgRuns.map((r) => r.cases)).toEqual(fileRuns.map((r) => r.cases));
+  for (const r of fileRuns) expect([...r.adapters]).toEqual([FileTaskGraphStore.name]);
+  for (const r of pgRuns) expect([...r.adapters]).toEqual([PgTaskGraphStore.name]);
+});

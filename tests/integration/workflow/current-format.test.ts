@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { callNext, folderStorage, walk } from './workrail-helpers';
-import type { Workflow } from '../../../src/modules/workflow/domain/types';
+import type { ParallelDelegation, Workflow } from '../../../src/modules/workflow/domain/types';
 
 const FOLDER = path.join(__dirname, '../../fixtures/workflows-current');
 
@@ -44,10 +44,10 @@ describe('current format: our own fixtures walked feature by feature', () => {
   it('a parallel step lists only the delegations whose conditions hold', () => {
     const done = ['scope', 'api.list', 'api.run'];
     const low = callNext(wf, done, { riskLevel: 'low' });
-    expect(low.step!.delegations!.map((d) => d.args!.subject)).toEqual(['security']);
+    expect((low.step!.delegations as ParallelDelegation[]).map((d) => d.args!.subject)).toEqual(['security']);
     expect(low.guidance.prompt).toContain('## Parallel delegations');
     const high = callNext(wf, done, { riskLevel: 'high' });
-    expect(high.step!.delegations!.map((d) => d.args!.subject)).toEqual(['security', 'performance']);
+    expect((high.step!.delegations as ParallelDelegation[]).map((d) => d.args!.subject)).toEqual(['security', 'performance']);
   });
 
   it('a loop goes on while its artifact says continue and stops when it says stop; a missing required artifact blocks, and the next call fixes it', () => {

@@ -42,16 +42,16 @@ async function folderHarness(seed: Workflow[], source: string, wrap: (files: Fil
   };
 }
 
-workflowCatalogContract('a folder (FileWorkflowStorage)', (seed) => folderHarness(seed, 'flag', ([f]) => f));
-workflowCatalogContract('the bundled source (FileWorkflowStorage, source bundled)', (seed) => folderHarness(seed, 'bundled', ([f]) => f));
-workflowCatalogContract('several folders (MultiSourceWorkflowStorage)', (seed) => folderHarness(seed, 'project', (files) => new MultiSourceWorkflowStorage(files), 2));
-workflowCatalogContract('the schema check (SchemaValidatingWorkflowStorage)', (seed) =>
+const folder = workflowCatalogContract('a folder (FileWorkflowStorage)', (seed) => folderHarness(seed, 'flag', ([f]) => f));
+const bundled = workflowCatalogContract('the bundled source (FileWorkflowStorage, source bundled)', (seed) => folderHarness(seed, 'bundled', ([f]) => f));
+const several = workflowCatalogContract('several folders (MultiSourceWorkflowStorage)', (seed) => folderHarness(seed, 'project', (files) => new MultiSourceWorkflowStorage(files), 2));
+const schema = workflowCatalogContract('the schema check (SchemaValidatingWorkflowStorage)', (seed) =>
   folderHarness(seed, 'env', ([f]) => new SchemaValidatingWorkflowStorage(f, checker)),
 );
-workflowCatalogContract('the stack the server composes (CachingWorkflowStorage over the schema check over several folders)', (seed) =>
+const stack = workflowCatalogContract('the stack the server composes (CachingWorkflowStorage over the schema check over several folders)', (seed) =>
   folderHarness(seed, 'flag', (files) => new CachingWorkflowStorage(new SchemaValidatingWorkflowStorage(new MultiSourceWorkflowStorage(files), checker), { ttlMs: 0, watch: false }), 2),
 );
-workflowCatalogContract('memory (InMemoryWorkflowStorage)', async (seed) => {
+const memory = workflowCatalogContract('memory (InMemoryWorkflowStorage)', async (seed) => {
   const catalog = new InMemoryWorkflowStorage(seed);
   return {
     catalog,
@@ -60,4 +60,19 @@ workflowCatalogContract('memory (InMemoryWorkflowStorage)', async (seed) => {
     add: async (w) => catalog.put(w),
     remove: async (id) => void catalog.remove(id),
   };
+});
+
+// Registered last, so it runs after the suites: each ran every case, against the adapter (the outermost one of a stack) meant.
+it('ran every case of the contract against each adapter', () => {
+  const runs = [folder, bundled, several, schema, stack, memory];
+  expect(folder.cases.length).toBeGreaterThanOrEqual(15);
+  for (const r of runs) expect(r.cases).toEqual(folder.cases);
+  expect(runs.map((r) => [...r.adapters])).toEqual([
+    [FileWorkflowStorage.name],
+    [FileWorkflowStorage.name],
+    [MultiSourceWorkflowStorage.name],
+    [SchemaValidatingWorkflowStorage.name],
+    [CachingWorkflowStorage.name],
+    [InMemoryWorkflowStorage.name],
+  ]);
 });

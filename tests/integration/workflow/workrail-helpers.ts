@@ -16,6 +16,7 @@ export function folderStorage(dir: string): SchemaValidatingWorkflowStorage {
 import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
 import { nextStep, type GetNextStepOutput } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import type { AssessmentAnswer } from '../../../src/modules/workflow/domain/current-format/answer-parts';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
 import { isLoopStep, type Workflow, type WorkflowStep } from '../../../src/modules/workflow/domain/types';
 
@@ -82,7 +83,7 @@ export function walk(workflow: Workflow, maxCalls = 2000): WalkRecord {
     record.steps.push(step.completionId);
     const artifacts: unknown[] = [];
     if (step.outputContract) artifacts.push(step.outputContract.example);
-    for (const a of step.assessments ?? []) artifacts.push(a.example);
+    for (const a of (step.assessments ?? []) as AssessmentAnswer[]) artifacts.push(a.example);
     output = artifacts.length > 0 ? { notesMarkdown: `Did ${step.title}.`, artifacts } : undefined;
     completed.push(step.completionId);
   }

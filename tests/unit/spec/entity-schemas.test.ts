@@ -4,10 +4,17 @@ import taskGraphSpec from '../../../spec/task-graph.schema.json';
 import knowledgeSpec from '../../../spec/knowledge-node.schema.json';
 import workflowSpec from '../../../spec/workflow.schema.json';
 import { nodeOut } from '../../../src/modules/knowledge/application/knowledge.tool-schemas';
-import { previewStep, returnedStep } from '../../../src/modules/workflow/application/workflow.tool-schemas';
+import { previewStep, returnedStep, sessionStep, stepCore } from '../../../src/modules/workflow/application/workflow-step.schemas';
 import { taskNode } from '../../../src/modules/tasks/application/tasks.tool-schemas';
 import { tasksTools } from '../../../src/modules/tasks';
+import { workflowTools } from '../../../src/modules/workflow';
 import { createTaskGraph } from '../../../src/modules/tasks/domain';
+import { SchemaRegistry } from '../../../src/kernel/schema-registry';
+import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
+import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
+import { nextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
+import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { shapeDifferences, type Schema } from '../../helpers/schema-shape';
 
 /**
@@ -81,9 +88,13 @@ describe('spec/*.schema.json against the typed declarations', () => {
     /** What the answers add to a step: where it sits, and the current format's resolved extras. */
     const derived = ['completionId', 'loop', 'confirmation', 'assessments', 'delegations', 'fragments'];
 
+    /** The session tools' step is `sessionStep`: the step object, or null when the run is complete. */
+    const sessionObject = sessionStep.anyOf[0] as Schema;
+
     it.each([
       ['workflow_get preview', previewStep],
       ['workflow_next', returnedStep],
+      ['the session tools (workflow_start, workflow_continue, workflow_resume)', sessionObject],
     ])("%s answers the file step's fields with the types spec/workflow.schema.json gives them", (_name, answered) => {
       const props = answered.properties as Record<string, Schema>;
       const fromFile = Object.fromEntries(Object.entries(props).filter(([k]) => !derived.includes(k)));
@@ -93,6 +104,59 @@ describe('spec/*.schema.json against the typed declarations', () => {
       // outputContract: answers add the example and where the schema is to the file's {contractRef, required}.
       const differences = shapeDifferences({ ...answered, properties: fromFile }, answered, fileSide, spec);
       expect(differences.filter((d) => !d.startsWith('#/requireConfirmation:') && !d.startsWith('#/outputContract'))).toEqual([]);
+    });
+
+    it.each([
+      ['workflow_get preview', previewStep],
+      ['workflow_next', returnedStep],
+      ['the session tools', sessionObject],
+    ])('%s extends the one step core: every core field, with its type', (_name, answered) => {
+      const props = answered.properties as Record<string, Schema>;
+      const core = stepCore.properties as Record<string, Schema>;
+      const coreOnly = { ...answered, properties: Object.fromEntries(Object.keys(core).filter((k) => k in props).map((k) => [k, props[k]])) };
+      expect(shapeDifferences(coreOnly, coreOnly, stepCore, stepCore).filter((d) => !d.endsWith('only in the second schema'))).toEqual([]);
+      // The preview shows the step's text instead of saying whether the server checks its output.
+      const missing = Object.keys(core).filter((k) => !(k in props));
+      expect(missing).toEqual(answered === previewStep ? ['hasValidation'] : []);
+      for (const k of ['id', 'title', 'completionId']) expect(answered.required).toContain(k);
+    });
+
+    it('is the step every tool that hands one out answers with', () => {
+      const byName = new Map(workflowTools.map((t) => [t.name, t]));
+      const stepOf = (tool: string, pick: (props: Record<string, Schema>) => Schema | undefined) =>
+        pick(byName.get(tool)!.outputSchema.properties as Record<string, Schema>);
+      expect(stepOf('workflow_next', (p) => p.step)).toEqual({ anyOf: [returnedStep, { type: 'null' }] });
+      expect(stepOf('workflow_start', (p) => p.step)).toBe(sessionStep);
+      expect(stepOf('workflow_continue', (p) => p.step)).toBe(sessionStep);
+      const candidate = stepOf('workflow_resume', (p) => (p.candidates.items as Schema).properties as Schema);
+      expect((candidate as Record<string, Schema>).step).toBe(sessionStep);
+      const firstStep = stepOf('workflow_get', (p) => p.firstStep);
+      expect((firstStep!.anyOf as Schema[])[0]).toBe(previewStep);
+    });
+
+    it('accepts the step the engine builds, in every answer that carries it', () => {
+      const workflow: Workflow = {
+        id: 'per-file',
+        name: 'Per file',
+        description: 'a loop step with validation',
+        version: '1.0.0',
+        steps: [
+          {
+            id: 'each',
+            type: 'loop',
+            title: 'Each',
+            loop: { type: 'forEach', items: 'files', itemVar: 'file', maxIterations: 10 },
+            body: [{ id: 'check', title: 'Check', prompt: 'Check {{file}}', askForFiles: true, validationCriteria: [{ type: 'contains', value: 'ok' }] }],
+          },
+        ],
+      };
+      const answer = nextStep(workflow, [], { files: ['a.ts'] }, undefined, new ConditionEvaluator(), new StepOutputChecker(new SchemaRegistry(), new ContractSchemaFiles()));
+      expect(answer.step).toMatchObject({ id: 'check', completionId: 'each[0].check', loop: { id: 'each', iteration: 0 }, askForFiles: true, hasValidation: true });
+      for (const schema of [{ anyOf: [returnedStep, { type: 'null' }] }, sessionStep]) {
+        const validate = ajv.compile(schema);
+        expect(validate(answer.step) ? [] : validate.errors).toEqual([]);
+        expect(validate({ ...answer.step, completionId: 7 })).toBe(false);
+      }
     });
   });
 });

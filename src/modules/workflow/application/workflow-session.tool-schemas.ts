@@ -1,4 +1,5 @@
 import { toolSchemas } from '../../../kernel/tools/tool-schema';
+import { sessionStep, stepBlocker, stepGuidance } from './workflow-step.schemas';
 
 /**
  * The input and output schemas of the durable-session tools (docs/sessions.md), each written once:
@@ -21,27 +22,6 @@ const stepPointer = {
   ],
 } as const;
 
-/** The step in workflow_next's shape: structured fields only, its text in guidance.prompt. */
-const returnedStep = {
-  anyOf: [
-    {
-      type: 'object',
-      required: ['id', 'title', 'completionId'],
-      properties: {
-        id: { type: 'string' },
-        title: { type: 'string' },
-        completionId: { type: 'string' },
-        loop: { type: 'object', properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} } },
-        askForFiles: { type: 'boolean' },
-        requireConfirmation: { type: 'boolean' },
-        hasValidation: { type: 'boolean', description: 'The server checks the output of this step against its criteria.' },
-      },
-    },
-    { type: 'null' },
-  ],
-  description: 'The step to do now (the same shape as workflow_next; its text is in guidance.prompt), or null when complete.',
-} as const;
-
 const workflowInfo = {
   type: 'object',
   required: ['id', 'version', 'hash', 'newerVersionAvailable'],
@@ -54,14 +34,12 @@ const workflowInfo = {
   },
 } as const;
 
+/** The session tools' blocker: the shared fields; `expected` also covers a validation rule's suggestion. */
 const blocker = {
-  type: 'object',
-  required: ['code', 'pointer', 'message'],
+  ...stepBlocker,
   properties: {
-    code: { type: 'string' },
-    pointer: { type: 'string' },
-    message: { type: 'string' },
-    expected: { description: "The expected shape or value: an example artifact, the allowed levels, or the rule's suggestion." },
+    ...stepBlocker.properties,
+    expected: { ...stepBlocker.properties.expected, description: "The expected shape or value: an example artifact, the allowed levels, or the rule's suggestion." },
   },
 } as const;
 
@@ -76,8 +54,8 @@ const sessionAnswer = {
     continueToken: { type: 'string', description: 'Send with the next workflow_continue.' },
     checkpointToken: { type: 'string', description: 'workflow_start: a checkpoint at the very beginning.' },
     retryToken: { type: 'string', description: 'blocked: send the corrected output with this token.' },
-    step: returnedStep,
-    guidance: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' } } },
+    step: sessionStep,
+    guidance: stepGuidance,
     isComplete: { type: 'boolean' },
     context: { type: 'object', description: 'The whole merged context of the session.' },
     blockers: { type: 'array', items: blocker },
@@ -177,8 +155,8 @@ export const workflowResumeSchemas = toolSchemas({
             updatedAt: { type: 'string' },
             reasons: { type: 'array', items: { type: 'string' } },
             continueToken: { type: 'string' },
-            step: returnedStep,
-            guidance: { type: 'object', properties: { prompt: { type: 'string' } } },
+            step: sessionStep,
+            guidance: { type: stepGuidance.type, properties: stepGuidance.properties },
             context: { type: 'object' },
             recap: { type: 'array', items: { type: 'object', properties: { completionId: { type: 'string' }, title: { type: 'string' }, notes: { type: 'string' } } } },
             completedSteps: { type: 'integer' },

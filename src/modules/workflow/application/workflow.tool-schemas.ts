@@ -1,8 +1,10 @@
 import { toolSchemas } from '../../../kernel/tools/tool-schema';
+import { previewStep, returnedStep, stepBlocker, stepGuidance } from './workflow-step.schemas';
 
 /**
  * The input and output schemas of the workflow module's stateless tools, each written once: workflow.tools.ts declares
- * the tools with them and the use cases take their input and output types from them (ToolInput / ToolOutput).
+ * the tools with them and the use cases take their input and output types from them (ToolInput / ToolOutput). The
+ * step they answer with is declared in workflow-step.schemas.ts.
  */
 
 const noArguments = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -17,72 +19,14 @@ const contextObject = {
   description: 'Variables for runCondition, loops and {{var}} placeholders. Send back the context workflow_next returned, plus your own variables.',
 } as const;
 
-/** A step as workflow_get's preview shows it: the workflow's step plus where it sits (completionId, loop position). */
-export const previewStep = {
-  type: 'object',
-  required: ['id', 'title', 'prompt', 'completionId'],
-  properties: {
-    id: { type: 'string' },
-    title: { type: 'string' },
-    prompt: { type: 'string', description: 'The prompt with {{var}} placeholders filled from the context.' },
-    agentRole: { type: 'string' },
-    guidance: stringList,
-    askForFiles: { type: 'boolean' },
-    requireConfirmation: { type: 'boolean' },
-    completionId: { type: 'string', description: 'Append exactly this string to completedSteps when the step is done.' },
-    loop: {
-      type: 'object',
-      properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
-    },
-  },
-} as const;
-
-/**
- * A step as workflow_next returns it: the structured fields an agent acts on. Its text is in `guidance.prompt` only,
- * so an answer carries it once.
- */
-export const returnedStep = {
-  type: 'object',
-  required: ['id', 'title', 'completionId'],
-  properties: {
-    id: { type: 'string' },
-    title: { type: 'string' },
-    completionId: { type: 'string', description: 'Append exactly this string to completedSteps when the step is done.' },
-    loop: {
-      type: 'object',
-      properties: { id: { type: 'string' }, iteration: { type: 'integer' }, item: {} },
-    },
-    askForFiles: { type: 'boolean' },
-    requireConfirmation: { type: 'boolean' },
-    hasValidation: { type: 'boolean', description: 'Check your output with workflow_validate before moving on.' },
-    confirmation: {
-      type: 'object',
-      description: 'Current format: stop before going on — who confirms (user, or a coordinating agent) and why.',
-      properties: { by: { enum: ['user', 'coordinator'] }, reason: { type: 'string' } },
-    },
-    outputContract: {
-      type: 'object',
-      description: 'Current format: the artifact to send in output.artifacts, with a valid example and where its schema is.',
-      properties: { contractRef: { type: 'string' }, required: { type: 'boolean' }, kind: { type: 'string' }, example: { type: 'object' }, schema: { type: 'string' } },
-    },
-    assessments: {
-      type: 'array',
-      description: 'Current format: assessments to send (wr.assessment artifacts), with their dimensions, allowed levels and an example.',
-      items: { type: 'object' },
-    },
-    delegations: { type: 'array', items: { type: 'object' }, description: 'Current format, parallel steps: the delegations that apply now.' },
-    fragments: stringList,
-  },
-} as const;
-
+/** workflow_next's blocker: the shared fields, with what code and pointer look like. */
 const blocker = {
-  type: 'object',
-  required: ['code', 'pointer', 'message'],
+  ...stepBlocker,
   properties: {
-    code: { type: 'string', description: 'Stable code, e.g. contract_artifact_missing, contract_artifact_invalid, assessment_level_invalid.' },
-    pointer: { type: 'string', description: 'JSON pointer into this call (e.g. /output/artifacts/0/decision).' },
-    message: { type: 'string' },
-    expected: { description: 'The expected shape: an example artifact, or the allowed levels.' },
+    ...stepBlocker.properties,
+    code: { ...stepBlocker.properties.code, description: 'Stable code, e.g. contract_artifact_missing, contract_artifact_invalid, assessment_level_invalid.' },
+    pointer: { ...stepBlocker.properties.pointer, description: 'JSON pointer into this call (e.g. /output/artifacts/0/decision).' },
+    expected: { ...stepBlocker.properties.expected, description: 'The expected shape: an example artifact, or the allowed levels.' },
   },
 } as const;
 
@@ -188,7 +132,7 @@ export const workflowNextSchemas = toolSchemas({
     required: ['step', 'guidance', 'isComplete', 'context'],
     properties: {
       step: { anyOf: [returnedStep, { type: 'null' }] },
-      guidance: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string' } } },
+      guidance: stepGuidance,
       isComplete: { type: 'boolean' },
       context: { type: 'object', description: 'Send this back unchanged (with your own variables added) on the next call.' },
       blocked: { type: 'boolean', description: 'The output fell short: step is the same step; keep its completionId last and resend output fixed.' },

@@ -1,5 +1,20 @@
+import type { AssessmentAnswer, ContractAnswer } from './current-format/answer-parts';
 import type { ResolvedStep } from './step-resolution';
 import type { Workflow } from './types';
+
+/*
+ * Every text the workflow module hands an agent — the `guidance.prompt` of workflow_next and of the session tools,
+ * blocked and complete answers, notes on the pinned workflow version — is written here, in one place, so the wording
+ * stays consistent and the use cases read as steps rather than prose.
+ */
+
+/** A reason an output falls short, as the answers list it. */
+export interface BlockerText {
+  code: string;
+  pointer: string;
+  message: string;
+  expected?: unknown;
+}
 
 /**
  * The `guidance.prompt` of workflow_next: markdown with one heading per part, in this order — `## Role` (when the
@@ -54,4 +69,98 @@ function describeLoop(loop: NonNullable<ResolvedStep['loop']>): string {
   const here = `loop '${loop.id}', iteration ${loop.iteration + 1}`;
   const item = loop.item !== undefined ? ` (item: ${typeof loop.item === 'string' ? loop.item : JSON.stringify(loop.item)})` : '';
   return loop.parent ? `${here}${item}, inside ${describeLoop(loop.parent)}` : `${here}${item}`;
+}
+
+/** The section a blocked workflow_next answer starts with: what to fix, and how to resend. */
+export function buildBlockedSection(blockers: readonly BlockerText[]): string {
+  const lines = blockers.map((b) => `- ${b.code} at ${b.pointer}: ${b.message}`);
+  return `## Blocked\nThe output sent for this step falls short. Keep its completionId last in completedSteps and resend output with these fixed:\n${lines.join('\n')}`;
+}
+
+/** The markdown the current format adds to guidance.prompt (delegations, output to send, metrics). */
+export function currentFormatSections(step: ResolvedStep, contract: ContractAnswer | undefined, assessments: AssessmentAnswer[] | undefined): string[] {
+  const parts: string[] = [];
+  const delegations = step.extras?.delegations;
+  if (delegations) {
+    const lines = delegations.map((d) => {
+      const bits = [`\`${d.workflowId}\``];
+      if (d.modelTier) bits.push(`model tier ${d.modelTier}`);
+      if (d.args && Object.keys(d.args).length > 0) bits.push(`args ${JSON.stringify(d.args)}`);
+      if (d.contextMapping) bits.push(`context ${JSON.stringify(d.contextMapping)}`);
+      return `- ${bits.join('; ')}`;
+    });
+    parts.push(
+      `## Parallel delegations\n${lines.length > 0 ? `Run these in parallel (each a workflow you start for a helper), then bring their results together yourself:\n${lines.join('\n')}` : 'No delegation applies in this context: do the step yourself.'}`,
+    );
+  }
+  const send: string[] = [];
+  if (contract) {
+    send.push(
+      `- ${contract.required ? 'Required' : 'Optional'}: one \`${contract.kind}\` artifact (contract ${contract.contractRef}); step.outputContract.example shows a valid one, its schema: ${contract.schema}.`,
+    );
+  }
+  for (const a of assessments ?? []) {
+    send.push(`- Assessment \`${a.id}\`: a \`wr.assessment\` artifact rating ${a.dimensions.map((d) => `${d.id} (${d.levels.join(' | ')})`).join(', ')}.`);
+  }
+  if (send.length > 0) parts.push(`## Output to send\nWith the call that completes this step, send \`output: {notesMarkdown?, artifacts: [...]}\`:\n${send.join('\n')}`);
+  if (step.metricsFooter) parts.push(step.metricsFooter);
+  return parts;
+}
+
+/** What a session's "When done" looks at in the step the engine handed out. */
+export interface SessionStepFlags {
+  askForFiles?: boolean;
+  requireConfirmation?: boolean;
+  hasValidation?: boolean;
+  outputContract?: unknown;
+  assessments?: unknown;
+}
+
+/**
+ * A session step's guidance from workflow_next's: the same sections, but "When done" tells the agent to call
+ * workflow_continue with its notes (the server keeps completedSteps and the context), after any `notes`.
+ */
+export function buildSessionStepGuidance(statelessPrompt: string, step: SessionStepFlags, notes: readonly string[] = []): string {
+  const cut = statelessPrompt.lastIndexOf('\n\n## When done\n');
+  const body = cut >= 0 ? statelessPrompt.slice(0, cut) : statelessPrompt;
+  const done: string[] = [];
+  if (step.askForFiles) done.push('- Ask the user for any files you need before you start.');
+  if (step.requireConfirmation) done.push('- Ask for the confirmation this step requires before you continue.');
+  done.push('- Call workflow_continue with the continueToken and `output: {notesMarkdown, artifacts?}` saying what you did (and `context` with only the variables you changed).');
+  if (step.hasValidation || step.outputContract || step.assessments) done.push("- Your output is checked against the step's criteria; a `blocked` answer says exactly what is missing.");
+  const extra = notes.length ? `\n\n## Note\n${notes.map((n) => `- ${n}`).join('\n')}` : '';
+  return `${body}${extra}\n\n## When done\n${done.join('\n')}`;
+}
+
+/** The start of a blocked session answer's guidance: what was wrong, what to do (the step's own guidance follows it). */
+export function buildBlockedHeader(blockers: readonly BlockerText[], exhausted: boolean, attempt: number, max: number): string {
+  const lines = blockers.map((b) => `- ${b.message}${b.pointer && b.pointer !== '/notesMarkdown' ? ` (at ${b.pointer})` : ''}${b.expected ? ` (expected: ${typeof b.expected === 'string' ? b.expected : JSON.stringify(b.expected)})` : ''}`);
+  return exhausted
+    ? `## Blocked: attempts exhausted (${attempt} of ${max})\nStop and ask the person how to proceed: this step's output was refused ${attempt} times in a row. Show them these problems:\n${lines.join('\n')}\nA corrected output sent with the retryToken still advances the session.`
+    : `## Blocked (attempt ${attempt} of ${max})\nThe output does not satisfy this step yet:\n${lines.join('\n')}\nFix it and call workflow_continue again with the retryToken.`;
+}
+
+/** The guidance when the session's workflow is complete. */
+export function buildSessionCompleteGuidance(workflowName: string, summary: string): string {
+  return `## Complete\nWorkflow '${workflowName}' is complete: every step that applies is done.\n\n## Summary\n${summary}`;
+}
+
+/** The note on a session whose workflow file changed since it started (it keeps running the pinned version). */
+export function workflowChangedNote(workflowId: string, nowVersion: string, pinnedVersion: string): string {
+  return `workflow '${workflowId}' changed since this session started (now version ${nowVersion}); this session keeps running the version it started with (${pinnedVersion}); start a new session for the new version`;
+}
+
+/** The note on a session whose workflow can no longer be loaded. */
+export function workflowUnloadableNote(workflowId: string, reason: string): string {
+  return `workflow '${workflowId}' can no longer be loaded (${reason}); this session keeps running the version it started with`;
+}
+
+/** A session answer's guidance with the pinned-version note, when there is one, as its last section. */
+export function withWorkflowVersionNote(prompt: string, note: string | undefined): string {
+  return note ? `${prompt}\n\n## Workflow version\n${note}` : prompt;
+}
+
+/** workflow_validate_json's last issue when more were found than it shows. */
+export function moreIssuesNotShown(count: number): string {
+  return `${count} more issue(s) not shown; fix these first`;
 }

@@ -7,40 +7,17 @@ import type { IdGenerator } from '../../../../kernel/id-generator';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { AlreadyExistsError, InvalidArgumentsError } from '../../../../kernel/errors';
-import {
-  projectIdentity,
-  type ArtifactRef,
-  type KnowledgeRole,
-  type KnowledgeVerdict,
-  type StoredKnowledgeNode,
-} from '../../domain';
+import { projectIdentity, type StoredKnowledgeNode } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { addNodesSchemas } from '../knowledge.tool-schemas';
 
-export interface NewKnowledgeNode {
-  /** Generated (UUID) when absent. */
-  id?: string;
-  thought: string;
-  role: KnowledgeRole;
-  tags?: string[];
-  artifacts?: ArtifactRef[];
-  /** Ids of existing nodes of the project, or of nodes earlier in the same call. Default []. */
-  parents?: string[];
-  verdict?: KnowledgeVerdict;
-  verdictReason?: string;
-  verdictReferences?: string[];
-  target?: string;
-  summarizedSegment?: string[];
-}
-
-export interface AddNodesInput {
-  projectContext: string;
-  nodes: NewKnowledgeNode[];
-}
-
-export interface AddNodesOutput {
-  project: string;
-  /** The ids of the nodes added, in input order. */
-  ids: string[];
-}
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type AddNodesInput = ToolInput<typeof addNodesSchemas>;
+/** One node to add (its id is generated, a UUID, when absent). */
+export type NewKnowledgeNode = AddNodesInput['nodes'][number];
+/** The tool's answer, as its output schema describes it: the project and the ids added, in input order. */
+export type AddNodesOutput = ToolOutput<typeof addNodesSchemas>;
 
 /**
  * `add_nodes`: appends nodes to the project's graph. Under the project lock it checks that every parent (and every
@@ -48,7 +25,7 @@ export interface AddNodesOutput {
  * taken; then it appends all nodes in one write. Nothing is written when a check fails.
  */
 @injectable()
-export class AddNodes {
+export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
   constructor(
     @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
     @inject(KnowledgeTokens.KnowledgeIdGenerator) private readonly ids: IdGenerator,

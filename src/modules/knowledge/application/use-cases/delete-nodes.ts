@@ -6,28 +6,20 @@ import type { Clock } from '../../../../kernel/clock';
 import type { KnowledgeStore, MalformedReport } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { NotFoundError } from '../../../../kernel/errors';
-import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord, type DependentNodeInfo } from '../../domain';
+import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { deleteNodesSchemas } from '../knowledge.tool-schemas';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
-export interface DeleteNodesInput {
-  nodeIds: string[];
-  projectContext: string;
-  reason?: string;
-  /** Recalculate the summaries whose segment names a deleted node. Default false. */
-  recalculateSummaries?: boolean;
-}
-
-export interface DeleteNodesOutput {
-  success: boolean;
-  deletedNodeIds: string[];
-  dependentNodes: DependentNodeInfo[];
-  warnings: string[];
-  backupPath: string | null;
-  /** The affected summaries and what became of them (recalculated and how, left empty, lost a race). */
-  summaries: SummaryRecalculation[];
-  /** One sentence saying what happened and what to do next. */
-  message: string;
-}
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type DeleteNodesInput = ToolInput<typeof deleteNodesSchemas>;
+/**
+ * The tool's answer, as its output schema describes it: what was deleted, the dependents that stopped it, the
+ * affected summaries and what became of them, and one sentence saying what happened and what to do next.
+ */
+export type DeleteNodesOutput = ToolOutput<typeof deleteNodesSchemas>;
 
 /**
  * `delete_nodes`: soft delete with dependents confirmation (docs/knowledge-graph.md).
@@ -38,7 +30,7 @@ export interface DeleteNodesOutput {
  * dropped from other nodes' `parents`). Summary recalculation (when asked) runs after the lock is released.
  */
 @injectable()
-export class DeleteNodes {
+export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput> {
   private readonly recalculator: RecalculateSummaries;
 
   constructor(
@@ -76,7 +68,7 @@ export class DeleteNodes {
 
     if (outcome.kind === 'dependents') {
       const counts = dependentCountsPerRoot(ids, new Map([...outcome.dependents].map(([id, n]) => [id, n.parents])));
-      const warnings = ids.filter((id) => (counts.get(id) ?? 0) > 0).map((id) => `Node ${id} has ${counts.get(id)} dependent node(s)`);
+      const warnings = ids.filter((id) => (counts.get(id) ?? 0) > 0).map((id) => KnowledgeMessages.dependentsOf(id, counts.get(id)!));
       this.logger.info('knowledge delete refused: dependents found', {
         project,
         nodeIds: ids,
@@ -91,9 +83,7 @@ export class DeleteNodes {
         warnings,
         backupPath: null,
         summaries: [],
-        message:
-          `Nothing was deleted: ${outcome.dependents.size} node(s) depend on the nodes to delete. ` +
-          'Call delete_nodes again with the dependent node ids included to delete them all.',
+        message: KnowledgeMessages.deleteRefused(outcome.dependents.size),
       };
     }
 
@@ -113,7 +103,7 @@ export class DeleteNodes {
         status: 'not_recalculated' as const,
         method: null,
         remainingNodeIds: (s.summarizedSegment ?? []).filter((id) => !ids.includes(id)),
-        message: `Summary ${s.id} summarizes deleted node(s); pass recalculateSummaries: true to recalculate it`,
+        message: KnowledgeMessages.summaryNotRecalculated(s.id),
       }));
       for (const s of summaries) warnings.push(s.message);
     }
@@ -124,15 +114,15 @@ export class DeleteNodes {
       warnings,
       backupPath,
       summaries,
-      message: `Deleted ${ids.length} node(s); restore_nodes brings them back.`,
+      message: KnowledgeMessages.deleted(ids.length),
     };
   }
 }
 
 function malformedWarnings(report: MalformedReport, file: string): string[] {
-  const out = report.malformed.map((m) => `Line ${m.line} of ${file} is malformed and was kept as it is: ${m.excerpt}`);
+  const out = report.malformed.map((m) => KnowledgeMessages.malformedLine(m.line, file, m.excerpt));
   if (report.malformedCount > report.malformed.length) {
-    out.push(`${report.malformedCount - report.malformed.length} more malformed line(s) in ${file} were kept as they are`);
+    out.push(KnowledgeMessages.moreMalformedLines(report.malformedCount - report.malformed.length, file));
   }
   return out;
 }

@@ -3,21 +3,19 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
-import { withChildren, type KnowledgeNode } from '../../domain';
+import { withChildren } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { getNodeSchemas } from '../knowledge.tool-schemas';
 
-export interface GetNodeInput {
-  projectContext: string;
-  id: string;
-}
-
-export interface GetNodeOutput {
-  project: string;
-  node: KnowledgeNode;
-}
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type GetNodeInput = ToolInput<typeof getNodeSchemas>;
+/** The tool's answer, as its output schema describes it (the node is `nodeOut`). */
+export type GetNodeOutput = ToolOutput<typeof getNodeSchemas>;
 
 /** `get_node`: one node with its `children` derived from the other nodes' `parents` . */
 @injectable()
-export class GetNode {
+export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {

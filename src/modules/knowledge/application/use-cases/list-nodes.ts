@@ -2,37 +2,26 @@ import { inject, injectable } from 'tsyringe';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
-import { toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
+import { toBrief } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { listNodesSchemas } from '../knowledge.tool-schemas';
 
 /** Default page size of list_nodes, and its maximum. */
 export const LIST_NODES_DEFAULT_LIMIT = 20;
 export const LIST_NODES_MAX_LIMIT = 200;
 
-export interface ListNodesInput {
-  projectContext: string;
-  /** Only nodes carrying every one of these tags. */
-  tags?: string[];
-  role?: KnowledgeRole;
-  /** Only nodes whose thought contains this text (case-insensitive). Not part of the list_nodes tool (the dashboard's filter). */
-  text?: string;
-  /** Default 20, at most 200. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
-
-export interface ListNodesOutput {
-  project: string;
-  nodes: KnowledgeNodeBrief[];
-  /** Pass back as `cursor` for the next (older) page; null when there is none. */
-  nextCursor: string | null;
-  /** Lines read for this page that are not valid nodes (kept in the file; see delete_nodes warnings). */
-  malformedLines: number;
-}
+/**
+ * The tool's input, as its schema in knowledge.tool-schemas.ts describes it, plus `text`: only nodes whose thought
+ * contains it (case-insensitive) — the dashboard's filter, not part of the list_nodes tool.
+ */
+export type ListNodesInput = ToolInput<typeof listNodesSchemas> & { text?: string };
+/** The tool's answer, as its output schema describes it (`nextCursor`: pass it back as `cursor`; null on the last page). */
+export type ListNodesOutput = ToolOutput<typeof listNodesSchemas>;
 
 /** `list_nodes`: brief entries, newest first, (the first page costs the same at any graph size). */
 @injectable()
-export class ListNodes {
+export class ListNodes implements UseCase<ListNodesInput, ListNodesOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {

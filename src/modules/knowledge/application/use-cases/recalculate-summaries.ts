@@ -9,6 +9,7 @@ import {
   summaryPrompt,
   type StoredKnowledgeNode,
 } from '../../domain';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
 /** What became of one summary affected by a deletion. */
 export interface SummaryRecalculation {
@@ -60,7 +61,7 @@ export class RecalculateSummaries {
           status: 'empty',
           method: null,
           remainingNodeIds: [],
-          message: `Summary ${s.id} has no remaining nodes; it was kept unchanged`,
+          message: KnowledgeMessages.summaryEmpty(s.id),
         });
         continue;
       }
@@ -75,9 +76,9 @@ export class RecalculateSummaries {
           if (answer) {
             text = answer;
             method = 'sampling';
-          } else note = ' (sampling returned no text)';
+          } else note = KnowledgeMessages.samplingEmpty;
         } catch (e) {
-          note = ` (sampling failed: ${(e as Error).message})`;
+          note = KnowledgeMessages.samplingFailed((e as Error).message);
         }
       }
       if (ctx?.signal.aborted) {
@@ -91,7 +92,7 @@ export class RecalculateSummaries {
         status: 'recalculated',
         method,
         remainingNodeIds: remaining,
-        message: `Summary ${s.id} recalculated from ${remaining.length} node(s) by ${method === 'sampling' ? 'MCP sampling' : 'extractive summary'}${note}`,
+        message: KnowledgeMessages.summaryRecalculated(s.id, remaining.length, method, note),
       });
       ctx?.progress(++done, input.summaries.length, `summary ${s.id}`);
     }
@@ -115,7 +116,7 @@ export class RecalculateSummaries {
               status: 'conflict',
               method: results.get(id)!.method,
               remainingNodeIds: pending.get(id)!.remaining,
-              message: `Summary ${id} changed or was removed while it was recalculated; it was left as it is`,
+              message: KnowledgeMessages.summaryConflict(id),
             });
           }
         }
@@ -131,7 +132,7 @@ export class RecalculateSummaries {
 }
 
 function failed(id: string, remaining: string[], why: string): SummaryRecalculation {
-  return { summaryId: id, status: 'failed', method: null, remainingNodeIds: remaining, message: `Summary ${id} was not recalculated: ${why}` };
+  return { summaryId: id, status: 'failed', method: null, remainingNodeIds: remaining, message: KnowledgeMessages.summaryFailed(id, why) };
 }
 
 function sameIds(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {

@@ -5,6 +5,7 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { Logger } from '../../../../kernel/logger';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { restoreIntoGraph, type DroppedParents } from '../services/restore-into-graph';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
 export interface RestoreKnowledgeBackupOutput {
   project: string;
@@ -50,9 +51,7 @@ export class RestoreKnowledgeBackup {
       alreadyPresent: result.alreadyPresent,
       droppedParents: result.dropped,
       restoredSummaryIds: result.summaries,
-      message: result.restored.length
-        ? `Restored ${result.restored.length} node(s) of backup ${backup.id} into project '${project}'; ${result.alreadyPresent} were there already.`
-        : `Nothing to restore: every node of backup ${backup.id} is in project '${project}' already.`,
+      message: KnowledgeMessages.backupRestored(backup.id, project, result.restored.length, result.alreadyPresent),
     };
   }
 }

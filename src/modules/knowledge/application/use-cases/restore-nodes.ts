@@ -3,26 +3,22 @@ import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
-import { restoreIntoGraph, type DroppedParents } from '../services/restore-into-graph';
+import { restoreIntoGraph } from '../services/restore-into-graph';
 import type { Logger } from '../../../../kernel/logger';
 import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
 import type { DeletedNodeRecord } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { restoreNodesSchemas } from '../knowledge.tool-schemas';
+import { KnowledgeMessages } from '../services/knowledge-messages';
 
-export interface RestoreNodesInput {
-  nodeIds: string[];
-  projectContext: string;
-}
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type RestoreNodesInput = ToolInput<typeof restoreNodesSchemas>;
 
 export type { DroppedParents } from '../services/restore-into-graph';
 
-export interface RestoreNodesOutput {
-  success: boolean;
-  restoredNodeIds: string[];
-  droppedParents: DroppedParents[];
-  /** Summaries recalculated when these nodes were deleted that got their previous text and segment back. */
-  restoredSummaryIds: string[];
-  warnings: string[];
-}
+/** The tool's answer, as its output schema describes it. */
+export type RestoreNodesOutput = ToolOutput<typeof restoreNodesSchemas>;
 
 /**
  * `restore_nodes`: puts soft-deleted nodes back (as the newest, parents before children) and removes their deletion
@@ -31,7 +27,7 @@ export interface RestoreNodesOutput {
  * nothing is restored. Parents that no longer exist are dropped and reported.
  */
 @injectable()
-export class RestoreNodes {
+export class RestoreNodes implements UseCase<RestoreNodesInput, RestoreNodesOutput> {
   constructor(
     @inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore,
     @inject(Tokens.Logger) private readonly logger: Logger,
@@ -73,7 +69,7 @@ export class RestoreNodes {
       restoredNodeIds: result.restored,
       droppedParents: result.dropped,
       restoredSummaryIds: result.summaries,
-      warnings: result.dropped.map((d) => `Node ${d.nodeId}: parent(s) ${d.parents.join(', ')} no longer exist and were dropped`),
+      warnings: result.dropped.map((d) => KnowledgeMessages.parentsDropped(d.nodeId, d.parents)),
     };
   }
 }

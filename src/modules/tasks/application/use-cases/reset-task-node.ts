@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { ConflictError } from '../../../../kernel/errors';
-import { applyTaskEvent, type TaskNode } from '../../domain';
+import { applyTaskEvent } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
@@ -15,12 +15,8 @@ import type { resetTaskNodeSchemas } from '../tasks.tool-schemas';
 /** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
 export type ResetTaskNodeInput = ToolInput<typeof resetTaskNodeSchemas>;
 
-export interface ResetTaskNodeOutput {
-  node: TaskNode;
-  /** READY dependents sent back to PENDING (reset of a COMPLETED node). */
-  reverted: string[];
-  message: string;
-}
+/** The tool's answer, as its output schema describes it (`reverted`: READY dependents sent back to PENDING). */
+export type ResetTaskNodeOutput = ToolOutput<typeof resetTaskNodeSchemas>;
 
 /**
  * `reset_task_node`: FAILED, RETRYING, IN_PROGRESS or COMPLETED (or a VALIDATING node whose run is orphaned: see the run lease) back to
@@ -28,7 +24,7 @@ export interface ResetTaskNodeOutput {
  * in another live server process holding the run's lease).
  */
 @injectable()
-export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ToolOutput<typeof resetTaskNodeSchemas>> {
+export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeOutput> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,

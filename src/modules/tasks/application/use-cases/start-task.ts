@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { applyTaskEvent, type TaskNode } from '../../domain';
+import { applyTaskEvent } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
@@ -13,17 +13,15 @@ import type { startTaskSchemas } from '../tasks.tool-schemas';
 /** The tool's input, as its schema in tasks.tool-schemas.ts describes it. */
 export type StartTaskInput = ToolInput<typeof startTaskSchemas>;
 
-export interface StartTaskOutput {
-  node: TaskNode;
-  message: string;
-}
+/** The tool's answer, as its output schema describes it (the node is `taskNode`). */
+export type StartTaskOutput = ToolOutput<typeof startTaskSchemas>;
 
 /**
  * `start_task`: READY or RETRYING → IN_PROGRESS, as a compare-and-swap under the project lock, so of two processes
  * racing on one node exactly one wins and the other gets an InvalidTransitionError saying the node is IN_PROGRESS.
  */
 @injectable()
-export class StartTask implements UseCase<StartTaskInput, ToolOutput<typeof startTaskSchemas>> {
+export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
     @inject(Tokens.Clock) private readonly clock: Clock,

@@ -7,16 +7,8 @@ import type { CallContext } from '../../../../kernel/call-context';
 import { resolveNextStep, type ResolvedStep } from '../../domain/step-resolution';
 import { isPlainObject } from '../../domain/context-path';
 import type { Workflow } from '../../domain/types';
-import {
-  buildBlockedGuidance,
-  buildSessionCompleteGuidance,
-  buildSessionStepGuidance,
-  stableStringify,
-  type Blocker,
-  type NodeState,
-  type SessionState,
-  type StepPointer,
-} from '../../domain/sessions';
+import { stableStringify, type Blocker, type NodeState, type SessionState, type StepPointer } from '../../domain/sessions';
+import { buildSessionCompleteGuidance, buildSessionStepGuidance, workflowChangedNote, workflowUnloadableNote } from '../../domain/guidance';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { SessionStore } from '../ports/session-store';
 import type { SessionTokens } from '../ports/session-tokens';
@@ -88,17 +80,7 @@ export class SessionEngine {
 
   /** Session guidance from the engine's prompt: its "When done" part says to call workflow_continue instead. */
   sessionPrompt(answer: GetNextStepOutput, notes: readonly string[] = []): string {
-    if (!answer.step) return answer.guidance.prompt;
-    const prompt = answer.guidance.prompt;
-    const cut = prompt.lastIndexOf('\n\n## When done\n');
-    const body = cut >= 0 ? prompt.slice(0, cut) : prompt;
-    const done: string[] = [];
-    if (answer.step.askForFiles) done.push('- Ask the user for any files you need before you start.');
-    if (answer.step.requireConfirmation) done.push('- Ask for the confirmation this step requires before you continue.');
-    done.push('- Call workflow_continue with the continueToken and `output: {notesMarkdown, artifacts?}` saying what you did (and `context` with only the variables you changed).');
-    if (answer.step.hasValidation || answer.step.outputContract || answer.step.assessments) done.push("- Your output is checked against the step's criteria; a `blocked` answer says exactly what is missing.");
-    const extra = notes.length ? `\n\n## Note\n${notes.map((n) => `- ${n}`).join('\n')}` : '';
-    return `${body}${extra}\n\n## When done\n${done.join('\n')}`;
+    return answer.step ? buildSessionStepGuidance(answer.guidance.prompt, answer.step, notes) : answer.guidance.prompt;
   }
 
   get maxBlockedAttempts(): number {
@@ -133,10 +115,10 @@ export class SessionEngine {
       }
       if (hash !== state.workflowHash) {
         info.newerVersionAvailable = true;
-        info.note = `workflow '${state.workflowId}' changed since this session started (now version ${now.version}); this session keeps running the version it started with (${state.workflowVersion}); start a new session for the new version`;
+        info.note = workflowChangedNote(state.workflowId, now.version, state.workflowVersion);
       }
     } catch (e) {
-      info.note = `workflow '${state.workflowId}' can no longer be loaded (${(e as Error).message}); this session keeps running the version it started with`;
+      info.note = workflowUnloadableNote(state.workflowId, (e as Error).message);
     }
     return info;
   }
@@ -168,14 +150,6 @@ export class SessionEngine {
       message: issue,
       ...(result.suggestions[i] ? { expected: result.suggestions[i] } : {}),
     }));
-  }
-
-  stepPrompt(step: ResolvedStep, notes: readonly string[]): string {
-    return buildSessionStepGuidance(step, notes);
-  }
-
-  blockedPrompt(step: ResolvedStep, blockers: readonly Blocker[], exhausted: boolean, attempt: number): string {
-    return buildBlockedGuidance(step, blockers, exhausted, attempt, this.maxBlockedAttempts);
   }
 
   completePrompt(workflow: Workflow, summary: string): string {

@@ -2,65 +2,37 @@ import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../workflow.tokens';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { isPlainObject } from '../../domain/context-path';
-import { buildCompletionGuidance, buildStepGuidance } from '../../domain/guidance';
-import { resolveNextStep, type LoopInfo, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
+import { buildBlockedSection, buildCompletionGuidance, buildStepGuidance, currentFormatSections } from '../../domain/guidance';
+import { resolveNextStep, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
 import { completionIdPatterns, unknownCompletionIds } from '../../domain/completion-id-check';
 import { findStep } from '../../domain/step-lookup';
 import { ENGINE_KEY } from '../../domain/current-format/compile';
-import { needsOutput, type Blocker, type StepOutput } from '../../domain/current-format/output-check';
-import { assessmentAnswers, contractAnswer, currentFormatSections, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
-import type { Confirmation } from '../../domain/current-format/step-extras';
-import type { ParallelDelegation, PromptStep, Workflow } from '../../domain/types';
+import { needsOutput } from '../../domain/current-format/output-check';
+import { assessmentAnswers, contractAnswer, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
+import type { PromptStep, Workflow } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
 import { StepOutputChecker } from '../services/step-output-checker';
-import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { StaticAnswer, ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { workflowNextSchemas } from '../workflow.tool-schemas';
+import type { returnedStep } from '../workflow-step.schemas';
 
 /** The tool's input, as its schema describes it. */
 export type GetNextStepInput = ToolInput<typeof workflowNextSchemas>;
 
 /**
- * The step as the answer carries it: the structured fields an agent acts on. Its text (role, prompt, guidance) is in
- * `guidance.prompt` only, so every answer carries it once.
+ * The step as the answer carries it (workflow_next's `returnedStep`, declared in workflow-step.schemas.ts): the
+ * structured fields an agent acts on. Its text (role, prompt, guidance) is in `guidance.prompt` only, so every answer
+ * carries it once.
  */
-export interface StepAnswer {
-  id: string;
-  title: string;
-  /** Append exactly this to `completedSteps` when the step is done. */
-  completionId: string;
-  loop?: LoopInfo;
-  askForFiles?: boolean;
-  requireConfirmation?: boolean;
-  /** Current format: who must confirm, and why (present only when the agent must stop). */
-  confirmation?: Confirmation;
-  /** The step has validationCriteria: check the output with workflow_validate. */
-  hasValidation?: boolean;
-  /** Current format: the artifact to send with the completing call. */
-  outputContract?: ContractAnswer;
-  /** Current format: the assessments to send with the completing call. */
-  assessments?: AssessmentAnswer[];
-  /** Current format, parallel steps: the delegations that apply in this context. */
-  delegations?: ParallelDelegation[];
-  /** Current format: the ids of the prompt fragments appended in this context. */
-  fragments?: string[];
-}
+export type StepAnswer = StaticAnswer<typeof returnedStep>;
 
-export interface GetNextStepOutput {
-  /** The next step, or null when the workflow is complete. */
-  step: StepAnswer | null;
-  guidance: { prompt: string };
-  isComplete: boolean;
-  context: Record<string, unknown>;
-  /** The output sent for the step fell short: `step` is that step again; fix what `blockers` name and resend. */
-  blocked?: boolean;
-  blockers?: Blocker[];
-  /** With a blocked contract artifact: the contract's JSON Schema. */
-  contractSchema?: Record<string, unknown>;
-  /** An assessment triggered a follow-up: `step` is that step again, to be done with this guidance. */
-  followup?: string;
-}
+/**
+ * The tool's answer, as its output schema describes it (the session tools answer through it too). `context` is the
+ * plain object the engine always returns (the schema leaves its contents open).
+ */
+export type GetNextStepOutput = Omit<ToolOutput<typeof workflowNextSchemas>, 'context'> & { context: Record<string, unknown> };
 
 /** What the engine remembers in the returned context (`context.__workgraph`) for current-format workflows. */
 interface EngineMemory {
@@ -79,7 +51,7 @@ interface EngineMemory {
  * with the follow-up; a loop-control decision is remembered in the returned context.
  */
 @injectable()
-export class GetNextStep implements UseCase<GetNextStepInput, ToolOutput<typeof workflowNextSchemas>> {
+export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput> {
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
@@ -155,18 +127,13 @@ function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNe
   const contract = workflow.format === 'current' ? contractAnswer(result.step) : undefined;
   const assessments = workflow.format === 'current' ? assessmentAnswers(workflow, result.step) : undefined;
   const sections = workflow.format === 'current' ? currentFormatSections(result.step, contract, assessments) : [];
-  if (extra.blockers) sections.unshift(blockedSection(extra.blockers));
+  if (extra.blockers) sections.unshift(buildBlockedSection(extra.blockers));
   const prompt = buildStepGuidance(result.step, result.notes, {
     followup: extra.followup,
     sections,
     sendsOutput: contract !== undefined || assessments !== undefined,
   });
   return { step: stepAnswer(result.step, contract, assessments), guidance: { prompt }, isComplete: false, context: result.context, ...extra };
-}
-
-function blockedSection(blockers: Blocker[]): string {
-  const lines = blockers.map((b) => `- ${b.code} at ${b.pointer}: ${b.message}`);
-  return `## Blocked\nThe output sent for this step falls short. Keep its completionId last in completedSteps and resend output with these fixed:\n${lines.join('\n')}`;
 }
 
 function memoryOf(context: Record<string, unknown>): EngineMemory {

@@ -2,22 +2,18 @@ import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../workflow.tokens';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { WorkflowStorage } from '../ports/workflow-storage';
-import type { WorkflowSummary } from '../../domain/types';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { workflowListSchemas } from '../workflow.tool-schemas';
 
-export interface ListWorkflowsOutput {
-  workflows: WorkflowSummary[];
-  /** Workflow files that failed to load, each with its file and why (they never hide the valid ones). */
-  invalid: Array<{ id: string; file: string; source: string; reason: string }>;
-}
+/** The tool's answer, as its output schema describes it: the workflows, and the files that failed to load with why. */
+export type ListWorkflowsOutput = ToolOutput<typeof workflowListSchemas>;
 
 /**
  * workflow_list: every available workflow (`{id, name, description, version, source}`, and for the current format
  * `format`, `tags`, `about`) plus the invalid files.
  */
 @injectable()
-export class ListWorkflows implements UseCase<ToolInput<typeof workflowListSchemas>, ToolOutput<typeof workflowListSchemas>> {
+export class ListWorkflows implements UseCase<ToolInput<typeof workflowListSchemas>, ListWorkflowsOutput> {
   constructor(@inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage) {}
 
   async execute(): Promise<ListWorkflowsOutput> {

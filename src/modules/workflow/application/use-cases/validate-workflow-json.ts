@@ -5,11 +5,11 @@ import { parseStrictJson } from '../../../../kernel/json-text';
 import type { WorkflowDocumentChecker, WorkflowProblem } from '../services/workflow-document-checker';
 import type { RoutineLookup } from '../../domain/current-format/compile';
 import { semanticsWarnings } from '../../domain/current-format/semantics-warnings';
-import type { WorkflowFormat } from '../../domain/types';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { ReferenceBases, ReferenceChecker } from '../ports/reference-checker';
 import { referenceWarnings } from '../../domain/current-format/references';
+import { moreIssuesNotShown } from '../../domain/guidance';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { workflowValidateJsonSchemas } from '../workflow.tool-schemas';
 
@@ -22,26 +22,16 @@ import type { workflowValidateJsonSchemas } from '../workflow.tool-schemas';
  */
 export type ValidateWorkflowJsonInput = ToolInput<typeof workflowValidateJsonSchemas> & { lookupRoutine?: RoutineLookup; referenceBases?: ReferenceBases };
 
-export interface WorkflowJsonIssue {
-  /** JSON pointer of the value at fault; `""` for the whole document (and for syntax errors). */
-  path: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based. */
-  column: number;
-  message: string;
-}
-
-export interface ValidateWorkflowJsonOutput {
-  valid: boolean;
-  issues: WorkflowJsonIssue[];
-  suggestions: string[];
-  /** The format the file was read as, and why (absent for a syntax error). */
-  format?: WorkflowFormat;
-  formatReason?: string;
-  /** Not errors: conditions that would evaluate differently under the other format's semantics, missing references. */
-  warnings?: WorkflowJsonIssue[];
-}
+/**
+ * The tool's answer, as its output schema describes it: each issue has the JSON pointer of the value at fault ("" for
+ * the whole document and syntax errors) and its 1-based line and column; `format`/`formatReason` are absent for a
+ * syntax error; `warnings` are not errors.
+ */
+type DeclaredOutput = ToolOutput<typeof workflowValidateJsonSchemas>;
+/** One problem found in the text. */
+export type WorkflowJsonIssue = DeclaredOutput['issues'][number];
+/** The schema leaves a warning's fields optional (clients stay lenient); the server always fills them in, as issues. */
+export type ValidateWorkflowJsonOutput = Omit<DeclaredOutput, 'warnings'> & { warnings?: WorkflowJsonIssue[] };
 
 /** At most this many issues are returned (the rest are counted in a last issue). Default 50. */
 export const MAX_WORKFLOW_JSON_ISSUES = 50;
@@ -52,7 +42,7 @@ export const MAX_WORKFLOW_JSON_ISSUES = 50;
  * Only positions and short messages come back, never the input itself.
  */
 @injectable()
-export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ToolOutput<typeof workflowValidateJsonSchemas>> {
+export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, ValidateWorkflowJsonOutput> {
   constructor(
     @inject(WorkflowTokens.WorkflowDocumentChecker) private readonly checker: WorkflowDocumentChecker,
     @inject(WorkflowTokens.WorkflowStorage, { isOptional: true }) private readonly storage?: Pick<WorkflowStorage, 'documents'>,
@@ -79,7 +69,7 @@ export class ValidateWorkflowJson implements UseCase<ValidateWorkflowJsonInput, 
       return { path: p.pointer, line: pos.line, column: pos.column, message: p.message };
     });
     if (problems.length > shown.length) {
-      issues.push({ path: '', line: 1, column: 1, message: `${problems.length - shown.length} more issue(s) not shown; fix these first` });
+      issues.push({ path: '', line: 1, column: 1, message: moreIssuesNotShown(problems.length - shown.length) });
     }
     const missing =
       checked.format === 'current' && this.references

@@ -50,33 +50,3 @@ export function assessmentAnswers(workflow: Workflow, step: ResolvedStep): Asses
       example: exampleAssessment(d),
     }));
 }
-
-/** The markdown the current format adds to guidance.prompt (delegations, output to send, metrics). */
-export function currentFormatSections(step: ResolvedStep, contract: ContractAnswer | undefined, assessments: AssessmentAnswer[] | undefined): string[] {
-  const parts: string[] = [];
-  const delegations = step.extras?.delegations;
-  if (delegations) {
-    const lines = delegations.map((d) => {
-      const bits = [`\`${d.workflowId}\``];
-      if (d.modelTier) bits.push(`model tier ${d.modelTier}`);
-      if (d.args && Object.keys(d.args).length > 0) bits.push(`args ${JSON.stringify(d.args)}`);
-      if (d.contextMapping) bits.push(`context ${JSON.stringify(d.contextMapping)}`);
-      return `- ${bits.join('; ')}`;
-    });
-    parts.push(
-      `## Parallel delegations\n${lines.length > 0 ? `Run these in parallel (each a workflow you start for a helper), then bring their results together yourself:\n${lines.join('\n')}` : 'No delegation applies in this context: do the step yourself.'}`,
-    );
-  }
-  const send: string[] = [];
-  if (contract) {
-    send.push(
-      `- ${contract.required ? 'Required' : 'Optional'}: one \`${contract.kind}\` artifact (contract ${contract.contractRef}); step.outputContract.example shows a valid one, its schema: ${contract.schema}.`,
-    );
-  }
-  for (const a of assessments ?? []) {
-    send.push(`- Assessment \`${a.id}\`: a \`wr.assessment\` artifact rating ${a.dimensions.map((d) => `${d.id} (${d.levels.join(' | ')})`).join(', ')}.`);
-  }
-  if (send.length > 0) parts.push(`## Output to send\nWith the call that completes this step, send \`output: {notesMarkdown?, artifacts: [...]}\`:\n${send.join('\n')}`);
-  if (step.metricsFooter) parts.push(step.metricsFooter);
-  return parts;
-}

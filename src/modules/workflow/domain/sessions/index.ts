@@ -2,6 +2,5 @@ export * from './session-events';
 export * from './session-state';
 export * from './session-tree';
 export * from './resume-ranking';
-export * from './session-guidance';
 export * from './stable-json';
 export * from './session-summary';

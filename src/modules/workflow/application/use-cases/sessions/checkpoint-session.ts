@@ -12,18 +12,15 @@ import type { workflowCheckpointSchemas } from '../../workflow-session.tool-sche
 /** The tool's input, as its schema describes it. */
 export type CheckpointSessionInput = ToolInput<typeof workflowCheckpointSchemas>;
 
-export interface CheckpointSessionOutput {
-  sessionId: string;
-  /** workflow_continue accepts it as a continueToken: it resumes (forks) from this point. */
-  checkpointToken: string;
-  /** The step that is current at this point (null when the workflow was complete here). */
-  step: StepPointer | null;
-  note?: string;
-}
+/**
+ * The tool's answer, as its output schema describes it: `checkpointToken` is a continueToken that resumes (forks)
+ * from this point; `step` is the step current there (null when the workflow was complete).
+ */
+export type CheckpointSessionOutput = ToolOutput<typeof workflowCheckpointSchemas>;
 
 /** workflow_checkpoint: marks the point a continue token stands for, and returns a token to come back to it. */
 @injectable()
-export class CheckpointSession implements UseCase<CheckpointSessionInput, ToolOutput<typeof workflowCheckpointSchemas>> {
+export class CheckpointSession implements UseCase<CheckpointSessionInput, CheckpointSessionOutput> {
   constructor(
     @inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine,
     @inject(Tokens.Clock) private readonly clock: Clock,

@@ -2,7 +2,6 @@ import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { InvalidArgumentsError } from '../../../../../kernel/errors';
-import type { SessionStatus, StepPointer } from '../../../domain/sessions';
 import type { SessionStore } from '../../ports/session-store';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowSessionsSchemas } from '../../workflow-session.tool-schemas';
@@ -10,29 +9,15 @@ import type { workflowSessionsSchemas } from '../../workflow-session.tool-schema
 /** The tool's input, as its schema describes it. */
 export type ListSessionsInput = ToolInput<typeof workflowSessionsSchemas>;
 
-export interface SessionListEntry {
-  sessionId: string;
-  workflowId: string;
-  workflowVersion: string;
-  goal?: string;
-  status: SessionStatus;
-  step: StepPointer | null;
-  workspacePath?: string;
-  gitBranch?: string;
-  createdAt: string;
-  updatedAt: string;
-  completedAt?: string;
-}
 
-export interface ListSessionsOutput {
-  sessions: SessionListEntry[];
-  total: number;
-  nextCursor?: string;
-}
+/** The tool's answer, as its output schema describes it: a page of sessions, the total and the next page's cursor. */
+export type ListSessionsOutput = ToolOutput<typeof workflowSessionsSchemas>;
+/** One session of the page. */
+export type SessionListEntry = ListSessionsOutput['sessions'][number];
 
 /** workflow_sessions: a page of sessions from the index, most recently updated first. */
 @injectable()
-export class ListSessions implements UseCase<ListSessionsInput, ToolOutput<typeof workflowSessionsSchemas>> {
+export class ListSessions implements UseCase<ListSessionsInput, ListSessionsOutput> {
   constructor(@inject(WorkflowTokens.SessionStore) private readonly store: SessionStore) {}
 
   async execute(input: ListSessionsInput): Promise<ListSessionsOutput> {

@@ -2,39 +2,22 @@ import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
-import { rankSessions, type SessionStatus, type StepNote, type SessionSummary } from '../../../domain/sessions';
-import type { StepAnswer } from '../get-next-step';
-import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
+import { rankSessions, type SessionSummary } from '../../../domain/sessions';
+import { SessionEngine } from '../../services/session-engine';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowResumeSchemas } from '../../workflow-session.tool-schemas';
 
 /** The tool's input, as its schema describes it. */
 export type ResumeSessionsInput = ToolInput<typeof workflowResumeSchemas>;
 
-export interface ResumeCandidate {
-  sessionId: string;
-  workflowId: string;
-  goal?: string;
-  status: SessionStatus;
-  workspacePath?: string;
-  gitBranch?: string;
-  updatedAt: string;
-  /** Why it ranked here (same workspace, same branch, matched words). */
-  reasons: string[];
-  /** A fresh token for the session's head: continue with it. */
-  continueToken: string;
-  step: StepAnswer | null;
-  guidance: { prompt: string };
-  context: Record<string, unknown>;
-  /** The last notes of the run (bounded): what was done so far. */
-  recap: StepNote[];
-  completedSteps: number;
-  workflow: PinnedWorkflowInfo;
-}
 
-export interface ResumeSessionsOutput {
-  candidates: ResumeCandidate[];
-}
+/** The tool's answer, as its output schema describes it. */
+export type ResumeSessionsOutput = ToolOutput<typeof workflowResumeSchemas>;
+/**
+ * One session to pick up: why it ranked here, a fresh token for its head, its current step (the engine's, as
+ * workflow_next hands it out) and the last notes of the run.
+ */
+export type ResumeCandidate = ResumeSessionsOutput['candidates'][number];
 
 /**
  * workflow_resume: sessions ranked for picking up again (same workspace and branch first, then text match of goal and
@@ -42,7 +25,7 @@ export interface ResumeSessionsOutput {
  * The ranking reads the index only; just the returned candidates are opened.
  */
 @injectable()
-export class ResumeSessions implements UseCase<ResumeSessionsInput, ToolOutput<typeof workflowResumeSchemas>> {
+export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessionsOutput> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
 
   async execute(input: ResumeSessionsInput, ctx?: CallContext): Promise<ResumeSessionsOutput> {

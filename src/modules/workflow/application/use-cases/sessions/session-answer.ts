@@ -1,43 +1,15 @@
-import type { StepAnswer } from '../get-next-step';
-import { buildBlockedHeader } from '../../../domain/sessions';
+import type { ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import type { workflowStartSchemas } from '../../workflow-session.tool-schemas';
+import { buildBlockedHeader, withWorkflowVersionNote } from '../../../domain/guidance';
 import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
-import type { PinnedWorkflowInfo, SessionEngine } from '../../services/session-engine';
+import type { SessionEngine } from '../../services/session-engine';
 
-/** What workflow_start and workflow_continue answer. */
-export interface SessionAnswer {
-  /** `started` (workflow_start), `advanced`, `blocked` or `complete`. */
-  status: 'started' | 'advanced' | 'blocked' | 'complete';
-  sessionId: string;
-  /** Send with the next workflow_continue. */
-  continueToken: string;
-  /** workflow_start: a checkpoint at the very beginning (continue with it to start over on a new branch). */
-  checkpointToken?: string;
-  /** blocked: the token to send the corrected output with (the same as continueToken). */
-  retryToken?: string;
-  /** The step to do now, in workflow_next's shape (its text is in guidance.prompt), or null when complete. */
-  step: StepAnswer | null;
-  guidance: { prompt: string };
-  isComplete: boolean;
-  /** The session's whole merged context. */
-  context: Record<string, unknown>;
-  blockers?: Blocker[];
-  /** blocked: blocked attempts in a row on this step, and the limit. */
-  attempt?: number;
-  maxAttempts?: number;
-  /** blocked: true once the limit is reached — ask the person. */
-  attemptsExhausted?: boolean;
-  /** complete: a summary of the run. */
-  summary?: string;
-  sessionStatus: SessionState['status'];
-  workflow: PinnedWorkflowInfo;
-  /** Present when this call forked the run (the other branch is kept in the timeline). */
-  forked?: { from: number; previousHead: number };
-  /** workflow_start: the workflow's references that are missing (`workspace` ones resolved against the session's workspacePath). */
-  warnings?: string[];
-  /** True when this exact call had been made before and is answered as it was then (nothing new recorded). */
-  replayed?: boolean;
-}
+/**
+ * What workflow_start and workflow_continue answer, as their one output schema (`sessionAnswer` in
+ * workflow-session.tool-schemas.ts) describes it; `context` is the session's whole merged context, a plain object.
+ */
+export type SessionAnswer = Omit<ToolOutput<typeof workflowStartSchemas>, 'context'> & { context: Record<string, unknown> };
 
 /** An answer for a node that hands out a step, or for completion. */
 export async function nodeAnswer(
@@ -72,7 +44,7 @@ export async function nodeAnswer(
     sessionId: state.sessionId,
     continueToken,
     step: a.step,
-    guidance: { prompt: withNote(engine.sessionPrompt(a), info) },
+    guidance: { prompt: withWorkflowVersionNote(engine.sessionPrompt(a), info.note) },
     isComplete: false,
     context: a.context,
     sessionStatus: state.status,
@@ -102,7 +74,7 @@ export async function blockedAnswer(
     continueToken: retryToken,
     retryToken,
     step: a.step,
-    guidance: { prompt: withNote(`${header}\n\n${engine.sessionPrompt(a)}`, info) },
+    guidance: { prompt: withWorkflowVersionNote(`${header}\n\n${engine.sessionPrompt(a)}`, info.note) },
     isComplete: false,
     context: a.context,
     blockers,
@@ -113,8 +85,4 @@ export async function blockedAnswer(
     workflow: info,
     ...extra,
   };
-}
-
-function withNote(prompt: string, info: PinnedWorkflowInfo): string {
-  return info.note ? `${prompt}\n\n## Workflow version\n${info.note}` : prompt;
 }
