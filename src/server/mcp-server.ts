@@ -1,7 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   ListToolsRequestSchema,
   McpError,
@@ -11,7 +10,6 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from '../kernel/call-context';
-import { MAX_STRING_CHARS } from '../kernel/json-size';
 import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
@@ -22,6 +20,8 @@ import { errorResult, toJsonRpcError } from './error-mapper';
 import { closestName, unknownNameMessage } from './closest-name';
 import { wireOutputSchema } from './wire-output-schema';
 import { toolCallParams } from './tool-call-params';
+import { lazyCallSignal } from './call-signal';
+import { answerSchemaFailuresAsInvalidParams, answerTooLargeToSend } from './sdk-answer-guards';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -272,38 +272,16 @@ export class WorkgraphServer {
     }
   }
 
-  /**
-   * Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down.
-   * Not `AbortSignal.any([request, shutdown])`: on Node 20 every signal made that way stays referenced by the
-   * long-lived shutdown signal (about 1.2 KB per call, found by bench/memory-soak.js), so the listener on the
-   * shutdown signal is added here and removed when the call ends.
-   */
+  /** Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down. */
   private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
     const calls = this.deps.calls;
     const done = calls.begin();
-    // The combined signal is built only when a use case reads it (most calls never do): an AbortController and two
-    // listeners per call are a measurable share of a fast tool call's cost.
-    let combined: AbortSignal | undefined;
-    let cleanup: (() => void) | undefined;
-    const signal = (): AbortSignal => {
-      if (combined) return combined;
-      const controller = new AbortController();
-      const abort = () => controller.abort();
-      const shutdown = calls.signal;
-      if (extra.signal.aborted || shutdown.aborted) controller.abort();
-      extra.signal.addEventListener('abort', abort, { once: true });
-      shutdown.addEventListener('abort', abort, { once: true });
-      cleanup = () => {
-        shutdown.removeEventListener('abort', abort);
-        extra.signal.removeEventListener('abort', abort);
-      };
-      return (combined = controller.signal);
-    };
+    const { signal, dispose } = lazyCallSignal(extra.signal, calls.signal);
     try {
       const ctx = this.callContext(extra, signal);
       return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
     } finally {
-      cleanup?.();
+      dispose();
       done();
     }
   }
@@ -348,48 +326,4 @@ export class WorkgraphServer {
       },
     };
   }
-}
-
-type SdkRequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
-
-/**
- * The SDK parses a request's params with its zod schema before the handler runs and lets the ZodError escape, which
- * it answers as -32603 Internal error with the issues as a multi-line JSON dump (`tools/call` with `name: null`,
- * `initialize` without `clientInfo`, `logging/setLevel` with an unknown level...). JSON-RPC says invalid params are
- * -32602: every registered handler (the SDK's own `initialize` and `ping` included) is wrapped so such a failure is
- * answered -32602 with a one-line message naming the fields (zod 4 names the error `$ZodError`). Relies on SDK 1.x keeping its handlers in
- * `_requestHandlers`; the fuzz e2e test fails if that changes.
- */
-function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
-  const handlers = (sdk as unknown as { _requestHandlers?: Map<string, SdkRequestHandler> })._requestHandlers;
-  if (!(handlers instanceof Map)) return;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (e) {
-        const issues = (e as { issues?: unknown }).issues;
-        if (!(e instanceof Error) || !/ZodError$/.test(e.name) || !Array.isArray(issues)) throw e;
-        const fields = (issues as Array<{ path?: unknown[]; message?: string }>)
-          .slice(0, 3)
-          .map((i) => `${(i.path ?? []).join('.') || 'params'}: ${String(i.message ?? 'invalid').replace(/\s+/g, ' ')}`);
-        throw new McpError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}: ${fields.join('; ')}`);
-      }
-    });
-  }
-}
-
-/**
- * The stand-in for a response that cannot be serialized because it is longer than V8's longest string (the transport's
- * JSON.stringify throws RangeError): a tool call gets an error result, any other request a JSON-RPC error, with the
- * same id. Undefined for any other failure (a closed pipe, a notification).
- */
-export function answerTooLargeToSend(message: JSONRPCMessage, e: unknown): { id: string | number; reason: string; message: JSONRPCMessage } | undefined {
-  const m = message as { id?: string | number; method?: string; result?: { content?: unknown } };
-  if (!(e instanceof RangeError) || m.method !== undefined || m.id === undefined || m.result === undefined) return undefined;
-  const reason = `the answer is too large to send (longer than the longest string this runtime can build, ${Math.round(MAX_STRING_CHARS / 1024 ** 2)} MiB): ask for less`;
-  const reply: JSONRPCMessage = Array.isArray(m.result.content)
-    ? { jsonrpc: '2.0', id: m.id, result: errorResult(ErrorCodes.Internal, reason) }
-    : { jsonrpc: '2.0', id: m.id, error: { code: JsonRpcErrorCodes.InternalError, message: reason } };
-  return { id: m.id, reason, message: reply };
 }
