@@ -1,5 +1,6 @@
 import Ajv from 'ajv';
 import { RawServer, tempDir } from './helpers/server-process';
+import { prng } from '../helpers/prng';
 
 /**
  * Protocol fuzzing of ONE built server over raw pipes: at least 10,000 generated frames (random bytes with invalid
@@ -14,18 +15,6 @@ const FUZZ_FRAMES = 10_000;
 /** Frames written between two synchronising pings: bounds the work queued in the server. */
 const BATCH = 250;
 const TEN_MB = 10 * 1024 * 1024;
-
-/** mulberry32: small, fast, deterministic. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Id = string | number;
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };

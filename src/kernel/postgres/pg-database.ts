@@ -28,6 +28,8 @@ export interface SqlRunner {
 export class PgDatabase implements SqlRunner {
   private readonly pool: Pool;
   readonly redactedUrl: string;
+  /** Clients whose connection failed; the pool drops them on release. */
+  private readonly lost = new WeakSet<object>();
 
   private ready?: Promise<void>;
 
@@ -50,6 +52,12 @@ export class PgDatabase implements SqlRunner {
     });
     // An idle client losing its connection (server restart) must not crash the process; the pool replaces it.
     this.pool.on('error', () => undefined);
+    // Every client keeps an error listener for its whole life. The pool's own listener is off while a client is
+    // checked out, and a client handed to a waiting caller is acquired synchronously while the socket's data is
+    // parsed: when the same chunk ends the previous query and carries the server's "terminating connection"
+    // (a restart), the error is emitted before an awaiting caller can attach a listener — unheard, it ended the
+    // process. Marking the client lost here also tells transaction() not to reuse it.
+    this.pool.on('connect', (client) => client.on('error', () => this.lost.add(client)));
   }
 
   /** Runs `prepare` once (the schema migrations); callers need not call it, every query does. */
@@ -84,9 +92,6 @@ export class PgDatabase implements SqlRunner {
       throw toStoreError(e, this.url, 'cannot connect to the database');
     }
     let broken = false;
-    // A connection lost while checked out emits 'error' on the client; unhandled, it would end the process.
-    const onError = () => (broken = true);
-    client.on('error', onError);
     const tx: SqlRunner = {
       query: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []) => {
         try {
@@ -104,20 +109,17 @@ export class PgDatabase implements SqlRunner {
       await tx.query('COMMIT');
       return value;
     } catch (e) {
-      if (!broken) await client.query('ROLLBACK').catch(() => (broken = true));
+      if (!broken && !this.lost.has(client)) await client.query('ROLLBACK').catch(() => (broken = true));
       throw toStoreError(e, this.url, 'database transaction failed');
     } finally {
-      client.off('error', onError);
-      client.release(broken);
+      client.release(broken || this.lost.has(client));
     }
   }
 
   /** A dedicated connection (for LISTEN, migrations); the caller releases it. Its connection errors never crash. */
   async connect(): Promise<PoolClient> {
     try {
-      const client = await this.pool.connect();
-      if (client.listenerCount('error') === 0) client.on('error', () => undefined);
-      return client;
+      return await this.pool.connect();
     } catch (e) {
       throw toStoreError(e, this.url, 'cannot connect to the database');
     }
