@@ -1,5 +1,7 @@
 // This build against another build of workgraph, measured interleaved in one run: cold start (spawn to the first
-// tools/list answer) and workflow_next latency through the SDK's real client. Used to check that a reshaping (issue 10:
+// tools/list answer: the server's figure, and the SDK listTools figure that adds the client's compiling of every output
+// schema — see coldStartOnce in bench/lib.js), the modules loaded by then, and workflow_next latency through the SDK's
+// real client. Used to check that a reshaping (issue 10:
 // the module-per-folder layout, typed tool declarations, per-session servers) made nothing slower: the figures are
 // now/before ratios, goal <= 1.05 (within the noise of a shared machine).
 //
@@ -11,7 +13,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
-const { ROOT, CLI, workgraphAt, stats, report, tempDir } = require('./lib.js');
+const { ROOT, CLI, workgraphAt, stats, report, tempDir, coldStartOnce, loadedModules } = require('./lib.js');
 
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS || 15);
 const CALLS = Number(process.env.BENCH_RPC_CALLS || 5_000);
@@ -38,14 +40,7 @@ function beforeCli() {
 /** Both builds run in an empty folder: neither reads this checkout's ./workflows (the older build may not read its format). */
 const CWD = tempDir('wg-bench-cwd-');
 
-async function coldStart(cli, dataDir) {
-  const t0 = performance.now();
-  const client = await workgraphAt(cli, ['--data-dir', dataDir], {}, CWD);
-  await client.listTools();
-  const elapsed = performance.now() - t0;
-  await client.close();
-  return elapsed;
-}
+const coldStart = (cli, dataDir) => coldStartOnce(() => workgraphAt(cli, ['--data-dir', dataDir], {}, CWD));
 
 async function latencies(client, args) {
   const samples = new Array(CALLS);
@@ -76,10 +71,21 @@ async function main() {
     const order = i % 2 ? ['now', 'before'] : ['before', 'now'];
     for (const b of order) cold[b].push(await coldStart(builds[b], data[b]));
   }
-  report('against-build', 'cold start: spawn to first tools/list, this build vs the other', stats(cold.now).median, stats(cold.before).median, 'ms', {
+  const median = (b, key) => stats(cold[b].map((r) => r[key])).median;
+  report('against-build', 'cold start: spawn to first tools/list answer (server), this build vs the other', median('now', 'server'), median('before', 'server'), 'ms', {
     runs: COLD_RUNS,
     before,
     goal: 'ratio <= 1.05',
+  });
+  report('against-build', 'cold start: spawn to first tools/list, SDK listTools (answer + client compiles output schemas), this build vs the other', median('now', 'sdk'), median('before', 'sdk'), 'ms', {
+    runs: COLD_RUNS,
+    tools: cold.now[0].tools,
+    baselineTools: cold.before[0].tools,
+  });
+  const loaded = { now: await loadedModules([CLI, 'serve', '--data-dir', dataNow], {}, CWD), before: await loadedModules([before, 'serve', '--data-dir', dataBefore], {}, CWD) };
+  report('against-build', 'modules loaded when the first tools/list is answered, this build vs the other', loaded.now.modules, loaded.before.modules, 'modules', {
+    own: loaded.now.own,
+    baselineOwn: loaded.before.own,
   });
 
   // workflow_next latency: both servers up, rounds interleaved, best round's median of each.

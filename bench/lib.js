@@ -4,6 +4,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
+const { performance } = require('node:perf_hooks');
 
 const ROOT = path.resolve(__dirname, '..');
 const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
@@ -86,7 +87,46 @@ function round(x) {
   return Math.round(x * 1000) / 1000;
 }
 
-module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, workgraphAt, echoServer, stats, report };
+/**
+ * One cold start: spawn (through `start`, which connects the SDK client) to the first tools/list answer. Two figures
+ * from the same spawn:
+ * - `server`: until the answer has arrived and been parsed (the server's own cold start);
+ * - `sdk`: plus what the SDK client's listTools() then does with it — compile every tool's output schema with Ajv
+ *   (Client.cacheToolMetadata, called exactly as listTools calls it). That part grows with the tool list on the wire,
+ *   not with the server's start: a build serving more tools pays more of it in the client.
+ */
+async function coldStartOnce(start) {
+  const { ListToolsResultSchema } = require('@modelcontextprotocol/sdk/types.js');
+  const t0 = performance.now();
+  const client = await start();
+  const result = await client.request({ method: 'tools/list', params: {} }, ListToolsResultSchema);
+  const server = performance.now() - t0;
+  client.cacheToolMetadata(result.tools);
+  const sdk = performance.now() - t0;
+  await client.close();
+  return { server, sdk, tools: result.tools.length };
+}
+
+const LOADED_MODULES_HOOK = path.join(ROOT, 'tests', 'helpers', 'loaded-modules-hook.js');
+
+/**
+ * What a server process has loaded when it answers the first tools/list (tests/helpers/loaded-modules-hook.js):
+ * `modules` (require.cache: every JS file), `own` (files outside node_modules), `packages` (distinct packages).
+ * `args`: node's arguments (the script and its own).
+ */
+async function loadedModules(args, env = {}, cwd = undefined) {
+  const record = path.join(tempDir('wg-bench-loaded-'), 'loaded.json');
+  const client = await connect(process.execPath, args, cleanEnv({ ...env, NODE_OPTIONS: `--require ${LOADED_MODULES_HOOK}`, WORKGRAPH_TEST_LOADED_MODULES: record }), cwd);
+  await client.request({ method: 'tools/list', params: {} }, require('@modelcontextprotocol/sdk/types.js').ListToolsResultSchema);
+  await client.close();
+  const modules = JSON.parse(fs.readFileSync(record, 'utf8')).modules.filter((f) => f !== LOADED_MODULES_HOOK);
+  fs.rmSync(path.dirname(record), { recursive: true, force: true });
+  const inPackage = (f) => f.includes(`${path.sep}node_modules${path.sep}`);
+  const packages = new Set(modules.filter(inPackage).map((f) => f.split(`node_modules${path.sep}`).pop().split(path.sep).slice(0, f.includes(`node_modules${path.sep}@`) ? 2 : 1).join('/')));
+  return { modules: modules.length, own: modules.filter((f) => !inPackage(f)).length, packages: packages.size };
+}
+
+module.exports = { ROOT, CLI, ECHO, tempDir, cleanEnv, connect, workgraph, workgraphAt, echoServer, stats, report, coldStartOnce, loadedModules };
 
 // ---- streamable HTTP (bench/http-*.js) ----
 const { spawn } = require('node:child_process');

@@ -1,6 +1,7 @@
-import { Command, CommanderError } from 'commander';
+import type { Command } from 'commander';
 import { packageVersion } from '../kernel/config/package-root';
 import { ConfigFileError } from './config-file';
+import { parseServeArgs } from './commands/serve-args';
 
 /**
  * Each command, loaded only when it is the one being run (or for the program's own --help): `serve` is the server's
@@ -28,6 +29,7 @@ export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
  * command is built (the others' modules stay unloaded); without, all of them (the program's --help lists them).
  */
 export function buildProgram(only?: string): Command {
+  const { Command } = require('commander') as typeof import('commander');
   const program = new Command('workgraph')
     .description('An MCP server that keeps AI coding agents on rails: guided workflows, tool graphs, task DAGs, a knowledge graph.')
     .version(packageVersion(), '-V, --version')
@@ -55,11 +57,19 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   // Options first (`workgraph --data-dir D`) or nothing: the default command, serve; the program's own --help/--version
   // or `help`: every command, so the help lists them all.
   const programLevel = first === undefined || first === 'help' || ['-h', '--help', '-V', '--version'].includes(first);
-  const program = buildProgram(programLevel ? undefined : first.startsWith('-') ? 'serve' : first);
   try {
+    // `serve` (the default) with a plain command line skips commander: part of the server's cold start
+    // (docs/architecture.md "Cold start"). Anything else, help and usage errors included, goes through commander.
+    const serveFlags = first === undefined || first === 'serve' || first.startsWith('--') ? parseServeArgs(argv.slice(first === 'serve' ? 3 : 2)) : undefined;
+    if (serveFlags) {
+      await (require('./commands/serve') as typeof import('./commands/serve')).runServe(serveFlags);
+      return undefined;
+    }
+    const program = buildProgram(programLevel ? undefined : first.startsWith('-') ? 'serve' : first);
     await program.parseAsync(argv);
     return undefined;
   } catch (e) {
+    const { CommanderError } = require('commander') as typeof import('commander');
     if (e instanceof CommanderError) {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return ExitCodes.Ok;
       return e.exitCode === 0 ? ExitCodes.Ok : ExitCodes.Usage;

@@ -4,7 +4,6 @@ import { MODULE_NAMES, type AppConfig, type ModuleName, type WorkflowSource } fr
 import { configDefaults } from '../kernel/config/config-defaults';
 import { packageRoot, packageVersion } from '../kernel/config/package-root';
 import { ConfigFileError, readConfigFile } from './config-file';
-import { isPostgresUrl, redactDatabaseUrl } from '../kernel/postgres/database-url';
 
 export { defaultDataDir } from '../kernel/config/config-defaults';
 
@@ -133,6 +132,8 @@ export function parseModules(value: string | undefined): ModuleName[] | undefine
 function databaseSettings(flags: CommonFlags, env: NodeJS.ProcessEnv, file: Pick<CommonFlags, 'databaseUrl' | 'databasePoolSize'>): Pick<AppConfig, 'database'> {
   const url = flags.databaseUrl ?? env.WORKGRAPH_DATABASE_URL ?? file.databaseUrl;
   if (!url) return {};
+  // Loaded only when a database is configured: a file-backed serve's cold start stays without the PostgreSQL helpers.
+  const { isPostgresUrl, redactDatabaseUrl } = require('../kernel/postgres/database-url') as typeof import('../kernel/postgres/database-url');
   if (!isPostgresUrl(url)) throw new ConfigFileError(`--database-url: expected a postgres:// or postgresql:// URL, got ${redactDatabaseUrl(url)}`);
   const rawPool = flags.databasePoolSize ?? env.WORKGRAPH_DATABASE_POOL_SIZE ?? (file.databasePoolSize as unknown as number | undefined);
   const poolSize = rawPool === undefined ? 10 : Number(rawPool);

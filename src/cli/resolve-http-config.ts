@@ -1,8 +1,6 @@
 import * as path from 'node:path';
 import { readConfigFile } from './config-file';
-import { HTTP_DEFAULTS, type HttpConfig } from '../server/http/http-config';
-import { isLoopbackHost, parseListenAddress } from '../server/http/listen-address';
-import { parseTokenList, readTokenFile } from '../server/http/token-verifier';
+import type { HttpConfig } from '../server/http/http-config';
 
 /** The serve command's HTTP flags (commander's camel-cased names). */
 export interface HttpFlags {
@@ -66,6 +64,11 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
     }
     return undefined;
   }
+  // The HTTP modules (token-verifier pulls in node:crypto) load only when HTTP is asked for: a plain stdio serve's
+  // cold start stays without them (docs/architecture.md "Cold start").
+  const { HTTP_DEFAULTS } = require('../server/http/http-config') as typeof import('../server/http/http-config');
+  const { isLoopbackHost, parseListenAddress } = require('../server/http/listen-address') as typeof import('../server/http/listen-address');
+  const { parseTokenList, readTokenFile } = require('../server/http/token-verifier') as typeof import('../server/http/token-verifier');
   const listen = parseListenAddress(address, flags.http !== undefined ? '--http' : env.WORKGRAPH_HTTP?.trim() ? 'WORKGRAPH_HTTP' : 'http (config file)');
   const tokenFile = flags.authTokenFile ?? nonEmpty(env.WORKGRAPH_AUTH_TOKEN_FILE);
   const tokens =

@@ -10,6 +10,7 @@ import type { AppConfig, ModuleName } from '../kernel/config/app-config';
 import type { Lifecycle } from '../kernel/lifecycle';
 import type { PinoLogger } from '../kernel/logging/pino-logger';
 import { LineTransport, type LineTransportOptions } from './line-transport';
+import { announceAfterFirstAnswer } from './start-line-timing';
 import { WorkgraphServer, type ServerIdentity } from './mcp-server';
 import { servedModules } from './builtin-tools';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
@@ -161,13 +162,9 @@ export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): P
   transport.onerror = (e) => logger.debug('transport error', { err: e.message });
   await server.connect(transport);
 
-  // The start line needs the workflow module; it is loaded just after the client's handshake (or after a short
-  // delay for plain JSON-RPC clients), so `initialize` and `tools/list` are answered first.
-  const where = alone ? 'stdio' : `stdio and ${opts.alsoServing}`;
-  const announceOnce = () => host.announce(where);
-  const fallback = setTimeout(announceOnce, 300);
-  fallback.unref();
-  server.sdk.oninitialized = chain(server.sdk.oninitialized, () => setTimeout(announceOnce, 25).unref());
+  // The start line needs the workflow module: it is loaded once the client's handshake and first request have been
+  // answered, so `initialize` and `tools/list` never wait for it.
+  announceAfterFirstAnswer(transport, () => host.announce(alone ? 'stdio' : `stdio and ${opts.alsoServing}`));
   return { server, closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
 }
 
@@ -247,11 +244,4 @@ async function announce(
   logger.info(
     `workgraph ${config.version} serving on ${where}: ${registry.list().length} tools, ${workflows}, ${graphTools} graph tool${graphTools === 1 ? '' : 's'}, data dir ${config.dataDir}, modules ${modules.join(',')}`,
   );
-}
-
-function chain(first: (() => void) | undefined, second: () => void): () => void {
-  return () => {
-    first?.();
-    second();
-  };
 }

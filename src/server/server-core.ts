@@ -1,7 +1,7 @@
 import type { Logger } from '../kernel/logger';
 import type { AppConfig } from '../kernel/config/app-config';
 import { Lifecycle } from '../kernel/lifecycle';
-import { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
+import type { AllowedRootsPolicy } from '../kernel/files/allowed-roots-policy';
 import { ToolRegistry } from '../kernel/tools/tool-registry';
 import { InProcessChangeEvents, type ChangeEvents } from '../kernel/change-events';
 import { FileWatchingChangeEvents } from '../kernel/files/file-watching-change-events';
@@ -35,12 +35,18 @@ function builtinRegistry(config: AppConfig): ToolRegistry {
 }
 
 export function createServerCore(config: AppConfig, logger: Logger): ServerCore {
+  let pathPolicy: AllowedRootsPolicy | undefined;
   return {
     config,
     logger,
     lifecycle: new Lifecycle({ graceMs: config.shutdownGraceMs, logger }),
     registry: builtinRegistry(config),
-    pathPolicy: new AllowedRootsPolicy(config.allowedRoots),
+    // Built when the container first asks for it: the policy's file helpers stay out of the cold start.
+    get pathPolicy() {
+      return (pathPolicy ??= new (require('../kernel/files/allowed-roots-policy') as typeof import('../kernel/files/allowed-roots-policy')).AllowedRootsPolicy(
+        config.allowedRoots,
+      ));
+    },
     changeEvents: config.database
       ? new InProcessChangeEvents()
       : new FileWatchingChangeEvents(dataDirChangeFiles(config.dataDir), (err) => logger.warn('cannot watch the data dir for changes by other processes', { err: err.message })),

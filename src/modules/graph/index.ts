@@ -7,7 +7,6 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { GraphTokens } from './application/graph.tokens';
 export { graphTools } from './graph.tools';
-export { graphMigrations } from './infrastructure/postgres/graph-runs-migrations';
 export type { GraphHost, LoadGraphOptions, GraphLoadFailure } from './infrastructure/graph-host';
 export type { GraphFileProblem } from './infrastructure/graph-file-loader';
 export type { GraphToolPublisher } from './infrastructure/graph-tool-publisher';
@@ -36,6 +35,11 @@ export type {
   ExecutionLimits,
   NodeExecutionRecord,
 } from './domain/types';
+
+/** The graph module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
+export function graphDatabaseMigrations(): import('../../kernel/postgres/migrations').Migration[] {
+  return (require('./infrastructure/postgres/graph-runs-migrations') as typeof import('./infrastructure/postgres/graph-runs-migrations')).graphMigrations;
+}
 
 /** Registers the graph module: the graph host and graph_inspect (wiring loaded on the first call). */
 export const registerGraphModule: ModuleRegistration = (container, config) =>

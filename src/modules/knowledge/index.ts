@@ -7,13 +7,24 @@ import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
-/** The knowledge module's PostgreSQL schema migrations (plain data: loading them loads no driver). */
-export { knowledgeMigrations as knowledgeDatabaseMigrations } from './infrastructure/postgres/knowledge-migrations';
 export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
-export { copyKnowledgeProject } from './application/services/copy-knowledge-project';
-export { copyKnowledgeBackups } from './application/services/copy-knowledge-backups';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { KnowledgeNode } from './domain';
+
+/** The knowledge module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
+export function knowledgeDatabaseMigrations(): import('../../kernel/postgres/migrations').Migration[] {
+  return (require('./infrastructure/postgres/knowledge-migrations') as typeof import('./infrastructure/postgres/knowledge-migrations')).knowledgeMigrations;
+}
+
+type CopyKnowledgeProject = typeof import('./application/services/copy-knowledge-project').copyKnowledgeProject;
+/** Copies one project's knowledge graph between two stores (`workgraph db import/export`; loaded on first use). */
+export const copyKnowledgeProject: CopyKnowledgeProject = (...args) =>
+  (require('./application/services/copy-knowledge-project') as typeof import('./application/services/copy-knowledge-project')).copyKnowledgeProject(...args);
+
+type CopyKnowledgeBackups = typeof import('./application/services/copy-knowledge-backups').copyKnowledgeBackups;
+/** Copies one project's knowledge backups between two stores (`workgraph db import/export`; loaded on first use). */
+export const copyKnowledgeBackups: CopyKnowledgeBackups = (...args) =>
+  (require('./application/services/copy-knowledge-backups') as typeof import('./application/services/copy-knowledge-backups')).copyKnowledgeBackups(...args);
 
 /** The knowledge module's data-dir migration steps (loaded on the first call: they pull in the store). */
 export const knowledgeMigrations = (): readonly MigrationStep[] =>

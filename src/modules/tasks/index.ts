@@ -6,10 +6,14 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
-export { tasksMigrations } from './infrastructure/postgres/tasks-migrations';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraphStore } from './application/ports/task-graph-store';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
+
+/** The tasks module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
+export function tasksDatabaseMigrations(): import('../../kernel/postgres/migrations').Migration[] {
+  return (require('./infrastructure/postgres/tasks-migrations') as typeof import('./infrastructure/postgres/tasks-migrations')).tasksMigrations;
+}
 
 /** The tasks module's data-dir (file) migration steps (loaded when a migration runs, not at start). */
 export function taskFileMigrations(): import('./infrastructure/task-file-migration').TaskMigrationStep[] {

@@ -6,7 +6,6 @@
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { WorkflowTokens } from './application/workflow.tokens';
-export { workflowMigrations } from './infrastructure/postgres/sessions-migrations';
 export { workflowTools } from './workflow.tools';
 export type { WorkflowStorage, WorkflowListing } from './application/ports/workflow-storage';
 export type { ValidateWorkflowJson } from './application/use-cases/validate-workflow-json';
@@ -14,6 +13,11 @@ export type { ListSessionsOutput } from './application/use-cases/sessions/list-s
 export type { PruneSessionsOutput } from './application/use-cases/sessions/prune-sessions';
 export type { SessionTimeline } from './application/use-cases/sessions/get-session-timeline';
 export type { SessionStore } from './application/ports/session-store';
+
+/** The workflow module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
+export function workflowDatabaseMigrations(): import('../../kernel/postgres/migrations').Migration[] {
+  return (require('./infrastructure/postgres/sessions-migrations') as typeof import('./infrastructure/postgres/sessions-migrations')).workflowMigrations;
+}
 
 /** Registers the workflow module (its wiring is loaded on the first call). */
 export const registerWorkflowModule: ModuleRegistration = (container, config) =>

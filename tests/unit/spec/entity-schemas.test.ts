@@ -14,7 +14,7 @@ import { ConditionEvaluator } from '../../../src/modules/workflow/application/se
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
 import { nextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
-import type { Workflow } from '../../../src/modules/workflow/domain/types';
+import { loadWorkflow } from '../application/workflow-test-helpers';
 import { shapeDifferences, type Schema } from '../../helpers/schema-shape';
 
 /**
@@ -90,12 +90,14 @@ describe('spec/*.schema.json against the typed declarations', () => {
 
     /** The session tools' step is `sessionStep`: the step object, or null when the run is complete. */
     const sessionObject = sessionStep.anyOf[0] as Schema;
-
-    it.each([
+    /** Every answer that hands out a step, with the step object it declares. */
+    const answers: [string, Schema][] = [
       ['workflow_get preview', previewStep],
       ['workflow_next', returnedStep],
       ['the session tools (workflow_start, workflow_continue, workflow_resume)', sessionObject],
-    ])("%s answers the file step's fields with the types spec/workflow.schema.json gives them", (_name, answered) => {
+    ];
+
+    it.each(answers)("%s answers the file step's fields with the types spec/workflow.schema.json gives them", (_name, answered) => {
       const props = answered.properties as Record<string, Schema>;
       const fromFile = Object.fromEntries(Object.entries(props).filter(([k]) => !derived.includes(k)));
       expect(Object.keys(fromFile).filter((k) => !(k in (fileStep.properties as Schema)))).toEqual([]);
@@ -106,11 +108,7 @@ describe('spec/*.schema.json against the typed declarations', () => {
       expect(differences.filter((d) => !d.startsWith('#/requireConfirmation:') && !d.startsWith('#/outputContract'))).toEqual([]);
     });
 
-    it.each([
-      ['workflow_get preview', previewStep],
-      ['workflow_next', returnedStep],
-      ['the session tools', sessionObject],
-    ])('%s extends the one step core: every core field, with its type', (_name, answered) => {
+    it.each(answers)('%s extends the one step core: every core field, with its type', (_name, answered) => {
       const props = answered.properties as Record<string, Schema>;
       const core = stepCore.properties as Record<string, Schema>;
       const coreOnly = { ...answered, properties: Object.fromEntries(Object.keys(core).filter((k) => k in props).map((k) => [k, props[k]])) };
@@ -135,23 +133,10 @@ describe('spec/*.schema.json against the typed declarations', () => {
     });
 
     it('accepts the step the engine builds, in every answer that carries it', () => {
-      const workflow: Workflow = {
-        id: 'per-file',
-        name: 'Per file',
-        description: 'a loop step with validation',
-        version: '1.0.0',
-        steps: [
-          {
-            id: 'each',
-            type: 'loop',
-            title: 'Each',
-            loop: { type: 'forEach', items: 'files', itemVar: 'file', maxIterations: 10 },
-            body: [{ id: 'check', title: 'Check', prompt: 'Check {{file}}', askForFiles: true, validationCriteria: [{ type: 'contains', value: 'ok' }] }],
-          },
-        ],
-      };
-      const answer = nextStep(workflow, [], { files: ['a.ts'] }, undefined, new ConditionEvaluator(), new StepOutputChecker(new SchemaRegistry(), new ContractSchemaFiles()));
-      expect(answer.step).toMatchObject({ id: 'check', completionId: 'each[0].check', loop: { id: 'each', iteration: 0 }, askForFiles: true, hasValidation: true });
+      // code-review.json: a forEach loop over `files` whose step has validationCriteria.
+      const workflow = loadWorkflow('tests/fixtures/workflows/code-review.json');
+      const answer = nextStep(workflow, ['gather', 'threat-model'], { files: ['a.ts'] }, undefined, new ConditionEvaluator(), new StepOutputChecker(new SchemaRegistry(), new ContractSchemaFiles()));
+      expect(answer.step).toMatchObject({ id: 'review', completionId: 'review-files[0].review', loop: { id: 'review-files', iteration: 0 }, hasValidation: true });
       for (const schema of [{ anyOf: [returnedStep, { type: 'null' }] }, sessionStep]) {
         const validate = ajv.compile(schema);
         expect(validate(answer.step) ? [] : validate.errors).toEqual([]);

@@ -164,3 +164,8 @@ export function withWorkflowVersionNote(prompt: string, note: string | undefined
 export function moreIssuesNotShown(count: number): string {
   return `${count} more issue(s) not shown; fix these first`;
 }
+
+/** workflow_get's preview when the first step cannot be resolved with an empty context. */
+export function firstStepNeedsContext(reason: string): string {
+  return `the first step depends on the context: ${reason}`;
+}

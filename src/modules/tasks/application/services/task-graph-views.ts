@@ -1,17 +1,14 @@
 import { NotFoundError } from '../../../../kernel/errors';
 import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain';
 import type { TaskGraphStore } from '../ports/task-graph-store';
+import type { ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { getProjectGraphSchemas } from '../tasks.tool-schemas';
 
-/** The project view `init_project_graph` and `get_project_graph` answer with. */
-export interface ProjectGraphView {
-  project_id: string;
-  project_name: string;
-  project_root: string;
-  nodes: TaskNode[];
-  counts: ReturnType<typeof countByStatus>;
-  /** A Mermaid `flowchart` of the DAG, one style per status. */
-  mermaid: string;
-}
+/**
+ * What init_project_graph and get_project_graph answer, as their one output schema (`projectGraph` in
+ * tasks.tool-schemas.ts) describes it: the nodes, the count per status and a Mermaid `flowchart` of the DAG.
+ */
+export type ProjectGraphView = ToolOutput<typeof getProjectGraphSchemas>;
 
 export function projectGraphView(graph: TaskGraph): ProjectGraphView {
   return {

@@ -9,6 +9,7 @@ import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema
 import type { workflowGetSchemas, workflowNextSchemas } from '../workflow.tool-schemas';
 import type { ReferenceChecker } from '../ports/reference-checker';
 import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
+import { firstStepNeedsContext } from '../../domain/guidance';
 
 /** The tool's input, as its schema describes it. */
 export type GetWorkflowInput = ToolInput<typeof workflowGetSchemas>;
@@ -65,7 +66,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
       // A first step that needs context (a forEach over a context array, a for with a context count) cannot be
       // previewed with an empty context: say so instead of failing the whole call.
       if (!(e instanceof InvalidArgumentsError)) throw e;
-      return { ...metadata, firstStep: null, firstStepNote: `the first step depends on the context: ${e.message}` };
+      return { ...metadata, firstStep: null, firstStepNote: firstStepNeedsContext(e.message) };
     }
   }
 

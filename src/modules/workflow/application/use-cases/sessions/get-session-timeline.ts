@@ -1,9 +1,8 @@
 import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { UseCase } from '../../../../../kernel/use-case';
-import type { SessionEvent, SessionStatus, StepPointer } from '../../../domain/sessions';
-import type { DamagedLine } from '../../ports/session-store';
-import { SessionEngine, type PinnedWorkflowInfo } from '../../services/session-engine';
+import type { SessionEvent } from '../../../domain/sessions';
+import { SessionEngine } from '../../services/session-engine';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowSessionSchemas } from '../../workflow-session.tool-schemas';
 
@@ -13,29 +12,16 @@ export type GetSessionTimelineInput = ToolInput<typeof workflowSessionSchemas>;
 /** One entry of the timeline: the event as logged (a fork's copied state left out), numbered from 1. */
 export type TimelineEntry = { seq: number; kind: string; at: string } & Record<string, unknown>;
 
-export interface SessionTimeline {
-  sessionId: string;
-  workflow: PinnedWorkflowInfo;
-  goal?: string;
-  workspacePath?: string;
-  gitBranch?: string;
-  status: SessionStatus;
-  step: StepPointer | null;
-  completedSteps: string[];
-  context: Record<string, unknown>;
-  createdAt: string;
-  updatedAt: string;
-  completedAt?: string;
-  forks: number;
-  checkpoints: number;
-  events: TimelineEntry[];
-  /** Log lines that could not be read (e.g. cut by a crash): skipped, shown here. */
-  damaged: DamagedLine[];
-}
+type DeclaredTimeline = ToolOutput<typeof workflowSessionSchemas>;
+/**
+ * The tool's answer, as its output schema describes it. Two fields say more than the schema: `context` is the
+ * session's plain object, and each event keeps every field it was logged with (the schema names the three all share).
+ */
+export type SessionTimeline = Omit<DeclaredTimeline, 'context' | 'events'> & { context: Record<string, unknown>; events: TimelineEntry[] };
 
 /** workflow_session: a session's whole timeline, for people and the dashboard. */
 @injectable()
-export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, ToolOutput<typeof workflowSessionSchemas>> {
+export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, SessionTimeline> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
 
   async execute(input: GetSessionTimelineInput): Promise<SessionTimeline> {

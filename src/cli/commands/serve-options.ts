@@ -1,0 +1,34 @@
+import type { OptionSpec } from './option-specs';
+
+/** `--output-tail`: a whole number of bytes from 256 to 64 KiB (the runner keeps at most 64 KiB per stream). */
+function parseOutputTail(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 256 || n > 64 * 1024) throw new Error(`expected a whole number of bytes from 256 to 65536, got '${value}'`);
+  return n;
+}
+
+/** `serve`'s own options, beside the common ones (option-specs.ts). */
+export const SERVE_OPTIONS: readonly OptionSpec[] = [
+  {
+    flags: '--shutdown-grace <seconds>',
+    description: 'on SIGTERM/SIGINT/SIGHUP or end of stdin, how long in-flight calls may finish before they are cancelled (env WORKGRAPH_SHUTDOWN_GRACE; default 10)',
+  },
+  {
+    flags: '--graph-history-mb <mib>',
+    description: 'graph run history kept after runs end, all runs together; the oldest runs are dropped first (env WORKGRAPH_GRAPH_HISTORY_MB; default 256)',
+  },
+  { flags: '--graph-run-history-mb <mib>', description: "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)" },
+  { flags: '--graph-runs-keep <n>', description: 'graph runs recorded in the data dir per tool, for the dashboard; 0 records none (env WORKGRAPH_GRAPH_RUNS_KEEP; default 20)' },
+  { flags: '--graph-result-mb <mib>', description: 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)' },
+  { flags: '--output-tail <bytes>', description: "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)", parse: parseOutputTail },
+  { flags: '--http <[host:]port>', description: 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)' },
+  { flags: '--stdio', description: 'with --http: serve stdio too (end of stdin then closes only the stdio session)' },
+  { flags: '--auth-token-file <file>', description: 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)' },
+  { flags: '--allowed-origins <origins>', description: 'extra allowed Origin values, comma-separated or repeated (env WORKGRAPH_ALLOWED_ORIGINS)', parse: 'csv' },
+  { flags: '--allowed-hosts <hosts>', description: 'extra allowed Host values, comma-separated or repeated (env WORKGRAPH_ALLOWED_HOSTS)', parse: 'csv' },
+  { flags: '--public-url <url>', description: 'the URL clients reach the server at, behind a proxy (env WORKGRAPH_PUBLIC_URL)' },
+  { flags: '--session-idle-timeout <duration>', description: 'close HTTP sessions idle this long, e.g. 30m (env WORKGRAPH_SESSION_IDLE_TIMEOUT; default 30m)' },
+  { flags: '--max-sessions <n>', description: 'open HTTP sessions at most (env WORKGRAPH_MAX_SESSIONS; default 100)' },
+  { flags: '--dashboard', description: 'with --http: serve the web dashboard at /dashboard/ under the same tokens as /mcp (env WORKGRAPH_DASHBOARD=1)' },
+  { flags: '--allow-actions', description: "with --dashboard: enable the dashboard's actions (reset a task, restore knowledge, run a graph tool), each logged" },
+];
