@@ -4,6 +4,9 @@ import { currentLogOrigin } from './log-origin';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
+/** pino's numbers for the levels used (a pino level name not listed here, e.g. `trace`, lets everything through). */
+const LEVEL_VALUES: Record<LogLevel, number> = { debug: 20, info: 30, warn: 40, error: 50 };
+
 /**
  * Receives every entry at or above the logger's level (the server forwards them as MCP notifications/message), with
  * the client session it was written for (see log-origin.ts; undefined for the process's own entries).
@@ -22,6 +25,8 @@ export class PinoLogger implements Logger {
     private readonly make: () => pino.Logger,
     private readonly sinks: Set<LogSink>,
     private readonly bound: Record<string, unknown>,
+    /** The lowest level written to stderr (Infinity for `silent`): below it pino is not even built. */
+    private readonly threshold: number,
   ) {}
 
   /**
@@ -33,7 +38,7 @@ export class PinoLogger implements Logger {
       const pinoFn = require('pino') as typeof pino;
       return pinoFn({ level, base: { pid: process.pid }, name: 'workgraph' }, pinoFn.destination({ fd, sync: true }));
     };
-    return new PinoLogger(make, new Set(), {});
+    return new PinoLogger(make, new Set(), {}, Object.hasOwn(LEVEL_VALUES, level) ? LEVEL_VALUES[level as LogLevel] : level === 'silent' ? Infinity : -Infinity);
   }
 
   private get pino(): pino.Logger {
@@ -60,11 +65,13 @@ export class PinoLogger implements Logger {
   }
 
   child(fields: Record<string, unknown>): Logger {
-    return new PinoLogger(() => this.pino.child(fields), this.sinks, { ...this.bound, ...fields });
+    return new PinoLogger(() => this.pino.child(fields), this.sinks, { ...this.bound, ...fields }, this.threshold);
   }
 
   private log(level: LogLevel, msg: string, fields: Record<string, unknown>): void {
-    this.pino[level](fields, msg);
+    // An entry below the level is dropped here, so a server that logs nothing at its level never loads pino (the
+    // shutdown's info lines under the default `warn` of MCP clients, debug lines). The sinks still get it.
+    if (LEVEL_VALUES[level] >= this.threshold) this.pino[level](fields, msg);
     if (this.sinks.size === 0) return;
     const all = { ...this.bound, ...fields };
     const origin = currentLogOrigin();
