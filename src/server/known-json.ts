@@ -25,14 +25,15 @@ export function stringifyMessage(message: object): string {
 }
 
 function members(obj: object, write: (key: string, value: unknown) => string | undefined): string {
-  const parts: string[] = [];
+  // Concatenated, not joined: V8 keeps the pieces as a rope and copies them once, when the line is written.
+  let out = '';
   for (const key of Object.keys(obj)) {
     const value = (obj as Record<string, unknown>)[key];
     if (value === undefined || typeof value === 'function' || typeof value === 'symbol') continue;
     const text = write(key, value);
-    if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+    if (text !== undefined) out += `${out === '' ? '' : ','}${JSON.stringify(key)}:${text}`;
   }
-  return `{${parts.join(',')}}`;
+  return `{${out}}`;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {
