@@ -1,16 +1,28 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from '../kernel/config/app-config';
 import type { Logger } from '../kernel/logger';
 import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
-import { createContainer } from '../server/container';
-import { createServerCore } from '../server/server-core';
 import { createDashboardApp } from './dashboard-app';
 import { randomToken, singleToken } from './http/access-token';
+
+/**
+ * The stores the dashboard reads, built by whoever starts it (the CLI builds them the way `serve` does: a server core
+ * and its container — the same change-event port, the database's change bridge with --database-url). The dashboard
+ * never builds them itself: it is composed from below, so it imports nothing of the server.
+ */
+export interface DashboardStores {
+  container: DependencyContainer;
+  /** Closes what the stores opened (database pool, change bridge, watchers): called once, on close. */
+  shutdown(): Promise<void>;
+}
 
 export interface StartDashboardOptions {
   config: AppConfig;
   logger: Logger;
+  /** Builds the stores (called once, at start). */
+  stores: () => DashboardStores;
   /** Default 4320; 0 picks a free port. */
   port?: number;
   /** Default 127.0.0.1. */
@@ -28,14 +40,10 @@ export interface RunningDashboard {
   close(): Promise<void>;
 }
 
-/**
- * `workgraph dashboard`: the web UI and its JSON/SSE API on their own HTTP server, over stores built the way `serve`
- * builds them (a server core and its container: the same change-event port, the database's change bridge with
- * --database-url, the same shutdown of pools and watchers).
- */
+/** `workgraph dashboard`: the web UI and its JSON/SSE API on their own HTTP server, over the stores it is handed. */
 export async function startDashboard(o: StartDashboardOptions): Promise<RunningDashboard> {
-  const core = createServerCore(o.config, o.logger);
-  const container = createContainer(o.config, o.logger, { core });
+  const stores = o.stores();
+  const container = stores.container;
   if (o.config.graphPaths.length) {
     const host = container.resolve<GraphHost>(GraphTokens.GraphHost);
     // A broken graph file must not keep the dashboard from starting: the graph page then lists what did load.
@@ -58,7 +66,7 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
   const port = (server.address() as AddressInfo).port;
   const shownHost = hostName.includes(':') ? `[${hostName}]` : hostName;
   return {
-    url: `http://${shownHost}:${port}/?token=${token}`,
+    url: `http://${shownHost}:${port}/?token=${encodeURIComponent(token)}`,
     port,
     token,
     async close() {
@@ -66,8 +74,7 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await (container.resolve<GraphHost>(GraphTokens.GraphHost).close().catch(() => undefined));
-      // Database pool (and its change bridge) and whatever else the modules registered for shutdown.
-      await core.lifecycle.beginShutdown('dashboard stopped', { graceMs: 0 });
+      await stores.shutdown();
     },
   };
 }

@@ -32,9 +32,16 @@ export function dashboardCommand(): Command {
       const config = resolveConfig(flags);
       const logger = PinoLogger.create(config.logLevel);
       const token = flags.authTokenFile ? tokenFromFile(flags.authTokenFile) : undefined;
+      const { createServerCore } = await import('../../server/server-core');
+      const { createContainer } = await import('../../server/container');
       const running = await startDashboard({
         config,
         logger,
+        // The stores as `serve` builds them: a server core (change events, lifecycle) and its container.
+        stores: () => {
+          const core = createServerCore(config, logger);
+          return { container: createContainer(config, logger, { core }), shutdown: () => core.lifecycle.beginShutdown('dashboard stopped', { graceMs: 0 }) };
+        },
         port: flags.port,
         host: flags.host,
         ...(token ? { token } : {}),

@@ -23,7 +23,7 @@ export function listSourceFiles(dir = path.join(REPO_ROOT, 'src')): string[] {
   for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
-      if (e.name === 'node_modules' || e.name === 'web') continue; // the dashboard's browser code has its own rules
+      if (e.name === 'node_modules') continue;
       out.push(...listSourceFiles(p));
     } else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(path.relative(REPO_ROOT, p).split(path.sep).join('/'));
   }

@@ -32,6 +32,9 @@ describe('layer rules', () => {
     'src/modules/b/index.ts',
     'src/server/server.ts',
     'src/cli/main.ts',
+    'src/dashboard/dashboard-app.ts',
+    'src/dashboard/web/src/main.tsx',
+    'src/dashboard/web/src/pages/page.tsx',
   ];
   const check = (...edges: ImportEdge[]) => violations(files, [edge('src/kernel/files/atomic-write.ts', 'node:fs'), ...edges]);
 
@@ -65,6 +68,24 @@ describe('layer rules', () => {
     expect(check(edge('src/modules/b/domain/thing.ts', 'src/modules/a/domain/rule.ts')).length).toBeGreaterThan(0);
     expect(check(edge('src/kernel/errors.ts', 'src/modules/a/index.ts'))).toEqual(['src/kernel/errors.ts imports src/modules/a/index.ts: the kernel imports no module, server, cli or dashboard']);
     expect(check(edge('src/server/server.ts', 'src/modules/a/index.ts'))).toEqual([]);
+  });
+
+  it('the dashboard is composed from below; its browser code imports only itself and no Node API', () => {
+    expect(check(edge('src/dashboard/dashboard-app.ts', 'src/server/server.ts'))).toHaveLength(1);
+    expect(check(edge('src/dashboard/dashboard-app.ts', 'src/cli/main.ts'))).toHaveLength(1);
+    expect(check(edge('src/server/server.ts', 'src/dashboard/dashboard-app.ts'), edge('src/cli/main.ts', 'src/dashboard/dashboard-app.ts'))).toEqual([]);
+    expect(check(edge('src/dashboard/web/src/main.tsx', 'src/dashboard/dashboard-app.ts'))).toHaveLength(1);
+    expect(check(edge('src/dashboard/dashboard-app.ts', 'src/dashboard/web/src/main.tsx'))).toHaveLength(1);
+    expect(check(edge('src/dashboard/web/src/main.tsx', 'node:fs'))).toHaveLength(1);
+    expect(check(edge('src/dashboard/web/src/main.tsx', 'react'), edge('src/dashboard/web/src/main.tsx', 'src/dashboard/web/src/pages/page.tsx'))).toEqual([]);
+    expect(check(edge('src/dashboard/web/src/main.tsx', 'src/dashboard/web/src/pages/page.tsx'), edge('src/dashboard/web/src/pages/page.tsx', 'src/dashboard/web/src/main.tsx'))).toEqual([
+      'import cycle: src/dashboard/web/src/main.tsx -> src/dashboard/web/src/pages/page.tsx',
+    ]);
+  });
+
+  it('reads the browser code too (the import graph covers src/dashboard/web)', () => {
+    const { files } = checkSource();
+    expect(files).toContain('src/dashboard/web/src/main.tsx');
   });
 
   it('finds import cycles, type-only imports included', () => {

@@ -6,7 +6,7 @@ import { findCycles, importsOf, listSourceFiles, type ImportEdge } from './impor
  * the list of violations. layer-rules.test.ts runs it over src/ and over small synthetic graphs.
  */
 export interface Place {
-  kind: 'kernel' | 'domain' | 'application' | 'infrastructure' | 'module-root' | 'server' | 'cli' | 'dashboard' | 'api' | 'other';
+  kind: 'kernel' | 'domain' | 'application' | 'infrastructure' | 'module-root' | 'server' | 'cli' | 'dashboard' | 'web' | 'api' | 'other';
   module?: string;
 }
 
@@ -16,6 +16,7 @@ export function placeOf(file: string): Place {
   if (file.startsWith('src/kernel/')) return { kind: 'kernel' };
   if (file.startsWith('src/server/')) return { kind: 'server' };
   if (file.startsWith('src/cli/')) return { kind: 'cli' };
+  if (file.startsWith('src/dashboard/web/')) return { kind: 'web' };
   if (file.startsWith('src/dashboard/')) return { kind: 'dashboard' };
   if (file === 'src/index.ts') return { kind: 'api' };
   return { kind: 'other' };
@@ -57,6 +58,7 @@ export function violations(files: string[], edges: ImportEdge[]): string[] {
     const from = placeOf(e.from);
     const line = (why: string) => out.push(`${e.from} imports ${e.to}: ${why}`);
     if (e.external) {
+      if (from.kind === 'web' && isNodeBuiltin(e.to)) line('the dashboard\'s browser code uses no Node API');
       if (from.kind === 'domain' && !e.typeOnly && (isNodeBuiltin(e.to) || DOMAIN_FORBIDDEN_PACKAGES.some((r) => r.test(e.to)))) {
         line('a domain file uses no Node API, framework or I/O package');
       }
@@ -67,6 +69,11 @@ export function violations(files: string[], edges: ImportEdge[]): string[] {
       continue;
     }
     const to = placeOf(e.to);
+    if (from.kind === 'web' && to.kind !== 'web') line('the dashboard\'s browser code imports only its own files (it talks to the server over HTTP)');
+    if (from.kind !== 'web' && to.kind === 'web') line('nothing outside the browser code imports it (Vite bundles it on its own)');
+    if (from.kind === 'dashboard' && (to.kind === 'server' || to.kind === 'cli')) {
+      line('the dashboard is composed from below: it never imports the server or the CLI (they hand it what it needs)');
+    }
     if (from.kind === 'kernel' && to.kind !== 'kernel') line('the kernel imports no module, server, cli or dashboard');
     if (from.kind === 'domain') {
       const ok = (to.kind === 'domain' && to.module === from.module) || (to.kind === 'kernel' && (e.typeOnly || pure.has(e.to)));

@@ -1,24 +1,14 @@
 import { createRoot } from 'react-dom/client';
-import { createContext, useContext } from 'react';
 import '@xyflow/react/dist/style.css';
 import './styles.css';
 import { useApi, useLiveStatus, token } from './api';
 import { href, useRoute } from './router';
+import { MetaContext, type Meta } from './meta';
 import { Overview } from './pages/Overview';
 import { TaskDag } from './pages/TaskDag';
 import { Sessions, SessionPage } from './pages/Sessions';
 import { GraphTools, GraphToolPage, GraphRunPage } from './pages/Graphs';
 import { KnowledgeProjects, KnowledgeProject, KnowledgeNodePage } from './pages/Knowledge';
-
-export interface Meta {
-  version: string;
-  allowActions: boolean;
-  dataDir: string;
-  features: { sessions: boolean };
-}
-
-const MetaContext = createContext<Meta | undefined>(undefined);
-export const useMeta = () => useContext(MetaContext);
 
 function Page({ route }: { route: string[] }) {
   const [section, a, b] = route;
@@ -58,7 +48,8 @@ function App() {
         <a className="brand" href="#/">workgraph</a>
         <nav>
           {nav.map(([key, label, to]) => (
-            <a key={key} href={to} className={section === key || (key === '' && section === 'tasks') ? 'active' : ''}>
+            <a key={key} href={to} className={section === key ? 'active' : ''}
+              aria-current={section === key ? 'page' : undefined}>
               {label}
             </a>
           ))}

@@ -1,6 +1,6 @@
 import { useMemo, useState } from 'react';
 import { api, useApi } from '../api';
-import { useMeta } from '../main';
+import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Json, Load, Time } from '../components/common';
 import { GraphDrawing, type DrawnEdge, type DrawnNode } from '../components/GraphDrawing';

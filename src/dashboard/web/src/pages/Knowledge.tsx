@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, useApi } from '../api';
-import { useMeta } from '../main';
+import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Load, Time } from '../components/common';
 import type { KnowledgeProjectSummary } from '../types';

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
 import { api, useApi } from '../api';
-import { useMeta } from '../main';
+import { useMeta } from '../meta';
 import { layout, NODE_H, NODE_W } from '../layout';
 import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
