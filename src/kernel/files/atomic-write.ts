@@ -1,8 +1,11 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { StorageError } from '../errors';
+import { constants as fsConstants } from 'node:fs';
 import { toStorageError } from './storage-errors';
+import { appendFully, assertSize, writeAll } from './write-fully';
+
+export { assertSize, setWriteImplForTests, writeAll, type WriteFn } from './write-fully';
 
 /** A temp file name in the same folder as `target` (so the final rename stays on one file system). */
 export function tempPathFor(target: string): string {
@@ -23,57 +26,27 @@ export async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** The low-level write a {@link writeAll} loop calls; injectable so tests can produce short writes. */
-export type WriteFn = (handle: fs.FileHandle, buf: Buffer, offset: number, length: number, position: number | null) => Promise<number>;
-
-const defaultWrite: WriteFn = async (handle, buf, offset, length, position) =>
-  (await handle.write(buf, offset, length, position)).bytesWritten;
-
-let writeImpl: WriteFn = defaultWrite;
-
-/** Test seam: replaces the low-level write (returns the previous one). Pass undefined to restore the default. */
-export function setWriteImplForTests(fn: WriteFn | undefined): WriteFn {
-  const previous = writeImpl;
-  writeImpl = fn ?? defaultWrite;
-  return previous;
-}
-
-/**
- * Writes every byte of `data` at `position` (null: the file's current position / end in append mode): a `write`
- * may write fewer bytes than asked (a nearly full disk, a file size limit), so it loops until all are out. A write
- * that makes no progress fails with ENOSPC instead of looping forever. Returns the number of bytes written.
- */
-export async function writeAll(handle: fs.FileHandle, data: string | Uint8Array, position: number | null = null): Promise<number> {
-  const buf = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  let done = 0;
-  while (done < buf.length) {
-    const n = await writeImpl(handle, buf, done, buf.length - done, position === null ? null : position + done);
-    if (!(n > 0)) {
-      const err = new Error(`short write: ${done} of ${buf.length} bytes written, then no progress`) as NodeJS.ErrnoException;
-      err.code = 'ENOSPC';
-      throw err;
-    }
-    done += n;
-  }
-  return done;
-}
-
 /**
  * Writes `data` to `target` atomically: temp file in the same folder, write all of it, fsync, check the temp file's
  * size is what was written, rename over the target, fsync the folder. A crash or failure at any point leaves the old
  * file or the new one, never a torn one; a failure is a StorageError naming the file.
+ *
+ * `sync: false` is for caches (a session's snapshot): no fsync of the file or its folder, so after a machine crash
+ * the file may be empty or old — its reader must check it and rebuild it from the data it caches.
+ * `mode`: the new file's permissions (0644 by default; 0600 for a key).
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(target: string, data: string | Uint8Array, opts: { sync?: boolean; mode?: number } = {}): Promise<void> {
   const tmp = tempPathFor(target);
+  const sync = opts.sync ?? true;
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(tmp, 'w', 0o644);
+    handle = await fs.open(tmp, 'wx', opts.mode ?? 0o644);
   } catch (e) {
     throw toStorageError(e, 'write', target);
   }
   try {
     const written = await writeAll(handle, data, 0);
-    await handle.sync();
+    if (sync) await handle.sync();
     await assertSize(handle, written, target);
   } catch (e) {
     await handle.close().catch(() => undefined);
@@ -81,76 +54,73 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
     throw toStorageError(e, 'write', target);
   }
   await handle.close();
-  await commitTempFile(tmp, target);
-}
-
-/** Fails when the file behind `handle` does not hold exactly `expected` bytes (never rename a torn temp file). */
-export async function assertSize(handle: fs.FileHandle, expected: number, target: string): Promise<void> {
-  const { size } = await handle.stat();
-  if (size !== expected) {
-    throw new StorageError(`could not write ${target}: the new file holds ${size} of ${expected} bytes; the old file was kept`, {
-      file: target,
-      expected,
-      size,
-    });
-  }
+  await commitTempFile(tmp, target, { sync });
 }
 
 /** Renames a fully written and fsynced temp file over `target` and fsyncs the folder. Removes the temp file on failure. */
-export async function commitTempFile(tmp: string, target: string): Promise<void> {
+export async function commitTempFile(tmp: string, target: string, opts: { sync?: boolean } = {}): Promise<void> {
   try {
     await fs.rename(tmp, target);
   } catch (e) {
     await fs.rm(tmp, { force: true }).catch(() => undefined);
     throw toStorageError(e, 'replace', target);
   }
-  await fsyncDir(path.dirname(target)).catch(() => undefined);
+  if (opts.sync ?? true) await fsyncDir(path.dirname(target)).catch(() => undefined);
+}
+
+/** Former name of {@link appendFully} (the torn-line check on request), kept for its callers and tests. */
+export async function appendAll(file: string, data: string | Uint8Array, opts: { ensureNewline?: boolean } = {}): Promise<void> {
+  await appendFully(file, data, opts);
 }
 
 /**
- * Appends `data` to `file` and fsyncs, all or nothing: every byte is written (see {@link writeAll}); on any failure
- * the file is cut back (ftruncate) to its length before the append, so a reader never sees a partial line, and the
- * error is a StorageError naming the file. Callers hold the project lock, so appends of several processes never
- * interleave and the length read before the append is still the file's end.
- *
- * `ensureNewline`: when the file does not end with `\n` (a torn line left by a crash), a `\n` is written first so the
- * torn line stays a line of its own instead of swallowing the first line appended.
+ * Puts `data` at `target` only when nothing is there yet: a fully written, fsynced temp file hard-linked into place,
+ * so two processes racing agree on one content (the loser's link fails). Returns false when `target` already existed.
  */
-export async function appendAll(file: string, data: string | Uint8Array, opts: { ensureNewline?: boolean } = {}): Promise<void> {
+export async function writeFileIfAbsent(target: string, data: string | Uint8Array, opts: { mode?: number } = {}): Promise<boolean> {
+  const tmp = tempPathFor(target);
   let handle: fs.FileHandle;
   try {
-    handle = await fs.open(file, 'a+', 0o644);
+    handle = await fs.open(tmp, 'wx', opts.mode ?? 0o644);
   } catch (e) {
-    throw toStorageError(e, 'append to', file);
+    throw toStorageError(e, 'write', target);
   }
-  let before = -1;
   try {
-    ({ size: before } = await handle.stat());
-    let prefix = '';
-    if (opts.ensureNewline && before > 0) {
-      const last = Buffer.alloc(1);
-      await handle.read(last, 0, 1, before - 1);
-      if (last[0] !== 10) prefix = '\n';
-    }
-    const body = typeof data === 'string' ? Buffer.from(prefix + data, 'utf8') : prefix ? Buffer.concat([Buffer.from(prefix), data]) : data;
-    // Positioned at the end we measured: the file is opened in append mode, so the kernel appends anyway.
-    const written = await writeAll(handle, body, null);
+    const written = await writeAll(handle, data, 0);
     await handle.sync();
-    await assertSize(handle, before + written, file);
+    await assertSize(handle, written, target);
+    await handle.close();
+    await fs.link(tmp, target);
+    await fsyncDir(path.dirname(target)).catch(() => undefined);
+    return true;
   } catch (e) {
-    if (before >= 0) {
-      // Cut the partial append back; if even that fails the torn tail stays a malformed line of its own (readers
-      // skip it, the next append starts on a fresh line).
-      await handle.truncate(before).catch(() => undefined);
-      await handle.sync().catch(() => undefined);
-    }
     await handle.close().catch(() => undefined);
-    throw toStorageError(e, 'append to', file);
+    if (errnoOf(e) === 'EEXIST') return false;
+    throw toStorageError(e, 'write', target);
+  } finally {
+    await fs.rm(tmp, { force: true }).catch(() => undefined);
   }
-  await handle.close();
 }
 
-/** Former name of {@link appendAll}, kept for callers that append without the torn-line check. */
-export async function appendDurable(file: string, data: string): Promise<void> {
-  await appendAll(file, data);
+/**
+ * Copies `source` to `target`, which must not exist (EEXIST is passed through as is, so callers can pick another
+ * name); a copy that fails or comes out shorter than the source is removed and is a StorageError naming `target`.
+ */
+export async function copyFileExclusive(source: string, target: string): Promise<void> {
+  try {
+    await fs.copyFile(source, target, fsConstants.COPYFILE_EXCL);
+  } catch (e) {
+    if (errnoOf(e) === 'EEXIST' || errnoOf(e) === 'ENOENT') throw e;
+    await fs.rm(target, { force: true }).catch(() => undefined);
+    throw toStorageError(e, 'copy to', target);
+  }
+  const [from, to] = await Promise.all([fs.stat(source), fs.stat(target)]);
+  if (from.size !== to.size) {
+    await fs.rm(target, { force: true }).catch(() => undefined);
+    throw toStorageError(new Error(`the copy holds ${to.size} of ${from.size} bytes`), 'copy to', target);
+  }
+}
+
+function errnoOf(e: unknown): string | undefined {
+  return (e as NodeJS.ErrnoException | undefined)?.code;
 }

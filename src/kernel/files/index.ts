@@ -1,5 +1,6 @@
 export * from './safe-name';
 export * from './atomic-write';
+export { appendFully, appendLines, truncateFile, writeFully, type AppendOptions } from './write-fully';
 export * from './file-lock';
 export * from './project-layout';
 export * from './storage-errors';

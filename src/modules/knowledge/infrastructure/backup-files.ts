@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
-import { constants as fsConstants } from 'node:fs';
 import * as path from 'node:path';
+import { copyFileExclusive, writeFileIfAbsent } from '../../../kernel/files/atomic-write';
 import { fileExists } from './ndjson-passes';
 
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
@@ -41,19 +41,14 @@ export async function createBackup(source: string, backupDir: string, epochMs: n
   for (let n = 0; ; n++) {
     const target = path.join(backupDir, `knowledge_graph_${stamp}${n === 0 ? '' : `-${n}`}.ndjson`);
     try {
-      await fs.copyFile(source, target, fsConstants.COPYFILE_EXCL);
+      await copyFileExclusive(source, target);
       return target;
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'EEXIST') continue;
       if (code === 'ENOENT' && !(await fileExists(source))) {
-        try {
-          await fs.writeFile(target, '', { flag: 'wx' });
-          return target;
-        } catch (e2) {
-          if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') continue;
-          throw e2;
-        }
+        if (await writeFileIfAbsent(target, '')) return target;
+        continue;
       }
       throw e;
     }

@@ -165,7 +165,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
     try {
       let size = await log.size();
       if (logBytes !== undefined && size > logBytes) {
-        await log.truncate(logBytes);
+        await log.cutBack(logBytes);
         size = logBytes;
       }
       // A change without status changes (a lease renewal) appends nothing.
@@ -176,7 +176,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
     try {
       await write({ ...graph, transition_log_bytes: appended.after });
     } catch (e) {
-      await log.truncate(appended.before).catch(() => undefined);
+      await log.cutBack(appended.before).catch(() => undefined);
       throw e;
     }
   }

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { AlreadyExistsError, StorageError, UnsafePathError, isWorkgraphError } from '../../../kernel/errors';
 import type { ScaffoldFile, ScaffoldFileWriter } from '../application/ports/scaffold-file-writer';
 import { isInside, realpathOfNearestExisting, resolveInside } from '../../../kernel/files/safe-name';
+import { assertSize, writeFully } from '../../../kernel/files/write-fully';
 
 /** Test seams: called between the steps of a write, where a racing process could swap a folder for a symlink. */
 export interface ScaffoldWriterHooks {
@@ -179,8 +180,9 @@ async function stage(realFolder: string, target: string, file: ScaffoldFile, und
       await fs.unlink(landed).catch(() => undefined);
       throw new UnsafePathError(file.relativePath, 'its folder was replaced by a link leading outside the target directory', file.field);
     }
-    await handle.writeFile(file.content, 'utf8');
+    const written = await writeFully(handle, file.content, 0);
     await handle.sync();
+    await assertSize(handle, written, target);
   } finally {
     await handle.close();
   }

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import type { ArchivedAttemptRecord, TaskErrorLog, TaskTransition } from '../domain';
-import { appendFully } from '../../../kernel/files/write-fully';
+import { StorageError } from '../../../kernel/errors';
+import { appendLines, truncateFile } from '../../../kernel/files/write-fully';
 
 /** A line of the transition log that is not valid JSON (a crash cut it): skipped by readers, reported here. */
 export interface TornLogLine {
@@ -54,15 +55,13 @@ export class TransitionLog {
   }
 
   /** Cuts the log back to `length` bytes (records of a write that never took effect). */
-  async truncate(length: number): Promise<void> {
-    await fs.truncate(this.file, length);
+  async cutBack(length: number): Promise<void> {
+    await truncateFile(this.file, length).catch(rawCause);
   }
 
-  /** Appends `text` (whole lines), first ending a torn last line. Returns the lengths before and after. */
+  /** Appends `text` (whole lines) through the kernel's checked append, first ending a torn last line. Returns the lengths before and after. */
   async append(text: string): Promise<{ before: number; after: number }> {
-    const size = await this.size();
-    const prefix = size > 0 && !(await this.endsWithNewline(size)) ? '\n' : '';
-    return appendFully(this.file, prefix + text);
+    return appendLines(this.file, text).catch(rawCause);
   }
 
   /** The log's records up to `upTo` bytes (all when undefined). */
@@ -93,15 +92,10 @@ export class TransitionLog {
     });
     return out;
   }
+}
 
-  private async endsWithNewline(size: number): Promise<boolean> {
-    const handle = await fs.open(this.file, 'r');
-    try {
-      const buf = Buffer.alloc(1);
-      await handle.read(buf, 0, 1, size - 1);
-      return buf[0] === 0x0a;
-    } finally {
-      await handle.close();
-    }
-  }
+/** The errno error behind a kernel StorageError: the task store words its own message (`cannot … ; nothing was changed`). */
+function rawCause(e: unknown): never {
+  const cause = e instanceof StorageError ? (e as Error & { cause?: unknown }).cause : undefined;
+  throw typeof (cause as NodeJS.ErrnoException | undefined)?.code === 'string' ? cause : e;
 }

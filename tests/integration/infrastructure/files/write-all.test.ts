@@ -3,6 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { appendAll, setWriteImplForTests, writeAll, writeFileAtomic, type WriteFn } from '../../../../src/kernel/files/atomic-write';
 import { isWorkgraphError } from '../../../../src/kernel/errors';
+import { appendLines, truncateFile } from '../../../../src/kernel/files/write-fully';
+import { copyFileExclusive, writeFileIfAbsent } from '../../../../src/kernel/files/atomic-write';
 
 /** A write that writes at most `max` bytes per call, and after `budget` bytes in all, nothing (a disk filling up). */
 function shortWrites(max: number, budget = Infinity): { fn: WriteFn; calls: () => number } {
@@ -80,5 +82,51 @@ describe('all-or-nothing writes (short writes never count as success)', () => {
     expect(err.code).toBe('storage_error');
     expect(err.message).toContain(folder);
     expect(err.message).toMatch(/folder where a file was expected/);
+  });
+
+  it('appendLines always starts on a fresh line (no option to forget) and reports the lengths', async () => {
+    const file = path.join(dir, 'index.ndjson');
+    await fs.writeFile(file, '{"a":1}\n{"s":{"sessionId":"0000');
+    const r = await appendLines(file, '{"b":2}\n');
+    expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}\n{"s":{"sessionId":"0000\n{"b":2}\n');
+    expect(r.after - r.before).toBe(Buffer.byteLength('\n{"b":2}\n'));
+    // A clean end gets no extra newline; an empty file neither.
+    await appendLines(file, '{"c":3}\n');
+    expect((await fs.readFile(file, 'utf8')).endsWith('{"b":2}\n{"c":3}\n')).toBe(true);
+    const fresh = path.join(dir, 'fresh.ndjson');
+    await appendLines(fresh, '{"x":1}\n');
+    expect(await fs.readFile(fresh, 'utf8')).toBe('{"x":1}\n');
+    await expect(appendLines(fresh, '{"no newline":1}')).rejects.toThrow(/must end with a newline/);
+  });
+
+  it('appendLines under short writes: the torn-line fix and the append are cut back together', async () => {
+    const file = path.join(dir, 'log.ndjson');
+    await fs.writeFile(file, '{"a":1}\n{"b":');
+    setWriteImplForTests(shortWrites(4, 6).fn);
+    const err = await appendLines(file, '{"c":3}\n').catch((e) => e);
+    expect(err.code).toBe('storage_error');
+    expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}\n{"b":');
+  });
+
+  it('truncateFile cuts back and names the file when it cannot', async () => {
+    const file = path.join(dir, 't.log');
+    await fs.writeFile(file, 'abcdef');
+    await truncateFile(file, 2);
+    expect(await fs.readFile(file, 'utf8')).toBe('ab');
+    const err = await truncateFile(path.join(dir, 'missing.log'), 0).catch((e) => e);
+    expect(err.code).toBe('storage_error');
+    expect(err.message).toContain('missing.log');
+  });
+
+  it('writeFileIfAbsent keeps the first content; copyFileExclusive refuses an existing target', async () => {
+    const file = path.join(dir, 'key');
+    expect(await writeFileIfAbsent(file, 'first', { mode: 0o600 })).toBe(true);
+    expect(await writeFileIfAbsent(file, 'second')).toBe(false);
+    expect(await fs.readFile(file, 'utf8')).toBe('first');
+    expect((await fs.stat(file)).mode & 0o777).toBe(0o600);
+    await copyFileExclusive(file, path.join(dir, 'copy'));
+    expect(await fs.readFile(path.join(dir, 'copy'), 'utf8')).toBe('first');
+    await expect(copyFileExclusive(file, path.join(dir, 'copy'))).rejects.toMatchObject({ code: 'EEXIST' });
+    expect((await fs.readdir(dir)).sort()).toEqual(['copy', 'key']);
   });
 });

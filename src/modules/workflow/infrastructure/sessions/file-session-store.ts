@@ -77,16 +77,24 @@ export class FileSessionStore implements SessionStore {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') throw new AlreadyExistsError('session', sessionId);
       throw e;
     }
-    const state = await withFileLock(dir, async (lock) => {
-      await writeFileAtomic(path.join(dir, 'workflow.json'), workflowText);
-      const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
-      lock.assertHeld();
-      await appendLines(this.eventsFile(sessionId), text);
-      const s = foldSessionEvents(undefined, events) as SessionState;
-      await this.writeSnapshot(sessionId, { version: 1, logOffset: Buffer.byteLength(text), lines: events.length, state: s });
-      return s;
-    });
-    await this.afterChange(state);
+    let state: SessionState;
+    try {
+      state = await withFileLock(dir, async (lock) => {
+        await writeFileAtomic(path.join(dir, 'workflow.json'), workflowText);
+        const text = events.map((e) => `${JSON.stringify(e)}\n`).join('');
+        lock.assertHeld();
+        await appendLines(this.eventsFile(sessionId), text);
+        const s = foldSessionEvents(undefined, events) as SessionState;
+        await this.writeSnapshot(sessionId, { version: 1, logOffset: Buffer.byteLength(text), lines: events.length, state: s });
+        return s;
+      });
+    } catch (e) {
+      // Nothing of a session that could not be written stays behind (a folder without its log would be not_found
+      // anyway, but would block its id).
+      await fs.rm(dir, { recursive: true, force: true }).catch(() => undefined);
+      throw e;
+    }
+    await this.afterChange(state, true);
     return state;
   }
 
@@ -102,15 +110,16 @@ export class FileSessionStore implements SessionStore {
       const cur = await this.current(sessionId, true);
       const change = await decide(cur.state, () => this.history(sessionId));
       if (!change.events.length) return change.result;
-      // A cut last line stays in the log as its own (damaged) line: the new events start on a fresh line.
-      const text = (cur.endsClean ? '' : '\n') + change.events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+      const text = change.events.map((e) => JSON.stringify(e)).join('\n') + '\n';
       lock.assertHeld();
-      await appendLines(this.eventsFile(sessionId), text);
+      // A cut last line stays in the log as its own (damaged) line: the kernel's append starts on a fresh line.
+      const appended = await appendLines(this.eventsFile(sessionId), text);
       const state = foldSessionEvents(cur.state, change.events) as SessionState;
+      const closedTornLine = appended.after - appended.before > Buffer.byteLength(text) ? 1 : 0;
       await this.writeSnapshot(sessionId, {
         version: 1,
-        logOffset: cur.size + Buffer.byteLength(text),
-        lines: cur.lines + change.events.length + (cur.endsClean ? 0 : 1),
+        logOffset: appended.after,
+        lines: cur.lines + change.events.length + closedTornLine,
         state,
       }).catch((e) => this.logger.warn('could not write the session snapshot; the log is intact and is folded next time', { sessionId, err: (e as Error).message }));
       changed = state;
@@ -157,7 +166,7 @@ export class FileSessionStore implements SessionStore {
       if (!(e instanceof Error) || !/lock/i.test(e.message)) throw e;
     });
     await fs.rm(trash, { recursive: true, force: true });
-    await this.index.append({ deleted: sessionId });
+    await this.index.append({ deleted: sessionId }, { durable: true });
     this.changes?.publish({ kind: 'session', id: sessionId, at: new Date().toISOString() });
     return true;
   }
@@ -196,15 +205,13 @@ export class FileSessionStore implements SessionStore {
   }
 
   private async writeSnapshot(sessionId: string, snap: Snapshot): Promise<void> {
-    const file = path.join(this.dir(sessionId), 'snapshot.json');
-    const tmp = tempPathFor(file);
-    await fs.writeFile(tmp, JSON.stringify(snap));
-    await fs.rename(tmp, file);
+    // A cache: no fsync (a snapshot lost or torn by a machine crash is rebuilt from the log).
+    await writeFileAtomic(path.join(this.dir(sessionId), 'snapshot.json'), JSON.stringify(snap), { sync: false });
   }
 
-  private async afterChange(state: SessionState): Promise<void> {
+  private async afterChange(state: SessionState, durable = false): Promise<void> {
     try {
-      await this.index.append({ s: summarizeSession(state) });
+      await this.index.append({ s: summarizeSession(state) }, { durable });
     } catch (e) {
       this.logger.warn('could not update the session index; listing shows the old entry until the next change', { sessionId: state.sessionId, err: (e as Error).message });
     }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidTokenError } from '../../../../kernel/errors';
+import { writeFileAtomic, writeFileIfAbsent } from '../../../../kernel/files/atomic-write';
 import type { SessionTokens, TokenClaims } from '../../application/ports/session-tokens';
 
 const KINDS: TokenClaims['kind'][] = ['continue', 'retry', 'checkpoint', 'resume'];
@@ -81,20 +82,6 @@ export async function loadOrCreateKey(file: string): Promise<Buffer> {
  */
 export async function writeKeyFile(file: string, key: Buffer, overwrite: boolean): Promise<void> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const tmp = `${file}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const handle = await fs.open(tmp, 'wx', 0o600);
-  try {
-    await handle.writeFile(key);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
-    if (overwrite) await fs.rename(tmp, file);
-    else await fs.link(tmp, file);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  } finally {
-    await fs.rm(tmp, { force: true });
-  }
+  if (overwrite) await writeFileAtomic(file, key, { mode: 0o600 });
+  else await writeFileIfAbsent(file, key, { mode: 0o600 });
 }

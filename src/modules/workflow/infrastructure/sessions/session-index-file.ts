@@ -1,7 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { withFileLock } from '../../../../kernel/files/file-lock';
-import { tempPathFor } from '../../../../kernel/files/atomic-write';
+import { writeFileAtomic } from '../../../../kernel/files/atomic-write';
+import { appendLines } from '../../../../kernel/files/write-fully';
 import type { SessionSummary } from '../../domain/sessions';
 
 type IndexLine = { s: SessionSummary } | { deleted: string };
@@ -21,10 +22,15 @@ export class SessionIndexFile {
     return path.join(this.root, 'index.ndjson');
   }
 
-  /** Appends one session's summary (or its deletion); compacts when the file holds far more lines than sessions. */
-  async append(line: IndexLine): Promise<void> {
+  /**
+   * Appends one session's summary (or its deletion); compacts when the file holds far more lines than sessions. The
+   * append starts on a fresh line (a line torn by a crash never swallows this one). `durable`: fsynced — for a new
+   * session's first line and a deletion; a later summary lost to a machine crash only shows the session's previous
+   * summary until its next change.
+   */
+  async append(line: IndexLine, opts: { durable?: boolean } = {}): Promise<void> {
     await withFileLock(this.root, async () => {
-      await fs.appendFile(this.file, `${JSON.stringify(line)}\n`);
+      await appendLines(this.file, `${JSON.stringify(line)}\n`, { sync: opts.durable ?? false });
       const current = await this.read();
       if (current.lines > 2 * current.map.size + 1_000) await this.compact(current.map);
     });
@@ -76,9 +82,7 @@ export class SessionIndexFile {
   }
 
   private async compact(map: Map<string, SessionSummary>): Promise<void> {
-    const tmp = tempPathFor(this.file);
-    await fs.writeFile(tmp, [...map.values()].map((s) => `${JSON.stringify({ s })}\n`).join(''));
-    await fs.rename(tmp, this.file);
+    await writeFileAtomic(this.file, [...map.values()].map((s) => `${JSON.stringify({ s })}\n`).join(''));
     this.cache = undefined;
   }
 }

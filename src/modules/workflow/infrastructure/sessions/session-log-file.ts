@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import { appendLines as appendKernelLines } from '../../../../kernel/files/write-fully';
 import { isSessionEvent, type SessionEvent } from '../../domain/sessions';
 import type { DamagedLine } from '../../application/ports/session-store';
 
@@ -59,17 +60,13 @@ export async function readLog(file: string, from = 0, firstLineNo = 1): Promise<
 }
 
 /**
- * Appends lines with one write call on a file opened for appending, then fsyncs: an acknowledged advance survives a
- * crash of the process or the machine. Callers hold the session's lock, so appends never interleave.
+ * Appends whole event lines through the kernel's checked append (kernel/files/write-fully.ts): every byte written and
+ * fsynced, or a StorageError naming the log with the log cut back to its old length — an advance is acknowledged only
+ * once all of it is on disk. It always starts on a fresh line: a line cut by a crash stays a damaged line of its own.
+ * Callers hold the session's lock, so appends never interleave. Returns the log's length before and after.
  */
-export async function appendLines(file: string, text: string): Promise<void> {
-  const handle = await fs.open(file, 'a', 0o644);
-  try {
-    await handle.write(text);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+export async function appendLines(file: string, text: string): Promise<{ before: number; after: number }> {
+  return appendKernelLines(file, text);
 }
 
 function excerpt(text: string): string {

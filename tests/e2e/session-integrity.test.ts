@@ -1,0 +1,96 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { connectClient, tempDir } from './helpers/server-process';
+
+const WORKFLOWS = path.resolve(__dirname, '../fixtures/session-workflows');
+type Answer = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Conn = Awaited<ReturnType<typeof connectClient>>;
+
+function codeOf(r: CallToolResult): string | undefined {
+  return (r._meta as Record<string, string> | undefined)?.['workgraph/errorCode'];
+}
+function textOf(r: CallToolResult): string {
+  return (r.content as Array<{ text: string }>)[0]!.text;
+}
+
+/** The built server on `dataDir` (under `prlimit --fsize` when `fsize` is given), with the session test workflows. */
+async function open(dataDir: string, fsize?: number) {
+  const conn = await connectClient({ dataDir, args: ['--workflows', WORKFLOWS], wrap: fsize ? ['prlimit', `--fsize=${fsize}`] : undefined });
+  const raw = async (name: string, args: Record<string, unknown>) =>
+    (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
+  const call = async (name: string, args: Record<string, unknown>): Promise<Answer> => {
+    const r = await raw(name, args);
+    if (r.isError) throw new Error(`${name}: ${textOf(r)}`);
+    return r.structuredContent as Answer;
+  };
+  return { ...conn, raw, call };
+}
+
+/** Durable sessions under damage: short writes, torn lines, wrong caches (issue 20, "One write path, proven"). */
+describe('session integrity (built server)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let conn: (Conn & { raw: (n: string, a: Record<string, unknown>) => Promise<CallToolResult>; call: (n: string, a: Record<string, unknown>) => Promise<Answer> }) | undefined;
+  beforeEach(() => (tmp = tempDir('wg-sess-int-')));
+  afterEach(async () => {
+    await conn?.close();
+    conn = undefined;
+    tmp.cleanup();
+  });
+
+  it('a short write under a file-size limit: workflow_continue answers storage_error, and after a restart no acknowledged step is lost', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    const files = Array.from({ length: 20 }, (_, i) => `f${i}.ts`);
+    const notes = (i: number) => `step ${i} `.padEnd(7_000, 'x');
+    conn = await open(dataDir, 64 * 1024);
+    const s = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files } });
+    let token: string = s.continueToken;
+    const acked: string[] = [];
+    let refused: CallToolResult | undefined;
+    for (let i = 0; i < 21 && !refused; i++) {
+      const r = await conn.raw('workflow_continue', { continueToken: token, output: { notesMarkdown: notes(i) } });
+      if (r.isError) refused = r;
+      else {
+        acked.push(notes(i));
+        token = (r.structuredContent as Answer).continueToken;
+      }
+    }
+    expect(refused).toBeDefined();
+    expect(codeOf(refused!)).toBe('storage_error');
+    expect(textOf(refused!)).toContain(path.join('sessions', s.sessionId, 'events.ndjson'));
+    expect(textOf(refused!)).toMatch(/file too large|no space left/);
+    expect(acked.length).toBeGreaterThan(2);
+    await conn.close();
+
+    // The log holds every acknowledged step, whole, and nothing of the refused one.
+    const log = fs.readFileSync(path.join(dataDir, 'sessions', s.sessionId, 'events.ndjson'), 'utf8');
+    expect(log.endsWith('\n')).toBe(true);
+    for (const line of log.trim().split('\n')) expect(() => JSON.parse(line)).not.toThrow();
+
+    conn = await open(dataDir);
+    const t = await conn.call('workflow_session', { sessionId: s.sessionId });
+    expect(t.damaged ?? []).toEqual([]);
+    const completed = t.events.filter((e: Answer) => e.kind === 'step_completed');
+    expect(completed.map((e: Answer) => e.notesMarkdown)).toEqual(acked);
+    // The refused step can be sent again with the same token: it was never taken.
+    const again = await conn.call('workflow_continue', { continueToken: token, output: { notesMarkdown: 'after the restart' } });
+    expect(again.step.completionId).toBe(`per-file[${acked.length}].edit`);
+  }, 180_000);
+
+  it('a torn last line in sessions/index.ndjson does not swallow the next session: it is listed and resumable', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    conn = await open(dataDir);
+    const a = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files: [] } });
+    await conn.close();
+    // What a crash in the middle of an index append leaves: the start of a line, no newline.
+    fs.appendFileSync(path.join(dataDir, 'sessions', 'index.ndjson'), '{"s":{"sessionId":"00000000000000');
+    conn = await open(dataDir);
+    const b = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files: [] } });
+    await conn.close();
+    conn = await open(dataDir);
+    const list = await conn.call('workflow_sessions', {});
+    expect(list.sessions.map((x: Answer) => x.sessionId).sort()).toEqual([a.sessionId, b.sessionId].sort());
+    const r = await conn.call('workflow_resume', {});
+    expect(r.candidates.map((c: Answer) => c.sessionId)).toContain(b.sessionId);
+  }, 120_000);
+});
