@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { UsageError } from './usage-error';
 
 /**
  * The config file (`--config FILE`, `WORKGRAPH_CONFIG`): JSON or YAML (told apart by the extension `.json`, else read
@@ -43,7 +44,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   allowActions: 'boolean',
 };
 
-export class ConfigFileError extends Error {}
+/** A config file that cannot be read, or a setting in it (or in a flag) that is malformed: a usage error (exit 2). */
+export class ConfigFileError extends UsageError {}
 
 export function readConfigFile(file: string, cwd = process.cwd()): ConfigFileSettings {
   const abs = path.resolve(cwd, file);

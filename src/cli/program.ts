@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { packageVersion } from '../kernel/config/package-root';
-import { ConfigFileError } from './config-file';
 import { parseServeArgs } from './commands/serve-args';
+import { UsageError } from './usage-error';
 
 /**
  * Each command, loaded only when it is the one being run (or for the program's own --help): `serve` is the server's
@@ -27,22 +27,22 @@ export const ExitCodes = { Ok: 0, Problems: 1, Usage: 2 } as const;
 /**
  * The `workgraph` program: `serve` (the default), `validate`, `list`, and the module commands. With `only`, just that
  * command is built (the others' modules stay unloaded); without, all of them (the program's --help lists them).
+ * `onAction` learns the command whose action is about to run.
  */
-export function buildProgram(only?: string): Command {
+export function buildProgram(only?: string, onAction?: (action: Command) => void): Command {
   const { Command } = require('commander') as typeof import('commander');
   const program = new Command('workgraph')
     .description('An MCP server that keeps AI coding agents on rails: guided workflows, tool graphs, task DAGs, a knowledge graph.')
     .version(packageVersion(), '-V, --version')
-    .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
   for (const c of COMMANDS) if (only === undefined || c.name === only) program.addCommand(c.load(), { isDefault: c.name === 'serve' });
-  const exitOverride = (cmd: Command): void => {
-    cmd.exitOverride();
-    cmd.commands.forEach(exitOverride);
-  };
-  program.commands.forEach(exitOverride);
+  const { shareOptions } = require('./commands/common-options') as typeof import('./commands/common-options');
+  shareOptions(program, onAction);
   return program;
 }
+
+/** The names of the program's commands, in the order --help lists them (without loading any of them). */
+export const COMMAND_NAMES: readonly string[] = COMMANDS.map((c) => c.name);
 
 /**
  * Runs the CLI. Returns the exit code for commands that finish (serve keeps running and returns undefined).
@@ -57,6 +57,8 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
   // Options first (`workgraph --data-dir D`) or nothing: the default command, serve; the program's own --help/--version
   // or `help`: every command, so the help lists them all.
   const programLevel = first === undefined || first === 'help' || ['-h', '--help', '-V', '--version'].includes(first);
+  // The command whose action runs, for the prefix of an error it throws (`workgraph sessions prune: …`).
+  let running = first === undefined || first === 'serve' || first.startsWith('--') ? 'workgraph serve: ' : 'workgraph: ';
   try {
     // `serve` (the default) with a plain command line skips commander: part of the server's cold start
     // (docs/architecture.md "Cold start"). Anything else, help and usage errors included, goes through commander.
@@ -65,7 +67,10 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       await (require('./commands/serve') as typeof import('./commands/serve')).runServe(serveFlags);
       return undefined;
     }
-    const program = buildProgram(programLevel ? undefined : first.startsWith('-') ? 'serve' : first);
+    const { errorPrefix } = require('./commands/common-options') as typeof import('./commands/common-options');
+    const program = buildProgram(programLevel ? undefined : first.startsWith('-') ? 'serve' : first, (action) => {
+      running = errorPrefix(action);
+    });
     await program.parseAsync(argv);
     return undefined;
   } catch (e) {
@@ -74,7 +79,7 @@ export async function runCli(argv: string[]): Promise<number | undefined> {
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return ExitCodes.Ok;
       return e.exitCode === 0 ? ExitCodes.Ok : ExitCodes.Usage;
     }
-    process.stderr.write(`workgraph: ${(e as Error).message}\n`);
-    return e instanceof ConfigFileError ? ExitCodes.Usage : ExitCodes.Problems;
+    process.stderr.write(`${running}${(e as Error).message}\n`);
+    return e instanceof UsageError ? ExitCodes.Usage : ExitCodes.Problems;
   }
 }

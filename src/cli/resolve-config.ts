@@ -174,7 +174,7 @@ function mebibytes(
   ]);
   if (v === undefined) return fallbackBytes;
   const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${from}: expected a size in MiB (a number above 0), got '${v}'`);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigFileError(`${from}: expected a size in MiB (a number above 0), got '${v}'`);
   return Math.round(n * 1024 * 1024);
 }
 
@@ -188,7 +188,7 @@ function firstOf(candidates: Array<[string, string | number | undefined]>): [str
 function seconds(v: string | number | undefined, from: string, fallbackMs: number): number {
   if (v === undefined) return fallbackMs;
   const n = Number(v);
-  if (!Number.isFinite(n) || n < 0) throw new Error(`${from}: expected a number of seconds (0 or more), got '${v}'`);
+  if (v === '' || !Number.isFinite(n) || n < 0) throw new ConfigFileError(`${from}: expected a number of seconds (0 or more), got '${v}'`);
   return Math.round(n * 1000);
 }
 

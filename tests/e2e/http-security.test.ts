@@ -285,7 +285,7 @@ describe('streamable HTTP: process', () => {
       let err = '';
       child.stderr.on('data', (d: Buffer) => (err += d.toString()));
       const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
-      expect(code).toBe(1);
+      expect(code).toBe(2); // a usage error, as every refused setting is
       expect(err).toContain('--http: binding 0.0.0.0 (not a loopback address) requires authentication');
     } finally {
       tmp.cleanup();

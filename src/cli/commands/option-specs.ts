@@ -56,3 +56,6 @@ export const COMMON_OPTIONS: readonly OptionSpec[] = [
   { flags: '--max-blocked-attempts <n>', description: 'blocked outputs in a row on one session step before it needs a person (env WORKGRAPH_MAX_BLOCKED_ATTEMPTS; default 3)' },
   { flags: '--session-retention-days <days>', description: 'completed sessions are pruned this many days after completion (env WORKGRAPH_SESSION_RETENTION_DAYS; default 30)' },
 ];
+
+/** The common options of every command that reads the stores (the data dir's files or a PostgreSQL database). */
+export const STORE_OPTION_NAMES: readonly string[] = ['config', 'data-dir', 'database-url', 'database-pool-size'];

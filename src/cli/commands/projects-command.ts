@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import { Command } from 'commander';
 import { TasksTokens, type TaskGraph } from '../../modules/tasks';
 import { KnowledgeTokens, type KnowledgeStore } from '../../modules/knowledge';
-import { resolveConfig } from '../resolve-config';
+import { withStoreOptions } from './common-options';
+import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /** What one project holds (a folder of a data dir, or a project in the database). */
 export interface ProjectSummary {
@@ -27,14 +28,13 @@ export interface ProjectSummary {
  * where it looked.
  */
 export function projectsCommand(): Command {
-  return new Command('projects')
-    .description("list the projects with what each holds (tasks per status, knowledge nodes): a data dir's, or a database's with --database-url")
-    .option('--json', 'print JSON instead of a table')
-    .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
-    .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
-    .option('--database-url <url>', 'list the projects of this PostgreSQL database instead of the data dir (env WORKGRAPH_DATABASE_URL)')
-    .action(async (flags: { json?: boolean; dataDir?: string; config?: string; databaseUrl?: string }) => {
-      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config, databaseUrl: flags.databaseUrl });
+  return withStoreOptions(
+    new Command('projects')
+      .description("list the projects with what each holds (tasks per status, knowledge nodes): a data dir's, or a database's with --database-url")
+      .option('--json', 'print JSON instead of a table'),
+  )
+    .action(async (flags: CommonFlags & { json?: boolean }) => {
+      const config = resolveConfig(flags);
       const { redactDatabaseUrl } = await import('../../kernel/postgres/database-url');
       const where = config.database ? { database: redactDatabaseUrl(config.database.url) } : { dataDir: config.dataDir };
       const place = config.database ? `database ${where.database}` : path.join(config.dataDir, 'projects');

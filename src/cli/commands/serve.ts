@@ -1,6 +1,7 @@
 import { resolveConfig } from '../resolve-config';
 import { resolveHttpConfig } from '../resolve-http-config';
 import { ConfigFileError } from '../config-file';
+import { UsageError } from '../usage-error';
 import type { ServeFlags } from './serve-args';
 
 /**
@@ -10,7 +11,7 @@ import type { ServeFlags } from './serve-args';
  */
 export async function runServe(flags: ServeFlags): Promise<void> {
   const config = resolveConfig(flags);
-  const http = resolveHttpConfig(flags);
+  const http = httpSettings(flags);
   const { PinoLogger } = await import('../../kernel/logging/pino-logger');
   const { createServerCore } = await import('../../server/server-core');
   const { createServerHost, serveStdio } = await import('../../server/run-server');
@@ -78,5 +79,14 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     await serveStdio(host, { input: process.stdin, output: process.stdout, alsoServing: server.url });
   } else {
     host.announce(server.url);
+  }
+}
+
+/** The HTTP settings; a setting they refuse (`--http notaport`, an unreadable token file) is a usage error, exit 2. */
+function httpSettings(flags: ServeFlags): ReturnType<typeof resolveHttpConfig> {
+  try {
+    return resolveHttpConfig(flags);
+  } catch (e) {
+    throw e instanceof UsageError ? e : new UsageError((e as Error).message);
   }
 }

@@ -1,57 +1,56 @@
 import { Command, Option } from 'commander';
-import { WorkflowTokens, type ListSessionsOutput, type PruneSessionsOutput, type SessionTimeline } from '../../modules/workflow';
-import type { UseCase } from '../../kernel/use-case';
-import { resolveConfig } from '../resolve-config';
-
-type DataFlags = { dataDir?: string; config?: string };
-
-/** Resolves a workflow use case through the same container and module registrations as `serve`. */
-async function useCase<I, O>(flags: DataFlags, token: symbol): Promise<UseCase<I, O>> {
-  const { createContainer } = await import('../../server/container');
-  const { silentLogger } = await import('../../kernel/logger');
-  const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config });
-  return createContainer(config, silentLogger).resolve<UseCase<I, O>>(token);
-}
-
-const dataOptions = (cmd: Command) =>
-  cmd
-    .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
-    .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)');
+import { WorkflowTokens, type ListSessionsOutput, type PruneSessionsOutput, type SessionStore, type SessionTimeline } from '../../modules/workflow';
+import { withStoreOptions } from './common-options';
+import { withStores } from './command-container';
+import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { UsageError } from '../usage-error';
 
 const STATUSES = ['active', 'needs_attention', 'complete'];
 
 /**
  * `workgraph sessions [--json] [--status S...] [--workflow ID]`: the durable workflow sessions, most recently updated
- * first. `workgraph sessions prune [--older-than DAYS] [--include-unfinished] [--dry-run]`: retention by hand.
+ * first. `workgraph sessions prune [--older-than DAYS] [--include-unfinished] [--dry-run]`: retention by hand. Both
+ * over the data dir's files or, with `--database-url`, the PostgreSQL database.
  */
 export function sessionsCommand(): Command {
-  const list = dataOptions(
+  const list = withStoreOptions(
     new Command('sessions')
       .description('list durable workflow sessions (most recently updated first); `sessions prune` removes old ones')
       .addOption(new Option('--status <status...>', 'only these statuses').choices(STATUSES))
       .option('--workflow <id>', 'only sessions of this workflow')
       .option('--json', 'print the list as JSON'),
-  ).action(async (flags: DataFlags & { status?: string[]; workflow?: string; json?: boolean }) => {
-    const uc = await useCase<object, ListSessionsOutput>(flags, WorkflowTokens.ListSessions);
-    const page = await uc.execute({ status: flags.status, workflowId: flags.workflow, limit: 500 });
+  ).action(async (flags: CommonFlags & { status?: string[]; workflow?: string; json?: boolean }) => {
+    const page = await withStores(resolveConfig(flags), async (stores) => {
+      const uc = stores.useCase<{ status?: string[]; workflowId?: string; limit: number; cursor?: string }, ListSessionsOutput>(WorkflowTokens.ListSessions);
+      // Every page: a data dir may hold more sessions than one answer of workflow_sessions does.
+      const first = await uc.execute({ status: flags.status, workflowId: flags.workflow, limit: 500 });
+      const sessions = [...first.sessions];
+      for (let cursor = first.nextCursor; cursor !== undefined; ) {
+        const next = await uc.execute({ status: flags.status, workflowId: flags.workflow, limit: 500, cursor });
+        sessions.push(...next.sessions);
+        cursor = next.nextCursor;
+      }
+      return { sessions, total: first.total };
+    });
     console.log(flags.json ? JSON.stringify(page.sessions, null, 2) : formatSessionTable(page));
   });
   list.addCommand(
-    dataOptions(
+    withStoreOptions(
       new Command('prune')
         .description('remove completed sessions older than the retention (default 30 days), and with --include-unfinished unfinished ones not updated for --older-than days')
         .option('--older-than <days>', 'age in days (default: the retention, --session-retention-days)')
         .option('--include-unfinished', 'also remove unfinished sessions not updated for that long')
         .option('--dry-run', 'only list what would be removed'),
-    ).action(async (flags: DataFlags & { olderThan?: string; includeUnfinished?: boolean; dryRun?: boolean }) => {
+      'session-retention-days',
+    ).action(async (flags: CommonFlags & { olderThan?: string; includeUnfinished?: boolean; dryRun?: boolean }) => {
       const days = flags.olderThan === undefined ? undefined : Number(flags.olderThan);
-      if (days !== undefined && (!Number.isFinite(days) || days < 0)) {
-        console.error(`workgraph sessions prune: --older-than: expected a number of days, got ${JSON.stringify(flags.olderThan)}`);
-        process.exitCode = 2;
-        return;
+      if (days !== undefined && (flags.olderThan!.trim() === '' || !Number.isFinite(days) || days < 0)) {
+        throw new UsageError(`--older-than: expected a number of days (0 or more), got ${JSON.stringify(flags.olderThan)}`);
       }
-      const uc = await useCase<object, PruneSessionsOutput>(flags, WorkflowTokens.PruneSessions);
-      const out = await uc.execute({ olderThanDays: days, includeUnfinished: !!flags.includeUnfinished, dryRun: !!flags.dryRun });
+      const config = resolveConfig(flags);
+      const out = await withStores(config, (stores) =>
+        stores.useCase<object, PruneSessionsOutput>(WorkflowTokens.PruneSessions).execute({ olderThanDays: days, includeUnfinished: !!flags.includeUnfinished, dryRun: !!flags.dryRun }),
+      );
       for (const r of out.removed) console.log(`${flags.dryRun ? 'would remove' : 'removed'} ${r.sessionId} (${r.status}, updated ${r.updatedAt})`);
       console.log(`${out.removed.length} session(s) ${flags.dryRun ? 'would be ' : ''}removed, ${out.kept} kept`);
     }),
@@ -59,20 +58,37 @@ export function sessionsCommand(): Command {
   return list;
 }
 
-/** `workgraph session ID [--json]`: one session's timeline — steps with their notes, blocked attempts, forks. */
+/**
+ * `workgraph session ID [--json]`: one session's timeline — steps with their notes, blocked attempts, forks. ID may be
+ * a unique prefix of a session id, as `workgraph sessions` lists them; an ambiguous one lists the candidates.
+ */
 export function sessionCommand(): Command {
-  return dataOptions(
-    new Command('session').description("print a session's timeline: steps and notes, blocked attempts, checkpoints, forks").argument('<id>', 'session id').option('--json', 'print the timeline as JSON'),
-  ).action(async (id: string, flags: DataFlags & { json?: boolean }) => {
-    const uc = await useCase<object, SessionTimeline>(flags, WorkflowTokens.GetSessionTimeline);
-    try {
-      const t = await uc.execute({ sessionId: id });
-      console.log(flags.json ? JSON.stringify(t, null, 2) : formatTimeline(t));
-    } catch (e) {
-      console.error(`workgraph session: ${(e as Error).message}`);
-      process.exitCode = 1;
-    }
+  return withStoreOptions(
+    new Command('session')
+      .description("print a session's timeline: steps and notes, blocked attempts, checkpoints, forks")
+      .argument('<id>', 'session id, or a unique prefix of one')
+      .option('--json', 'print the timeline as JSON'),
+    'workflows',
+  ).action(async (id: string, flags: CommonFlags & { json?: boolean }) => {
+    const t = await withStores(resolveConfig(flags), async (stores) => {
+      const sessionId = await expandSessionId(id, stores.get<SessionStore>(WorkflowTokens.SessionStore));
+      return stores.useCase<object, SessionTimeline>(WorkflowTokens.GetSessionTimeline).execute({ sessionId });
+    });
+    console.log(flags.json ? JSON.stringify(t, null, 2) : formatTimeline(t));
   });
+}
+
+/** The one session id that is `id` or starts with it; `id` itself when none does (the use case then says not found). */
+export async function expandSessionId(id: string, store: Pick<SessionStore, 'list'>): Promise<string> {
+  const ids = (await store.list()).map((s) => s.sessionId);
+  if (ids.includes(id) || id === '') return id;
+  const matches = ids.filter((s) => s.startsWith(id)).sort();
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length > 1) {
+    const shown = matches.slice(0, 10).join(', ');
+    throw new Error(`session id prefix '${id}' is ambiguous: ${matches.length} sessions start with it (${shown}${matches.length > 10 ? ', …' : ''}); give more characters`);
+  }
+  return id;
 }
 
 export function formatSessionTable(page: ListSessionsOutput): string {

@@ -1,38 +1,41 @@
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { TasksTokens, type ProjectGraphView } from '../../modules/tasks';
-import type { UseCase } from '../../kernel/use-case';
-import { resolveConfig } from '../resolve-config';
+import { withStoreOptions } from './common-options';
+import { withStores } from './command-container';
+import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /**
- * `workgraph tasks PROJECT [--mermaid] [--data-dir DIR]`: prints a project's task graph as a status table, or as the
- * Mermaid flowchart `get_project_graph` returns. Exit 1 (message on stderr) when the project has no graph.
+ * `workgraph tasks PROJECT [--mermaid | --json]`: prints a project's task graph as a status table, as the Mermaid
+ * flowchart `get_project_graph` returns, or as that tool's whole answer in JSON; from the data dir, or from PostgreSQL
+ * with `--database-url`. Exit 1 (message on stderr) when the project has no graph.
  */
 export function tasksCommand(): Command {
-  return new Command('tasks')
-    .description("print a project's task graph: a status table, or a Mermaid flowchart with --mermaid")
-    .argument('<project>', 'project name or id')
-    .option('--mermaid', 'print the Mermaid flowchart instead of the table')
-    .option('--config <file>', 'JSON or YAML settings file (env WORKGRAPH_CONFIG)')
-    .option('--data-dir <dir>', 'data folder (env WORKGRAPH_DATA_DIR; default $XDG_DATA_HOME/workgraph or ~/.local/share/workgraph)')
-    .action(async (project: string, flags: { mermaid?: boolean; dataDir?: string; config?: string }) => {
-      // Built through the same container and module registrations as `serve` (one composition path).
-      const { createContainer } = await import('../../server/container');
-      const { silentLogger } = await import('../../kernel/logger');
-      const { noopCallContext } = await import('../../kernel/call-context');
-      const config = resolveConfig({ dataDir: flags.dataDir, config: flags.config });
-      const useCase = createContainer(config, silentLogger).resolve<UseCase<{ project: string }, ProjectGraphView>>(TasksTokens.GetProjectGraph);
-      try {
-        const view = await useCase.execute({ project }, noopCallContext());
-        console.log(flags.mermaid ? view.mermaid : formatTaskTable(view));
-      } catch (e) {
-        // Name the folder searched: the usual cause is a server that ran with another --data-dir.
-        const notFound = (e as { code?: string }).code === 'not_found';
-        const where = notFound ? ` (searched ${path.join(config.dataDir, 'projects')}; data dir from --data-dir, WORKGRAPH_DATA_DIR or the default; \`workgraph projects\` lists what is there)` : '';
-        console.error(`workgraph tasks: ${(e as Error).message}${where}`);
-        process.exitCode = 1;
-      }
-    });
+  return withStoreOptions(
+    new Command('tasks')
+      .description("print a project's task graph: a status table, a Mermaid flowchart with --mermaid, JSON with --json")
+      .argument('<project>', 'project name or id')
+      .option('--mermaid', 'print the Mermaid flowchart instead of the table')
+      .option('--json', "print the graph as JSON (get_project_graph's answer)"),
+  ).action(async (project: string, flags: CommonFlags & { mermaid?: boolean; json?: boolean }) => {
+    if (flags.mermaid && flags.json) {
+      const { UsageError } = await import('../usage-error');
+      throw new UsageError('--mermaid and --json: give one of them');
+    }
+    const config = resolveConfig(flags);
+    try {
+      const view = await withStores(config, (stores) => stores.useCase<{ project: string }, ProjectGraphView>(TasksTokens.GetProjectGraph).execute({ project }));
+      console.log(flags.json ? JSON.stringify(view, null, 2) : flags.mermaid ? view.mermaid : formatTaskTable(view));
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'not_found') throw e;
+      // Name where it looked: the usual cause is a server that ran with another --data-dir (or database).
+      const { redactDatabaseUrl } = await import('../../kernel/postgres/database-url');
+      const where = config.database
+        ? `database ${redactDatabaseUrl(config.database.url)}; from --database-url or WORKGRAPH_DATABASE_URL`
+        : `searched ${path.join(config.dataDir, 'projects')}; data dir from --data-dir, WORKGRAPH_DATA_DIR or the default`;
+      throw new Error(`${(e as Error).message} (${where}; \`workgraph projects\` lists what is there)`);
+    }
+  });
 }
 
 /** The status table: one row per task (id, status, attempts, dependencies, title), then the counts per status. */
