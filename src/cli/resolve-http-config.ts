@@ -1,5 +1,5 @@
-import * as path from 'node:path';
 import { readConfigFile } from './config-file';
+import { resolveAuthTokens } from './auth-tokens';
 import type { HttpConfig } from '../server/http/http-config';
 
 /** The serve command's HTTP flags (commander's camel-cased names). */
@@ -64,21 +64,12 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
     }
     return undefined;
   }
-  // The HTTP modules (token-verifier pulls in node:crypto) load only when HTTP is asked for: a plain stdio serve's
+  // The HTTP modules (the token reader pulls in node:crypto) load only when HTTP is asked for: a plain stdio serve's
   // cold start stays without them (docs/architecture.md "Cold start").
   const { HTTP_DEFAULTS } = require('../server/http/http-config') as typeof import('../server/http/http-config');
   const { isLoopbackHost, parseListenAddress } = require('../server/http/listen-address') as typeof import('../server/http/listen-address');
-  const { parseTokenList, readTokenFile } = require('../server/http/token-verifier') as typeof import('../server/http/token-verifier');
   const listen = parseListenAddress(address, flags.http !== undefined ? '--http' : env.WORKGRAPH_HTTP?.trim() ? 'WORKGRAPH_HTTP' : 'http (config file)');
-  const tokenFile = flags.authTokenFile ?? nonEmpty(env.WORKGRAPH_AUTH_TOKEN_FILE);
-  const tokens =
-    tokenFile !== undefined
-      ? readTokenFile(path.resolve(cwd, tokenFile))
-      : env.WORKGRAPH_AUTH_TOKENS?.trim()
-        ? parseTokenList(env.WORKGRAPH_AUTH_TOKENS)
-        : file.authTokenFile !== undefined
-          ? readTokenFile(file.authTokenFile)
-          : [];
+  const tokens = resolveAuthTokens({ flagFile: flags.authTokenFile, env, configFile: file.authTokenFile, cwd }) ?? [];
   if (tokens.length === 0 && !isLoopbackHost(listen.host)) {
     throw new Error(
       `--http: binding ${listen.host} (not a loopback address) requires authentication: give --auth-token-file FILE or WORKGRAPH_AUTH_TOKENS, or bind 127.0.0.1`,

@@ -6,6 +6,8 @@ import type { Logger } from '../kernel/logger';
 import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
 import { createDashboardApp } from './dashboard-app';
 import { randomToken, singleToken } from './http/access-token';
+import type { TokenEntry } from '../kernel/auth/token-file';
+import { StaticTokenVerifier } from '../kernel/auth/token-verifier';
 
 /**
  * The stores the dashboard reads, built by whoever starts it (the CLI builds them the way `serve` does: a server core
@@ -27,15 +29,19 @@ export interface StartDashboardOptions {
   port?: number;
   /** Default 127.0.0.1. */
   host?: string;
-  /** Default: a random token. */
-  token?: string;
+  /**
+   * The tokens that open it (`--auth-token-file`, read by the one token reader, src/cli/auth-tokens.ts); any of them
+   * opens the API. Default: a random token of its own.
+   */
+  tokens?: readonly TokenEntry[];
   allowActions?: boolean;
 }
 
 export interface RunningDashboard {
-  /** The URL to open, with the access token. */
+  /** The URL to open, with the access token (URL-encoded). */
   url: string;
   port: number;
+  /** The token in that URL: the random one, or the first of `tokens`. */
   token: string;
   close(): Promise<void>;
 }
@@ -50,8 +56,10 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
     const { failed } = await host.reloadFiles(await graphRuntime().expandGraphPaths(o.config.graphPaths));
     for (const f of failed) o.logger.warn('graph file not loaded', { file: f.file, err: f.error.message });
   }
-  const token = o.token ?? randomToken();
-  const app = createDashboardApp({ container, config: o.config, logger: o.logger, authorize: singleToken(token), allowActions: o.allowActions ?? false });
+  const token = o.tokens?.length ? o.tokens[0].token : randomToken();
+  const verifier = o.tokens?.length ? new StaticTokenVerifier(o.tokens) : undefined;
+  const authorize = verifier ? async (given: string | undefined) => given !== undefined && (await verifier.verify(given)) !== undefined : singleToken(token);
+  const app = createDashboardApp({ container, config: o.config, logger: o.logger, authorize, allowActions: o.allowActions ?? false });
   const server = http.createServer((req, res) => {
     if (!app.handle(req, res)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' });

@@ -1,3 +1,4 @@
+import { LOCAL_IDENTITY, type Identity } from './identity';
 import type { ClientRoots } from './path-policy';
 import type { Sampler } from './sampler';
 
@@ -17,9 +18,17 @@ export interface CallContext {
    * fallback, handed over per call (never set process-wide, so two sessions of one server keep their own roots).
    */
   readonly clientRoots?: ClientRoots;
+  /**
+   * Who is calling: its name (the actor records keep), the roots it may reach and its scopes. Set by the server from
+   * the request's verified token (HTTP) or as the local identity (stdio); nothing the client sends can widen it.
+   */
+  readonly identity: Identity;
 }
 
-/** A context for calls made outside the RPC layer (CLI, tests): never cancelled, progress ignored, no sampler. */
-export function noopCallContext(signal: AbortSignal = new AbortController().signal): CallContext {
-  return { signal, progress: () => undefined };
+/**
+ * A context for calls made outside the RPC layer (CLI, tests): never cancelled, progress ignored, no sampler, run as
+ * the local identity unless another is given.
+ */
+export function noopCallContext(signal: AbortSignal = new AbortController().signal, identity: Identity = LOCAL_IDENTITY): CallContext {
+  return { signal, progress: () => undefined, identity };
 }

@@ -31,6 +31,7 @@ export const ErrorCodes = {
   LockError: 'lock_error',
   InvalidToken: 'invalid_token',
   StorageUnavailable: 'storage_unavailable',
+  Forbidden: 'forbidden',
   Internal: 'internal_error',
 } as const;
 
@@ -220,6 +221,21 @@ export class StorageUnavailableError extends WorkgraphError {
   readonly retryable = true;
   constructor(message: string, details: Record<string, unknown> = {}, options?: { cause?: unknown }) {
     super(ErrorCodes.StorageUnavailable, message, { ...details, retryable: true }, options);
+  }
+}
+
+/**
+ * Thrown when the caller's identity lacks the scope a call needs (a `read` token writing, a token without `run` asking
+ * for a validation). Only for what the caller may see: something outside its reach is a {@link NotFoundError}, so a
+ * refusal never confirms that another identity's record exists.
+ */
+export class ForbiddenError extends WorkgraphError {
+  constructor(readonly scope: string, readonly action: string, readonly identity: string, readonly granted: readonly string[]) {
+    super(
+      ErrorCodes.Forbidden,
+      `${action} needs the '${scope}' scope; identity '${identity}' has ${granted.length ? granted.map((s) => `'${s}'`).join(', ') : 'no scope'}`,
+      { scope, action, identity, granted },
+    );
   }
 }
 

@@ -1,5 +1,5 @@
 import { ErrorCodes } from '../kernel/errors';
-import type { ToolDefinition } from '../kernel/tools/tool-definition';
+import { requiredScope, type ToolDefinition } from '../kernel/tools/tool-definition';
 
 /**
  * Renders spec/mcp-api.md from the tool registry's declarations, so the document can never drift from the code:
@@ -28,6 +28,7 @@ export function renderMcpApi(tools: readonly ToolDefinition[]): string {
         .filter(([k]) => k.endsWith('Hint'))
         .map(([k, v]) => `\`${k}: ${String(v)}\``);
       if (hints.length) out.push(`Annotations: ${hints.join(', ')}.`, '');
+      out.push(`Scope: \`${requiredScope(t)}\` (docs/http.md "Scopes"; without it: \`forbidden\`).`, '');
       if (t.plainMethod) out.push('Also a plain JSON-RPC method of the same name (no `initialize` needed).', '');
       out.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '');
       out.push('Output schema:', '', '```json', JSON.stringify(t.outputSchema, null, 2), '```', '');

@@ -10,6 +10,8 @@ import {
   type LoggingLevel,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { CallContext } from '../kernel/call-context';
+import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
+import { callerIdentity, type AuthInfoLike } from './caller-identity';
 import type { Logger } from '../kernel/logger';
 import type { Sampler } from '../kernel/sampler';
 import type { PinoLogger, LogLevel } from '../kernel/logging/pino-logger';
@@ -62,10 +64,16 @@ export interface WorkgraphServerDeps {
    * forwarded to its client only. Off for stdio alone, the one session, which then skips the bookkeeping.
    */
   isolateLogs?: boolean;
+  /**
+   * Whom this session's calls run as when a request carries no verified token: the local identity (stdio, HTTP
+   * without authentication). With tokens, each request runs as its token's identity (docs/http.md).
+   */
+  caller?: Identity;
 }
 
 type RequestExtra = {
   signal: AbortSignal;
+  authInfo?: AuthInfoLike;
   _meta?: { progressToken?: string | number };
   sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
 };
@@ -309,6 +317,7 @@ export class WorkgraphServer {
       progress,
       sampler,
       clientRoots,
+      identity: callerIdentity(extra.authInfo, this.deps.caller ?? LOCAL_IDENTITY),
     };
   }
 

@@ -1,12 +1,13 @@
 import type { InjectionToken } from 'tsyringe';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { InvalidArgumentsError } from '../kernel/errors';
+import { ForbiddenError, InvalidArgumentsError } from '../kernel/errors';
+import { hasScope } from '../kernel/identity';
 import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { UseCase } from '../kernel/use-case';
 import { toErrorResult } from './error-mapper';
 import { rememberJson } from './known-json';
-import { ToolResultWithMeta, type ToolDefinition } from '../kernel/tools/tool-definition';
+import { requiredScope, ToolResultWithMeta, type ToolDefinition } from '../kernel/tools/tool-definition';
 
 /** What the dispatcher needs from the schema service (SchemaRegistry satisfies it). */
 export interface JsonSchemaValidator {
@@ -39,8 +40,18 @@ export class ToolDispatcher {
     return input as Record<string, unknown>;
   }
 
-  /** Validates and runs; returns the plain result and optional `_meta`. Throws what the use case throws. */
+  /**
+   * The caller's identity must hold the scope the tool's declaration asks for (see requiredScope).
+   * @throws ForbiddenError naming the scope.
+   */
+  checkScope(def: ToolDefinition, ctx: CallContext): void {
+    const scope = requiredScope(def);
+    if (!hasScope(ctx.identity, scope)) throw new ForbiddenError(scope, def.name, ctx.identity.name, ctx.identity.scopes);
+  }
+
+  /** Checks the scope, validates and runs; returns the plain result and optional `_meta`. Throws what the use case throws. */
   async run(def: ToolDefinition, args: unknown, ctx: CallContext): Promise<{ value: object; meta?: Record<string, unknown> }> {
+    this.checkScope(def, ctx);
     const input = this.checkArguments(def, args);
     let out: unknown;
     if (def.handler) out = await def.handler(input, ctx);

@@ -3,11 +3,12 @@
  * (driven by the SDK's real client) writes. Every endpoint, 401 without the token, POST refused when read-only, the
  * actions through the same use cases when allowed, and live change events.
  */
+import { spawnSync } from 'node:child_process';
 import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { connectClient, tempDir } from './helpers/server-process';
+import { CLI, connectClient, tempDir } from './helpers/server-process';
 import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
 import { call, seed, SUM_TO_N } from './helpers/dashboard-seed';
 
@@ -82,17 +83,43 @@ describe('access', () => {
     }
   });
 
-  test('--auth-token-file gives the token; a missing file is a one-line error', async () => {
+  test('--auth-token-file reads the token file of docs/http.md: comments skipped, every token opens it, the URL encodes it', async () => {
+    // Issue 27: the first line `# one token per line` was taken as the token and printed unencoded; the real one got 401.
     const file = path.join(data.dir, 'token.txt');
-    fs.writeFileSync(file, 'my-secret-token-123\n');
+    const first = 'my-secret+token/123=';
+    const second = 'second-secret-token-456';
+    fs.writeFileSync(file, `# one token per line\n\n${first}\n${second} name=bob scopes=read\n`);
     const d = await startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', file] });
     try {
-      expect(d.token).toBe('my-secret-token-123');
+      expect(d.url).toContain(`?token=${encodeURIComponent(first)}`);
+      expect(d.url).not.toContain(first);
+      expect(d.token).toBe(first);
       expect((await get(d, '/api/meta')).status).toBe(200);
+      const bySecond = await fetch(`${d.origin}/api/meta`, { headers: { Authorization: `Bearer ${second}` } });
+      expect(bySecond.status).toBe(200);
+      const byComment = await fetch(`${d.origin}/api/meta`, { headers: { Authorization: 'Bearer # one token per line' } });
+      expect(byComment.status).toBe(401);
     } finally {
       await d.stop();
     }
     await expect(startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', path.join(data.dir, 'nope')] })).rejects.toThrow(/auth-token-file: cannot read/);
+  });
+
+  test('a token file with a short token or none stops the dashboard with one line, exit 2', async () => {
+    const short = path.join(data.dir, 'short.txt');
+    fs.writeFileSync(short, '# one token per line\nshort-token\n');
+    const comments = path.join(data.dir, 'comments.txt');
+    fs.writeFileSync(comments, '# one token per line\n');
+    for (const [file, message] of [
+      [short, `--auth-token-file: '${short}' line 2: a token must be at least 16 characters (this one has 11)`],
+      [comments, `--auth-token-file: '${comments}' holds no token`],
+    ]) {
+      const r = spawnSync(process.execPath, [CLI, 'dashboard', '--port', '0', '--data-dir', data.dir, '--auth-token-file', file], { encoding: 'utf8', timeout: 30_000 });
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toContain(message);
+      expect(r.stdout).toBe('');
+    }
   });
 });
 

@@ -18,7 +18,7 @@ describe('streamable HTTP: authentication', () => {
   beforeAll(async () => {
     tmp = tempDir('wg-http-auth-');
     const tokens = path.join(tmp.dir, 'tokens');
-    fs.writeFileSync(tokens, '# agents\nright-token-123\n\nsecond-token-456\n');
+    fs.writeFileSync(tokens, '# agents\nright-token-12345\n\nsecond-token-456\n');
     server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args: ['--auth-token-file', tokens] });
   }, 60_000);
   afterAll(() => {
@@ -36,14 +36,14 @@ describe('streamable HTTP: authentication', () => {
   });
 
   it('a wrong token: 401 invalid_token; the SDK client is refused', async () => {
-    const r = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_POST_HEADERS, Authorization: 'Bearer right-token-12' }, body: initializeBody() });
+    const r = await rawRequest(server.url, { method: 'POST', headers: { ...MCP_POST_HEADERS, Authorization: 'Bearer right-token-1234' }, body: initializeBody() });
     expect(r.status).toBe(401);
     expect(r.headers['www-authenticate']).toBe(`Bearer resource_metadata="${metadataUrl()}", error="invalid_token"`);
     await expect(server.connect({ token: 'wrong' })).rejects.toThrow();
   });
 
   it('the right token: the SDK client works; another token cannot use its session', async () => {
-    const conn = await server.connect({ token: 'right-token-123' });
+    const conn = await server.connect({ token: 'right-token-12345' });
     try {
       const r = (await conn.client.callTool({ name: 'workflow_list', arguments: {} })) as CallToolResult;
       expect(r.isError).toBeFalsy();

@@ -24,14 +24,17 @@ export function dashboardCommand(): Command {
     .addOption(new Option('--port <port>', 'port to listen on (0: any free port)').argParser(port).default(4320))
     .addOption(new Option('--host <host>', 'address to listen on').default('127.0.0.1'))
     .addOption(new Option('--allow-actions', 'enable actions: reset a task, restore knowledge nodes, run a graph tool (each logged)'))
-    .addOption(new Option('--auth-token-file <file>', 'read the access token from this file (first line) instead of a random one'))
+    .addOption(new Option('--auth-token-file <file>', 'the tokens that open it, in the token-file format of docs/http.md (env WORKGRAPH_AUTH_TOKEN_FILE, WORKGRAPH_AUTH_TOKENS); default: a random token'))
     .action(async (flags: DashboardFlags) => {
       const { PinoLogger } = await import('../../kernel/logging/pino-logger');
       const { startDashboard } = await import('../../dashboard/start-dashboard');
-      const { tokenFromFile } = await import('../../dashboard/http/access-token');
+      const { resolveAuthTokens } = await import('../auth-tokens');
       const config = resolveConfig(flags);
+      const { readConfigFile } = await import('../config-file');
+      const configFile = flags.config ?? (process.env.WORKGRAPH_CONFIG || undefined);
+      const fromConfig = configFile ? (readConfigFile(configFile).authTokenFile as string | undefined) : undefined;
+      const tokens = resolveAuthTokens({ flagFile: flags.authTokenFile, env: process.env, configFile: fromConfig, cwd: process.cwd() });
       const logger = PinoLogger.create(config.logLevel);
-      const token = flags.authTokenFile ? tokenFromFile(flags.authTokenFile) : undefined;
       const { createServerCore } = await import('../../server/server-core');
       const { createContainer } = await import('../../server/container');
       const running = await startDashboard({
@@ -44,7 +47,7 @@ export function dashboardCommand(): Command {
         },
         port: flags.port,
         host: flags.host,
-        ...(token ? { token } : {}),
+        ...(tokens ? { tokens } : {}),
         allowActions: Boolean(flags.allowActions),
       });
       process.stdout.write(`workgraph dashboard ${config.version} (${flags.allowActions ? 'actions enabled' : 'read-only'}), data dir ${config.dataDir}\n  ${running.url}\n`);

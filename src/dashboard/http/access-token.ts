@@ -1,26 +1,9 @@
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import * as fs from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 
 /** A fresh random access token (as notebook servers print with their URL). */
 export function randomToken(): string {
   return randomBytes(24).toString('hex');
-}
-
-/**
- * The token kept in `file` (first line, trimmed).
- * @throws Error naming the file when it cannot be read or is empty.
- */
-export function tokenFromFile(file: string): string {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    throw new Error(`--auth-token-file: cannot read ${file}: ${(e as Error).message}`);
-  }
-  const token = text.split(/\r?\n/)[0].trim();
-  if (token.length < 8) throw new Error(`--auth-token-file: ${file} must hold a token of at least 8 characters on its first line`);
-  return token;
 }
 
 /** The token a request carries: `Authorization: Bearer …`, else `?token=` (EventSource cannot set headers). */

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { InvalidArgumentsError, PathNotAllowedError, UnsafePathError } from '../errors';
 import type { ClientRoots, PathPolicy } from '../path-policy';
-import { effectiveRoots } from './effective-roots';
+import type { Identity } from '../identity';
+import { identityEffectiveRoots } from './effective-roots';
 import { isInside, realpathOfNearestExisting } from './safe-name';
 
 /**
@@ -16,23 +17,28 @@ import { isInside, realpathOfNearestExisting } from './safe-name';
 export class AllowedRootsPolicy implements PathPolicy {
   constructor(private readonly operatorRoots: readonly string[]) {}
 
-  async allowedRoots(clientRoots?: ClientRoots): Promise<string[]> {
+  async allowedRoots(clientRoots?: ClientRoots, identity?: Identity): Promise<string[]> {
     const fromClient = clientRoots ? await clientRoots().catch(() => undefined) : undefined;
     const real = (list: readonly string[]) => Promise.all(list.map((r) => realpathOfNearestExisting(path.resolve(r))));
-    const [operator, client, defaults] = await Promise.all([
+    const [operator, client, defaults, own] = await Promise.all([
       real(this.operatorRoots),
       fromClient ? real(fromClient) : Promise.resolve(undefined),
       real([os.homedir(), os.tmpdir()]),
+      identity?.roots ? real(identity.roots) : Promise.resolve(undefined),
     ]);
-    return effectiveRoots(operator, client, defaults);
+    return identityEffectiveRoots(operator, client, defaults, own);
   }
 
-  async resolveAllowedDirectory(p: string, field: string, opts: { mustExist?: boolean; clientRoots?: ClientRoots } = {}): Promise<string> {
+  async resolveAllowedDirectory(
+    p: string,
+    field: string,
+    opts: { mustExist?: boolean; clientRoots?: ClientRoots; identity?: Identity } = {},
+  ): Promise<string> {
     if (typeof p !== 'string' || p.trim() === '') throw new InvalidArgumentsError(`${field}: expected a folder path`, field);
     if (p.includes('\0')) throw new UnsafePathError(p, 'contains a NUL byte', field);
     if (!path.isAbsolute(p)) throw new InvalidArgumentsError(`${field}: expected an absolute path, got '${p}'`, field);
     const real = await realpathOfNearestExisting(p);
-    const roots = await this.allowedRoots(opts.clientRoots);
+    const roots = await this.allowedRoots(opts.clientRoots, opts.identity);
     if (!roots.some((root) => isInside(root, real))) throw new PathNotAllowedError(p, roots, field);
     if (opts.mustExist ?? true) {
       const stat = await fs.stat(real).catch(() => undefined);

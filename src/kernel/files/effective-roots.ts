@@ -19,9 +19,33 @@ export function effectiveRoots(
   const client = clientRoots && clientRoots.length > 0 ? clientRoots : undefined;
   if (operatorRoots.length === 0) return unique(client ?? defaults);
   if (!client) return unique(operatorRoots);
+  return intersectRoots(operatorRoots, client);
+}
+
+/**
+ * The roots in force for an identity whose own roots are `identityRoots` (a token line's `roots=`; undefined: no
+ * narrowing): {@link effectiveRoots} narrowed to them. Only ever narrower: an identity's roots that overlap none in
+ * force give none — never the defaults.
+ */
+export function identityEffectiveRoots(
+  operatorRoots: readonly string[],
+  clientRoots: readonly string[] | undefined,
+  defaults: readonly string[],
+  identityRoots: readonly string[] | undefined,
+): string[] {
+  if (identityRoots === undefined) return effectiveRoots(operatorRoots, clientRoots, defaults);
+  // The identity's roots take the operator's place when the operator set none (an operator who gives tokens roots
+  // has chosen them); with operator roots, the intersection.
+  const base = operatorRoots.length === 0 ? unique(identityRoots) : intersectRoots(operatorRoots, identityRoots);
+  const client = clientRoots && clientRoots.length > 0 ? clientRoots : undefined;
+  return client ? intersectRoots(base, client) : base;
+}
+
+/** For each pair, the deeper of the two when one contains the other. */
+function intersectRoots(a: readonly string[], b: readonly string[]): string[] {
   const out: string[] = [];
-  for (const o of operatorRoots) {
-    for (const c of client) {
+  for (const o of a) {
+    for (const c of b) {
       if (isInside(o, c)) out.push(c);
       else if (isInside(c, o)) out.push(o);
     }

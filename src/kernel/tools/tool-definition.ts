@@ -1,5 +1,6 @@
 import type { InjectionToken } from 'tsyringe';
 import type { CallContext } from '../call-context';
+import type { Scope } from '../identity';
 import type { UseCase } from '../use-case';
 import type { ObjectSchema, Static, StaticAnswer, ToolSchemas } from './tool-schema';
 
@@ -45,6 +46,11 @@ export interface ToolDefinition<In = unknown, Out = unknown> {
    * input type is still a `ToolDefinition` (the dispatcher has validated the input against the schema first).
    */
   handler?(input: In, ctx: CallContext): Promise<Out | ToolResultWithMeta>;
+  /**
+   * The scope a caller needs (docs/http.md "Scopes"). Default: `read` for a tool annotated `readOnlyHint: true`, else
+   * `write` — see {@link requiredScope}. Say `run` for a tool that runs commands (validation, verification).
+   */
+  scope?: Scope;
   /** Also answered as a plain JSON-RPC method of the same name, before or without `initialize`. Default false. */
   plainMethod?: boolean;
   /** Which module declared it (workflow, graph, tasks, knowledge) — for docs and the startup line. */
@@ -62,4 +68,13 @@ type ToolDeclaration<I extends ObjectSchema, O extends ObjectSchema> = Omit<Tool
  */
 export function defineTool<I extends ObjectSchema, O extends ObjectSchema>(declaration: ToolDeclaration<I, O>): ToolDefinition {
   return declaration;
+}
+
+/**
+ * The scope a call of `def` needs, from its declaration alone: its explicit `scope`, else `read` when it declares
+ * itself read-only (`readOnlyHint: true`), else `write`. A new tool is thus a write unless it says otherwise — it
+ * cannot be forgotten open.
+ */
+export function requiredScope(def: Pick<ToolDefinition, 'scope' | 'annotations'>): Scope {
+  return def.scope ?? (def.annotations.readOnlyHint === true ? 'read' : 'write');
 }

@@ -61,6 +61,8 @@ export const tasksTools: ToolDefinition[] = [
       "Run the task's validation_command in projectRoot (IN_PROGRESS or RETRYING -> VALIDATING; RETRYING starts the next attempt). Exit 0 completes the task; a failure uses an attempt (RETRYING, FAILED at max_attempts). After waitSeconds (45) a run still going answers running: true; call again to wait for it or get its result (replayed, with its attempt). Cancelling kills it without using an attempt.",
     ...validateTaskLoopSchemas,
     annotations: { title: "Run a task's validation command", readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    // It runs a command on the server's machine: `write` is not enough.
+    scope: 'run',
     useCase: TasksTokens.ValidateTaskLoop,
     module: 'tasks',
   }),

@@ -3,7 +3,7 @@ import type { AppConfig } from '../../kernel/config/app-config';
 import type { Logger } from '../../kernel/logger';
 import type { Lifecycle } from '../../kernel/lifecycle';
 import type { HttpMount } from './http-transport-server';
-import type { TokenVerifier } from './token-verifier';
+import type { TokenVerifier } from '../../kernel/auth/token-verifier';
 
 /** Where `serve --http … --dashboard` serves the dashboard. */
 export const DASHBOARD_PATH = '/dashboard/';

@@ -1,3 +1,4 @@
+import type { TokenEntry } from '../../kernel/auth/token-file';
 import type { ListenAddress } from './listen-address';
 
 /** The HTTP transport's settings, resolved from flags and environment variables (see src/cli/resolve-http-config.ts). */
@@ -5,8 +6,11 @@ export interface HttpConfig {
   listen: ListenAddress;
   /** Serve stdio as well (`--stdio`); with `--http` alone stdio is off. */
   stdio: boolean;
-  /** Bearer tokens (`--auth-token-file`, WORKGRAPH_AUTH_TOKENS); empty means no authentication (loopback only). */
-  tokens: string[];
+  /**
+   * Bearer tokens and the identities they map to (`--auth-token-file`, WORKGRAPH_AUTH_TOKENS; see
+   * src/kernel/auth/token-file.ts); empty means no authentication (loopback only).
+   */
+  tokens: TokenEntry[];
   allowedHosts: string[];
   allowedOrigins: string[];
   /** The URL clients use when a proxy sits in front (`--public-url`); named in the protected-resource metadata. */

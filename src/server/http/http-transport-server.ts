@@ -10,7 +10,8 @@ import { readBody } from './http-body';
 import { HttpSessionTable, type HttpSession } from './http-sessions';
 import { formatHostPort, isLoopbackHost, type ListenAddress } from './listen-address';
 import { RequestGuard } from './request-guard';
-import type { TokenVerifier, VerifiedToken } from './token-verifier';
+import type { TokenVerifier, VerifiedToken } from '../../kernel/auth/token-verifier';
+import { withIdentity } from '../caller-identity';
 
 /** The protocol side of one session, as the per-session factory builds it (transport-neutral). */
 export interface ProtocolSession {
@@ -155,6 +156,9 @@ export class HttpTransportServer {
     if (refusal) return sendRpcError(res, refusal.status, SERVER_ERROR, refusal.message);
     const auth = await this.authenticate(req, res);
     if (auth === false) return;
+    // The SDK's transport hands `req.auth` to each message's handler as `authInfo`: every call runs as this
+    // request's identity (src/server/caller-identity.ts), not as whoever opened the session.
+    if (auth) (req as http.IncomingMessage & { auth?: unknown }).auth = withIdentity(auth, auth.identity);
 
     switch (req.method) {
       case 'POST':

@@ -2,7 +2,7 @@ import type { Logger } from '../../kernel/logger';
 import type { ServerHost } from '../run-server';
 import type { HttpConfig } from './http-config';
 import { HttpTransportServer } from './http-transport-server';
-import { StaticTokenVerifier } from './token-verifier';
+import { StaticTokenVerifier } from '../../kernel/auth/token-verifier';
 
 /** Stdio's bound on one message, kept for HTTP request bodies (the SDK's transport alone would stop at 4 MiB). */
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;

@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { CancelledError, InvalidTransitionError } from '../../../src/kernel/errors';
 import type { CallContext } from '../../../src/kernel/call-context';
+import { LOCAL_IDENTITY } from '../../../src/kernel/identity';
 import type { ValidationFinalAnswer } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
 import { isAlive, taskFixture, waitUntil, type TaskFixture } from './task-fixture';
 
@@ -138,7 +139,7 @@ describe('validate_task_loop with real commands', () => {
     const counter = path.join(fx.base, 'runs.txt');
     await initOne(`echo run >> '${counter}'; echo working; sleep 1.5; echo done`);
     const progress: string[] = [];
-    const ctx: CallContext = { signal: new AbortController().signal, progress: (_p, _t, m) => progress.push(m ?? '') };
+    const ctx: CallContext = { signal: new AbortController().signal, progress: (_p, _t, m) => progress.push(m ?? ''), identity: LOCAL_IDENTITY };
     const first = await fx.validate.execute({ project: 'demo-app', nodeId: 'a', waitSeconds: 0.2 }, ctx);
     expect(first).toMatchObject({ validation_passed: null, running: true });
     expect((first as { message: string }).message).toContain('call validate_task_loop again');
@@ -162,7 +163,7 @@ describe('validate_task_loop with real commands', () => {
     const pidFile = path.join(fx.base, 'cancel.pid');
     await initOne(`sleep 300 & echo $! > '${pidFile}'; wait`);
     const ac = new AbortController();
-    const call = fx.validate.execute({ project: 'demo-app', nodeId: 'a' }, { signal: ac.signal, progress: () => undefined });
+    const call = fx.validate.execute({ project: 'demo-app', nodeId: 'a' }, { signal: ac.signal, progress: () => undefined, identity: LOCAL_IDENTITY });
     expect(await waitUntil(async () => (await fs.stat(pidFile).catch(() => null))?.size! > 0)).toBe(true);
     ac.abort();
     await expect(call).rejects.toThrow(CancelledError);

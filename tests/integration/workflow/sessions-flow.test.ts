@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sessionFixture } from './session-fixture';
+import { LOCAL_IDENTITY } from '../../../src/kernel/identity';
 
 describe('durable sessions: start, continue, blocked, loop, complete', () => {
   let f: ReturnType<typeof sessionFixture>;
@@ -136,10 +137,10 @@ describe('durable sessions: start, continue, blocked, loop, complete', () => {
   });
 
   it('resumes by workspace (the first client root by default), by query and by id', async () => {
-    const mine = await f.start({ workflowId: 'session-demo', goal: 'fix the login bug', context: { files: [] } }, { signal: new AbortController().signal, progress: () => undefined, clientRoots: async () => ['/home/me/proj'] });
+    const mine = await f.start({ workflowId: 'session-demo', goal: 'fix the login bug', context: { files: [] } }, { signal: new AbortController().signal, progress: () => undefined, identity: LOCAL_IDENTITY, clientRoots: async () => ['/home/me/proj'] });
     await f.next({ continueToken: mine.continueToken, output: { notesMarkdown: 'found the token refresh race' } });
     const other = await f.start({ workflowId: 'session-demo', goal: 'write docs', workspacePath: '/elsewhere', context: { files: [] } });
-    const r = await f.resume({}, { signal: new AbortController().signal, progress: () => undefined, clientRoots: async () => ['/home/me/proj/'] });
+    const r = await f.resume({}, { signal: new AbortController().signal, progress: () => undefined, identity: LOCAL_IDENTITY, clientRoots: async () => ['/home/me/proj/'] });
     expect(r.candidates.map((c: { sessionId: string }) => c.sessionId)).toEqual([mine.sessionId, other.sessionId]);
     expect(r.candidates[0].reasons).toContain('same workspace');
     expect(r.candidates[0].recap[0].notes).toContain('token refresh race');

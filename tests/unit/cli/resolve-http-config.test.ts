@@ -2,6 +2,11 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseDuration, resolveHttpConfig } from '../../../src/cli/resolve-http-config';
+import { defaultName } from '../../../src/kernel/auth/token-file';
+import { SCOPES } from '../../../src/kernel/identity';
+
+/** A plain token line: every scope, the operator's roots. */
+const plain = (token: string) => ({ token, identity: { name: defaultName(token), scopes: [...SCOPES] } });
 
 describe('resolveHttpConfig', () => {
   let cwd: string;
@@ -31,10 +36,10 @@ describe('resolveHttpConfig', () => {
   });
 
   it('reads every setting from the environment, flags beating it', () => {
-    fs.writeFileSync(path.join(cwd, 'tokens'), '# ci\nfile-token\n');
+    fs.writeFileSync(path.join(cwd, 'tokens'), '# ci\nfile-token-0123456789\n');
     const env = {
       WORKGRAPH_HTTP: '0.0.0.0:9000',
-      WORKGRAPH_AUTH_TOKENS: 'env-a, env-b',
+      WORKGRAPH_AUTH_TOKENS: 'env-a-0123456789ab, env-b-0123456789ab',
       WORKGRAPH_ALLOWED_HOSTS: 'mcp.example.com, x.example.com:8443',
       WORKGRAPH_ALLOWED_ORIGINS: 'https://app.example.com',
       WORKGRAPH_PUBLIC_URL: 'https://mcp.example.com',
@@ -44,7 +49,7 @@ describe('resolveHttpConfig', () => {
     expect(resolveHttpConfig({}, env, cwd)).toEqual({
       listen: { host: '0.0.0.0', port: 9000 },
       stdio: false,
-      tokens: ['env-a', 'env-b'],
+      tokens: [plain('env-a-0123456789ab'), plain('env-b-0123456789ab')],
       allowedHosts: ['mcp.example.com', 'x.example.com:8443'],
       allowedOrigins: ['https://app.example.com'],
       publicUrl: 'https://mcp.example.com',
@@ -56,7 +61,7 @@ describe('resolveHttpConfig', () => {
       env,
       cwd,
     );
-    expect(flagged).toMatchObject({ listen: { host: '127.0.0.1', port: 1 }, stdio: true, tokens: ['file-token'], allowedHosts: ['h'], maxSessions: 3, sessionIdleTimeoutMs: 90_000 });
+    expect(flagged).toMatchObject({ listen: { host: '127.0.0.1', port: 1 }, stdio: true, tokens: [plain('file-token-0123456789')], allowedHosts: ['h'], maxSessions: 3, sessionIdleTimeoutMs: 90_000 });
   });
 
   it('refuses a non-loopback bind without tokens, saying why', () => {
@@ -92,7 +97,7 @@ describe('resolveHttpConfig with a config file', () => {
 
   it('reads every HTTP setting from the file (token file relative to it); env and flags beat it', () => {
     fs.mkdirSync(path.join(dir, 'etc'));
-    fs.writeFileSync(path.join(dir, 'etc', 'tokens'), 'from-file\n');
+    fs.writeFileSync(path.join(dir, 'etc', 'tokens'), 'from-file-0123456789\n');
     const cfg = path.join(dir, 'etc', 'workgraph.yaml');
     fs.writeFileSync(
       cfg,
@@ -101,16 +106,16 @@ describe('resolveHttpConfig with a config file', () => {
     expect(resolveHttpConfig({ config: cfg }, {}, dir)).toEqual({
       listen: { host: '0.0.0.0', port: 7000 },
       stdio: true,
-      tokens: ['from-file'],
+      tokens: [plain('from-file-0123456789')],
       allowedHosts: ['mcp.example.com'],
       allowedOrigins: ['https://app.example.com'],
       publicUrl: 'https://mcp.example.com',
       sessionIdleTimeoutMs: 600_000,
       maxSessions: 12,
     });
-    expect(resolveHttpConfig({ config: cfg, maxSessions: '3' }, { WORKGRAPH_HTTP: '127.0.0.1:1', WORKGRAPH_AUTH_TOKENS: 'env-t' }, dir)).toMatchObject({
+    expect(resolveHttpConfig({ config: cfg, maxSessions: '3' }, { WORKGRAPH_HTTP: '127.0.0.1:1', WORKGRAPH_AUTH_TOKENS: 'env-t-0123456789ab' }, dir)).toMatchObject({
       listen: { host: '127.0.0.1', port: 1 },
-      tokens: ['env-t'],
+      tokens: [plain('env-t-0123456789ab')],
       maxSessions: 3,
     });
   });

@@ -1,4 +1,4 @@
-import { effectiveRoots } from '../../../../src/kernel/files/effective-roots';
+import { effectiveRoots, identityEffectiveRoots } from '../../../../src/kernel/files/effective-roots';
 
 const DEFAULTS = ['/home/me', '/tmp'];
 
@@ -16,5 +16,25 @@ describe('effectiveRoots (operator roots narrowed by client roots)', () => {
     ['duplicates and nested results collapse', ['/srv', '/srv/a'], ['/srv/a', '/srv/a/b'], ['/srv/a']],
   ])('%s', (_name, operator, client, expected) => {
     expect(effectiveRoots(operator, client, DEFAULTS)).toEqual(expected);
+  });
+});
+
+describe('identityEffectiveRoots (a token line\'s roots=)', () => {
+  const defaults = ['/home/me', '/tmp'];
+  it('no identity roots: the roots in force as they are', () => {
+    expect(identityEffectiveRoots(['/srv'], undefined, defaults, undefined)).toEqual(['/srv']);
+    expect(identityEffectiveRoots([], undefined, defaults, undefined)).toEqual(defaults);
+  });
+  it('narrows the operator roots, never widens them', () => {
+    expect(identityEffectiveRoots(['/srv'], undefined, defaults, ['/srv/a', '/etc'])).toEqual(['/srv/a']);
+    expect(identityEffectiveRoots(['/srv/a'], undefined, defaults, ['/srv'])).toEqual(['/srv/a']);
+  });
+  it('roots that overlap none give none: never the defaults', () => {
+    expect(identityEffectiveRoots(['/srv'], undefined, defaults, ['/etc'])).toEqual([]);
+    expect(identityEffectiveRoots(['/srv'], ['/srv/a'], defaults, ['/srv/b'])).toEqual([]);
+  });
+  it('without operator roots the identity roots stand, narrowed by the client', () => {
+    expect(identityEffectiveRoots([], undefined, defaults, ['/srv/a'])).toEqual(['/srv/a']);
+    expect(identityEffectiveRoots([], ['/srv/a/x', '/home/me'], defaults, ['/srv/a'])).toEqual(['/srv/a/x']);
   });
 });

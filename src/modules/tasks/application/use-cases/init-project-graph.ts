@@ -38,6 +38,7 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
     const projectRoot = await this.paths.resolveAllowedDirectory(input.projectRoot, 'projectRoot', {
       mustExist: true,
       clientRoots: ctx?.clientRoots,
+      identity: ctx?.identity,
     });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });

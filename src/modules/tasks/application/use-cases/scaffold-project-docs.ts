@@ -29,6 +29,7 @@ export class ScaffoldProjectDocs implements UseCase<ScaffoldProjectDocsInput, Sc
     const dir = await this.paths.resolveAllowedDirectory(input.targetDirectory, 'targetDirectory', {
       mustExist: false,
       clientRoots: ctx?.clientRoots,
+      identity: ctx?.identity,
     });
     const files: ScaffoldFile[] = [
       { relativePath: 'ARCHITECTURE.md', content: input.architectureContent, field: 'architectureContent' },
