@@ -36,7 +36,7 @@ describe('durable sessions: start, continue, blocked, loop, complete', () => {
     const done = await f.next({ continueToken: blocked.retryToken, output: { notesMarkdown: 'all DONE' } });
     expect(done.status).toBe('complete');
     expect(done.isComplete).toBe(true);
-    expect(done.summary).toContain('4 step(s) done; 1 blocked attempt(s)');
+    expect(done.summary).toContain('3 of 3 steps done; 1 blocked attempt(s)');
 
     const t = await f.timeline(s.sessionId);
     expect(t.status).toBe('complete');

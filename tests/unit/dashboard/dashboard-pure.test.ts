@@ -46,27 +46,61 @@ describe('run records', () => {
 });
 
 describe('sessionDetail', () => {
-  it('folds a session timeline into steps with notes, blocked attempts and a timeline with checkpoints and forks', () => {
-    const at = '2026-01-01T00:00:00.000Z';
+  const at = '2026-01-01T00:00:00.000Z';
+  const progressSteps = (states: string[]) => [{ stepId: 'plan', title: 'Plan' }, { stepId: 'review', title: 'Review' }, { stepId: 'ship', title: 'Ship' }].map((s, i) => ({ ...s, state: states[i] as 'done' }));
+  const forkedSession = {
+    sessionId: 's1', workflow: { id: 'wf', version: '1.0.0' }, goal: 'ship it', status: 'active',
+    step: { completionId: 'ship', stepId: 'ship', title: 'Ship' }, completedSteps: ['plan', 'review'], context: {}, createdAt: at, updatedAt: at,
+    progress: { done: 2, total: 3, skipped: 0, steps: progressSteps(['done', 'done', 'current']) },
+    events: [
+      { seq: 1, kind: 'session_started', at, goal: 'ship it' },
+      { seq: 2, kind: 'output_blocked', at, node: 0, completionId: 'plan', title: 'Plan', attempt: 1, blockers: [{ pointer: '/notesMarkdown', message: 'notes are required' }] },
+      { seq: 3, kind: 'step_completed', at, from: 0, node: 1, completionId: 'plan', title: 'Plan', notesMarkdown: 'planned', artifacts: [{ kind: 'file' }] },
+      { seq: 4, kind: 'step_completed', at, from: 1, node: 2, completionId: 'review', title: 'Review', notesMarkdown: 'the abandoned review' },
+      { seq: 5, kind: 'checkpoint_created', at, node: 2, note: 'before review' },
+      { seq: 6, kind: 'forked', at, from: 1, previousHead: 2, via: 'checkpoint' },
+      { seq: 7, kind: 'step_completed', at, from: 1, node: 3, completionId: 'review', title: 'Review', notesMarkdown: 'the review that stands' },
+    ],
+  };
+
+  it('shows the head branch: its notes only, states and counts from the workflow module, the other branch reachable', () => {
+    const view = sessionDetail(forkedSession, [{ id: 'ship', title: 'Ship', prompt: 'Ship it.' }]);
+    expect(view.steps.map((s) => [s.id, s.state])).toEqual([['plan', 'done'], ['review', 'done'], ['ship', 'current']]);
+    expect(view.steps[0]).toMatchObject({ notes: [{ markdown: 'planned' }], artifacts: [{ kind: 'file' }] });
+    expect(view.steps[1].notes).toEqual([{ markdown: 'the review that stands' }]);
+    expect(view.progress).toEqual({ done: 2, total: 3, skipped: 0 });
+    expect(view.branches.map((b) => [b.tip, b.head])).toEqual([[3, true], [2, false]]);
+    expect(view.branches[1]).toMatchObject({ forkedAfter: 'Plan', completed: 2 });
+    expect(view.branches[1].steps[1].notes).toEqual([{ markdown: 'the abandoned review' }]);
+    expect(view.branches[1].steps.map((s) => s.state)).toEqual(['done', 'done', 'pending']);
+    expect(view.currentPrompt).toBe('Ship it.');
+    expect(view.blocked).toEqual([{ at, stepId: 'plan', issues: ['/notesMarkdown: notes are required'] }]);
+    expect(view.timeline.map((t) => t.kind)).toEqual(['created', 'blocked', 'step', 'step', 'checkpoint', 'fork', 'step']);
+  });
+
+  it('right after a fork the head is the node forked from: the current step shows no notes of the branch left', () => {
+    const events = forkedSession.events.slice(0, 6);
+    const view = sessionDetail({ ...forkedSession, events, step: { completionId: 'review', stepId: 'review', title: 'Review' }, progress: { done: 1, total: 3, skipped: 0, steps: progressSteps(['done', 'current', 'pending']) } }, []);
+    expect(view.steps[1]).toMatchObject({ state: 'current', notes: [] });
+    expect(view.branches.map((b) => [b.tip, b.head])).toEqual([[1, true], [2, false]]);
+  });
+
+  it("a loop's notes say their iteration; the completion summary is its own field", () => {
     const view = sessionDetail(
       {
-        sessionId: 's1', workflow: { id: 'wf', version: '1.0.0' }, goal: 'ship it', status: 'active',
-        step: { completionId: 'review', stepId: 'review', title: 'Review' }, completedSteps: ['plan'], context: {}, createdAt: at, updatedAt: at,
+        ...forkedSession, status: 'complete', step: null,
+        progress: { done: 1, total: 1, skipped: 0, steps: [{ stepId: 'fix', title: 'Fix', state: 'done' }] },
         events: [
-          { seq: 1, kind: 'session_started', at, goal: 'ship it' },
-          { seq: 2, kind: 'output_blocked', at, completionId: 'plan', title: 'Plan', attempt: 1, blockers: [{ pointer: '/notesMarkdown', message: 'notes are required' }] },
-          { seq: 3, kind: 'step_completed', at, completionId: 'plan', title: 'Plan', notesMarkdown: 'planned', artifacts: [{ kind: 'file' }] },
-          { seq: 4, kind: 'checkpoint_created', at, node: 2, note: 'before review' },
-          { seq: 5, kind: 'forked', at, from: 1, previousHead: 2, via: 'checkpoint' },
+          { seq: 1, kind: 'session_started', at },
+          { seq: 2, kind: 'step_completed', at, from: 0, node: 1, completionId: 'fix[0].try', title: 'Try', notesMarkdown: '- one' },
+          { seq: 3, kind: 'step_completed', at, from: 1, node: 2, completionId: 'fix[1].try', title: 'Try', notesMarkdown: '- two' },
+          { seq: 4, kind: 'session_completed', at, node: 2, summary: '2 step(s) done\n- Try: two' },
         ],
       },
-      [{ id: 'plan', title: 'Plan' }, { id: 'review', title: 'Review', prompt: 'Review the plan.' }, { id: 'ship', title: 'Ship' }],
+      [],
     );
-    expect(view.steps.map((s) => [s.id, s.state])).toEqual([['plan', 'done'], ['review', 'current'], ['ship', 'pending']]);
-    expect(view.steps[0]).toMatchObject({ notes: ['planned'], artifacts: [{ kind: 'file' }] });
-    expect(view.progress).toEqual({ done: 1, total: 3 });
-    expect(view.currentPrompt).toBe('Review the plan.');
-    expect(view.blocked).toEqual([{ at, stepId: 'plan', issues: ['/notesMarkdown: notes are required'] }]);
-    expect(view.timeline.map((t) => t.kind)).toEqual(['created', 'blocked', 'step', 'checkpoint', 'fork']);
+    expect(view.steps[0].notes).toEqual([{ markdown: '- one', label: 'iteration 1 · Try' }, { markdown: '- two', label: 'iteration 2 · Try' }]);
+    expect(view.summary).toBe('2 step(s) done\n- Try: two');
+    expect(view.branches).toHaveLength(1);
   });
 });

@@ -16,13 +16,19 @@ export interface RunSummary {
   nodeExecutions: number;
   error?: string;
 }
+/** How far a session is, as the workflow module counts it (top-level steps; a loop is one). */
+export interface SessionProgress {
+  done: number;
+  total: number;
+  skipped: number;
+}
 export interface SessionSummary {
   id: string;
   workflowId: string;
   workflowName?: string;
   status: string;
   updatedAt: string;
-  progress?: { done: number; total: number };
+  progress?: SessionProgress;
   currentStep?: string;
 }
 export interface KnowledgeProjectSummary {

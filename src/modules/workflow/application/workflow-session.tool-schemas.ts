@@ -35,6 +35,30 @@ const workflowInfo = {
 } as const;
 
 /** The session tools' blocker: the shared fields; `expected` also covers a validation rule's suggestion. */
+/** How far a session is (domain/sessions/session-progress.ts): the same counts wherever a session is shown. */
+const progressCounts = {
+  done: { type: 'integer', description: 'Top-level steps done; a loop is one step, done once the loop is over.' },
+  total: { type: 'integer', description: 'Top-level steps, less those passed over (a runCondition that did not hold): a complete session is total of total.' },
+  skipped: { type: 'integer', description: 'Top-level steps passed over without being done.' },
+} as const;
+const progressSummary = { type: 'object', required: ['done', 'total', 'skipped'], properties: progressCounts } as const;
+const progressDetail = {
+  type: 'object',
+  required: ['done', 'total', 'skipped', 'steps'],
+  properties: {
+    ...progressCounts,
+    steps: {
+      type: 'array',
+      description: "The workflow's top-level steps in order, each done, current, pending or skipped.",
+      items: {
+        type: 'object',
+        required: ['stepId', 'title', 'state'],
+        properties: { stepId: { type: 'string' }, title: { type: 'string' }, state: { enum: ['done', 'current', 'pending', 'skipped'] } },
+      },
+    },
+  },
+} as const;
+
 const blocker = {
   ...stepBlocker,
   properties: {
@@ -201,6 +225,7 @@ export const workflowSessionsSchemas = toolSchemas({
             createdAt: { type: 'string' },
             updatedAt: { type: 'string' },
             completedAt: { type: 'string' },
+            progress: progressSummary,
           },
         },
       },
@@ -229,6 +254,7 @@ export const workflowSessionSchemas = toolSchemas({
       status: statusEnum,
       step: stepPointer,
       completedSteps: { type: 'array', items: { type: 'string' } },
+      progress: progressDetail,
       context: { type: 'object' },
       createdAt: { type: 'string' },
       updatedAt: { type: 'string' },

@@ -62,7 +62,7 @@ export function Overview() {
                     <li key={s.id}>
                       <a href={href('sessions', s.id)} className="strong">{s.workflowName ?? s.workflowId}</a>
                       <span className="muted small"> {s.id}</span>
-                      {s.progress ? <span className="pill">{s.progress.done}/{s.progress.total} steps</span> : null}
+                      {s.progress ? <span className="pill">{s.progress.done} of {s.progress.total} steps</span> : null}
                       <div className="muted small">updated <Time iso={s.updatedAt} /></div>
                     </li>
                   ))}

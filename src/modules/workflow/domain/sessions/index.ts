@@ -4,3 +4,4 @@ export * from './session-tree';
 export * from './resume-ranking';
 export * from './stable-json';
 export * from './session-summary';
+export * from './session-progress';

@@ -1,6 +1,7 @@
 import type { SessionEvent } from './session-events';
 import type { SessionState } from './session-state';
 import { searchTextOf, type SessionSummary } from './resume-ranking';
+import type { SessionProgress } from './session-progress';
 
 /** The index entry of a session, derived from its state (what listing and resume read). */
 export function summarizeSession(state: SessionState): SessionSummary {
@@ -21,10 +22,11 @@ export function summarizeSession(state: SessionState): SessionSummary {
 }
 
 /**
- * The summary of a finished run, written once when it completes: how many steps, blocked attempts, forks and
- * checkpoints, and the first line of each step's notes on the branch that finished.
+ * The summary of a finished run, written once when it completes: how many steps (as {@link SessionProgress} counts
+ * them, when given: a loop is one step), blocked attempts, forks and checkpoints, and the first line of each step's
+ * notes on the branch that finished.
  */
-export function summarizeRun(events: readonly SessionEvent[], finalSteps: readonly string[]): string {
+export function summarizeRun(events: readonly SessionEvent[], finalSteps: readonly string[], progress?: Pick<SessionProgress, 'done' | 'total' | 'skipped'>): string {
   let blocked = 0;
   let forks = 0;
   let checkpoints = 0;
@@ -36,7 +38,7 @@ export function summarizeRun(events: readonly SessionEvent[], finalSteps: readon
     else if (e.kind === 'step_completed' && e.notesMarkdown?.trim()) firstLines.set(e.completionId, `${e.title}: ${e.notesMarkdown.trim().split('\n')[0].slice(0, 200)}`);
   }
   const lines = [
-    `${finalSteps.length} step(s) done; ${blocked} blocked attempt(s); ${forks} fork(s); ${checkpoints} checkpoint(s).`,
+    `${progress ? `${progress.done} of ${progress.total} steps done${progress.skipped ? ` (${progress.skipped} skipped)` : ''}` : `${finalSteps.length} step(s) done`}; ${blocked} blocked attempt(s); ${forks} fork(s); ${checkpoints} checkpoint(s).`,
     ...finalSteps.filter((id) => firstLines.has(id)).map((id) => `- ${firstLines.get(id)}`),
   ];
   return lines.join('\n');

@@ -10,6 +10,7 @@ import {
   mergeContext,
   SessionTree,
   summarizeRun,
+  sessionProgress,
   type Blocker,
   type NodeState,
   type SessionEvent,
@@ -165,7 +166,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     const events: SessionEvent[] = [...pre, this.event<SessionEvent>({ kind: 'step_completed', from: base.node, node, next: pointerOf(next.step), ...common })];
     if (next.isComplete) {
       const all = [...(await history()).events, ...events];
-      events.push(this.event<SessionEvent>({ kind: 'session_completed', node, summary: summarizeRun(all, completedSteps) }));
+      events.push(this.event<SessionEvent>({ kind: 'session_completed', node, summary: summarizeRun(all, completedSteps, sessionProgress(workflow, completedSteps, null)) }));
     }
     const after = foldSessionEvents(state, events) as SessionState;
     return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { UseCase } from '../../../../../kernel/use-case';
-import type { SessionEvent } from '../../../domain/sessions';
+import { sessionProgress, type SessionEvent } from '../../../domain/sessions';
 import { SessionEngine } from '../../services/session-engine';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowSessionSchemas } from '../../workflow-session.tool-schemas';
@@ -27,6 +27,8 @@ export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, Sess
   async execute(input: GetSessionTimelineInput): Promise<SessionTimeline> {
     const state = await this.engine.store.load(input.sessionId);
     const { events, damaged } = await this.engine.store.history(input.sessionId);
+    // Counted over the workflow the session runs (its pinned copy), not the file as it may read now.
+    const workflow = await this.engine.workflowOf(state);
     return {
       sessionId: state.sessionId,
       workflow: await this.engine.workflowInfo(state),
@@ -36,6 +38,7 @@ export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, Sess
       status: state.status,
       step: state.head.current,
       completedSteps: state.head.completedSteps,
+      progress: sessionProgress(workflow, state.head.completedSteps, state.head.current),
       context: state.head.context,
       createdAt: state.createdAt,
       updatedAt: state.updatedAt,

@@ -4,7 +4,7 @@ import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
 import type { CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
-import { foldSessionEvent, summarizeRun, type SessionStartedEvent } from '../../../domain/sessions';
+import { foldSessionEvent, sessionProgress, summarizeRun, type SessionStartedEvent } from '../../../domain/sessions';
 import { checkContext, pointerOf, SessionEngine } from '../../services/session-engine';
 import { nodeAnswer, type SessionAnswer } from './session-answer';
 import { PruneSessions } from './prune-sessions';
@@ -72,7 +72,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     if (first.isComplete) {
       // A workflow with no eligible step is complete at once; the log says so.
       state = await this.engine.store.update(state.sessionId, async (s) => {
-        const done = { kind: 'session_completed' as const, at: event.at, node: 0, summary: summarizeRun([event], []) };
+        const done = { kind: 'session_completed' as const, at: event.at, node: 0, summary: summarizeRun([event], [], sessionProgress(workflow, [], null)) };
         return { events: [done], result: foldSessionEvent(s, done) };
       });
     }
