@@ -15,7 +15,7 @@ import { noopCallContext } from '../kernel/call-context';
 import { WorkgraphError } from '../kernel/errors';
 import type { UseCase } from '../kernel/use-case';
 import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type WorkflowListing } from '../modules/workflow';
-import { TasksTokens, type ProjectGraphView } from '../modules/tasks';
+import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../modules/tasks';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 
 export interface PromptsAndResourcesDeps {
@@ -103,16 +103,26 @@ function installPrompts(sdk: Server, call: Call): void {
 }
 
 function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean): () => void {
+  // Sessions (most recently updated first), then every project's task graph.
   sdk.setRequestHandler(ListResourcesRequestSchema, async () => {
-    if (!workflow) return { resources: [] };
-    const page = await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 });
+    const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 })).sessions : [];
+    const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {})).projects : [];
     return {
-      resources: page.sessions.map((s) => ({
-        uri: `workgraph://sessions/${s.sessionId}`,
-        name: `session ${s.sessionId}`,
-        title: `${s.workflowId}${s.goal ? `: ${s.goal}` : ''} (${s.status})`,
-        mimeType: 'application/json',
-      })),
+      resources: [
+        ...sessions.map((s) => ({
+          uri: `workgraph://sessions/${s.sessionId}`,
+          name: `session ${s.sessionId}`,
+          title: `${s.workflowId}${s.goal ? `: ${s.goal}` : ''} (${s.status})`,
+          mimeType: 'application/json',
+        })),
+        ...projects.map((p) => ({
+          uri: `workgraph://projects/${p.id}/tasks`,
+          name: `tasks ${p.id}`,
+          title: `${p.name}: task graph (${p.counts.COMPLETED ?? 0} of ${p.total} completed)`,
+          description: `The task graph of ${p.root}: JSON, and a Mermaid flowchart.`,
+          mimeType: 'application/json',
+        })),
+      ],
     };
   });
 

@@ -128,6 +128,10 @@ describe('durable workflow sessions through the SDK client (built server)', () =
       fs.mkdirSync(root);
       await conn.call('init_project_graph', { projectName: 'demo', projectRoot: root, nodes: [{ id: 'a', title: 'A', depends_on: [] }] });
       const tasksUri = 'workgraph://projects/demo/tasks';
+      // Listed beside the sessions (resources/list offered only sessions before).
+      const listed = (await conn.client.listResources()).resources;
+      expect(listed.map((r) => r.uri)).toEqual([uri, tasksUri]);
+      expect(listed[1]).toMatchObject({ name: 'tasks demo', title: 'demo: task graph (0 of 1 completed)', mimeType: 'application/json' });
       await conn.client.subscribeResource({ uri: tasksUri });
       const tasks = await conn.client.readResource({ uri: tasksUri });
       expect(tasks.contents.map((c) => c.mimeType)).toEqual(['application/json', 'text/vnd.mermaid']);

@@ -8,6 +8,7 @@ export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraphStore } from './application/ports/task-graph-store';
+export type { TaskProjectSummary } from './application/use-cases/list-task-projects';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 
 /** The tasks module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
