@@ -66,6 +66,70 @@ describe('FileSessionStore specifics', () => {
     expect((await store.load('00000000000000c3')).head.completedSteps).toEqual(['s1', 's2']);
   });
 
+  it('a wrong snapshot (no head, another session\'s, another log\'s) is rebuilt from the log, never "Cannot read properties of undefined"', async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string, f?: Record<string, unknown>) => void warnings.push(`${m} ${JSON.stringify(f)}`) };
+    const store = new FileSessionStore(root, logger);
+    await store.create(first('00000000000000c4'), '{}');
+    await store.update('00000000000000c4', async () => ({ events: [advance(0, 1)], result: null }));
+    const snap = path.join(root, '00000000000000c4', 'snapshot.json');
+    const good = JSON.parse(fs.readFileSync(snap, 'utf8'));
+    const size = fs.statSync(path.join(root, '00000000000000c4', 'events.ndjson')).size;
+    const wrongs = [
+      { version: 1, logOffset: size, lines: 2, state: { sessionId: '00000000000000c4' } }, // the issue's: state without head
+      { ...good, state: { ...good.state, head: undefined } },
+      { ...good, state: { ...good.state, sessionId: '00000000000000ff' } },
+      { ...good, tail: { ...good.tail, sha256: '0'.repeat(64) } },
+      { ...good, logOffset: good.logOffset - 3 },
+      { ...good, state: { ...good.state, head: { ...good.state.head, completedSteps: 'x' } } },
+    ];
+    for (const wrong of wrongs) {
+      fs.writeFileSync(snap, JSON.stringify(wrong));
+      const r = await store.update('00000000000000c4', async (state) => ({ events: [], result: state.head.node }));
+      expect(r).toBe(1);
+      expect((await store.load('00000000000000c4')).head.completedSteps).toEqual(['s1']);
+      // Rebuilt: the snapshot on disk is a good one again.
+      expect(JSON.parse(fs.readFileSync(snap, 'utf8'))).toMatchObject({ version: 2, logOffset: size, state: { head: { node: 1 } } });
+    }
+    expect(warnings.filter((w) => w.includes('snapshot not used')).length).toBeGreaterThanOrEqual(wrongs.length);
+    await store.update('00000000000000c4', async () => ({ events: [advance(1, 2)], result: null }));
+    expect((await store.load('00000000000000c4')).head.node).toBe(2);
+  });
+
+  it('a duplicated session_started line is reported as damage and never applied: the session does not reset', async () => {
+    const store = new FileSessionStore(root, silentLogger);
+    await store.create(first('00000000000000c5'), '{}');
+    await store.update('00000000000000c5', async () => ({ events: [advance(0, 1), advance(1, 2)], result: null }));
+    const log = path.join(root, '00000000000000c5', 'events.ndjson');
+    fs.appendFileSync(log, fs.readFileSync(log, 'utf8').split('\n')[0] + '\n');
+    // A stale snapshot (before the duplicate) and no snapshot at all: both read the duplicate and must skip it.
+    for (const dropSnapshot of [false, true]) {
+      if (dropSnapshot) fs.rmSync(path.join(root, '00000000000000c5', 'snapshot.json'));
+      const state = await store.load('00000000000000c5');
+      expect(state.head.node).toBe(2);
+      expect(state.head.completedSteps).toEqual(['s1', 's2']);
+      const h = await store.history('00000000000000c5');
+      expect(h.events.map((e) => e.kind)).toEqual(['session_started', 'step_completed', 'step_completed']);
+      expect(h.damaged).toEqual([expect.objectContaining({ line: 4, reason: expect.stringContaining('a second session_started') })]);
+    }
+    // A step out of order (from a point that is not the head) is damage too.
+    fs.appendFileSync(log, JSON.stringify(advance(0, 3)) + '\n');
+    expect((await store.load('00000000000000c5')).head.node).toBe(2);
+    expect((await store.history('00000000000000c5')).damaged.map((d) => d.line)).toEqual([4, 5]);
+    // And the run goes on from the real head.
+    await store.update('00000000000000c5', async (s) => ({ events: [advance(s.head.node, s.nodeCount)], result: null }));
+    expect((await store.load('00000000000000c5')).head.completedSteps).toEqual(['s1', 's2', 's3']);
+  });
+
+  it('refuses to append an event that cannot follow the log (nothing is written)', async () => {
+    const store = new FileSessionStore(root, silentLogger);
+    await store.create(first('00000000000000c6'), '{}');
+    const log = path.join(root, '00000000000000c6', 'events.ndjson');
+    const before = fs.readFileSync(log, 'utf8');
+    await expect(store.update('00000000000000c6', async () => ({ events: [first('00000000000000c6')], result: null }))).rejects.toMatchObject({ code: 'storage_error' });
+    expect(fs.readFileSync(log, 'utf8')).toBe(before);
+  });
+
   it('rebuilds a missing index from the session folders, and a second process sees appended entries', async () => {
     const a = new FileSessionStore(root, silentLogger);
     await a.create(first('00000000000000d4'), '{}');

@@ -5,3 +5,4 @@ export * from './resume-ranking';
 export * from './stable-json';
 export * from './session-summary';
 export * from './session-progress';
+export * from './session-log-order';

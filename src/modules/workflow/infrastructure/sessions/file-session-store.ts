@@ -6,6 +6,7 @@ import { AlreadyExistsError, NotFoundError, StorageError } from '../../../../ker
 import type { Logger } from '../../../../kernel/logger';
 import type { ChangeEvents } from '../../../../kernel/change-events';
 import {
+  foldCheckedSessionEvents,
   foldSessionEvents,
   sameSessionEvents,
   summarizeSession,
@@ -14,19 +15,11 @@ import {
   type SessionState,
   type SessionSummary,
 } from '../../domain/sessions';
-import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
-import { appendLines, readLog } from './session-log-file';
+import type { DamagedLine, SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
+import { appendLines, excerpt, readLog, type LogRead } from './session-log-file';
+import { markOf, readSnapshot, writeSnapshot, type Snapshot } from './session-snapshot-file';
 import { SessionIndexFile } from './session-index-file';
 import { importedState } from './imported-session';
-
-interface Snapshot {
-  version: 1;
-  /** Byte offset in events.ndjson just after the last event folded into `state`. */
-  logOffset: number;
-  /** Number of log lines up to logOffset (for line numbers of damaged lines). */
-  lines: number;
-  state: SessionState;
-}
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
 
@@ -85,7 +78,7 @@ export class FileSessionStore implements SessionStore {
         lock.assertHeld();
         await appendLines(this.eventsFile(sessionId), text);
         const s = foldSessionEvents(undefined, events) as SessionState;
-        await this.writeSnapshot(sessionId, { version: 1, logOffset: Buffer.byteLength(text), lines: events.length, state: s });
+        await writeSnapshot(this.snapshotFile(sessionId), { version: 2, logOffset: Buffer.byteLength(text), lines: events.length, tail: markOf(lastLineOf(text)), state: s });
         return s;
       });
     } catch (e) {
@@ -110,16 +103,22 @@ export class FileSessionStore implements SessionStore {
       const cur = await this.current(sessionId, true);
       const change = await decide(cur.state, () => this.history(sessionId));
       if (!change.events.length) return change.result;
+      // The new events must follow the log like any line read back (a writer's bug never reaches the disk).
+      const checked = foldCheckedSessionEvents(cur.state, change.events);
+      if (checked.skipped.length) {
+        throw new StorageError(`session '${sessionId}': refused to write an event that ${checked.skipped[0]!.reason.replace(/; ignored$/, '')}`, { sessionId });
+      }
+      const state = checked.state as SessionState;
       const text = change.events.map((e) => JSON.stringify(e)).join('\n') + '\n';
       lock.assertHeld();
       // A cut last line stays in the log as its own (damaged) line: the kernel's append starts on a fresh line.
       const appended = await appendLines(this.eventsFile(sessionId), text);
-      const state = foldSessionEvents(cur.state, change.events) as SessionState;
       const closedTornLine = appended.after - appended.before > Buffer.byteLength(text) ? 1 : 0;
-      await this.writeSnapshot(sessionId, {
-        version: 1,
+      await writeSnapshot(this.snapshotFile(sessionId), {
+        version: 2,
         logOffset: appended.after,
         lines: cur.lines + change.events.length + closedTornLine,
+        tail: markOf(lastLineOf(text)),
         state,
       }).catch((e) => this.logger.warn('could not write the session snapshot; the log is intact and is folded next time', { sessionId, err: (e as Error).message }));
       changed = state;
@@ -132,7 +131,8 @@ export class FileSessionStore implements SessionStore {
   async history(sessionId: string): Promise<SessionHistory> {
     await this.mustExist(sessionId);
     const read = await readLog(this.eventsFile(sessionId));
-    return { events: read.events, damaged: read.damaged };
+    const checked = this.checkedFold(undefined, read);
+    return { events: checked.applied, damaged: checked.damaged };
   }
 
   async pinnedWorkflow(sessionId: string): Promise<string> {
@@ -171,42 +171,56 @@ export class FileSessionStore implements SessionStore {
     return true;
   }
 
-  /** The state from the snapshot plus the log's tail (the whole log when the snapshot is missing or unusable). */
+  /**
+   * The state from the snapshot plus the log's tail — or from the whole log when the snapshot is missing, does not
+   * match the log (see session-snapshot-file.ts), or its state cannot take the tail's events; the log is trusted over
+   * the cache, and a snapshot rebuilt from the log is written back.
+   */
   private async current(sessionId: string, locked: boolean): Promise<{ state: SessionState; size: number; lines: number; endsClean: boolean }> {
     await this.mustExist(sessionId);
-    const snap = await this.readSnapshot(sessionId);
-    const from = snap?.logOffset ?? 0;
-    let read = await readLog(this.eventsFile(sessionId), from, (snap?.lines ?? 0) + 1);
-    let base = snap?.state;
-    if (read.size < from) {
-      // The log is shorter than the snapshot says (restored from a backup?): trust the log.
-      read = await readLog(this.eventsFile(sessionId));
-      base = undefined;
+    const file = this.eventsFile(sessionId);
+    const found = await readSnapshot(this.snapshotFile(sessionId), file, sessionId);
+    let problem = found.problem;
+    if (found.snap) {
+      const snap = found.snap;
+      const read = await readLog(file, snap.logOffset, snap.lines + 1);
+      const checked = this.checkedFold(snap.state, read);
+      // A tail event that does not follow the snapshot's state may be the snapshot's fault: the whole log decides.
+      if (checked.skipped === 0) {
+        if (locked) this.warnDamaged(sessionId, checked.damaged);
+        return { state: checked.state as SessionState, size: read.size, lines: snap.lines + read.completeLines, endsClean: read.endsClean };
+      }
+      problem = 'its state cannot take the events logged after it';
     }
-    if (locked) for (const d of read.damaged) this.logger.warn('session log: skipped a damaged line', { sessionId, line: d.line, reason: d.reason });
-    let state: SessionState | undefined;
-    try {
-      state = foldSessionEvents(base, read.events);
-    } catch (e) {
-      throw new StorageError(`session '${sessionId}': its log cannot be folded (${(e as Error).message})`, { sessionId });
+    if (problem) this.logger.warn('session snapshot not used (the log is folded again and the snapshot rebuilt)', { sessionId, reason: `snapshot.json ${problem}` });
+    const read = await readLog(file);
+    const checked = this.checkedFold(undefined, read);
+    if (locked) this.warnDamaged(sessionId, checked.damaged);
+    if (!checked.state) throw new StorageError(`session '${sessionId}': its log ${file} holds no session_started event`, { sessionId, file });
+    if (read.lastLine) {
+      await writeSnapshot(this.snapshotFile(sessionId), { version: 2, logOffset: read.endOfLastLine, lines: read.completeLines, tail: markOf(read.lastLine), state: checked.state }).catch(
+        (e) => this.logger.warn('could not write the session snapshot; the log is intact and is folded next time', { sessionId, err: (e as Error).message }),
+      );
     }
-    if (!state) throw new StorageError(`session '${sessionId}': its log holds no session_started event`, { sessionId });
-    const completeLines = read.events.length + read.damaged.length - (read.endsClean ? 0 : 1);
-    return { state, size: read.size, lines: (base ? (snap?.lines ?? 0) : 0) + completeLines, endsClean: read.endsClean };
+    return { state: checked.state, size: read.size, lines: read.completeLines, endsClean: read.endsClean };
   }
 
-  private async readSnapshot(sessionId: string): Promise<Snapshot | undefined> {
-    try {
-      const snap = JSON.parse(await fs.readFile(path.join(this.dir(sessionId), 'snapshot.json'), 'utf8')) as Snapshot;
-      return snap.version === 1 && typeof snap.logOffset === 'number' && snap.state ? snap : undefined;
-    } catch {
-      return undefined;
-    }
+  /** Folds what was read, each line that cannot follow the ones before it reported as damaged (never applied). */
+  private checkedFold(base: SessionState | undefined, read: LogRead): { state: SessionState | undefined; applied: SessionEvent[]; damaged: DamagedLine[]; skipped: number } {
+    const { state, applied, skipped } = foldCheckedSessionEvents(base, read.events);
+    const damaged = [
+      ...read.damaged,
+      ...skipped.map((k) => ({ line: read.eventLines[k.index]!, excerpt: excerpt(JSON.stringify(read.events[k.index])), reason: k.reason })),
+    ].sort((a, b) => a.line - b.line);
+    return { state, applied, damaged, skipped: skipped.length };
   }
 
-  private async writeSnapshot(sessionId: string, snap: Snapshot): Promise<void> {
-    // A cache: no fsync (a snapshot lost or torn by a machine crash is rebuilt from the log).
-    await writeFileAtomic(path.join(this.dir(sessionId), 'snapshot.json'), JSON.stringify(snap), { sync: false });
+  private warnDamaged(sessionId: string, damaged: readonly DamagedLine[]): void {
+    for (const d of damaged) this.logger.warn('session log: skipped a damaged line', { sessionId, line: d.line, reason: d.reason });
+  }
+
+  private snapshotFile(sessionId: string): string {
+    return path.join(this.dir(sessionId), 'snapshot.json');
   }
 
   private async afterChange(state: SessionState, durable = false): Promise<void> {
@@ -263,4 +277,9 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** The last line of `text` (which ends with a newline), with its newline. */
+function lastLineOf(text: string): string {
+  return text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
 }

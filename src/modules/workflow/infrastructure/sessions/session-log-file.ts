@@ -6,7 +6,13 @@ import type { DamagedLine } from '../../application/ports/session-store';
 /** The lines of a log read from some byte offset: events in order, damaged lines, where it ends. */
 export interface LogRead {
   events: SessionEvent[];
+  /** The line number of each event (parallel to `events`). */
+  eventLines: number[];
+  /** The last complete line read (with its newline), for the snapshot's tail mark; undefined when none was read. */
+  lastLine?: Buffer;
   damaged: DamagedLine[];
+  /** Complete (newline-terminated) lines read. */
+  completeLines: number;
   /** File size when read. */
   size: number;
   /** Offset just after the last complete line. */
@@ -24,18 +30,20 @@ export async function readLog(file: string, from = 0, firstLineNo = 1): Promise<
   const handle = await fs.open(file, 'r');
   try {
     const { size } = await handle.stat();
-    if (size <= from) return { events: [], damaged: [], size, endOfLastLine: size, endsClean: true };
+    if (size <= from) return { events: [], eventLines: [], completeLines: 0, damaged: [], size, endOfLastLine: size, endsClean: true };
     const buf = Buffer.alloc(size - from);
     await handle.read(buf, 0, buf.length, from);
     const events: SessionEvent[] = [];
+    const eventLines: number[] = [];
     const damaged: DamagedLine[] = [];
+    let lastLine: Buffer | undefined;
     let start = 0;
     let lineNo = firstLineNo;
     while (start < buf.length) {
       const nl = buf.indexOf(0x0a, start);
       if (nl < 0) {
         damaged.push({ line: lineNo, excerpt: excerpt(buf.subarray(start).toString('utf8')), reason: 'incomplete last line (cut by a crash during an append); ignored' });
-        return { events, damaged, size, endOfLastLine: from + start, endsClean: false };
+        return { events, eventLines, lastLine, completeLines: lineNo - firstLineNo, damaged, size, endOfLastLine: from + start, endsClean: false };
       }
       const text = buf.subarray(start, nl).toString('utf8');
       if (text.trim() !== '') {
@@ -46,14 +54,18 @@ export async function readLog(file: string, from = 0, firstLineNo = 1): Promise<
           damaged.push({ line: lineNo, excerpt: excerpt(text), reason: `not JSON (${(e as Error).message})` });
         }
         if (parsed !== undefined) {
-          if (isSessionEvent(parsed)) events.push(parsed);
+          if (isSessionEvent(parsed)) {
+            events.push(parsed);
+            eventLines.push(lineNo);
+          }
           else damaged.push({ line: lineNo, excerpt: excerpt(text), reason: 'not a session event' });
         }
       }
+      lastLine = buf.subarray(start, nl + 1);
       start = nl + 1;
       lineNo++;
     }
-    return { events, damaged, size, endOfLastLine: size, endsClean: true };
+    return { events, eventLines, lastLine, completeLines: lineNo - firstLineNo, damaged, size, endOfLastLine: size, endsClean: true };
   } finally {
     await handle.close();
   }
@@ -69,6 +81,6 @@ export async function appendLines(file: string, text: string): Promise<{ before:
   return appendKernelLines(file, text);
 }
 
-function excerpt(text: string): string {
+export function excerpt(text: string): string {
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
