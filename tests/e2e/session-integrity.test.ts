@@ -93,4 +93,23 @@ describe('session integrity (built server)', () => {
     const r = await conn.call('workflow_resume', {});
     expect(r.candidates.map((c: Answer) => c.sessionId)).toContain(b.sessionId);
   }, 120_000);
+
+  it('a wrong snapshot.json and a duplicated session_started line: the log decides, the damage is shown, the run goes on', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    conn = await open(dataDir);
+    const s = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files: ['a.ts', 'b.ts'] } });
+    const a = await conn.call('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'planned' } });
+    await conn.close();
+    const dir = path.join(dataDir, 'sessions', s.sessionId);
+    const log = path.join(dir, 'events.ndjson');
+    fs.writeFileSync(path.join(dir, 'snapshot.json'), JSON.stringify({ version: 1, logOffset: fs.statSync(log).size, lines: 2, state: { sessionId: s.sessionId } }));
+    fs.appendFileSync(log, fs.readFileSync(log, 'utf8').split('\n')[0] + '\n');
+    conn = await open(dataDir);
+    const b = await conn.call('workflow_continue', { continueToken: a.continueToken, output: { notesMarkdown: 'edited a.ts' } });
+    expect(b.step.completionId).toBe('per-file[1].edit');
+    const t = await conn.call('workflow_session', { sessionId: s.sessionId });
+    expect(t.events.map((e: Answer) => e.kind)).toEqual(['session_started', 'step_completed', 'step_completed']);
+    expect(t.damaged).toEqual([expect.objectContaining({ line: 3, reason: expect.stringContaining('a second session_started') })]);
+    expect(conn.stderr()).toContain('snapshot not used');
+  }, 120_000);
 });
