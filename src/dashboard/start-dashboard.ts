@@ -1,9 +1,9 @@
-import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DependencyContainer } from 'tsyringe';
 import type { AppConfig } from '../kernel/config/app-config';
 import type { Logger } from '../kernel/logger';
 import { GraphTokens, graphRuntime, type GraphHost } from '../modules/graph';
+import { createHttpServer } from '../kernel/http/request-entry';
 import { createDashboardApp } from './dashboard-app';
 import { randomToken, singleToken } from './http/access-token';
 import type { TokenEntry } from '../kernel/auth/token-file';
@@ -60,12 +60,9 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
   const verifier = o.tokens?.length ? new StaticTokenVerifier(o.tokens) : undefined;
   const authorize = verifier ? async (given: string | undefined) => given !== undefined && (await verifier.verify(given)) !== undefined : singleToken(token);
   const app = createDashboardApp({ container, config: o.config, logger: o.logger, authorize, allowActions: o.allowActions ?? false });
-  const server = http.createServer((req, res) => {
-    if (!app.handle(req, res)) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
-      res.end('not found');
-    }
-  });
+  // The one request entry of workgraph's HTTP servers: malformed targets 400, unknown paths 404, exceptions 500 and a
+  // log line, stalled clients timed out (see src/kernel/http/request-entry.ts).
+  const server = createHttpServer({ handle: app.handle, logger: o.logger.child({ component: 'dashboard' }) });
   const hostName = o.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../kernel/logger';
 import type { ChangeEvents } from '../../kernel/change-events';
+import type { RequestTarget } from '../../kernel/http/request-target';
 import type { DashboardBackend } from '../dashboard-backend';
 import { requestToken } from './access-token';
 import { httpError, toHttpError, type HttpError } from './error-status';
@@ -156,20 +157,20 @@ export class DashboardHttp {
     ];
   }
 
-  /** Node's request listener. Answers every request under the base path; returns false for other paths. */
-  handle = (req: IncomingMessage, res: ServerResponse): boolean => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!url.pathname.startsWith(this.base) && url.pathname !== this.base.slice(0, -1)) return false;
-    if (url.pathname === this.base.slice(0, -1)) {
-      res.writeHead(302, { Location: this.base + url.search });
+  /**
+   * A handler of the request entry (src/kernel/http/request-entry.ts), which checked the target: answers every
+   * request under the base path (the API's promise settles once answered); returns false for other paths.
+   */
+  handle = (req: IncomingMessage, res: ServerResponse, target: RequestTarget): boolean | Promise<void> => {
+    const url = target.url;
+    if (!target.path.startsWith(this.base) && target.path !== this.base.slice(0, -1)) return false;
+    if (target.path === this.base.slice(0, -1)) {
+      res.writeHead(302, { Location: this.base + target.search });
       res.end();
       return true;
     }
-    const rel = url.pathname.slice(this.base.length - 1);
-    if (rel === '/api' || rel.startsWith('/api/')) {
-      void this.api(req, res, url, rel.slice(4) || '/');
-      return true;
-    }
+    const rel = target.path.slice(this.base.length - 1);
+    if (rel === '/api' || rel.startsWith('/api/')) return this.api(req, res, url, rel.slice(4) || '/');
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       sendJson(res, 405, { error: { code: 'invalid_arguments', message: `method ${req.method} not allowed here` } });
       return true;

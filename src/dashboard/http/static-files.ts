@@ -19,7 +19,12 @@ const TYPES: Record<string, string> = {
  * @returns false when nothing was served (the caller answers 404).
  */
 export function serveStatic(root: string, urlPath: string, res: ServerResponse): boolean {
-  let rel = decodeURIComponent(urlPath).replace(/^\/+/, '');
+  let rel: string;
+  try {
+    rel = decodeURIComponent(urlPath).replace(/^\/+/, '');
+  } catch {
+    return false; // the request entry refuses bad escapes before this; never a crash if it is called otherwise
+  }
   if (rel === '' || !path.extname(rel)) rel = 'index.html';
   const file = path.resolve(root, rel);
   if (file !== root && !file.startsWith(root + path.sep)) return false;
@@ -36,6 +41,9 @@ export function serveStatic(root: string, urlPath: string, res: ServerResponse):
     'Cache-Control': rel === 'index.html' ? 'no-cache' : 'public, max-age=31536000, immutable',
     'X-Content-Type-Options': 'nosniff',
   });
-  fs.createReadStream(file).pipe(res);
+  // A file removed between stat and read: the answer has begun, so the connection is closed (never a crash).
+  fs.createReadStream(file)
+    .on('error', () => res.destroy())
+    .pipe(res);
   return true;
 }

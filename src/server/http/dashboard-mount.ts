@@ -42,9 +42,7 @@ export function mountDashboard(o: {
   o.lifecycle.onShutdown('dashboard', () => app.close());
   return {
     basePath: DASHBOARD_PATH,
-    handle: (req, res) => {
-      app.handle(req, res);
-    },
+    handle: (req, res, target) => app.handle(req, res, target),
     url: (origin) => `${origin}${DASHBOARD_PATH}${own ? `?token=${own}` : '?token=<one of the --auth-token-file tokens>'}`,
   };
 }

@@ -1,5 +1,6 @@
 import type { TokenEntry } from '../../kernel/auth/token-file';
 import type { ListenAddress } from './listen-address';
+import type { HttpTimeouts } from '../../kernel/http/request-entry';
 
 /** The HTTP transport's settings, resolved from flags and environment variables (see src/cli/resolve-http-config.ts). */
 export interface HttpConfig {
@@ -21,6 +22,8 @@ export interface HttpConfig {
   maxSessions: number;
   /** `--dashboard`: the web dashboard at /dashboard/, under the same tokens as /mcp (actions with --allow-actions). */
   dashboard?: { allowActions: boolean };
+  /** Node's header, request and keep-alive timeouts; defaults in request-entry.ts (HTTP_TIMEOUT_DEFAULTS). */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 export const HTTP_DEFAULTS = { sessionIdleTimeoutMs: 30 * 60_000, maxSessions: 100 } as const;

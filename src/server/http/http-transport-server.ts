@@ -9,7 +9,9 @@ import { sendJson, sendRpcError } from './http-answers';
 import { readBody } from './http-body';
 import { HttpSessionTable, type HttpSession } from './http-sessions';
 import { formatHostPort, isLoopbackHost, type ListenAddress } from './listen-address';
+import { createHttpServer, type HttpTimeouts, type RequestHandler } from '../../kernel/http/request-entry';
 import { RequestGuard } from './request-guard';
+import type { RequestTarget } from '../../kernel/http/request-target';
 import type { TokenVerifier, VerifiedToken } from '../../kernel/auth/token-verifier';
 import { withIdentity } from '../caller-identity';
 
@@ -41,14 +43,16 @@ export interface HttpTransportOptions {
    * it authenticates its own requests (a page loads without a token, its API needs one).
    */
   mount?: HttpMount;
+  /** Node's header, request and keep-alive timeouts (defaults in request-entry.ts). */
+  timeouts?: Partial<HttpTimeouts>;
 }
 
 /** An app mounted beside `/mcp`. */
 export interface HttpMount {
   /** `/dashboard/` */
   basePath: string;
-  /** Answers a request under the base path. */
-  handle(req: http.IncomingMessage, res: http.ServerResponse): void;
+  /** Answers a request under the base path (false: nothing there, the entry answers 404). */
+  handle: RequestHandler;
 }
 
 export const MCP_PATH = '/mcp';
@@ -56,6 +60,7 @@ export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp
 /** JSON-RPC error codes the SDK's transport uses for transport-level refusals. */
 const SERVER_ERROR = -32000;
 const SESSION_NOT_FOUND = -32001;
+const INTERNAL_ERROR = -32603;
 /** Seconds a client is told to wait when the session cap is reached. */
 const RETRY_AFTER_SECONDS = '30';
 
@@ -77,16 +82,19 @@ export class HttpTransportServer {
     }
     this.guard = new RequestGuard({ boundHost: opts.listen.host, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
     this.sessions = new HttpSessionTable(opts.maxSessions, opts.sessionIdleTimeoutMs);
-    this.server = http.createServer((req, res) => {
-      this.route(req, res).catch((e: unknown) => {
-        opts.logger.error('http request failed', { err: (e as Error).message, method: req.method, url: req.url });
-        if (!res.headersSent) sendRpcError(res, 500, -32603, 'Internal error');
-        else res.end();
-      });
+    // Every request passes the one request entry: a malformed target is 400 before routing, an exception 500 and
+    // one log line, stalled clients are cut by the timeouts (SSE answers are not).
+    this.server = createHttpServer({
+      handle: (req, res, target) => this.route(req, res, target),
+      logger: opts.logger,
+      timeouts: opts.timeouts,
+      refuse: (req, res, status, code, message) => {
+        if (req.url === MCP_PATH || req.url?.startsWith(`${MCP_PATH}?`)) {
+          return sendRpcError(res, status, status >= 500 ? INTERNAL_ERROR : SERVER_ERROR, message);
+        }
+        sendJson(res, status, { error: { code, message } });
+      },
     });
-    // SSE streams stay open for as long as the session lives: no socket timeout; Node's requestTimeout still bounds
-    // how long a client may take to send a request's headers and body.
-    this.server.timeout = 0;
   }
 
   /** Starts listening; resolves with the bound address (the real port when 0 was asked). */
@@ -135,22 +143,28 @@ export class HttpTransportServer {
     this.server.closeAllConnections();
   }
 
-  private async route(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const path = (req.url ?? '/').split('?')[0];
+  /** Answers a request whose target the entry checked; false when nothing is served at its path (the entry's 404). */
+  private async route(req: http.IncomingMessage, res: http.ServerResponse, target: RequestTarget): Promise<boolean | void> {
+    const path = target.path;
     if (path === '/healthz' && (req.method === 'GET' || req.method === 'HEAD')) return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz' && (req.method === 'GET' || req.method === 'HEAD')) {
       const ready = !this.draining && (await this.opts.ready().catch(() => false));
       return sendJson(res, ready ? 200 : 503, { status: ready ? 'ready' : 'not ready' });
     }
-    if (path === RESOURCE_METADATA_PATH && this.opts.verifier) return this.resourceMetadata(req, res);
+    if (path === RESOURCE_METADATA_PATH && this.opts.verifier) {
+      // It names this server's URL from Host: behind the same Host check as /mcp, or any page could have it say another.
+      const refused = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
+      if (refused) return sendJson(res, refused.status, { error: { code: 'forbidden', message: refused.message } });
+      return this.resourceMetadata(req, res);
+    }
     const mount = this.opts.mount;
     if (mount && (path.startsWith(mount.basePath) || path === mount.basePath.replace(/\/$/, ''))) {
       const refused = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
       if (refused) return sendJson(res, refused.status, { error: { code: 'forbidden', message: refused.message } });
       if (this.draining) return sendJson(res, 503, { error: { code: 'unavailable', message: 'the server is shutting down' } }, { 'Retry-After': RETRY_AFTER_SECONDS });
-      return mount.handle(req, res);
+      return mount.handle(req, res, target);
     }
-    if (path !== MCP_PATH) return sendJson(res, 404, { error: 'not found' });
+    if (path !== MCP_PATH) return false;
 
     const refusal = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
     if (refusal) return sendRpcError(res, refusal.status, SERVER_ERROR, refusal.message);

@@ -47,6 +47,7 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
     maxBodyBytes: MAX_HTTP_BODY_BYTES,
     ready: () => host.ready(),
     logger: logger.child({ component: 'http' }),
+    ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(dashboard ? { mount: dashboard } : {}),
   });
   await server.listen();

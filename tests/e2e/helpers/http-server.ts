@@ -25,7 +25,8 @@ export class HttpServerProcess {
   static async start(opts: ServerEnvOptions & { address?: string }): Promise<HttpServerProcess> {
     assertBuilt();
     const env = serverEnv({ ...opts, env: { WORKGRAPH_LOG_LEVEL: 'info', ...opts.env } });
-    const child = spawn(process.execPath, [CLI, 'serve', '--http', opts.address ?? '127.0.0.1:0', ...(opts.args ?? [])], { env, cwd: opts.cwd });
+    const argv = [...(opts.wrap ?? []), process.execPath, CLI, 'serve', '--http', opts.address ?? '127.0.0.1:0', ...(opts.args ?? [])];
+    const child = spawn(argv[0]!, argv.slice(1), { env, cwd: opts.cwd });
     const server = new HttpServerProcess(child);
     const deadline = Date.now() + LIVENESS_MS;
     for (;;) {
