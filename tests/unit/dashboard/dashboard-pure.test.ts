@@ -38,7 +38,7 @@ describe('run records', () => {
     });
     expect(d.edges).toEqual([
       { source: 'e', target: 's' },
-      { source: 's', target: 'x', label: '{">":[{"var":"n"},1]}' },
+      { source: 's', target: 'x', label: '{">":[{"var":"n"},1]}', rule: { '>': [{ var: 'n' }, 1] } },
       { source: 's', target: 'e', label: 'default' },
     ]);
     expect(d.nodes.find((n) => n.id === 's')?.detail).toBe('2 conditions');

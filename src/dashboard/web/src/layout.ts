@@ -1,18 +1,19 @@
 /**
- * Layered (Sugiyama-style) layout of a DAG, left to right: one column per layer.
+ * Layered (Sugiyama-style) layout of a task DAG, left to right: one column per layer.
  *
- * Small graphs go through dagre (crossing minimisation, good-looking). Its cost grows much faster than linear, so
- * past {@link DAGRE_MAX_NODES} nodes a linear-time layering is used instead: longest-path layers, then one
- * barycentre sweep to order each layer by its parents' rows — a 5,000-node DAG lays out in milliseconds and its first
- * screen shows titles at once.
+ * Up to {@link ELK_MAX_NODES} tasks go through ELK (elk-layout.ts): crossings minimised and every edge routed around
+ * the nodes. Its cost grows faster than linear, so past that a linear-time layering is used instead: longest-path
+ * layers, then one barycentre sweep to order each layer by its parents' rows — a 5,000-node DAG lays out in
+ * milliseconds and its first screen shows titles at once (edges are then drawn straight, layer to layer).
  */
-import dagre from '@dagrejs/dagre';
+import { elkLayout, type RoutedEdge } from './elk-layout';
 
-export const NODE_W = 230;
-export const NODE_H = 64;
-const RANK_SEP = 90;
+/** A task's box: wide enough for three lines of title at reading size. */
+export const NODE_W = 200;
+export const NODE_H = 92;
+const RANK_SEP = 48;
 const NODE_SEP = 18;
-export const DAGRE_MAX_NODES = 600;
+export const ELK_MAX_NODES = 400;
 
 export interface LayoutInput {
   id: string;
@@ -22,6 +23,10 @@ export interface Layout {
   pos: Map<string, { x: number; y: number }>;
   layerOf: Map<string, number>;
   layers: string[][];
+  /** Edge routes by `dep->task` id, when ELK laid the DAG out. */
+  routes?: Map<string, RoutedEdge>;
+  width: number;
+  height: number;
 }
 
 /**
@@ -57,24 +62,12 @@ export function layerNodes(nodes: readonly LayoutInput[]): Map<string, number> {
   return layer;
 }
 
-export function layout(nodes: readonly LayoutInput[]): Layout {
+/** The linear-time layout (any size): longest-path layers, one barycentre sweep. */
+export function linearLayout(nodes: readonly LayoutInput[]): Layout {
   const layerOf = layerNodes(nodes);
   const layers: string[][] = [];
   for (const n of nodes) (layers[layerOf.get(n.id)!] ??= []).push(n.id);
   const pos = new Map<string, { x: number; y: number }>();
-  if (nodes.length <= DAGRE_MAX_NODES) {
-    const g = new dagre.graphlib.Graph();
-    g.setGraph({ rankdir: 'LR', ranksep: RANK_SEP, nodesep: NODE_SEP, marginx: 20, marginy: 20 });
-    g.setDefaultEdgeLabel(() => ({}));
-    for (const n of nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-    for (const n of nodes) for (const d of n.deps) if (layerOf.has(d)) g.setEdge(d, n.id);
-    dagre.layout(g);
-    for (const n of nodes) {
-      const p = g.node(n.id);
-      pos.set(n.id, { x: p.x - NODE_W / 2, y: p.y - NODE_H / 2 });
-    }
-    return { pos, layerOf, layers: layers.map((l) => l ?? []) };
-  }
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const row = new Map<string, number>();
   layers.forEach((ids, li) => {
@@ -92,5 +85,27 @@ export function layout(nodes: readonly LayoutInput[]): Layout {
       pos.set(id, { x: 20 + li * (NODE_W + RANK_SEP), y: 20 + i * (NODE_H + NODE_SEP) });
     });
   });
-  return { pos, layerOf, layers: layers.map((l) => l ?? []) };
+  const width = 40 + layers.length * (NODE_W + RANK_SEP);
+  const height = 40 + Math.max(0, ...layers.map((l) => (l?.length ?? 0))) * (NODE_H + NODE_SEP);
+  return { pos, layerOf, layers: layers.map((l) => l ?? []), width, height };
+}
+
+/** The edge id the layout and the drawing share. */
+export const edgeId = (dep: string, task: string) => `${dep}->${task}`;
+
+/**
+ * The layout a DAG is drawn with: ELK's (routed edges) up to {@link ELK_MAX_NODES} tasks, else the linear one. Layers
+ * are ELK's columns, so the layer list, collapsing and the drawing agree.
+ */
+export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
+  if (nodes.length > ELK_MAX_NODES || nodes.length === 0) return linearLayout(nodes);
+  const ids = new Set(nodes.map((n) => n.id));
+  const edges = nodes.flatMap((n) => [...new Set(n.deps)].filter((d) => ids.has(d) && d !== n.id).map((d) => ({ id: edgeId(d, n.id), source: d, target: n.id })));
+  const r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP });
+  const columns = [...new Set([...r.pos.values()].map((p) => Math.round(p.x)))].sort((a, b) => a - b);
+  const layerOf = new Map(nodes.map((n) => [n.id, columns.indexOf(Math.round(r.pos.get(n.id)!.x))]));
+  const layers: string[][] = columns.map(() => []);
+  for (const n of nodes) layers[layerOf.get(n.id)!].push(n.id);
+  for (const l of layers) l.sort((a, b) => r.pos.get(a)!.y - r.pos.get(b)!.y);
+  return { pos: r.pos, layerOf, layers, routes: r.edges, width: r.width, height: r.height };
 }

@@ -70,7 +70,9 @@ function App() {
             {meta.error?.message ?? 'No access token: open the URL that `workgraph dashboard` printed (it ends in ?token=…).'}
           </div>
         ) : (
-          <Page route={route} />
+          // One page per route: moving to another run, task graph or session starts from a fresh page (no selection
+          // of the page before, such as an execution number the new run does not have).
+          <Page key={route.join('/')} route={route} />
         )}
       </main>
     </MetaContext.Provider>

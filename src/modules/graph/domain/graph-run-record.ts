@@ -75,10 +75,13 @@ export function inputOf(record: GraphRunRecord, index: number): unknown {
   return record.executions[pos - 1].output;
 }
 
-/** A graph tool as a drawing: its nodes with their type and a short detail, edges labelled with switch conditions. */
+/**
+ * A graph tool as a drawing: its nodes with their type and a short detail, edges labelled with switch conditions (a
+ * short label, and the JSON Logic rule itself, which a drawing may spell out as it likes).
+ */
 export interface GraphDrawing {
   nodes: Array<{ id: string; type: string; detail?: string }>;
-  edges: Array<{ source: string; target: string; label?: string }>;
+  edges: Array<{ source: string; target: string; label?: string; rule?: unknown }>;
 }
 
 const DETAIL_CHARS = 60;
@@ -107,7 +110,9 @@ export function drawGraphTool(tool: GraphTool): GraphDrawing {
         break;
       case 'switch':
         nodes.push({ id: n.id, type: n.type, detail: `${n.conditions.length} conditions` });
-        for (const c of n.conditions) edges.push({ source: n.id, target: c.target, label: c.rule === undefined ? 'default' : short(JSON.stringify(c.rule)) });
+        for (const c of n.conditions) {
+          edges.push(c.rule === undefined ? { source: n.id, target: c.target, label: 'default' } : { source: n.id, target: c.target, label: short(JSON.stringify(c.rule)), rule: c.rule });
+        }
         break;
       case 'exit':
         nodes.push({ id: n.id, type: n.type });

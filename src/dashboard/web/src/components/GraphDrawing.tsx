@@ -1,6 +1,8 @@
-import { memo, useMemo } from 'react';
+import { memo, useEffect, useState } from 'react';
 import { ReactFlow, Background, Controls, Handle, Position, MarkerType, type Edge, type Node, type NodeProps } from '@xyflow/react';
-import dagre from '@dagrejs/dagre';
+import { elkLayout, type RoutedLayout } from '../elk-layout';
+import { jsonLogicText } from '../json-logic-text';
+import { RoutedEdgeView, type RoutedEdgeData } from './RoutedEdgeView';
 
 export interface DrawnNode {
   id: string;
@@ -11,6 +13,8 @@ export interface DrawnEdge {
   source: string;
   target: string;
   label?: string;
+  /** A switch condition's JSON Logic rule (the label is its short JSON). */
+  rule?: unknown;
 }
 
 const TYPE_COLOUR: Record<string, { bg: string; border: string; fg: string }> = {
@@ -36,44 +40,89 @@ const GraphNode = memo(function GraphNode({ data, selected }: NodeProps) {
   );
 });
 const nodeTypes = { g: GraphNode };
+const edgeTypes = { routed: RoutedEdgeView };
 const NODE_W = 240;
 const NODE_H = 62;
+/** Edge labels: one line of 11 px monospace, at most 48 characters wide (the full text on hover). */
+const LABEL_CHAR_W = 6.7;
+const LABEL_MAX_CHARS = 48;
+const MAX_CANVAS_H = 720;
 
-/** A graph tool drawn from its file: node types as text and colour, switch conditions on the edges. */
+/** The nodes in the order a run meets them (breadth first from the entry), the others after: ELK's model order. */
+function flowOrder(nodes: readonly DrawnNode[], edges: readonly DrawnEdge[]): DrawnNode[] {
+  const next = new Map<string, string[]>();
+  for (const e of edges) (next.get(e.source) ?? next.set(e.source, []).get(e.source)!).push(e.target);
+  const order: string[] = nodes.filter((n) => n.type === 'entry').map((n) => n.id);
+  const seen = new Set(order);
+  for (let i = 0; i < order.length; i++) {
+    for (const t of next.get(order[i]) ?? []) {
+      if (seen.has(t)) continue;
+      seen.add(t);
+      order.push(t);
+    }
+  }
+  const byId = new Map(nodes.map((n) => [n.id, n]));
+  return [...order.filter((id) => byId.has(id)).map((id) => byId.get(id)!), ...nodes.filter((n) => !seen.has(n.id))];
+}
+
+/**
+ * A graph tool drawn from its file, top to bottom: node types as text and colour, switch conditions on their edges as
+ * readable conditions (`count < n`, `default` for the fallback), every edge — loops back up included — routed by ELK
+ * around the nodes, its label beside it.
+ */
 export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; onSelect?: (id: string) => void }) {
-  const positioned = useMemo(() => {
-    const g = new dagre.graphlib.Graph();
-    g.setGraph({ rankdir: 'TB', ranksep: 70, nodesep: 40 });
-    g.setDefaultEdgeLabel(() => ({}));
-    for (const n of nodes) g.setNode(n.id, { width: NODE_W, height: NODE_H });
-    for (const e of edges) if (g.hasNode(e.source) && g.hasNode(e.target)) g.setEdge(e.source, e.target, e.label ? { label: e.label, width: Math.min(240, e.label.length * 7), height: 20 } : {});
-    dagre.layout(g);
-    return new Map(nodes.map((n) => [n.id, g.node(n.id)]));
-  }, [nodes, edges]);
+  const [lay, setLay] = useState<RoutedLayout>();
+  const [error, setError] = useState<string>();
+  const texts = edges.map((e) => (e.rule !== undefined ? jsonLogicText(e.rule) : e.label));
+  const key = JSON.stringify([nodes.map((n) => n.id), edges]);
+  useEffect(() => {
+    let live = true;
+    elkLayout(
+      flowOrder(nodes, edges).map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
+      edges.map((e, i) => ({
+        id: `e${i}`,
+        source: e.source,
+        target: e.target,
+        ...(texts[i] ? { label: { text: texts[i]!, width: Math.min(texts[i]!.length, LABEL_MAX_CHARS) * LABEL_CHAR_W + 6, height: 16 } } : {}),
+      })),
+      'DOWN',
+      { layers: 56, nodes: 40 },
+      // A loop is drawn as the edge back up: the cycle is broken where a depth-first walk from the entry meets it.
+      { 'elk.layered.cycleBreaking.strategy': 'DEPTH_FIRST' },
+    )
+      .then((l) => live && setLay(l))
+      .catch((e: Error) => live && setError(`layout failed: ${e.message}`));
+    return () => {
+      live = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [key]);
+  if (error) return <div className="error" role="alert">{error}</div>;
+  if (!lay) return <div className="graph-canvas muted" data-testid="graph-drawing">Laying out…</div>;
   const rfNodes: Node[] = nodes.map((n) => ({
     id: n.id,
     type: 'g',
-    position: { x: positioned.get(n.id)!.x - NODE_W / 2, y: positioned.get(n.id)!.y - NODE_H / 2 },
+    position: lay.pos.get(n.id) ?? { x: 0, y: 0 },
     data: { ...n, highlight: n.id === highlight },
     draggable: false,
+    width: NODE_W,
+    height: NODE_H,
   }));
-  // An edge back up the drawing (a loop) leaves and enters on the right side, so it never hides a forward edge.
-  const isBack = (e: DrawnEdge) => (positioned.get(e.target)?.y ?? 0) <= (positioned.get(e.source)?.y ?? 0);
-  const rfEdges: Edge[] = edges.map((e, i) => ({
-    id: `${e.source}-${e.target}-${i}`,
-    source: e.source,
-    target: e.target,
-    sourceHandle: isBack(e) ? 'rs' : 'b',
-    targetHandle: isBack(e) ? 'rt' : 't',
-    label: e.label,
-    labelStyle: { fontSize: 11, fill: '#3b4252' },
-    labelBgStyle: { fill: '#ffffff' },
-    markerEnd: { type: MarkerType.ArrowClosed, color: '#8a94a6' },
-    style: { stroke: '#8a94a6' },
-  }));
+  const rfEdges: Edge[] = edges.map((e, i) => {
+    const route = lay.edges.get(`e${i}`);
+    return {
+      id: `${e.source}-${e.target}-${i}`,
+      source: e.source,
+      target: e.target,
+      ...(route ? { type: 'routed', data: { route, ...(texts[i] ? { text: texts[i] } : {}) } satisfies RoutedEdgeData } : { label: texts[i] }),
+      markerEnd: { type: MarkerType.ArrowClosed, color: '#8a94a6' },
+      style: { stroke: '#8a94a6' },
+    };
+  });
   return (
-    <div className="graph-canvas" data-testid="graph-drawing">
-      <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} fitView fitViewOptions={{ maxZoom: 1, padding: 0.1 }} nodesConnectable={false} nodesDraggable={false} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
+    // As tall as the drawing at full size (within limits): a tall graph is scrolled at reading size, not shrunk.
+    <div className="graph-canvas" data-testid="graph-drawing" style={{ height: Math.round(Math.min(Math.max(260, lay.height + 24), MAX_CANVAS_H)) }}>
+      <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} fitView fitViewOptions={{ maxZoom: 1, minZoom: 0.85, padding: 0.04 }} panOnScroll nodesConnectable={false} nodesDraggable={false} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
         <Background gap={24} color="#eef0f4" />
         <Controls showInteractive={false} />
       </ReactFlow>

@@ -242,8 +242,8 @@ function Timeline({ run, selected, onSelect }: { run: RunRecord; selected?: numb
       {shown.map((e) => (
         <li key={e.executionIndex}>
           <button className={`exec${selected === e.executionIndex ? ' selected' : ''}${e.error ? ' failed' : ''}`} onClick={() => onSelect(e.executionIndex)} data-exec={e.executionIndex}>
-            <span className="exec-label">
-              #{e.executionIndex} <b>{e.nodeId}</b> <span className="node-type">{e.nodeType}</span>
+            <span className="exec-label" title={`#${e.executionIndex} ${e.nodeId} (${e.nodeType})`}>
+              <span className="exec-index">#{e.executionIndex}</span> <b>{e.nodeId}</b> <span className="node-type">{e.nodeType}</span>
             </span>
             <span className="exec-bar-track">
               <span className="exec-bar" style={{ left: `${((e.startTime - start) / span) * 100}%`, width: `${Math.max(0.5, (e.duration / span) * 100)}%` }} />

@@ -39,10 +39,13 @@ export function Overview() {
                         <div className="muted small">{p.id}</div>
                       </td>
                       <td className="num">{p.total}</td>
-                      <td className="badges">
-                        {STATUSES.filter((s) => p.counts[s]).map((s) => (
-                          <StatusBadge key={s} status={s} count={p.counts[s]} />
-                        ))}
+                      <td>
+                        {/* The flex row lives inside the cell: a cell that is itself a flex box leaves the table grid. */}
+                        <div className="badges">
+                          {STATUSES.filter((s) => p.counts[s]).map((s) => (
+                            <StatusBadge key={s} status={s} count={p.counts[s]} />
+                          ))}
+                        </div>
                       </td>
                       <td><Time iso={p.updatedAt} /></td>
                     </tr>

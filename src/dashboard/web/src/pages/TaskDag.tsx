@@ -2,22 +2,29 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
 import { api, useApi } from '../api';
 import { useMeta } from '../meta';
-import { layout, NODE_H, NODE_W } from '../layout';
+import { edgeId, layout, NODE_H, NODE_W, type Layout } from '../layout';
 import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
+import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
 import { Empty, Load, Time } from '../components/common';
 import type { TaskGraphData, TaskNode, TaskTransition } from '../types';
 
 const nodeTypes = { task: TaskNodeView, layer: LayerNodeView };
-/** Past this many nodes the first screen opens at reading zoom on the first layers instead of fitting everything. */
-const FIT_MAX_NODES = 60;
+const edgeTypes = { routed: RoutedEdgeView };
+/**
+ * The zoom the first screen never goes below: task titles (14 px) stay at 11 px or more. The DAG opens fitted to the
+ * canvas width at up to 100 %, but never smaller than this; what does not fit is scrolled to (wheel, drag).
+ */
+const READING_ZOOM = 0.8;
+const MARGIN = 12;
+const MINIMAP_MIN_NODES = 30;
 /**
  * Past this many tasks only those near the viewport (and their direct neighbours, so edges stay drawn) are handed to
  * React Flow: its per-render work then follows what is on screen, not the size of the DAG.
  */
 const WINDOW_MIN_NODES = 400;
-const INITIAL_VIEWPORT = { x: 20, y: 20, zoom: 0.9 };
+const INITIAL_VIEWPORT = { x: MARGIN, y: MARGIN, zoom: 0.9 };
 
 type Viewport = { x: number; y: number; zoom: number };
 
@@ -25,24 +32,41 @@ export function TaskDag({ project }: { project: string }) {
   const res = useApi<TaskGraphData>(`/projects/${encodeURIComponent(project)}/tasks`, (e) => e.kind === 'tasks' && e.project === project);
   return (
     <Load res={res}>
-      {(g) => (
-        <ReactFlowProvider>
-          <DagView graph={g} />
-        </ReactFlowProvider>
-      )}
+      {(g) => <DagLayout graph={g} />}
     </Load>
   );
 }
 
-function DagView({ graph }: { graph: TaskGraphData }) {
+/** Lays the DAG out (in ELK's worker for all but the largest DAGs), again only when its shape changes. */
+function DagLayout({ graph }: { graph: TaskGraphData }) {
+  // The layout depends only on the DAG's shape: a status change re-colours nodes without moving them.
+  const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
+  const [lay, setLay] = useState<{ key: string; layout: Layout }>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    layout(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on })))
+      .then((l) => live && setLay({ key: shapeKey, layout: l }))
+      .catch((e: Error) => live && setError(`layout failed: ${e.message}`));
+    return () => {
+      live = false;
+    };
+  }, [shapeKey]);
+  if (error) return <div className="error" role="alert">{error}</div>;
+  if (!lay) return <div className="muted">Laying out {graph.nodes.length} tasks…</div>;
+  return (
+    <ReactFlowProvider>
+      <DagView graph={graph} lay={lay.layout} />
+    </ReactFlowProvider>
+  );
+}
+
+function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
   const flow = useReactFlow();
   const [selected, setSelected] = useState<string>();
   const [collapsed, setCollapsed] = useState<Set<number>>(new Set());
   const [query, setQuery] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
-  // The layout depends only on the DAG's shape: a status change re-colours nodes without moving them.
-  const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
-  const lay = useMemo(() => layout(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on }))), [shapeKey]);
   const byId = useMemo(() => new Map(graph.nodes.map((n) => [n.id, n])), [graph]);
 
   const matches = useMemo(() => {
@@ -127,22 +151,49 @@ function DagView({ graph }: { graph: TaskGraphData }) {
         if (source === target || seenEdges.has(key)) continue;
         seenEdges.add(key);
         const done = byId.get(d)!.status === 'COMPLETED';
-        edges.push({ id: key, source, target, style: { stroke: done ? '#40a861' : '#8a94a6', strokeWidth: 1.4 } });
+        const style = { stroke: done ? '#40a861' : '#8a94a6', strokeWidth: 1.4 };
+        const route = source === d && target === n.id ? lay.routes?.get(edgeId(d, n.id)) : undefined;
+        if (route) edges.push({ id: key, source, target, type: 'routed', data: { route } satisfies RoutedEdgeData, style });
+        else edges.push({ id: key, source, target, type: 'smoothstep', style });
       }
     }
     return { nodes, edges };
   }, [graph, lay, collapsed, matchSet, selected, byId, windowIds]);
 
-  // First screen: small graphs fit the view; large ones open at reading zoom on the first layers so titles show.
-  const placed = useRef(false);
+  // The first screen, and again whenever the canvas changes size (the details panel opens or closes, the window is
+  // resized) until the user moves the view: the DAG's width fitted at reading zoom or more, the rest scrolled to.
+  const userMoved = useRef(false);
+  const placedAt = useRef<Viewport | undefined>(undefined);
+  const place = (w: number, h: number) => {
+    const zoom = Math.min(1, Math.max(READING_ZOOM, (w - 2 * MARGIN) / Math.max(1, lay.width)));
+    const x = lay.width * zoom + 2 * MARGIN <= w ? (w - lay.width * zoom) / 2 : MARGIN;
+    const y = lay.height * zoom + 2 * MARGIN <= h ? (h - lay.height * zoom) / 2 : MARGIN;
+    placedAt.current = { x, y, zoom };
+    flow.setViewport({ x, y, zoom });
+  };
+  /** Pans (same zoom) so the task is on screen, for a view the user has moved. */
+  const reveal = (id: string, w: number, h: number) => {
+    const p = lay.pos.get(id);
+    if (!p) return;
+    const vp = flow.getViewport();
+    const left = p.x * vp.zoom + vp.x;
+    const top = p.y * vp.zoom + vp.y;
+    let { x, y } = vp;
+    if (left < MARGIN || left + NODE_W * vp.zoom > w - MARGIN) x = w / 2 - (p.x + NODE_W / 2) * vp.zoom;
+    if (top < MARGIN || top + NODE_H * vp.zoom > h - MARGIN) y = h / 2 - (p.y + NODE_H / 2) * vp.zoom;
+    if (x !== vp.x || y !== vp.y) flow.setViewport({ x, y, zoom: vp.zoom }, { duration: 150 });
+  };
   useEffect(() => {
-    if (placed.current) return;
-    placed.current = true;
-    requestAnimationFrame(() => {
-      if (graph.nodes.length <= FIT_MAX_NODES) flow.fitView({ padding: 0.15, maxZoom: 1 });
-      else flow.setViewport(INITIAL_VIEWPORT);
+    const frame = requestAnimationFrame(() => {
+      const el = canvasRef.current;
+      if (!el || !el.clientWidth) return;
+      if (!userMoved.current) place(el.clientWidth, el.clientHeight);
+      else if (selected) reveal(selected, el.clientWidth, el.clientHeight);
     });
-  }, [flow, graph.nodes.length]);
+    return () => cancelAnimationFrame(frame);
+    // Only a new size or layout re-places the view; selecting a task alone never moves it.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [size.w, size.h, lay]);
 
   const goTo = (i: number) => {
     const m = matches[i];
@@ -151,6 +202,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
     const li = lay.layerOf.get(m.id)!;
     if (collapsed.has(li)) setCollapsed((c) => new Set([...c].filter((x) => x !== li)));
     const p = lay.pos.get(m.id)!;
+    userMoved.current = true;
     flow.setCenter(p.x + NODE_W / 2, p.y + NODE_H / 2, { zoom: 1, duration: 300 });
     setSelected(m.id);
   };
@@ -216,6 +268,7 @@ function DagView({ graph }: { graph: TaskGraphData }) {
               onClick={() => {
                 setCollapsed(new Set(lay.layers.map((_, i) => i).filter((i) => i > 0)));
                 // The summary nodes sit at the top of their columns: bring them into view.
+                userMoved.current = true;
                 flow.setViewport(INITIAL_VIEWPORT, { duration: 200 });
               }}
             >
@@ -238,9 +291,17 @@ function DagView({ graph }: { graph: TaskGraphData }) {
           <ReactFlow
             defaultViewport={INITIAL_VIEWPORT}
             onMove={onMove}
+            onMoveEnd={(_, vp) => {
+              // A move the user makes (drag, wheel, pinch, the zoom buttons) ends the automatic fitting; a click that
+              // moves nothing does not.
+              const p = placedAt.current;
+              if (!p || Math.abs(p.x - vp.x) > 1 || Math.abs(p.y - vp.y) > 1 || Math.abs(p.zoom - vp.zoom) > 0.001) userMoved.current = true;
+            }}
+            panOnScroll
             nodes={nodes}
             edges={edges}
             nodeTypes={nodeTypes}
+            edgeTypes={edgeTypes}
             onlyRenderVisibleElements
             nodesConnectable={false}
             nodesDraggable={false}
@@ -255,7 +316,8 @@ function DagView({ graph }: { graph: TaskGraphData }) {
           >
             <Background gap={24} color="#e6e9ef" />
             <Controls showInteractive={false} />
-            {!large ? (
+            {/* A map only where it helps: a DAG too big for one screen (the large ones draw only what is on screen). */}
+            {!large && graph.nodes.length > MINIMAP_MIN_NODES ? (
               <MiniMap pannable zoomable nodeColor={(n) => STATUS_STYLE[(n.data as TaskNodeData).status]?.border ?? '#ccc'} />
             ) : null}
           </ReactFlow>
@@ -325,6 +387,7 @@ function TaskDetails({ project, node, revision, onClose }: { project: string; no
             </summary>
             {log.stdout_tail ? (<><div className="small muted">stdout (tail)</div><pre className="code">{log.stdout_tail}</pre></>) : null}
             {log.stderr_tail ? (<><div className="small muted">stderr (tail)</div><pre className="code">{log.stderr_tail}</pre></>) : null}
+            {!log.stdout_tail && !log.stderr_tail ? <div className="muted small" data-testid="no-output">(no output)</div> : null}
           </details>
         ))
       )}
