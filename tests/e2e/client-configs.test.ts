@@ -86,4 +86,19 @@ describe('the package', () => {
     expect(files.some((f) => f.startsWith('src/') || f.startsWith('tests/'))).toBe(false);
     expect(fs.readFileSync(path.join(ROOT, 'dist/cli/main.js'), 'utf8').startsWith('#!/usr/bin/env node')).toBe(true);
   }, 60_000);
+
+  it("leaves npm ci and git nothing to warn about: npm pack's tarball is ignored, every install script has an allowScripts decision", () => {
+    const { spawnSync } = require('node:child_process') as typeof import('node:child_process');
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { name: string; version: string; allowScripts?: Record<string, boolean> };
+    const tarball = `${pkg.name}-${pkg.version}.tgz`;
+    expect(spawnSync('git', ['check-ignore', '-q', tarball], { cwd: ROOT }).status).toBe(0);
+    // npm (11) warns at every `npm ci` about an installed package whose install script allowScripts neither allows
+    // nor denies (packages for another platform are not installed here).
+    const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { hasInstallScript?: boolean; os?: string[]; cpu?: string[] }> };
+    const withScripts = Object.entries(lock.packages)
+      .filter(([, p]) => p.hasInstallScript && (!p.os || p.os.includes(process.platform)) && (!p.cpu || p.cpu.includes(process.arch)))
+      .map(([where]) => where.slice(where.lastIndexOf('node_modules/') + 'node_modules/'.length));
+    expect(withScripts.length).toBeGreaterThan(0);
+    expect(withScripts.filter((name) => typeof pkg.allowScripts?.[name] !== 'boolean')).toEqual([]);
+  });
 });
