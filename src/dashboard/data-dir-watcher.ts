@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import type { ChangeEvent, ChangeEvents } from '../kernel/change-events';
+import { makeDirSync } from '../kernel/files/make-dir';
 
 /** Changes to one (kind, project, id) within this window are published as one event. */
 const COALESCE_MS = 40;
@@ -57,7 +58,7 @@ export class DataDirWatcher {
 
   /** Starts watching (creating the data dir when missing, so a store created later is seen too). */
   start(): this {
-    fs.mkdirSync(this.dataDir, { recursive: true });
+    makeDirSync(this.dataDir);
     this.watcher = fs.watch(this.dataDir, { recursive: true, persistent: false }, (_type, filename) => {
       if (!filename) return;
       const ev = classifyDataDirPath(filename.toString());

@@ -1,5 +1,6 @@
 import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../kernel/errors';
+import { fileSystemErrorAsStorageError } from '../kernel/files/storage-errors';
 import type { Logger } from '../kernel/logger';
 import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes, RETRYABLE_META_KEY } from './json-rpc-codes';
 
@@ -8,6 +9,12 @@ import { ERROR_CODE_META_KEY, EXECUTION_ID_META_KEY, JsonRpcErrorCodes, RETRYABL
 /** The stable code and one-line message of any thrown value; unexpected errors are logged with their stack. */
 export function describeError(e: unknown, logger?: Logger): { code: ErrorCode; message: string } {
   if (isWorkgraphError(e)) return { code: e.code, message: e.message };
+  // A file-system failure no store wrapped is still a storage failure, named by its path.
+  const storage = fileSystemErrorAsStorageError(e);
+  if (storage) {
+    logger?.warn('storage failure', { err: storage.message });
+    return { code: storage.code, message: storage.message };
+  }
   const err = e instanceof Error ? e : new Error(String(e));
   logger?.error('unexpected error', { err: err.message, stack: err.stack });
   return { code: ErrorCodes.Internal, message: oneLine(err.message || 'internal error') };

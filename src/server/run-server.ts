@@ -15,6 +15,7 @@ import { WorkgraphServer, type ServerIdentity } from './mcp-server';
 import { servedModules } from './builtin-tools';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import { makeDir } from '../kernel/files/make-dir';
 
 export interface ServerHostOptions {
   /** What the server needs before its first tool call. */
@@ -100,7 +101,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
     },
     ready: async () => {
       try {
-        await fs.mkdir(config.dataDir, { recursive: true });
+        await makeDir(config.dataDir);
         await fs.access(config.dataDir, fsConstants.W_OK);
         return true;
       } catch {

@@ -4,6 +4,7 @@ import { StorageError } from '../errors';
 import { writeFileAtomic } from './atomic-write';
 import { withFileLock } from './file-lock';
 import { errnoCode, toStorageError } from './storage-errors';
+import { makeDir } from './make-dir';
 
 /**
  * The on-disk format of a data dir, recorded in `<data-dir>/format.json` as `{"format": N, "writtenBy": "..."}`.
@@ -81,7 +82,7 @@ export class DataFormat implements DataFormatGate {
     if (first && first.format === this.current && !first.stepsDone?.length) return;
     if (!first && !(await hasProjects(this.dataDir))) {
       // A fresh data dir: nothing to migrate, so no lock (servers racing here write the same file atomically).
-      await fs.mkdir(this.dataDir, { recursive: true }).catch((e) => {
+      await makeDir(this.dataDir).catch((e) => {
         throw toStorageError(e, 'create', this.dataDir);
       });
       await this.write({ format: this.current });

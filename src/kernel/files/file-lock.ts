@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import * as lockfile from 'proper-lockfile';
 import { LockError } from '../errors';
 import { describeIoCause, errnoCode } from './storage-errors';
+import { makeDir } from './make-dir';
 
 /**
  * Lock options, set deliberately:
@@ -56,11 +57,8 @@ export function lockPathOf(dir: string): string {
  */
 export async function withFileLock<T>(dir: string, fn: (lock: HeldLock) => Promise<T>, opts: FileLockOptions = {}): Promise<T> {
   const lockfilePath = lockPathOf(dir);
-  try {
-    await fs.mkdir(dir, { recursive: true });
-  } catch (e) {
-    throw permanent(lockfilePath, `cannot create the folder ${dir}: ${describeIoCause(e)}`, e);
-  }
+  // A folder that cannot be created is a storage_error naming it (not a lock that might come free).
+  await makeDir(dir);
   let compromised: Error | undefined;
   const release = await acquire(dir, lockfilePath, opts, (err) => {
     compromised = err;

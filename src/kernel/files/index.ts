@@ -6,3 +6,4 @@ export * from './project-layout';
 export * from './storage-errors';
 export * from './data-format';
 export * from './locked-document';
+export { makeDir, makeDirSync } from './make-dir';

@@ -16,6 +16,7 @@ const CAUSES: Record<string, string> = {
   ENOTEMPTY: 'folder is not empty',
   ELOOP: 'too many symbolic links',
   ENAMETOOLONG: 'name too long',
+  ENOENT: 'no such file or folder, and it cannot be created there',
 };
 
 /** The errno code of a thrown value, when it has one. */
@@ -38,4 +39,18 @@ export function describeIoCause(e: unknown): string {
 export function toStorageError(e: unknown, action: string, file: string): Error {
   if (isWorkgraphError(e)) return e;
   return new StorageError(`could not ${action} ${file}: ${describeIoCause(e)}`, { file, action, errno: errnoCode(e) }, { cause: e });
+}
+
+/** The system calls of node:fs: an error from one of them is a storage failure. */
+const FS_SYSCALLS = new Set(['open', 'close', 'read', 'write', 'mkdir', 'rmdir', 'rm', 'rename', 'unlink', 'stat', 'lstat', 'fstat', 'readdir', 'scandir', 'fsync', 'fdatasync', 'ftruncate', 'link', 'symlink', 'readlink', 'realpath', 'chmod', 'copyfile', 'access', 'utime', 'futime', 'opendir', 'mkdtemp']);
+
+/**
+ * A node:fs system error (`code`, `syscall`, `path`) that reached the top of a call without a store wrapping it, as
+ * the storage_error it is (`could not mkdir /proc/nope: no such file or folder…`); undefined for anything else.
+ */
+export function fileSystemErrorAsStorageError(e: unknown): StorageError | undefined {
+  if (isWorkgraphError(e) || !(e instanceof Error)) return undefined;
+  const { code, syscall, path: file } = e as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof syscall !== 'string' || typeof file !== 'string' || !FS_SYSCALLS.has(syscall)) return undefined;
+  return new StorageError(`could not ${syscall} ${file}: ${describeIoCause(e)}`, { file, action: syscall, errno: code }, { cause: e });
 }

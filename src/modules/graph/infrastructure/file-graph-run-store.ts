@@ -4,6 +4,7 @@ import { NotFoundError } from '../../../kernel/errors';
 import { summarizeRun, type GraphRunRecord, type GraphRunSummary } from '../domain/graph-run-record';
 import type { GraphRunStore } from '../application/ports/graph-run-store';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { makeDir } from '../../../kernel/files/make-dir';
 
 /** Runs kept per tool by default (`graphRuns.keepPerTool`). */
 export const DEFAULT_RUNS_PER_TOOL = 20;
@@ -31,7 +32,7 @@ export class FileGraphRunStore implements GraphRunStore {
 
   async save(record: GraphRunRecord): Promise<void> {
     const dir = path.join(this.root, toolDirName(record.tool));
-    await fs.mkdir(dir, { recursive: true });
+    await makeDir(dir);
     const base = `${String(Date.parse(record.startedAt)).padStart(13, '0')}-${record.runId}`;
     await writeFileAtomic(path.join(dir, `${base}.json`), JSON.stringify(record));
     await writeFileAtomic(path.join(dir, `${base}${SUMMARY_SUFFIX}`), JSON.stringify(summarizeRun(record)));

@@ -8,6 +8,7 @@ import { toStorageError } from '../../../kernel/files/storage-errors';
 import { BACKUP_NAME, newestBackupFirst } from './backup-files';
 import { forEachLine } from './line-reader';
 import { parseNode, readIo } from './ndjson-passes';
+import { makeDir } from '../../../kernel/files/make-dir';
 
 /**
  * A project's backup files for `db import`, oldest first (by the UTC time and `-N` their names carry), each read strictly: a line
@@ -59,7 +60,7 @@ export async function writeBackupFiles(backupDir: string, backups: readonly Know
       throw new StorageError(`backup '${b.name}' taken at '${b.takenAt}': expected a name knowledge_graph_YYYYMMDD-HHMMSS[-N].ndjson and an ISO time`, { name: b.name });
     }
   }
-  if (backups.length) await fs.mkdir(backupDir, { recursive: true });
+  if (backups.length) await makeDir(backupDir);
   for (const b of backups) {
     const file = path.join(backupDir, b.name);
     await writeFileAtomic(file, b.nodes.map((n) => JSON.stringify(n) + '\n').join(''));

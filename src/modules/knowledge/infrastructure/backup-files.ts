@@ -2,6 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { copyFileExclusive, writeFileIfAbsent } from '../../../kernel/files/atomic-write';
 import { fileExists } from './ndjson-passes';
+import { makeDir } from '../../../kernel/files/make-dir';
 
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
 export const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
@@ -36,7 +37,7 @@ export function backupStamp(epochMs: number): string {
  * rebuilt graph is durable on its own; the backup is a convenience copy.
  */
 export async function createBackup(source: string, backupDir: string, epochMs: number): Promise<string> {
-  await fs.mkdir(backupDir, { recursive: true });
+  await makeDir(backupDir);
   const stamp = backupStamp(epochMs);
   for (let n = 0; ; n++) {
     const target = path.join(backupDir, `knowledge_graph_${stamp}${n === 0 ? '' : `-${n}`}.ndjson`);

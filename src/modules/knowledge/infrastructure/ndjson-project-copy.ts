@@ -8,6 +8,7 @@ import type { KnowledgePaths } from './knowledge-files';
 import { forEachLine } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { parseNode, readIo } from './ndjson-passes';
+import { makeDir } from '../../../kernel/files/make-dir';
 
 /** The owner file's name (see NdjsonKnowledgeStore.resolveProject). */
 export const OWNER_FILE = 'knowledge_graph.owner.json';
@@ -54,7 +55,7 @@ export async function exportNdjsonProject(project: string, paths: KnowledgePaths
  * restore settles like any other two-file change.
  */
 export async function importNdjsonProject(paths: KnowledgePaths, data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
-  await fs.mkdir(paths.dir, { recursive: true });
+  await makeDir(paths.dir);
   const tmp = tempPathFor(paths.graph);
   let nodes = 0;
   let written = 0;

@@ -39,12 +39,13 @@ describe('file lock: permanent failures are not retried', () => {
     expect(err.details).toMatchObject({ retryable: false, attempts: 1 });
   });
 
-  it('a folder that cannot be created (a file in the way): lock_error naming the lock and the cause', async () => {
+  it('a folder that cannot be created (a file in the way): storage_error naming the folder and the cause, not retryable', async () => {
     await fs.writeFile(path.join(dir, 'blocker'), '');
     const { err } = await lockError(path.join(dir, 'blocker', 'project'));
-    expect(err.code).toBe('lock_error');
-    expect(err.message).toContain(path.join(dir, 'blocker', 'project', '.lock'));
-    expect(err.details.retryable).toBe(false);
+    expect(err.code).toBe('storage_error');
+    expect(err.message).toContain(`could not create the folder ${path.join(dir, 'blocker', 'project')}`);
+    expect(err.message).toMatch(/a part of the path is a file where a folder was expected \(ENOTDIR\)/);
+    expect(err.details.retryable).toBeUndefined();
   });
 
   it('a lock dated further in the future than the stale period is taken over', async () => {

@@ -20,6 +20,7 @@ import { appendLines, excerpt, readLog, type LogRead } from './session-log-file'
 import { markOf, readSnapshot, writeSnapshot, type Snapshot } from './session-snapshot-file';
 import { SessionIndexFile } from './session-index-file';
 import { importedState } from './imported-session';
+import { makeDir } from '../../../../kernel/files/make-dir';
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
 
@@ -63,7 +64,7 @@ export class FileSessionStore implements SessionStore {
   private async write(events: readonly SessionEvent[], workflowText: string): Promise<SessionState> {
     const { sessionId } = events[0] as SessionStartedEvent;
     const dir = this.dir(sessionId);
-    await fs.mkdir(this.root, { recursive: true });
+    await makeDir(this.root);
     try {
       await fs.mkdir(dir);
     } catch (e) {

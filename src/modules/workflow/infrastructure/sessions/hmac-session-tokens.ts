@@ -4,6 +4,7 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { InvalidTokenError } from '../../../../kernel/errors';
 import { writeFileAtomic, writeFileIfAbsent } from '../../../../kernel/files/atomic-write';
 import type { SessionTokens, TokenClaims } from '../../application/ports/session-tokens';
+import { makeDir } from '../../../../kernel/files/make-dir';
 
 const KINDS: TokenClaims['kind'][] = ['continue', 'retry', 'checkpoint', 'resume'];
 /** 1 version/kind byte + 8 session id bytes + 4 node bytes, then a 10-byte HMAC-SHA256 tag: 23 bytes, 31 characters. */
@@ -81,7 +82,7 @@ export async function loadOrCreateKey(file: string): Promise<Buffer> {
  * renamed over the old one when true (`workgraph db export --replace`).
  */
 export async function writeKeyFile(file: string, key: Buffer, overwrite: boolean): Promise<void> {
-  await fs.mkdir(path.dirname(file), { recursive: true });
+  await makeDir(path.dirname(file));
   if (overwrite) await writeFileAtomic(file, key, { mode: 0o600 });
   else await writeFileIfAbsent(file, key, { mode: 0o600 });
 }
