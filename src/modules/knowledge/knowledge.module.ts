@@ -12,6 +12,8 @@ import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { AddNodes } from './application/use-cases/add-nodes';
 import { ListNodes } from './application/use-cases/list-nodes';
 import { GetNode } from './application/use-cases/get-node';
+import { SearchNodes } from './application/use-cases/search-nodes';
+import type { Logger } from '../../kernel/logger';
 import { DeleteNodes } from './application/use-cases/delete-nodes';
 import { RestoreNodes } from './application/use-cases/restore-nodes';
 import { ListDeletedNodes } from './application/use-cases/list-deleted-nodes';
@@ -39,13 +41,15 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
         return new PgKnowledgeStore(c.resolve<PgDatabase>(Tokens.Database), settings);
       }
       const format = c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
-      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format });
+      const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;
+      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger });
     }),
   });
   container.register(KnowledgeTokens.KnowledgeIdGenerator, { useClass: RandomIdGenerator }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.AddKnowledgeNodes, { useClass: AddNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeNodes, { useClass: ListNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.GetKnowledgeNode, { useClass: GetNode }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.SearchKnowledgeNodes, { useClass: SearchNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.DeleteKnowledgeNodes, { useClass: DeleteNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.RestoreKnowledgeNodes, { useClass: RestoreNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListDeletedKnowledgeNodes, { useClass: ListDeletedNodes }, { lifecycle: Lifecycle.Singleton });

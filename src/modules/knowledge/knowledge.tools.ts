@@ -6,6 +6,7 @@ import {
   getNodeSchemas,
   listNodesSchemas,
   restoreNodesSchemas,
+  searchNodesSchemas,
 } from './application/knowledge.tool-schemas';
 
 /** The knowledge module's MCP tools. */
@@ -35,10 +36,25 @@ export const knowledgeTools: ToolDefinition[] = [
   defineTool({
     name: 'get_node',
     title: 'Get a knowledge node',
-    description: 'One node of the project with all its fields, and its children (the nodes that name it as a parent).',
+    description:
+      'One node of the project with all its fields, and its children (the nodes that name it as a parent). ' +
+      'neighbours: true adds its parents, children and the summaries covering it in brief, to walk from a search hit to its context.',
     ...getNodeSchemas,
     annotations: { title: 'Get a knowledge node', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: KnowledgeTokens.GetKnowledgeNode,
+    module: 'knowledge',
+  }),
+  defineTool({
+    name: 'search_nodes',
+    title: 'Search knowledge nodes',
+    description:
+      'Ranked search over thoughts (weighted highest), tags and artifact names/paths: brief entries with a score and a snippet, best first. ' +
+      'Query syntax: words are ANDed, "exact phrase", -exclude, prefix*, a OR b; case, accents and word endings are ignored. ' +
+      'Filter by role, tags, since/until; includeDeleted searches soft-deleted nodes too. projects: [...] or "*" searches several projects. ' +
+      'Pass nextCursor back as cursor for the next page.',
+    ...searchNodesSchemas,
+    annotations: { title: 'Search knowledge nodes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    useCase: KnowledgeTokens.SearchKnowledgeNodes,
     module: 'knowledge',
   }),
   defineTool({

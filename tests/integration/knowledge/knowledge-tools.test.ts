@@ -37,8 +37,8 @@ describe('knowledge tools through the DI module', () => {
   });
   afterAll(() => fs.rm(dataDir, { recursive: true, force: true }));
 
-  it('declares five object-schema tools of module knowledge; delete is destructive, reads are read-only', () => {
-    expect(knowledgeTools.map((t) => t.name)).toEqual(['add_nodes', 'list_nodes', 'get_node', 'delete_nodes', 'restore_nodes']);
+  it('declares six object-schema tools of module knowledge; delete is destructive, reads are read-only', () => {
+    expect(knowledgeTools.map((t) => t.name)).toEqual(['add_nodes', 'list_nodes', 'get_node', 'search_nodes', 'delete_nodes', 'restore_nodes']);
     for (const t of knowledgeTools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema.type).toBe('object');
@@ -48,6 +48,7 @@ describe('knowledge tools through the DI module', () => {
     expect(tool('delete_nodes').annotations.destructiveHint).toBe(true);
     expect(tool('list_nodes').annotations.readOnlyHint).toBe(true);
     expect(tool('get_node').annotations.readOnlyHint).toBe(true);
+    expect(tool('search_nodes').annotations.readOnlyHint).toBe(true);
   });
 
   it('input schemas refuse empty nodeIds, empty ids, unknown fields and bad roles', () => {

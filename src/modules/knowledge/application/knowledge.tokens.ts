@@ -5,6 +5,7 @@ export const KnowledgeTokens = {
   AddKnowledgeNodes: Symbol.for('workgraph.AddKnowledgeNodes'),
   ListKnowledgeNodes: Symbol.for('workgraph.ListKnowledgeNodes'),
   GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
+  SearchKnowledgeNodes: Symbol.for('workgraph.SearchKnowledgeNodes'),
   DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
   RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
   ListDeletedKnowledgeNodes: Symbol.for('workgraph.ListDeletedKnowledgeNodes'),

@@ -170,10 +170,92 @@ export const getNodeSchemas = toolSchemas({
   inputSchema: {
     type: 'object',
     required: ['projectContext', 'id'],
-    properties: { projectContext, id: nodeId },
+    properties: {
+      projectContext,
+      id: nodeId,
+      neighbours: {
+        type: 'boolean',
+        default: false,
+        description: 'Also answer its parents, its children and the summaries that cover it, in the brief shape of list_nodes',
+      },
+    },
     additionalProperties: false,
   },
-  outputSchema: { type: 'object', required: ['project', 'node'], properties: { project: { type: 'string' }, node: nodeOut } },
+  outputSchema: {
+    type: 'object',
+    required: ['project', 'node'],
+    properties: {
+      project: { type: 'string' },
+      node: nodeOut,
+      neighbours: {
+        type: 'object',
+        description: 'With neighbours: true. Parents and children in graph order; summaries: those whose summarizedSegment names the node',
+        required: ['parents', 'children', 'summaries'],
+        properties: {
+          parents: { type: 'array', items: briefOut },
+          children: { type: 'array', items: briefOut },
+          summaries: { type: 'array', items: briefOut },
+        },
+      },
+    },
+  },
+});
+
+const isoTime = { type: 'string', format: 'date-time', description: 'ISO 8601 time, inclusive' } as const;
+
+export const searchNodesSchemas = toolSchemas({
+  inputSchema: {
+    type: 'object',
+    required: ['query'],
+    properties: {
+      projectContext: { ...projectContext, description: 'The project to search (or give projects)' },
+      projects: {
+        description: 'Several projects (contexts or ids) instead of projectContext, or "*" for every project the caller may see; each hit names its project',
+        oneOf: [
+          { type: 'array', items: { type: 'string', minLength: 1, maxLength: 4096 }, minItems: 1, maxItems: 100 },
+          { type: 'string', enum: ['*'] },
+        ],
+      },
+      query: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          'Web-search style: words are ANDed, "a phrase", -word excludes, word* is a prefix, a OR b. Case, accents and English word endings are ignored',
+      },
+      role,
+      tags,
+      since: isoTime,
+      until: isoTime,
+      includeDeleted: { type: 'boolean', default: false, description: 'Search soft-deleted nodes too (hits say deleted: true)' },
+      limit: { type: 'integer', minimum: 1, maximum: 100, default: 10 },
+      cursor: { type: 'string', minLength: 1, maxLength: 4000 },
+    },
+    additionalProperties: false,
+  },
+  outputSchema: {
+    type: 'object',
+    required: ['project', 'hits', 'total', 'nextCursor'],
+    properties: {
+      project: { type: ['string', 'null'], description: 'The project searched; null when several were' },
+      hits: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: [...briefOut.required, 'project', 'score', 'snippet'],
+          properties: {
+            ...briefOut.properties,
+            project: { type: 'string' },
+            score: { type: 'number', description: 'Relevance, higher first; comparable within one project' },
+            snippet: { type: 'string', description: 'Text around the first match, matching words marked **like this**' },
+            deleted: { type: 'boolean', description: 'Only with includeDeleted: the node is soft-deleted' },
+          },
+        },
+      },
+      total: { type: 'integer', description: 'Nodes matching in all' },
+      nextCursor: { type: ['string', 'null'] },
+    },
+  },
 });
 
 export const deleteNodesSchemas = toolSchemas({

@@ -2,3 +2,4 @@ export * from './knowledge-node';
 export * from './project-from-context';
 export * from './descendant-collector';
 export * from './summaries';
+export * from './search';

@@ -21,6 +21,8 @@ const CR = 13;
 
 export interface ForwardOptions {
   signal?: AbortSignal;
+  /** Byte offset to start at (a line start); offsets passed to `onLine` stay the file's. Default 0. */
+  start?: number;
   chunkSize?: number;
   afterChunk?: () => Promise<void>;
   /** Seam for tests and benchmarks: told the size of every copy made to join a line's pieces. */
@@ -42,7 +44,7 @@ export async function forEachLine(
   if (!handle) return { lines: 0, bytes: 0 };
   const chunkSize = opts.chunkSize ?? FORWARD_CHUNK;
   let lineNo = 0;
-  let filePos = 0;
+  let filePos = opts.start ?? 0;
   // Pieces of a line that started in an earlier chunk (each a view into its own chunk: no copy until the line ends).
   let pieces: Buffer[] = [];
   let piecesLen = 0;

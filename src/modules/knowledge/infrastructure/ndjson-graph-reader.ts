@@ -1,4 +1,6 @@
-import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader } from '../application/ports/knowledge-store';
+import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery } from '../application/ports/knowledge-store';
+import { SearchIndexFiles } from './search-index/search-index';
+import { searchNdjson, type RepairIndex } from './search-index/ndjson-search';
 import { DescendantCollector } from '../domain/descendant-collector';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import type { KnowledgePaths } from './knowledge-files';
@@ -24,7 +26,20 @@ import { decodeCursor, encodeCursor, staleCursorError } from './page-cursor';
  * into place).
  */
 export class NdjsonGraphReader implements KnowledgeReader {
-  constructor(protected readonly paths: KnowledgePaths) {}
+  /**
+   * `index`: the project's search index; `repair` brings it up to date under the project lock (the store's). Without
+   * them (a copy's one-off reader) search indexes nothing and refuses.
+   */
+  constructor(
+    protected readonly paths: KnowledgePaths,
+    protected readonly index?: SearchIndexFiles,
+    private readonly repairIndex?: RepairIndex,
+  ) {}
+
+  async search(query: KnowledgeSearchQuery): Promise<KnowledgeSearchPage> {
+    if (!this.index || !this.repairIndex) throw new Error('this reader has no search index');
+    return searchNdjson(this.paths, this.index, query, this.repairIndex);
+  }
 
   async page(query: KnowledgePageQuery): Promise<KnowledgePage> {
     const tags = query.tags ?? [];

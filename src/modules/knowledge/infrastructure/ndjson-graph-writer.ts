@@ -12,11 +12,14 @@ import type { KnowledgePaths } from './knowledge-files';
 import { forEachLine } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { MalformedCollector, parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
+import type { Logger } from '../../../kernel/logger';
+import type { IndexManifest, SearchIndexFiles } from './search-index/search-index';
 
 export interface WriterSettings {
   clock: Clock;
   backupMaxAgeDays: number;
   backupMaxCount: number;
+  logger?: Logger;
 }
 
 /** The marker of a delete or restore in progress (both files change): `<project>/knowledge_graph.pending.json`. */
@@ -34,17 +37,43 @@ const NEWLINE = Buffer.from('\n');
  * write under the lock: no node is ever both in the graph and deleted.
  */
 export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWriter {
+  private manifest: IndexManifest | undefined;
+
   constructor(
     paths: KnowledgePaths,
     private readonly lock: HeldLock,
     private readonly settings: WriterSettings,
+    searchIndex: SearchIndexFiles,
   ) {
-    super(paths);
+    super(paths, searchIndex, async () => {
+      this.manifest = await searchIndex.ensureFresh(lock);
+    });
+  }
+
+  /** Under the lock, before any write: the search index is made the graph's (rebuilt when stale), so writes extend it. */
+  async openIndex(): Promise<void> {
+    this.manifest = await this.index!.ensureFresh(this.lock);
   }
 
   async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
     if (nodes.length === 0) return;
     await this.appendLines(this.paths.graph, nodes.map((n) => JSON.stringify(n)));
+    await this.updateIndex((index, before) => index.afterAppend(this.lock, before));
+  }
+
+  /**
+   * The search index follows the graph under the same lock, right after it. The graph write has committed by then:
+   * if the index write fails (full disk), the write still stands and the index is left stale, which the next search
+   * or write detects and rebuilds.
+   */
+  private async updateIndex(step: (index: SearchIndexFiles, before: IndexManifest) => Promise<IndexManifest>): Promise<void> {
+    const index = this.index!;
+    try {
+      this.manifest = await step(index, this.manifest ?? (await index.ensureFresh(this.lock)));
+    } catch (e) {
+      this.manifest = undefined;
+      this.settings.logger?.warn('knowledge search index not updated; the next search rebuilds it', { graph: this.paths.graph, error: (e as Error).message });
+    }
   }
 
   /**
@@ -148,6 +177,8 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
       () => dropped + rewritten > 0,
       signal,
     );
+    // Every line after the first one changed has moved: the index is built again from the new file.
+    if (result.committed) await this.updateIndex((index, before) => index.rebuild(this.lock, 'graph rewritten', before.generation));
     return { ...result, dropped, rewritten };
   }
 

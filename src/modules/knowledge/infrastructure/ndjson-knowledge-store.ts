@@ -20,6 +20,8 @@ import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { NdjsonGraphWriter } from './ndjson-graph-writer';
 import { parseNode, readIo } from './ndjson-passes';
 import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
+import type { Logger } from '../../../kernel/logger';
+import { SearchIndexFiles } from './search-index/search-index';
 
 export { PENDING_FILE } from './ndjson-graph-writer';
 
@@ -36,6 +38,8 @@ export interface NdjsonKnowledgeStoreOptions {
   writes?: WritesInProgress;
   /** The data dir's format gate: a newer format is refused, an older one migrated before the first write. */
   format?: DataFormatGate;
+  /** Where the search index's rebuilds are logged. */
+  logger?: Logger;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -177,7 +181,11 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   }
 
   async importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
-    return this.withLock(data.project, () => importNdjsonProject(knowledgePaths(this.layout, data.project), data));
+    return this.withLock(data.project, async (graph) => {
+      const done = await importNdjsonProject(knowledgePaths(this.layout, data.project), data);
+      await graph.openIndex();
+      return done;
+    });
   }
 
   async exportBackups(project: string): Promise<{ backups: KnowledgeBackupCopy[]; ignored: string[] }> {
@@ -191,7 +199,13 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   }
 
   reader(project: string): KnowledgeReader {
-    return new NdjsonGraphReader(knowledgePaths(this.layout, project));
+    const paths = knowledgePaths(this.layout, project);
+    // A stale index found by a lock-free search is repaired under the lock (by whoever holds it next, if not us).
+    return new NdjsonGraphReader(paths, this.searchIndex(paths), () => this.withLock(project, async () => undefined));
+  }
+
+  private searchIndex(paths: KnowledgePaths): SearchIndexFiles {
+    return new SearchIndexFiles(paths.graph, paths.dir, this.options.logger);
   }
 
   /** The writer handed to `fn` is the file adapter's own (tests drive its two-file steps directly). */
@@ -202,13 +216,16 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
       withFileLock(
         paths.dir,
         async (lock) => {
-          const writer = new NdjsonGraphWriter(paths, lock, {
-            clock: this.clock,
-            backupMaxAgeDays: this.backupMaxAgeDays,
-            backupMaxCount: this.backupMaxCount,
-          });
-          // A delete or restore interrupted between its two files (exit, lost lock, full disk) is settled first.
+          const writer = new NdjsonGraphWriter(
+            paths,
+            lock,
+            { clock: this.clock, backupMaxAgeDays: this.backupMaxAgeDays, backupMaxCount: this.backupMaxCount, logger: this.options.logger },
+            this.searchIndex(paths),
+          );
+          // A delete or restore interrupted between its two files (exit, lost lock, full disk) is settled first; then
+          // the search index is made the graph's (a crash between the graph write and the index write is repaired).
           await writer.repairInterrupted();
+          await writer.openIndex();
           return fn(writer);
         },
         this.options.lock,

@@ -14,7 +14,7 @@ export function transpileSrc(outDir: string, folders = ['kernel', 'modules/knowl
     const from = path.join(ROOT, 'src', folder);
     const files = fs.statSync(from).isDirectory() ? walk(from) : [from];
     for (const file of files) {
-      if (!file.endsWith('.ts')) continue;
+      if (!file.endsWith('.ts') || file.endsWith('.d.ts')) continue;
       const rel = path.relative(path.join(ROOT, 'src'), file);
       const target = path.join(srcOut, rel.replace(/\.ts$/, '.js'));
       const { outputText } = ts.transpileModule(fs.readFileSync(file, 'utf8'), {

@@ -1,4 +1,5 @@
 import type { DeletedNodeRecord, KnowledgeRole, StoredKnowledgeNode } from '../../domain/knowledge-node';
+import type { SearchQuery } from '../../domain/search';
 
 /**
  * Storage of per-project knowledge graphs, spoken in queries: a page newest first, nodes by id, the dependents of a
@@ -141,7 +142,52 @@ export interface KnowledgePage {
   malformedCount: number;
 }
 
+/**
+ * A ranked search of one project (docs/knowledge.md, "Search"). The query comes parsed (the same parse for every
+ * store); a store ranks with what it has — the files BM25F over their index, PostgreSQL ts_rank over a tsvector.
+ * `ranking` leaves room for another ranker (a vector or hybrid one) behind the same tool: only 'text' exists now.
+ */
+export interface KnowledgeSearchQuery {
+  query: SearchQuery;
+  ranking?: 'text';
+  role?: KnowledgeRole;
+  /** Only nodes carrying every one of these tags (exactly, as list_nodes). */
+  tags?: readonly string[];
+  /** createdAt bounds in ms since the epoch, inclusive. */
+  sinceMs?: number;
+  untilMs?: number;
+  /** Deleted nodes too (their deletion records' node data). */
+  includeDeleted?: boolean;
+  limit: number;
+  /** `nextCursor` of the previous page: the next page of the same ranking (nodes added since are not in it). */
+  cursor?: string;
+  signal?: AbortSignal;
+}
+
+export interface KnowledgeSearchHit {
+  node: StoredKnowledgeNode;
+  /** Higher is better; comparable within one search only. */
+  score: number;
+  /** The node is deleted (only with includeDeleted). */
+  deleted: boolean;
+  /** A cursor continuing this search right after this hit (a search of several projects pages each on its own). */
+  after: string;
+}
+
+export interface KnowledgeSearchPage {
+  /** Best first; equal scores newest first. */
+  hits: KnowledgeSearchHit[];
+  nextCursor: string | null;
+  /** Nodes matching in all (every page of this search). */
+  total: number;
+}
+
 export interface KnowledgeReader {
+  /**
+   * Ranked search (see KnowledgeSearchQuery).
+   * @throws InvalidArgumentsError for a cursor that is not one of ours or no longer fits the graph.
+   */
+  search(query: KnowledgeSearchQuery): Promise<KnowledgeSearchPage>;
   /**
    * One page of nodes, newest first, matching every filter given; the first page costs the same at any graph size.
    * @throws InvalidArgumentsError for a cursor that is not one of ours or no longer fits the graph.

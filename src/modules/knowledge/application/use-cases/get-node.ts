@@ -3,7 +3,7 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
-import { withChildren } from '../../domain';
+import { toBrief, withChildren } from '../../domain';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { getNodeSchemas } from '../knowledge.tool-schemas';
@@ -13,7 +13,7 @@ export type GetNodeInput = ToolInput<typeof getNodeSchemas>;
 /** The tool's answer, as its output schema describes it (the node is `nodeOut`). */
 export type GetNodeOutput = ToolOutput<typeof getNodeSchemas>;
 
-/** `get_node`: one node with its `children` derived from the other nodes' `parents` . */
+/** `get_node`: one node with its `children` derived from the other nodes' `parents`; with `neighbours`, its context in brief. */
 @injectable()
 export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
@@ -31,6 +31,15 @@ export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
           (deleted ? ' (it was deleted; restore_nodes brings it back)' : ''),
       );
     }
-    return { project, node: withChildren(found.node, found.children) };
+    const node = withChildren(found.node, found.children);
+    if (!input.neighbours) return { project, node };
+    // Parents and children in the order the node lists them / the graph holds them; summaries newest first.
+    const linked = await reader.findByIds(new Set([...found.node.parents, ...found.children]), ctx?.signal);
+    const briefs = (ids: readonly string[]) => ids.flatMap((id) => (linked.has(id) ? [toBrief(linked.get(id)!)] : []));
+    const summaries = (await reader.findSummariesMentioning(new Set([input.id]), ctx?.signal))
+      .filter((s) => s.id !== input.id && (s.summarizedSegment ?? []).includes(input.id))
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
+      .map(toBrief);
+    return { project, node, neighbours: { parents: briefs(found.node.parents), children: briefs(found.children), summaries } };
   }
 }

@@ -8,3 +8,4 @@ export * from './list-deleted-nodes';
 export * from './list-knowledge-projects';
 export * from './list-knowledge-backups';
 export * from './restore-knowledge-backup';
+export * from './search-nodes';

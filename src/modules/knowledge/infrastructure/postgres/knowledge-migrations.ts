@@ -77,4 +77,25 @@ export const knowledgeMigrations: Migration[] = [
       ALTER TABLE wg_knowledge_backup_nodes ADD COLUMN ord integer;
     `,
   },
+  {
+    module: 'knowledge',
+    version: 3,
+    name: 'knowledge search: a tsvector of every node (thought A, tags B, artifact names and paths C) with a GIN index',
+    // The words are made as the file index makes them (domain/search/search-text.ts): Unicode compatibility
+    // decomposition, combining marks dropped, lower case, anything but letters and digits a separator; then the
+    // english configuration drops its stopwords and stems with Porter2 (Snowball English), as the files do. A generated
+    // column, so adding it indexes every existing row and every write keeps it (no code path can forget it).
+    sql: `
+      CREATE FUNCTION wg_knowledge_words(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN regexp_replace(lower(regexp_replace(normalize(coalesce(t, ''), NFKD), '[\\u0300-\\u036f\\u1ab0-\\u1aff\\u1dc0-\\u1dff\\u20d0-\\u20ff\\ufe20-\\ufe2f]', '', 'g')), '[^[:alnum:]]+', ' ', 'g');
+      CREATE FUNCTION wg_knowledge_vector(node json) RETURNS tsvector LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        RETURN setweight(to_tsvector('english', wg_knowledge_words(node->>'thought')), 'A')
+          || setweight(to_tsvector('english', wg_knowledge_words(coalesce(jsonb_path_query_array(node::jsonb, '$.tags[*]')::text, ''))), 'B')
+          || setweight(to_tsvector('english', wg_knowledge_words(
+               coalesce(jsonb_path_query_array(node::jsonb, '$.artifacts[*].name')::text, '') || ' ' ||
+               coalesce(jsonb_path_query_array(node::jsonb, '$.artifacts[*].path')::text, ''))), 'C');
+      ALTER TABLE wg_knowledge_nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (wg_knowledge_vector(node)) STORED;
+      CREATE INDEX wg_knowledge_nodes_search ON wg_knowledge_nodes USING gin (search);
+    `,
+  },
 ];

@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
-import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader } from '../../application/ports/knowledge-store';
+import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
+import { pgSearch } from './pg-search';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { decodeSeqCursor, encodeSeqCursor } from './pg-node-rows';
 
@@ -10,6 +11,10 @@ import { decodeSeqCursor, encodeSeqCursor } from './pg-node-rows';
  */
 export class PgKnowledgeReader implements KnowledgeReader {
   constructor(protected readonly sql: SqlRunner, protected readonly project: string) {}
+
+  async search(query: KnowledgeSearchQuery): Promise<KnowledgeSearchPage> {
+    return pgSearch(this.sql, this.project, query);
+  }
 
   async page(query: KnowledgePageQuery): Promise<KnowledgePage> {
     const below = query.cursor !== undefined ? decodeSeqCursor(query.cursor) : null;

@@ -1,0 +1,144 @@
+import { inject, injectable } from 'tsyringe';
+import { KnowledgeTokens } from '../knowledge.tokens';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { KnowledgeSearchHit, KnowledgeSearchQuery, KnowledgeStore } from '../ports/knowledge-store';
+import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { makeSnippet, parseSearchQuery, termMatcher, toBrief, type SearchQuery } from '../../domain';
+import type { UseCase } from '../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
+import type { searchNodesSchemas } from '../knowledge.tool-schemas';
+import { mayReadProject } from '../services/project-visibility';
+
+/** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
+export type SearchNodesInput = ToolInput<typeof searchNodesSchemas>;
+/** The tool's answer, as its output schema describes it. */
+export type SearchNodesOutput = ToolOutput<typeof searchNodesSchemas>;
+
+export const SEARCH_DEFAULT_LIMIT = 10;
+export const SEARCH_MAX_LIMIT = 100;
+const MULTI_PREFIX = 'm1.';
+
+function timeBound(value: string | undefined, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new InvalidArgumentsError(`${field}: expected an ISO 8601 time such as 2026-01-31T12:00:00Z (got '${value}')`, field);
+  return ms;
+}
+
+/**
+ * `search_nodes`: ranked nodes of one project, or of several (each searched on its own, hits merged by score; a
+ * project's cursor moves only past the hits it gave to the page). See docs/knowledge.md, "Search".
+ */
+@injectable()
+export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput> {
+  constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
+
+  async execute(input: SearchNodesInput, ctx?: CallContext): Promise<SearchNodesOutput> {
+    const query = parseSearchQuery(input.query);
+    const sinceMs = timeBound(input.since, 'since');
+    const untilMs = timeBound(input.until, 'until');
+    if (sinceMs !== undefined && untilMs !== undefined && sinceMs > untilMs) {
+      throw new InvalidArgumentsError(`since: ${input.since} is after until (${input.until})`, 'since');
+    }
+    const limit = Math.min(Math.max(1, Math.floor(input.limit ?? SEARCH_DEFAULT_LIMIT)), SEARCH_MAX_LIMIT);
+    const base: Omit<KnowledgeSearchQuery, 'limit' | 'cursor'> = {
+      query,
+      ranking: 'text',
+      role: input.role,
+      tags: input.tags,
+      sinceMs,
+      untilMs,
+      includeDeleted: input.includeDeleted ?? false,
+      signal: ctx?.signal,
+    };
+    const matcher = matcherOf(query);
+    const shape = (project: string, h: KnowledgeSearchHit) => ({
+      ...toBrief(h.node),
+      project,
+      score: h.score,
+      snippet: makeSnippet(h.node.thought, matcher),
+      ...(h.deleted ? { deleted: true } : {}),
+    });
+
+    if (input.projects === undefined) {
+      if (input.projectContext === undefined) {
+        throw new InvalidArgumentsError('projectContext: expected the project to search (or projects: [...] or "*")', 'projectContext');
+      }
+      const project = await this.store.resolveProject(input.projectContext);
+      if (!mayReadProject(ctx, project)) return { project, hits: [], total: 0, nextCursor: null };
+      const page = await this.store.reader(project).search({ ...base, limit, cursor: input.cursor });
+      return { project, hits: page.hits.map((h) => shape(project, h)), total: page.total, nextCursor: page.nextCursor };
+    }
+    if (input.projectContext !== undefined) {
+      throw new InvalidArgumentsError('projects: give projectContext or projects, not both', 'projects');
+    }
+    const projects = await this.targets(input.projects, ctx);
+    // Per project: its cursor (undefined: not started, null: done).
+    const state = input.cursor !== undefined ? decodeMulti(input.cursor) : Object.fromEntries(projects.map((p) => [p, undefined]));
+    const merged: Array<{ project: string; hit: KnowledgeSearchHit }> = [];
+    const more = new Map<string, boolean>();
+    let total = 0;
+    for (const project of projects) {
+      if (!(project in state) || state[project] === null) continue;
+      const page = await this.store.reader(project).search({ ...base, limit, cursor: state[project] ?? undefined });
+      total += page.total;
+      more.set(project, page.nextCursor !== null);
+      for (const hit of page.hits) merged.push({ project, hit });
+    }
+    merged.sort((a, b) => b.hit.score - a.hit.score || (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
+    const taken = merged.slice(0, limit);
+    const next: Record<string, string | null> = {};
+    for (const project of more.keys()) {
+      const mine = merged.filter((m) => m.project === project);
+      const used = taken.filter((m) => m.project === project);
+      const done = used.length === mine.length && !more.get(project);
+      next[project] = done ? null : used.length ? used[used.length - 1]!.hit.after : (state[project] ?? undefined) ?? '';
+    }
+    const open = Object.entries(next).filter(([, c]) => c !== null);
+    return {
+      project: null,
+      hits: taken.map((m) => shape(m.project, m.hit)),
+      total,
+      nextCursor: open.length ? encodeMulti(Object.fromEntries(open)) : null,
+    };
+  }
+
+  /** The projects a `projects` argument names that the caller may read, resolved, each once, sorted. */
+  private async targets(projects: readonly string[] | '*', ctx?: CallContext): Promise<string[]> {
+    const ids = projects === '*' ? (await this.store.listProjects()).map((p) => p.project) : await Promise.all(projects.map((p) => this.store.resolveProject(p)));
+    return [...new Set(ids)].filter((p) => mayReadProject(ctx, p)).sort();
+  }
+}
+
+/** Exact terms and prefixes a snippet marks. */
+function matcherOf(query: SearchQuery) {
+  const exact: string[] = [];
+  const prefixes: string[] = [];
+  for (const g of query.groups) {
+    if (g.negated) continue;
+    for (const it of g.items) {
+      if (it.kind === 'prefix') prefixes.push(it.term);
+      else if (it.kind === 'word') exact.push(it.term);
+      else exact.push(...it.terms);
+    }
+  }
+  return termMatcher(exact, prefixes);
+}
+
+// A cursor of several projects: each project's own cursor ('' = from its start), projects done left out.
+function encodeMulti(state: Record<string, string | null>): string {
+  return MULTI_PREFIX + Buffer.from(JSON.stringify(state), 'utf8').toString('base64url');
+}
+
+function decodeMulti(cursor: string): Record<string, string | undefined | null> {
+  const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor of a search_nodes call over several projects`, 'cursor');
+  if (!cursor.startsWith(MULTI_PREFIX)) throw bad();
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor.slice(MULTI_PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    throw bad();
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((c) => typeof c === 'string')) throw bad();
+  return Object.fromEntries(Object.entries(v as Record<string, string>).map(([p, c]) => [p, c === '' ? undefined : c]));
+}

@@ -1,0 +1,99 @@
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+import porter2 = require('wink-porter2-stemmer');
+
+/**
+ * How text becomes search terms, the same for every store (docs/knowledge.md, "Search"): words are runs of letters
+ * and digits; each is folded (Unicode compatibility decomposition, combining marks removed, lower case), English
+ * stopwords are dropped (their position still counts, so phrases keep their gaps) and the rest are stemmed with
+ * Porter2 — the Snowball English stemmer PostgreSQL's `english` configuration uses. So "Caching", "cachés" and
+ * "cache" are one term, `cach`.
+ */
+
+/** PostgreSQL's `english` stopword list (the Snowball list), so both stores drop the same words. */
+export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her hers herself it ' +
+    'its itself they them their theirs themselves what which who whom this that these those am is are was were be been ' +
+    'being have has had having do does did doing a an the and but if or because as until while of at by for with about ' +
+    'against between into through during before after above below to from up down in out on off over under again further ' +
+    'then once here there when where why how all any both each few more most other some such no nor not only own same so ' +
+    'than too very s t can will just don should now'
+  ).split(' '),
+);
+
+/** Longer words are not indexed (PostgreSQL's limit for a lexeme, 2047 bytes, rounded down to characters). */
+export const MAX_WORD_LENGTH = 2047;
+
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+const MARKS = /\p{M}/gu;
+
+/** Folds one word: compatibility decomposition, combining marks dropped, lower case ("Café" → "cafe"). */
+export function foldWord(word: string): string {
+  return word.normalize('NFKD').replace(MARKS, '').toLowerCase();
+}
+
+// Stems are cached: a project's vocabulary is small beside its word count, and Porter2 costs a few regexes a word.
+const stemCache = new Map<string, string>();
+const STEM_CACHE_MAX = 100_000;
+
+/** The Porter2 stem of a folded word (numbers and words with digits stay as they are). */
+export function stemWord(folded: string): string {
+  let s = stemCache.get(folded);
+  if (s !== undefined) return s;
+  s = /^[a-z']+$/.test(folded) ? porter2(folded) : folded;
+  if (stemCache.size >= STEM_CACHE_MAX) stemCache.clear();
+  stemCache.set(folded, s);
+  return s;
+}
+
+/** One word of a text as the index sees it. */
+export interface TextWord {
+  /** Start and end (exclusive) of the word in the original text, in UTF-16 units. */
+  start: number;
+  end: number;
+  /** Folded, unstemmed. */
+  folded: string;
+  /** The term (stem); undefined for a stopword or an over-long word. */
+  term: string | undefined;
+  /** Position among the words of the text (stopwords counted), from 0. */
+  position: number;
+}
+
+/**
+ * Calls `visit` for every word of `text` in order. `maxChars` stops early (snippets look at the start of a huge
+ * thought only). Linear in the text.
+ */
+export function forEachWord(text: string, visit: (word: TextWord) => boolean | void, maxChars = Infinity): void {
+  WORD.lastIndex = 0;
+  let position = 0;
+  for (let m = WORD.exec(text); m; m = WORD.exec(text)) {
+    if (m.index > maxChars) break;
+    const folded = foldWord(m[0]);
+    // A word made of marks only folds to nothing.
+    if (folded === '') continue;
+    const term = folded.length > MAX_WORD_LENGTH || ENGLISH_STOPWORDS.has(folded) ? undefined : stemWord(folded);
+    if (visit({ start: m.index, end: m.index + m[0].length, folded, term, position: position++ }) === false) break;
+  }
+}
+
+/** The terms of `text` with their positions (stopwords leave a gap), starting at `base`. */
+export function textTerms(text: string, base = 0): { terms: string[]; positions: number[]; length: number } {
+  const terms: string[] = [];
+  const positions: number[] = [];
+  let length = 0;
+  forEachWord(text, (w) => {
+    length = w.position + 1;
+    if (w.term !== undefined) {
+      terms.push(w.term);
+      positions.push(base + w.position);
+    }
+  });
+  return { terms, positions, length };
+}
+
+/** The folded words of `text` joined by spaces: what PostgreSQL's generated column sees is built the same way. */
+export function foldedWords(text: string): string[] {
+  const out: string[] = [];
+  forEachWord(text, (w) => void out.push(w.folded));
+  return out;
+}

@@ -1,0 +1,129 @@
+import * as fs from 'node:fs/promises';
+import type { KnowledgeSearchHit, KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
+import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
+import { CancelledError } from '../../../../kernel/errors';
+import { errnoCode, toStorageError } from '../../../../kernel/files/storage-errors';
+import type { KnowledgePaths } from '../knowledge-files';
+import { forEachLine } from '../line-reader';
+import { parseNode, parseRecord } from '../ndjson-passes';
+import { evaluateQuery, topHits, type SearchSegment } from './index-search';
+import { SearchIndexFiles } from './search-index';
+import { decodeSearchCursor, encodeSearchCursor, staleSearchCursorError } from './search-cursor';
+import { SegmentBuilder } from './segment-builder';
+import { DamagedIndexError, LoadedSegment } from './segment-reader';
+
+/** Brings the index up to date under the project lock (rebuilding only what is still stale once the lock is held). */
+export type RepairIndex = () => Promise<void>;
+
+const ATTEMPTS = 3;
+
+/**
+ * search_nodes over a project's files: the graph file is opened first and the manifest must describe exactly that
+ * file (so a concurrent rewrite, which renames a new file in, cannot mix two graphs: we read the one we opened).
+ * A stale or damaged index is repaired under the lock and the search tried again.
+ */
+export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFiles, q: KnowledgeSearchQuery, repair: RepairIndex): Promise<KnowledgeSearchPage> {
+  const cursor = q.cursor !== undefined ? decodeSearchCursor(q.cursor) : undefined;
+  for (let attempt = 1; ; attempt++) {
+    if (q.signal?.aborted) throw new CancelledError();
+    try {
+      return await searchOnce(paths, index, q, cursor);
+    } catch (e) {
+      if (!(e instanceof DamagedIndexError || e instanceof StaleIndex) || attempt >= ATTEMPTS) {
+        if (e instanceof DamagedIndexError || e instanceof StaleIndex) throw toStorageError(e, 'search', index.dir);
+        throw e;
+      }
+      await repair();
+    }
+  }
+}
+
+class StaleIndex extends Error {}
+
+async function freshManifest(index: SearchIndexFiles, graph: fs.FileHandle) {
+  const st = await graph.stat();
+  const state = await index.state();
+  if (!state.fresh) throw new StaleIndex(state.reason);
+  const m = state.manifest;
+  if (m.graph.ino !== st.ino || m.graph.size !== st.size || m.graph.mtimeMs !== st.mtimeMs) throw new StaleIndex('the graph changed while opening it');
+  return m;
+}
+
+async function searchOnce(
+  paths: KnowledgePaths,
+  index: SearchIndexFiles,
+  q: KnowledgeSearchQuery,
+  cursor: ReturnType<typeof decodeSearchCursor> | undefined,
+): Promise<KnowledgeSearchPage> {
+  let graph: fs.FileHandle | undefined;
+  try {
+    graph = await fs.open(paths.graph, 'r');
+  } catch (e) {
+    if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', paths.graph);
+  }
+  const handles: fs.FileHandle[] = [];
+  try {
+    // No graph: nothing to index (and no index folder is made for a project that does not exist).
+    const m = graph ? await freshManifest(index, graph) : { format: 0, generation: 0, graph: { ino: 0, size: 0, mtimeMs: 0 }, segments: [], docs: 0 };
+    if (cursor && cursor.g !== m.generation) throw staleSearchCursorError();
+    const watermark = cursor ? Math.min(cursor.w, m.docs) : m.docs;
+    const loaded = await index.load(m);
+    const segments: SearchSegment[] = [];
+    let base = 0;
+    for (const seg of loaded) {
+      let handle: fs.FileHandle;
+      try {
+        handle = await fs.open(seg.file, 'r');
+      } catch (e) {
+        throw new DamagedIndexError(`${seg.file}: ${(e as Error).message}`);
+      }
+      handles.push(handle);
+      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), handle });
+      base += seg.docCount;
+    }
+    const deletedNodes: StoredKnowledgeNode[] = [];
+    if (q.includeDeleted) {
+      const builder = new SegmentBuilder(0, 0);
+      await forEachLine(paths.deleted, (text) => {
+        const r = text === '' ? undefined : parseRecord(text);
+        if (!r) return;
+        builder.add(r.nodeData, deletedNodes.length, 0);
+        deletedNodes.push(r.nodeData);
+      }, { signal: q.signal }).catch((e) => {
+        throw toStorageError(e, 'read', paths.deleted);
+      });
+      const seg = LoadedSegment.fromBuffer(builder.encode(), paths.deleted);
+      segments.push({ seg, base: -1, limit: seg.docCount });
+    }
+    const { hits } = await evaluateQuery(q.query, q, segments);
+    const after = cursor ? { score: cursor.s, ord: cursor.o } : undefined;
+    const page = topHits(hits, q.limit + 1, after);
+    const more = page.length > q.limit;
+    if (more) page.pop();
+    const total = hits.length;
+    const out: KnowledgeSearchHit[] = [];
+    for (const h of page) {
+      const s = segments[h.seg]!;
+      const afterHit = encodeSearchCursor({ g: m.generation, w: watermark, s: h.score, o: h.ord });
+      if (s.base < 0) {
+        out.push({ node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit });
+        continue;
+      }
+      const doc = s.seg.doc(h.local);
+      const buf = Buffer.alloc(doc.lineLength);
+      const { bytesRead } = await graph!.read(buf, 0, doc.lineLength, doc.offset);
+      const node = bytesRead === doc.lineLength ? parseNode(buf.toString('utf8').replace(/\r$/, '')) : undefined;
+      if (!node) throw new DamagedIndexError(`${s.seg.file}: names a line at byte ${doc.offset} that is not a node`);
+      out.push({ node, score: h.score, deleted: false, after: afterHit });
+    }
+    const last = page[page.length - 1];
+    return {
+      hits: out,
+      nextCursor: more && last ? encodeSearchCursor({ g: m.generation, w: watermark, s: last.score, o: last.ord }) : null,
+      total,
+    };
+  } finally {
+    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
+    await graph?.close().catch(() => undefined);
+  }
+}

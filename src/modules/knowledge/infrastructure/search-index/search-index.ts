@@ -1,0 +1,256 @@
+import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
+import type { Logger } from '../../../../kernel/logger';
+import type { HeldLock } from '../../../../kernel/files/file-lock';
+import { writeFileAtomic } from '../../../../kernel/files/atomic-write';
+import { errnoCode, toStorageError } from '../../../../kernel/files/storage-errors';
+import { forEachLine } from '../line-reader';
+import { parseNode } from '../ndjson-passes';
+import { SegmentBuilder } from './segment-builder';
+import { DamagedIndexError, LoadedSegment } from './segment-reader';
+
+/** The index folder beside a project's graph, and its manifest. */
+export const SEARCH_DIR = 'knowledge_graph.search';
+export const MANIFEST_FILE = 'manifest.json';
+/** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
+export const INDEX_FORMAT = 1;
+/** Nodes per segment at most (bounds the memory of building one). */
+export const SEGMENT_MAX_DOCS = 65_536;
+/** Segments of one size class merged when this many follow each other at the end. */
+const MERGE_FAN_IN = 4;
+
+export interface GraphIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface SegmentRef {
+  file: string;
+  start: number;
+  end: number;
+  docs: number;
+}
+
+/** What the index covers: the graph file as it was (inode, size, mtime) and the segments, in graph order. */
+export interface IndexManifest {
+  format: number;
+  /** Counts full rebuilds: a search cursor from another generation no longer fits. */
+  generation: number;
+  graph: GraphIdentity;
+  segments: SegmentRef[];
+  docs: number;
+}
+
+export type IndexState = { fresh: true; manifest: IndexManifest } | { fresh: false; reason: string; manifest?: IndexManifest };
+
+/** The graph file's identity now (a missing file: all zeros). */
+export async function graphIdentity(graph: string): Promise<GraphIdentity> {
+  try {
+    const st = await fs.stat(graph);
+    return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+  } catch (e) {
+    if (errnoCode(e) === 'ENOENT') return { ino: 0, size: 0, mtimeMs: 0 };
+    throw toStorageError(e, 'read', graph);
+  }
+}
+
+function levelOf(docs: number): number {
+  return docs <= 1 ? 0 : Math.floor(Math.log(docs) / Math.log(MERGE_FAN_IN));
+}
+
+/**
+ * A project's search index on disk (`<project>/knowledge_graph.search/`): immutable segment files, each the index of a
+ * range of the graph file's bytes, and a manifest naming them with the graph's identity. Writers change it under the
+ * project lock right after the graph (append → one new segment for the new bytes; any rewrite of the graph → a full
+ * rebuild); readers take no lock and trust the index only while the manifest matches the graph file exactly and
+ * every segment loads and agrees with it. Anything else — no index, an older format, a crash between the graph write
+ * and the index write, a hand edit — is a stale index: rebuilt from the graph under the lock, with a log line.
+ */
+export class SearchIndexFiles {
+  readonly dir: string;
+  private readonly manifestFile: string;
+  private static readonly cache = new Map<string, LoadedSegment>();
+
+  constructor(
+    private readonly graph: string,
+    projectDir: string,
+    private readonly logger?: Logger,
+  ) {
+    this.dir = path.join(projectDir, SEARCH_DIR);
+    this.manifestFile = path.join(this.dir, MANIFEST_FILE);
+  }
+
+  async readManifest(): Promise<IndexManifest | undefined> {
+    let text: string;
+    try {
+      text = await fs.readFile(this.manifestFile, 'utf8');
+    } catch (e) {
+      if (errnoCode(e) === 'ENOENT' || errnoCode(e) === 'ENOTDIR') return undefined;
+      throw toStorageError(e, 'read', this.manifestFile);
+    }
+    try {
+      const m = JSON.parse(text) as IndexManifest;
+      if (typeof m !== 'object' || m === null || !Array.isArray(m.segments) || typeof m.graph !== 'object') return undefined;
+      return m;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Is the index exactly the graph's? Cheap: the manifest and one stat (segments are checked when loaded). */
+  async state(): Promise<IndexState> {
+    const manifest = await this.readManifest();
+    if (!manifest) return { fresh: false, reason: 'no index' };
+    if (manifest.format !== INDEX_FORMAT) return { fresh: false, reason: `index format ${manifest.format}, expected ${INDEX_FORMAT}`, manifest };
+    const now = await graphIdentity(this.graph);
+    const g = manifest.graph;
+    if (g.ino !== now.ino || g.size !== now.size || g.mtimeMs !== now.mtimeMs) {
+      return { fresh: false, reason: `the graph changed since it was indexed (${g.size} → ${now.size} bytes${g.ino !== now.ino ? ', replaced' : ''})`, manifest };
+    }
+    let at = 0;
+    for (const s of manifest.segments) {
+      if (s.start !== at || s.end < s.start || typeof s.file !== 'string' || s.file.includes('/')) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
+      at = s.end;
+    }
+    if (at !== now.size) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
+    return { fresh: true, manifest };
+  }
+
+  /** The segments of a fresh manifest, loaded (cached by file name: segments never change once written). */
+  async load(manifest: IndexManifest): Promise<LoadedSegment[]> {
+    const out: LoadedSegment[] = [];
+    for (const ref of manifest.segments) {
+      const file = path.join(this.dir, ref.file);
+      let seg = SearchIndexFiles.cache.get(file);
+      if (!seg) {
+        seg = await LoadedSegment.load(file, ref);
+        SearchIndexFiles.cache.set(file, seg);
+      }
+      out.push(seg);
+    }
+    return out;
+  }
+
+  /** Drops cached segments of this index that the manifest no longer names. */
+  private forget(keep: ReadonlySet<string>): void {
+    for (const file of SearchIndexFiles.cache.keys()) {
+      if (path.dirname(file) === this.dir && !keep.has(path.basename(file))) SearchIndexFiles.cache.delete(file);
+    }
+  }
+
+  /** Under the lock: rebuilds when stale (logging why), so an append can extend the index. */
+  async ensureFresh(lock: HeldLock): Promise<IndexManifest> {
+    const st = await this.state();
+    if (st.fresh) {
+      try {
+        await this.load(st.manifest);
+        return st.manifest;
+      } catch (e) {
+        if (!(e instanceof DamagedIndexError)) throw e;
+        return this.rebuild(lock, e.message, st.manifest.generation);
+      }
+    }
+    // A project's first write (no graph yet) builds its empty index: nothing was stale, nothing is logged.
+    const quiet = !st.manifest && (await graphIdentity(this.graph)).size === 0;
+    return this.rebuild(lock, quiet ? 'new project' : st.reason, st.manifest?.generation ?? 0);
+  }
+
+  /** Under the lock: indexes the whole graph anew (a new generation), then removes what the old index left. */
+  async rebuild(lock: HeldLock, reason: string, previousGeneration?: number): Promise<IndexManifest> {
+    const started = Date.now();
+    const generation = (previousGeneration ?? (await this.readManifest())?.generation ?? 0) + 1;
+    const identity = await graphIdentity(this.graph);
+    const segments = identity.size === 0 ? [] : await this.indexFrom(lock, 0, generation);
+    const manifest = await this.commit(lock, { format: INDEX_FORMAT, generation, graph: await graphIdentity(this.graph), segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+    if (reason !== 'graph rewritten' && reason !== 'new project') {
+      this.logger?.warn('knowledge search index rebuilt from the graph', { graph: this.graph, reason, nodes: manifest.docs, ms: Date.now() - started });
+    }
+    return manifest;
+  }
+
+  /**
+   * Under the lock, right after an append to the graph: indexes the new bytes as a segment and merges the last
+   * segments while {@link MERGE_FAN_IN} of one size class follow each other (each node is indexed again
+   * O(log n) times over the project's life). `before` is the manifest ensureFresh returned before the append.
+   */
+  async afterAppend(lock: HeldLock, before: IndexManifest): Promise<IndexManifest> {
+    const identity = await graphIdentity(this.graph);
+    const indexed = before.segments.length ? before.segments[before.segments.length - 1]!.end : 0;
+    if (identity.ino !== before.graph.ino && before.graph.ino !== 0) return this.rebuild(lock, 'graph rewritten', before.generation);
+    let segments = before.segments.slice();
+    if (identity.size > indexed) segments.push(...(await this.indexFrom(lock, indexed, before.generation)));
+    // Merge trailing segments of one size class.
+    for (;;) {
+      const n = segments.length;
+      if (n < MERGE_FAN_IN) break;
+      const tail = segments.slice(n - MERGE_FAN_IN);
+      const level = levelOf(tail[0]!.docs);
+      const total = tail.reduce((s, x) => s + x.docs, 0);
+      if (total > SEGMENT_MAX_DOCS || !tail.every((s) => levelOf(s.docs) === level)) break;
+      segments = [...segments.slice(0, n - MERGE_FAN_IN), ...(await this.indexFrom(lock, tail[0]!.start, before.generation))];
+      if (segments.length >= n) break;
+    }
+    return this.commit(lock, { ...before, format: INDEX_FORMAT, graph: identity, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+  }
+
+  /** Indexes the graph from byte `start` to its end into segments of at most SEGMENT_MAX_DOCS nodes, written. */
+  private async indexFrom(lock: HeldLock, start: number, generation: number): Promise<SegmentRef[]> {
+    await fs.mkdir(this.dir, { recursive: true }).catch((e) => {
+      throw toStorageError(e, 'create', this.dir);
+    });
+    const refs: SegmentRef[] = [];
+    let builder = new SegmentBuilder(start, start);
+    const full: SegmentBuilder[] = [];
+    const { bytes } = await forEachLine(
+      this.graph,
+      (text, offset, _lineNo, _terminated, raw) => {
+        if (builder.size >= SEGMENT_MAX_DOCS) {
+          builder.end = offset;
+          full.push(builder);
+          builder = new SegmentBuilder(offset, offset);
+        }
+        if (text === '') return;
+        const node = parseNode(text);
+        if (node) builder.add(node, offset, raw.length);
+      },
+      {
+        start,
+        afterChunk: async () => {
+          for (const b of full.splice(0)) refs.push(await this.writeSegment(lock, b, generation));
+        },
+      },
+    );
+    builder.end = bytes;
+    for (const b of full.splice(0)) refs.push(await this.writeSegment(lock, b, generation));
+    refs.push(await this.writeSegment(lock, builder, generation));
+    return refs;
+  }
+
+  private async writeSegment(lock: HeldLock, b: SegmentBuilder, generation: number): Promise<SegmentRef> {
+    const file = `seg-${generation}-${b.start}-${b.end}.bin`;
+    lock.assertHeld();
+    await writeFileAtomic(path.join(this.dir, file), b.encode());
+    SearchIndexFiles.cache.delete(path.join(this.dir, file));
+    return { file, start: b.start, end: b.end, docs: b.size };
+  }
+
+  private async commit(lock: HeldLock, manifest: IndexManifest): Promise<IndexManifest> {
+    lock.assertHeld();
+    await fs.mkdir(this.dir, { recursive: true }).catch((e) => {
+      throw toStorageError(e, 'create', this.dir);
+    });
+    await writeFileAtomic(this.manifestFile, JSON.stringify(manifest) + '\n');
+    const keep = new Set([MANIFEST_FILE, ...manifest.segments.map((s) => s.file)]);
+    this.forget(keep);
+    const names = await fs.readdir(this.dir).catch(() => [] as string[]);
+    await Promise.all(names.filter((n) => !keep.has(n)).map((n) => fs.rm(path.join(this.dir, n), { force: true }).catch(() => undefined)));
+    return manifest;
+  }
+
+  /** Removes the index (the graph was removed): nothing stays to be trusted. */
+  async remove(): Promise<void> {
+    this.forget(new Set());
+    await fs.rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
+  }
+}

@@ -1,0 +1,46 @@
+/** Unsigned LEB128 varints: the postings' encoding (small numbers — ordinal gaps, positions — take one byte). */
+export class VarintWriter {
+  buf: Uint8Array;
+  length = 0;
+  constructor(initial = 16) {
+    this.buf = new Uint8Array(initial);
+  }
+  write(n: number): void {
+    if (this.length + 5 > this.buf.length) {
+      const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + 16));
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+    while (n >= 0x80) {
+      this.buf[this.length++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    this.buf[this.length++] = n;
+  }
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+}
+
+/** Reads varints from `buf` starting at `pos`; `pos` advances. */
+export class VarintReader {
+  constructor(
+    private readonly buf: Uint8Array,
+    public pos = 0,
+  ) {}
+  get done(): boolean {
+    return this.pos >= this.buf.length;
+  }
+  read(): number {
+    let n = 0;
+    let shift = 0;
+    for (;;) {
+      const b = this.buf[this.pos++];
+      if (b === undefined) throw new RangeError('varint runs past the end of the postings');
+      n += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) return n;
+      shift += 7;
+      if (shift > 35) throw new RangeError('varint too long');
+    }
+  }
+}

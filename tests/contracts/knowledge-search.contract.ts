@@ -1,0 +1,204 @@
+import { ContractRun } from './contract-run';
+import { InvalidArgumentsError } from '../../src/kernel/errors';
+import type { KnowledgeStore } from '../../src/modules/knowledge/application/ports/knowledge-store';
+import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../src/modules/knowledge/domain';
+import { SearchNodes, type SearchNodesInput } from '../../src/modules/knowledge/application/use-cases/search-nodes';
+import { GetNode } from '../../src/modules/knowledge/application/use-cases/get-node';
+
+/**
+ * The search contract (search_nodes and get_node's neighbours through their use cases) that every KnowledgeStore
+ * adapter must keep: the same query language, the same matches and — on these cases — the same top hit and the same
+ * set of hits on the first page, whichever store ranks them.
+ */
+export function knowledgeSearchContract(name: string, make: () => Promise<{ store: KnowledgeStore; cleanup?: () => Promise<void> }>): ContractRun {
+  const run = new ContractRun(`knowledge search contract: ${name}`);
+  describe(run.suite, () => {
+    const it = run.it;
+    let store: KnowledgeStore;
+    let cleanup: (() => Promise<void>) | undefined;
+    let search: (input: Partial<SearchNodesInput> & { query: string }) => ReturnType<SearchNodes['execute']>;
+    beforeEach(async () => {
+      ({ store, cleanup } = await make());
+      run.met(store);
+      const uc = new SearchNodes(store);
+      search = (input) => uc.execute({ projectContext: P, ...input } as SearchNodesInput);
+    });
+    afterEach(async () => cleanup?.());
+
+    const P = 'demo';
+    let clock = Date.parse('2026-11-30T10:00:00.000Z');
+    const node = (id: string, thought: string, extra: Partial<StoredKnowledgeNode> = {}): StoredKnowledgeNode => ({
+      id,
+      project: extra.project ?? P,
+      projectContext: extra.project ?? P,
+      thought,
+      role: 'actor',
+      tags: [],
+      artifacts: [],
+      parents: [],
+      createdAt: new Date((clock += 60_000)).toISOString(),
+      ...extra,
+    });
+    const add = (...nodes: StoredKnowledgeNode[]) => store.withLock(nodes[0]!.project, (g) => g.append(nodes));
+    const ids = async (input: Partial<SearchNodesInput> & { query: string }) => (await search(input)).hits.map((h) => h.id);
+    const sorted = (xs: string[]) => [...xs].sort();
+
+    const corpus = () =>
+      add(
+        node('a1', 'Retry the upload with exponential backoff when the store answers busy'),
+        node('a2', 'Backoff is exponential here, then we retry', { tags: ['net'] }),
+        node('a3', 'Caching the parsed schema made validation faster', { tags: ['perf'], role: 'critic' }),
+        node('a4', 'The cache was cold after a restart', { tags: ['perf', 'ops'] }),
+        node('a5', 'Flaky retry test on CI, quarantined', { tags: ['test'] }),
+        node('a6', 'Use redis for sessions'),
+        node('a7', 'Memcached would do for sessions too'),
+        node('a8', 'Le café est prêt: CAFÉ with accents', { artifacts: [{ name: 'notes.md', path: 'docs/retry-policy.md' }] }),
+      );
+
+    it('words are ANDed, stemmed and ranked (thought above tags above artifact paths)', async () => {
+      await corpus();
+      expect(sorted(await ids({ query: 'retries' }))).toEqual(['a1', 'a2', 'a5', 'a8']);
+      expect(sorted(await ids({ query: 'retry backoff' }))).toEqual(['a1', 'a2']);
+      const r = await search({ query: 'retry' });
+      expect(r.hits[r.hits.length - 1]!.id).toBe('a8'); // only in an artifact path: ranked last
+      expect(r.total).toBe(4);
+      expect(r.project).toBe(P);
+      for (const h of r.hits) expect(h.score).toBeGreaterThan(0);
+    });
+
+    it('a "phrase" matches the words next to each other, in order', async () => {
+      await corpus();
+      expect(await ids({ query: '"exponential backoff"' })).toEqual(['a1']);
+      expect(sorted(await ids({ query: 'exponential backoff' }))).toEqual(['a1', 'a2']);
+    });
+
+    it('a prefix* matches every term starting with it', async () => {
+      await corpus();
+      expect(sorted(await ids({ query: 'cach*' }))).toEqual(['a3', 'a4']);
+      expect(sorted(await ids({ query: 'memc*' }))).toEqual(['a7']);
+    });
+
+    it('-word excludes, OR gives alternatives', async () => {
+      await corpus();
+      expect(sorted(await ids({ query: 'retry -flaky' }))).toEqual(['a1', 'a2', 'a8']);
+      expect(sorted(await ids({ query: 'retry -"exponential backoff"' }))).toEqual(['a2', 'a5', 'a8']);
+      expect(sorted(await ids({ query: 'redis OR memcached' }))).toEqual(['a6', 'a7']);
+      expect(sorted(await ids({ query: 'sessions redis OR memcached' }))).toEqual(['a6', 'a7']);
+      expect(await ids({ query: 'sessions redis' })).toEqual(['a6']);
+    });
+
+    it('case and accents are folded', async () => {
+      await corpus();
+      expect(await ids({ query: 'cafe' })).toEqual(['a8']);
+      expect(await ids({ query: 'CAFÉ' })).toEqual(['a8']);
+      expect(await ids({ query: 'PRET' })).toEqual(['a8']);
+    });
+
+    it('filters by tags, role and time, and the snippet marks the matches', async () => {
+      await corpus();
+      expect(sorted(await ids({ query: 'cache OR caching', tags: ['perf'] }))).toEqual(['a3', 'a4']);
+      expect(await ids({ query: 'cache OR caching', tags: ['perf', 'ops'] })).toEqual(['a4']);
+      expect(await ids({ query: 'cach*', role: 'critic' })).toEqual(['a3']);
+      const all = await search({ query: 'retry' });
+      const a2 = all.hits.find((h) => h.id === 'a2')!;
+      expect(await ids({ query: 'retry', since: a2.createdAt })).toEqual(expect.arrayContaining(['a2', 'a5', 'a8']));
+      expect(await ids({ query: 'retry', since: a2.createdAt })).not.toContain('a1');
+      expect(await ids({ query: 'retry', until: a2.createdAt })).toEqual(expect.arrayContaining(['a1', 'a2']));
+      expect((await ids({ query: 'retry', until: a2.createdAt })).length).toBe(2);
+      const hit = (await search({ query: '"exponential backoff"' })).hits[0]!;
+      expect(hit.snippet).toContain('**exponential** **backoff**');
+      expect(hit.thought).toBe('Retry the upload with exponential backoff when the store answers busy');
+      expect(Object.keys(hit).sort()).toEqual(['createdAt', 'id', 'project', 'role', 'score', 'snippet', 'tags', 'thought']);
+    });
+
+    it('deleted nodes are left out unless asked for; restored ones are found again', async () => {
+      await corpus();
+      const [a6] = [...(await store.reader(P).findByIds(new Set(['a6']))).values()];
+      const rec: DeletedNodeRecord = { nodeId: 'a6', project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: a6! };
+      await store.withLock(P, (g) => g.deleteWithBackup([rec]));
+      expect(await ids({ query: 'redis' })).toEqual([]);
+      const withDeleted = await search({ query: 'redis', includeDeleted: true });
+      expect(withDeleted.hits.map((h) => [h.id, h.deleted])).toEqual([['a6', true]]);
+      await store.withLock(P, (g) => g.restore([a6!]));
+      expect(await ids({ query: 'redis' })).toEqual(['a6']);
+      expect((await search({ query: 'redis', includeDeleted: true })).hits.map((h) => h.deleted ?? false)).toEqual([false]);
+    });
+
+    it('a summary recalculation is reflected (the new text is found, the old one no longer)', async () => {
+      await add(node('s0', 'gamma'), node('s1', 'Summary: zebra crossing', { role: 'summary', summarizedSegment: ['s0'] }));
+      expect(await ids({ query: 'zebra' })).toEqual(['s1']);
+      await store.withLock(P, (g) => g.updateNodes(new Set(['s1']), (n) => ({ ...n, thought: 'Summary: giraffe' })));
+      expect(await ids({ query: 'zebra' })).toEqual([]);
+      expect(await ids({ query: 'giraffe' })).toEqual(['s1']);
+    });
+
+    it('pages are stable while nodes are added between them', async () => {
+      for (let i = 0; i < 7; i++) await add(node(`p${i}`, `pager word ${'pager '.repeat(i)}`.trim()));
+      const first = await search({ query: 'pager', limit: 3 });
+      expect(first.hits).toHaveLength(3);
+      expect(first.total).toBe(7);
+      await add(node('late1', 'pager pager pager pager pager pager pager pager pager'), node('late2', 'pager'));
+      const seen = first.hits.map((h) => h.id);
+      let cursor = first.nextCursor;
+      while (cursor) {
+        const page = await search({ query: 'pager', limit: 3, cursor });
+        seen.push(...page.hits.map((h) => h.id));
+        cursor = page.nextCursor;
+      }
+      expect(sorted(seen)).toEqual(['p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+      // Higher term frequency ranks first.
+      expect(first.hits[0]!.id).toBe('p6');
+      expect(sorted(await ids({ query: 'pager', limit: 100 }))).toEqual(['late1', 'late2', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+    });
+
+    it('searches several projects, each hit naming its project', async () => {
+      await corpus();
+      await add(node('o1', 'Retry budget for the other service', { project: 'other' }));
+      const r = await search({ projectContext: undefined, projects: '*', query: 'retry' });
+      expect(r.project).toBeNull();
+      expect(r.total).toBe(5);
+      expect(sorted(r.hits.map((h) => `${h.project}/${h.id}`))).toEqual(['demo/a1', 'demo/a2', 'demo/a5', 'demo/a8', 'other/o1']);
+      const listed = await search({ projectContext: undefined, projects: ['other'], query: 'retry' });
+      expect(listed.hits.map((h) => `${h.project}/${h.id}`)).toEqual(['other/o1']);
+      // Paged two at a time: every hit once.
+      const seen: string[] = [];
+      let cursor: string | null | undefined;
+      do {
+        const page = await search({ projectContext: undefined, projects: '*', query: 'retry', limit: 2, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.hits.map((h) => `${h.project}/${h.id}`));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(sorted(seen)).toEqual(['demo/a1', 'demo/a2', 'demo/a5', 'demo/a8', 'other/o1']);
+    });
+
+    it('refuses a query with nothing to look for, and takes regex-looking text as words', async () => {
+      await corpus();
+      for (const query of ['', '   ', 'the', '-retry', '"', '*', '!!!']) {
+        await expect(search({ query })).rejects.toThrow(InvalidArgumentsError);
+      }
+      await expect(search({ query: Array.from({ length: 10_000 }, (_, i) => `w${i}`).join(' ').slice(0, 999) })).rejects.toThrow(/at most 32 search terms/);
+      // Punctuation joins words into a phrase, as in a web search engine: this is "exponential backoff".
+      expect(await ids({ query: '^(exponential|backoff)+.*$' })).toEqual(['a1']);
+      // SQL-looking text is words too: sessions OR "1 1".
+      expect(sorted(await ids({ query: "sessions') OR 1=1; --" }))).toEqual(['a6', 'a7']);
+      await expect(search({ query: 'retry', cursor: 'garbage' })).rejects.toThrow(InvalidArgumentsError);
+      expect(await ids({ query: 'nothingmatchesthis' })).toEqual([]);
+    });
+
+    it('get_node with neighbours: parents, children and covering summaries in brief', async () => {
+      await add(
+        node('n1', 'root idea'),
+        node('n2', 'child idea', { parents: ['n1'] }),
+        node('n3', 'grandchild idea', { parents: ['n2'] }),
+        node('n4', 'Summary of n2', { role: 'summary', summarizedSegment: ['n1', 'n2'] }),
+      );
+      const r = await new GetNode(store).execute({ projectContext: P, id: 'n2', neighbours: true });
+      expect(r.neighbours!.parents.map((b) => b.id)).toEqual(['n1']);
+      expect(r.neighbours!.children.map((b) => b.id)).toEqual(['n3']);
+      expect(r.neighbours!.summaries.map((b) => b.id)).toEqual(['n4']);
+      expect(Object.keys(r.neighbours!.parents[0]!).sort()).toEqual(['createdAt', 'id', 'role', 'tags', 'thought']);
+      expect((await new GetNode(store).execute({ projectContext: P, id: 'n2' })).neighbours).toBeUndefined();
+    });
+  });
+  return run;
+}

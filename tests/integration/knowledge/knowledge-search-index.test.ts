@@ -1,0 +1,121 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
+import { SearchNodes } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
+import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
+import { MANIFEST_FILE, SEARCH_DIR } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
+
+/**
+ * The file search index is never trusted: whatever state a crash or a hand edit leaves between the graph and its
+ * index, a search answers what a search over a freshly built index answers, and says in the log that it rebuilt.
+ */
+describe('knowledge search index on files', () => {
+  let dir: string;
+  let store: NdjsonKnowledgeStore;
+  let warnings: Array<{ msg: string; fields?: Record<string, unknown> }>;
+  const P = 'idx';
+  let t = Date.parse('2026-11-01T00:00:00.000Z');
+  const node = (id: string, thought: string): StoredKnowledgeNode => ({
+    id,
+    project: P,
+    projectContext: P,
+    thought,
+    role: 'actor',
+    tags: [],
+    artifacts: [],
+    parents: [],
+    createdAt: new Date((t += 1000)).toISOString(),
+  });
+  const projectDir = () => path.join(dir, 'projects', P);
+  const indexDir = () => path.join(projectDir(), SEARCH_DIR);
+  const graph = () => path.join(projectDir(), 'knowledge_graph.ndjson');
+  const search = async (query: string, extra: Record<string, unknown> = {}) =>
+    (await new SearchNodes(store).execute({ projectContext: P, query, limit: 100, ...extra })).hits.map((h) => [h.id, h.score, h.snippet]);
+  /** The same search over an index built from scratch. */
+  const fresh = async (query: string) => {
+    fs.rmSync(indexDir(), { recursive: true, force: true });
+    return search(query);
+  };
+
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-search-index-'));
+    warnings = [];
+    const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push({ msg, fields }) };
+    store = createNdjsonKnowledgeStore(dir, { logger: logger as never });
+    await store.withLock(P, (g) => g.append([node('n1', 'alpha retry budget'), node('n2', 'beta retry storm'), node('n3', 'gamma backoff')]));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps an index beside the graph, with a format version, extended by every add', async () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8'));
+    expect(manifest.format).toBe(1);
+    expect(manifest.docs).toBe(3);
+    expect(manifest.graph.size).toBe(fs.statSync(graph()).size);
+    await store.withLock(P, (g) => g.append([node('n4', 'delta retry')]));
+    expect(JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')).docs).toBe(4);
+    expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2', 'n4']);
+    expect(warnings).toEqual([]);
+  });
+
+  it('a graph appended without its index (a crash between the two writes) is found and the index rebuilt', async () => {
+    fs.appendFileSync(graph(), JSON.stringify(node('n9', 'retry after the crash')) + '\n');
+    const got = await search('retry');
+    expect(got.map((h) => h[0])).toContain('n9');
+    expect(warnings.map((w) => w.msg)).toEqual(['knowledge search index rebuilt from the graph']);
+    expect(got).toEqual(await fresh('retry'));
+  });
+
+  it('every state a crash can leave (orphan segment, leftover temp file, no manifest, old segments) searches like a fresh index', async () => {
+    const expected = await fresh('retry OR backoff');
+    // A segment written whose manifest never was (and a temp file of a write cut short).
+    fs.writeFileSync(path.join(indexDir(), 'seg-1-0-99.bin'), 'partial');
+    fs.writeFileSync(path.join(indexDir(), '.manifest.json.tmp-123'), '{');
+    expect(await search('retry OR backoff')).toEqual(expected);
+    // Files the manifest does not name are harmless, and removed by the next write.
+    await store.withLock(P, (g) => g.append([node('n5', 'epsilon')]));
+    expect(fs.readdirSync(indexDir()).filter((f) => f === 'seg-1-0-99.bin' || f.startsWith('.'))).toEqual([]);
+    const after = await search('retry OR backoff');
+    expect(after).toEqual(await fresh('retry OR backoff'));
+    // No manifest at all.
+    fs.rmSync(path.join(indexDir(), MANIFEST_FILE));
+    expect(await search('retry OR backoff')).toEqual(after);
+    // Another format.
+    const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8'));
+    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), JSON.stringify({ ...m, format: 0 }));
+    expect(await search('retry OR backoff')).toEqual(after);
+  });
+
+  it('a damaged segment or a hand-edited graph is detected and rebuilt, never trusted', async () => {
+    const seg = fs.readdirSync(indexDir()).find((f) => f.startsWith('seg-'))!;
+    const file = path.join(indexDir(), seg);
+    fs.truncateSync(file, fs.statSync(file).size - 3);
+    expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2']);
+    // A hand edit of the graph in place (same size, other words).
+    const text = fs.readFileSync(graph(), 'utf8').replace('alpha retry budget', 'alpha hello budget');
+    fs.writeFileSync(graph(), text);
+    expect((await search('retry')).map((h) => h[0])).toEqual(['n2']);
+    expect((await search('hello')).map((h) => h[0])).toEqual(['n1']);
+    expect(warnings.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('a 50 MB thought is indexed and searched in bounded time, its snippet short', async () => {
+    const big = 'lorem ipsum '.repeat(4_400_000) + 'needle at the end';
+    fs.appendFileSync(graph(), JSON.stringify(node('big', big)) + '\n');
+    const got = await new SearchNodes(store).execute({ projectContext: P, query: 'needle' });
+    expect(got.hits.map((h) => h.id)).toEqual(['big']);
+    expect(got.hits[0]!.snippet.length).toBeLessThan(400);
+    expect(got.hits[0]!.thought.length).toBeLessThanOrEqual(200);
+    expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2']);
+  }, 120_000);
+
+  it('many small adds keep few segments (merged as they accumulate) and the same answers', async () => {
+    for (let i = 0; i < 40; i++) await store.withLock(P, (g) => g.append([node(`m${i}`, `merge retry ${i}`)]));
+    const manifest = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8'));
+    expect(manifest.segments.length).toBeLessThan(12);
+    expect(manifest.docs).toBe(43);
+    const got = await search('merge retry');
+    expect(got).toHaveLength(40);
+    expect(got).toEqual(await fresh('merge retry'));
+  });
+});
