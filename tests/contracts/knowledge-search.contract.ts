@@ -4,6 +4,7 @@ import type { KnowledgeStore } from '../../src/modules/knowledge/application/por
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../src/modules/knowledge/domain';
 import { SearchNodes, type SearchNodesInput } from '../../src/modules/knowledge/application/use-cases/search-nodes';
 import { GetNode } from '../../src/modules/knowledge/application/use-cases/get-node';
+import { noopCallContext } from '../../src/kernel/call-context';
 
 /**
  * The search contract (search_nodes and get_node's neighbours through their use cases) that every KnowledgeStore
@@ -169,6 +170,24 @@ export function knowledgeSearchContract(name: string, make: () => Promise<{ stor
         cursor = page.nextCursor;
       } while (cursor);
       expect(sorted(seen)).toEqual(['demo/a1', 'demo/a2', 'demo/a5', 'demo/a8', 'other/o1']);
+    });
+
+    it('never searches a project the caller may not see', async () => {
+      const alice = await store.resolveProject('/srv/alice/app', { claim: true });
+      const bob = await store.resolveProject('/srv/bob/tool', { claim: true });
+      await add(node('x1', 'shared secret plan', { project: alice, projectContext: '/srv/alice/app' }));
+      await add(node('x2', 'shared secret plan', { project: bob, projectContext: '/srv/bob/tool' }));
+      await add(node('x3', 'shared secret plan', { project: 'bare' }));
+      const uc = new SearchNodes(store);
+      const ctx = { ...noopCallContext(), identity: { name: 'alice', roots: ['/srv/alice'], scopes: ['read' as const] } };
+      const all = await uc.execute({ projects: '*', query: 'secret' }, ctx);
+      expect(all.hits.map((h) => `${h.project}/${h.id}`)).toEqual([`${alice}/x1`]);
+      expect(all.total).toBe(1);
+      const named = await uc.execute({ projects: ['/srv/bob/tool', 'bare', '/srv/alice/app'], query: 'secret' }, ctx);
+      expect(named.hits.map((h) => h.id)).toEqual(['x1']);
+      expect((await uc.execute({ projectContext: '/srv/bob/tool', query: 'secret' }, ctx)).hits).toEqual([]);
+      // Without roots (stdio, a plain token) every project is searched.
+      expect((await uc.execute({ projects: '*', query: 'secret' }, noopCallContext())).total).toBe(3);
     });
 
     it('refuses a query with nothing to look for, and takes regex-looking text as words', async () => {

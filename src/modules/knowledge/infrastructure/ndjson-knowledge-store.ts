@@ -106,6 +106,10 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     return id;
   }
 
+  async ownerPath(project: string): Promise<string | null> {
+    return (await readOwner(knowledgePaths(this.layout, project))).pathKey;
+  }
+
   async listProjects(): Promise<KnowledgeProjectInfo[]> {
     let ids: string[];
     try {

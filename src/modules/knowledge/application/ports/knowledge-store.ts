@@ -27,6 +27,8 @@ export interface KnowledgeStore {
   withLock<T>(project: string, fn: (graph: KnowledgeWriter) => Promise<T>): Promise<T>;
   /** Where a project's graph lives, for messages and logs (a file path, a database table). */
   location(project: string): string;
+  /** The folder (its normalized path key) that owns the project's plain id, or null when none is known. */
+  ownerPath(project: string): Promise<string | null>;
   /** The projects that have a knowledge graph (or deleted records), sorted by id. */
   listProjects(): Promise<KnowledgeProjectInfo[]>;
   /** A project's backups, newest first. */

@@ -65,7 +65,7 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
         throw new InvalidArgumentsError('projectContext: expected the project to search (or projects: [...] or "*")', 'projectContext');
       }
       const project = await this.store.resolveProject(input.projectContext);
-      if (!mayReadProject(ctx, project)) return { project, hits: [], total: 0, nextCursor: null };
+      if (!(await this.visible(project, ctx))) return { project, hits: [], total: 0, nextCursor: null };
       const page = await this.store.reader(project).search({ ...base, limit, cursor: input.cursor });
       return { project, hits: page.hits.map((h) => shape(project, h)), total: page.total, nextCursor: page.nextCursor };
     }
@@ -106,7 +106,14 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
   /** The projects a `projects` argument names that the caller may read, resolved, each once, sorted. */
   private async targets(projects: readonly string[] | '*', ctx?: CallContext): Promise<string[]> {
     const ids = projects === '*' ? (await this.store.listProjects()).map((p) => p.project) : await Promise.all(projects.map((p) => this.store.resolveProject(p)));
-    return [...new Set(ids)].filter((p) => mayReadProject(ctx, p)).sort();
+    const out: string[] = [];
+    for (const p of [...new Set(ids)].sort()) if (await this.visible(p, ctx)) out.push(p);
+    return out;
+  }
+
+  private async visible(project: string, ctx?: CallContext): Promise<boolean> {
+    if (ctx?.identity?.roots === undefined) return true;
+    return mayReadProject(ctx, await this.store.ownerPath(project));
   }
 }
 

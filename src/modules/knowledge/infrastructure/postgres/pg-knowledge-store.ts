@@ -66,6 +66,11 @@ export class PgKnowledgeStore implements KnowledgeStore {
     return owner !== null && owner !== ident.pathKey ? ident.altId : ident.id;
   }
 
+  async ownerPath(project: string): Promise<string | null> {
+    const rows = await this.db.query<{ owner_path_key: string | null }>('SELECT owner_path_key FROM wg_knowledge_projects WHERE project = $1', [project]);
+    return rows[0]?.owner_path_key ?? null;
+  }
+
   reader(project: string): KnowledgeReader {
     return new PgKnowledgeReader(this.db, project);
   }

@@ -56,13 +56,13 @@ export class SegmentBuilder {
     for (const [term, positions] of byTerm) {
       let p = this.postings.get(term);
       if (!p) this.postings.set(term, (p = { w: new VarintWriter(8), lastOrd: -1, df: 0 }));
-      p.w.write(ord - p.lastOrd);
+      p.w.push(ord - p.lastOrd);
       p.lastOrd = ord;
       p.df++;
-      p.w.write(positions.length);
+      p.w.push(positions.length);
       let prev = 0;
       for (const pos of positions) {
-        p.w.write(pos - prev);
+        p.w.push(pos - prev);
         prev = pos;
       }
     }

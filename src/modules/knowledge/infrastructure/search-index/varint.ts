@@ -5,7 +5,7 @@ export class VarintWriter {
   constructor(initial = 16) {
     this.buf = new Uint8Array(initial);
   }
-  write(n: number): void {
+  push(n: number): void {
     if (this.length + 5 > this.buf.length) {
       const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + 16));
       next.set(this.buf.subarray(0, this.length));
