@@ -268,6 +268,47 @@ describe('run owner lease', () => {
     expect(moves).toEqual(['READY>IN_PROGRESS', 'IN_PROGRESS>VALIDATING', 'VALIDATING>IN_PROGRESS', 'IN_PROGRESS>VALIDATING', 'VALIDATING>COMPLETED']);
   }, 90_000);
 
+  it('after a SIGKILL mid-validation the next server kills the dead owner\'s command tree before it runs the task again (never two runs at once)', async () => {
+    const first = path.join(projectRoot, 'first-run');
+    const pidFile = path.join(projectRoot, 'sleep.pid');
+    // First run: hangs, its background sleep recorded; a later run says whether the first one is still running.
+    const command =
+      `if [ -f '${first}' ]; then p=$(cat '${pidFile}'); if [ -e /proc/$p ] && ! grep -q '^State:[[:space:]]*Z' /proc/$p/status 2>/dev/null; then echo concurrent; exit 1; fi; echo alone; exit 0; fi; ` +
+      `touch '${first}'; sleep 300 & echo $! > '${pidFile}'; wait`;
+    const a = await server();
+    await ok(a, 'init_project_graph', {
+      projectName: 'orphan', projectRoot,
+      nodes: [{ id: 'a', title: 'A', validation_command: command, timeout_ms: 3_600_000 }, { id: 'b', title: 'B', validation_command: 'sleep 300', timeout_ms: 3_600_000 }],
+    });
+    await ok(a, 'start_task', { project: 'orphan', nodeId: 'a' });
+    await ok(a, 'start_task', { project: 'orphan', nodeId: 'b' });
+    await ok(a, 'validate_task_loop', { project: 'orphan', nodeId: 'a', waitSeconds: 0.2 });
+    await ok(a, 'validate_task_loop', { project: 'orphan', nodeId: 'b', waitSeconds: 0.2 });
+    const sleeper = await waitFor('sleep pid', () => (fs.existsSync(pidFile) && Number(fs.readFileSync(pidFile, 'utf8').trim())) || undefined);
+    leftovers.push(sleeper);
+    // The lease names the run's process group once the command started; the run id is in the command's environment.
+    const owner = await waitFor('pgid in the lease', async () => {
+      const o = (await nodeOf(a, 'orphan', 'a')).owner;
+      return o?.pgid ? o : undefined;
+    });
+    const ownerB = await waitFor('pgid of b', async () => (await nodeOf(a, 'orphan', 'b')).owner?.pgid && (await nodeOf(a, 'orphan', 'b')).owner);
+    expect(fs.readFileSync(`/proc/${sleeper}/environ`, 'latin1')).toContain(`WORKGRAPH_COMMAND_ID=${owner.run_id}\0`);
+    const serverPid = a.transport.pid!;
+    process.kill(serverPid, 'SIGKILL');
+    expect(await waitUntilGone(serverPid)).toBe(true);
+    expect(isAlive(sleeper)).toBe(true); // the dead server's command lives on in its own process group
+
+    const b = await server();
+    const r = await ok(b, 'validate_task_loop', { project: 'orphan', nodeId: 'a' });
+    expect(r.result.stdout).toBe('alone\n');
+    expect(r).toMatchObject({ validation_passed: true });
+    expect(await waitUntilGone(sleeper)).toBe(true);
+    // A reset takes a run over too: b's orphaned command is killed, not left running beside the next attempt.
+    expect(isAlive(ownerB.pgid)).toBe(true);
+    expect((await ok(b, 'reset_task_node', { project: 'orphan', nodeId: 'b' })).node.status).toBe('READY');
+    expect(await waitUntilGone(ownerB.pgid)).toBe(true);
+  }, 90_000);
+
   it('a run held by a live server is refused by another, naming the owner', async () => {
     const a = await server();
     // The command runs until the test releases it, however slowly the second server starts.

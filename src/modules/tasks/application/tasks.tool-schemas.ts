@@ -76,7 +76,8 @@ const runLease = {
     host: { type: 'string' },
     boot_id: { type: ['string', 'null'] },
     pid: { type: 'integer' },
-    run_id: { type: 'string' },
+    run_id: { type: 'string', description: "Also the command's WORKGRAPH_COMMAND_ID environment variable." },
+    pgid: { type: 'integer', description: "Process group of the command's shell, once it started." },
     expires_at: { type: 'string' },
   },
 } as const;

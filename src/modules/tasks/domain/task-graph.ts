@@ -80,7 +80,13 @@ export interface RunLease {
   /** Boot id of that host (Linux `/proc/sys/kernel/random/boot_id`), null where the platform has none. */
   boot_id: string | null;
   pid: number;
+  /**
+   * The run's id; also in the command's environment as `WORKGRAPH_COMMAND_ID`, inherited by every process it starts,
+   * so the next server on the same host can find and kill what a dead owner left running.
+   */
   run_id: string;
+  /** Process group of the command's shell (it leads its own group), recorded once the command started. */
+  pgid?: number;
   /** ISO time the lease lapses unless renewed. */
   expires_at: string;
 }

@@ -24,8 +24,8 @@ export type TaskEvent =
   | { type: 'cancel'; runId: string }
   | { type: 'recover_interrupted'; facts?: HostFacts }
   | { type: 'reset'; facts?: HostFacts }
-  /** The owner renews its lease while the command runs (no status change). */
-  | { type: 'renew_lease'; runId: string; expiresAt: string }
+  /** The owner renews its lease while the command runs (no status change); `pgid` once the command started. */
+  | { type: 'renew_lease'; runId: string; expiresAt: string; pgid?: number }
   /** A caller received the latest run's result (no status change). */
   | { type: 'mark_delivered'; runId: string };
 
@@ -134,7 +134,7 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
       break;
     case 'renew_lease':
       requireRun(node, event.runId);
-      if (node.owner) draft.patch(node.id, { owner: { ...node.owner, expires_at: event.expiresAt } });
+      if (node.owner) draft.patch(node.id, { owner: { ...node.owner, expires_at: event.expiresAt, ...(event.pgid !== undefined ? { pgid: event.pgid } : {}) } });
       break;
     case 'mark_delivered':
       if (node.last_run?.run_id === event.runId && !node.last_run.delivered) {

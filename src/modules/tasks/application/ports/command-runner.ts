@@ -14,6 +14,10 @@ export interface CommandRequest {
   onOutput?: (lastLine: string) => void;
   /** Bytes kept per stream (the tail). Default {@link DEFAULT_OUTPUT_CAP_BYTES}. */
   maxOutputBytes?: number;
+  /** The value of WORKGRAPH_COMMAND_ID in the command's environment (a validation run passes its run id); default a fresh id. */
+  marker?: string;
+  /** Called once the command's process started, with its pid (the leader of the command's process group). */
+  onStarted?: (pid: number) => void;
 }
 
 export interface CommandResult {

@@ -5,6 +5,8 @@ import {
   LEASE_RENEW_MS,
   LEASE_TTL_MS,
   newLease,
+  runOwnership,
+  TaskStatus,
   type HostFacts,
   type RunOutcome,
   type TaskEvent,
@@ -74,6 +76,22 @@ export class ValidationRunService {
     return { host: host.host, bootId: host.bootId, pid: host.pid, isAlive: (pid) => host.isAlive(pid), runsHere: (id) => runs.runsHere(id) };
   }
 
+  /**
+   * Before a VALIDATING node is taken over (run again, reset): when its run is orphaned and its owner ran on this host
+   * in this boot, what the owner's command left running is killed first (see HostInfo.stopRun), so two runs of one
+   * task never overlap. A live owner's run is not recoverable and is never touched; one on another host cannot be
+   * reached and is waited for by its lease. Call under the project's lock, with the node as stored.
+   */
+  stopOrphanedRun(node: TaskNode | undefined): void {
+    const lease = node?.owner;
+    if (!node || node.status !== TaskStatus.Validating || !lease) return;
+    const facts = this.hostFacts();
+    if (lease.host !== facts.host || (lease.boot_id && facts.bootId && lease.boot_id !== facts.bootId)) return;
+    if (!runOwnership(node, this.deps.clock.now(), facts).recoverable) return;
+    const found = this.deps.host.stopRun(lease);
+    if (found) this.deps.logger.warn('killed what a dead server left of a validation run', { node: node.id, runId: lease.run_id, ownerPid: lease.pid, processes: found });
+  }
+
   /** Starts a run of the node (registered synchronously, so a concurrent caller finds it). */
   start(projectId: string, nodeId: string): ActiveValidationRun<RunVerdict> {
     const runId = this.deps.ids.next();
@@ -96,7 +114,7 @@ export class ValidationRunService {
     const stopRenewing = this.renewLease(projectId, nodeId, runId);
     let result: CommandResult;
     try {
-      result = await this.execute(node, claimed.projectRoot, signal, setLastLine);
+      result = await this.execute(node, claimed.projectRoot, runId, signal, setLastLine, (pgid) => this.recordGroup(projectId, nodeId, runId, pgid));
     } finally {
       stopRenewing();
     }
@@ -127,6 +145,7 @@ export class ValidationRunService {
     const now = this.deps.clock.now();
     const at = timeOf(now);
     const facts = this.hostFacts();
+    this.stopOrphanedRun(graph.nodes.find((n) => n.id === nodeId));
     const begun = applyTaskEvent(graph, nodeId, { type: 'begin_validation', runId, lease: newLease(facts, runId, now), facts }, at);
     if (begun.node.validation_command) {
       return { graph: begun.graph, transitions: begun.transitions, value: { node: begun.node, projectRoot: graph.project_root, verdict: undefined } };
@@ -142,11 +161,13 @@ export class ValidationRunService {
     };
   }
 
-  private async execute(node: TaskNode, cwd: string, signal: AbortSignal, onOutput: (l: string) => void): Promise<CommandResult> {
+  private async execute(node: TaskNode, cwd: string, runId: string, signal: AbortSignal, onOutput: (l: string) => void, onStarted: (pid: number) => void): Promise<CommandResult> {
     try {
       return await this.deps.runner.run({
         command: node.validation_command!,
         cwd,
+        marker: runId,
+        onStarted,
         timeoutMs: node.timeout_ms,
         signal,
         onOutput,
@@ -171,6 +192,14 @@ export class ValidationRunService {
       stderr_tail: r.stderr,
       truncated: r.truncated,
     };
+  }
+
+  /** Records the command's process group in the lease (best effort: the run id in its environment finds it anyway). */
+  private recordGroup(projectId: string, nodeId: string, runId: string, pgid: number): void {
+    const expiresAt = new Date(this.deps.clock.now() + LEASE_TTL_MS).toISOString();
+    this.change(projectId, nodeId, { type: 'renew_lease', runId, expiresAt, pgid }).catch((e) =>
+      this.deps.logger.warn('could not record a validation run\'s process group', { project: projectId, node: nodeId, error: String(e) }),
+    );
   }
 
   /** Renews the lease every {@link LEASE_RENEW_MS} while the command runs; a failed renewal is logged, not fatal. */

@@ -37,6 +37,7 @@ export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeO
       throw new ConflictError(TaskMessages.resetWhileRunning(input.nodeId), { node: input.nodeId });
     }
     const { node, reverted } = await this.store.update(projectId, (graph) => {
+      this.runs.stopOrphanedRun(graph.nodes.find((n) => n.id === input.nodeId));
       const r = applyTaskEvent(graph, input.nodeId, { type: 'reset', facts: this.runs.hostFacts() }, timeOf(this.clock.now()));
       return { graph: r.graph, transitions: r.transitions, value: { node: r.node, reverted: r.reverted } };
     });

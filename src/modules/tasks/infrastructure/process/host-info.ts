@@ -1,6 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import type { HostInfo } from '../../application/ports/host-info';
+import type { RunLease } from '../../domain';
+import { killOrphanedTree } from './running-commands';
 
 const BOOT_ID_FILE = '/proc/sys/kernel/random/boot_id';
 
@@ -9,6 +11,10 @@ export class LocalHostInfo implements HostInfo {
   readonly host = os.hostname();
   readonly bootId = readBootId();
   readonly pid = process.pid;
+
+  stopRun(lease: RunLease): number {
+    return killOrphanedTree(lease.run_id, lease.pgid);
+  }
 
   /** Alive unless the process is missing or a zombie (`/proc/<pid>/stat` state Z); `kill(pid, 0)` where there is no /proc. */
   isAlive(pid: number): boolean {

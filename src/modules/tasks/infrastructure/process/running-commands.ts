@@ -113,3 +113,64 @@ export function pidsWithMarker(marker: string): number[] {
   }
   return found;
 }
+
+/** The process group of `pid` (field 5 of /proc/<pid>/stat), undefined when it cannot be read. */
+function groupOf(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pgrp = Number(fields[2]);
+    return Number.isInteger(pgrp) ? pgrp : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Kills what is left of a command whose runner died (a server SIGKILLed mid-validation): every process carrying
+ * `marker`, and the process group `pgid` while one of its members still carries the marker (a group id is not reused
+ * while the group has members, so this never hits a stranger's group), until none is left (a tree that forks while
+ * being killed is caught by the next round), then waits (at most `waitMs`) until each is gone — a SIGKILL is
+ * delivered asynchronously, and the task must not run again while its old command still does. Returns how many
+ * processes were found.
+ */
+export function killOrphanedTree(marker: string, pgid?: number, waitMs = 5_000): number {
+  const killed = new Set<number>();
+  for (let round = 0; round < 10; round++) {
+    const marked = pidsWithMarker(marker);
+    if (marked.length === 0) break;
+    for (const p of marked) killed.add(p);
+    if (pgid && pgid > 1 && marked.some((p) => groupOf(p) === pgid)) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+    for (const p of marked) {
+      try {
+        process.kill(p, 'SIGKILL');
+      } catch {
+        // gone meanwhile, or not ours
+      }
+    }
+  }
+  const deadline = Date.now() + waitMs;
+  let left = [...killed];
+  while ((left = left.filter(running)).length > 0 && Date.now() < deadline) sleepSync(10);
+  return killed.size;
+}
+
+/** Whether `pid` still runs (a zombie has ended: it only waits to be reaped). */
+function running(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}

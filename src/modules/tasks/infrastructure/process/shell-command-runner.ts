@@ -50,7 +50,7 @@ export class ShellCommandRunner implements CommandRunner {
     }
     return new Promise<CommandResult>((resolve, reject) => {
       let child;
-      const marker = newCommandMarker();
+      const marker = req.marker ?? newCommandMarker();
       try {
         child = spawn(req.command, {
           cwd: req.cwd,
@@ -68,6 +68,7 @@ export class ShellCommandRunner implements CommandRunner {
       const proc = child;
       const cmd = { child: proc, marker };
       this.running.add(proc, marker);
+      if (proc.pid !== undefined) req.onStarted?.(proc.pid);
       const out = new TailBuffer(cap);
       const err = new TailBuffer(cap);
       let timedOut = false;
