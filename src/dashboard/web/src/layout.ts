@@ -10,7 +10,7 @@ import { elkLayout, type RoutedEdge } from './elk-layout';
 
 /** A task's box: wide enough for three lines of title at reading size. */
 export const NODE_W = 200;
-export const NODE_H = 92;
+export const NODE_H = 100;
 const RANK_SEP = 48;
 const NODE_SEP = 18;
 export const ELK_MAX_NODES = 400;

@@ -168,8 +168,12 @@ function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
     const zoom = Math.min(1, Math.max(READING_ZOOM, (w - 2 * MARGIN) / Math.max(1, lay.width)));
     const x = lay.width * zoom + 2 * MARGIN <= w ? (w - lay.width * zoom) / 2 : MARGIN;
     const y = lay.height * zoom + 2 * MARGIN <= h ? (h - lay.height * zoom) / 2 : MARGIN;
-    placedAt.current = { x, y, zoom };
-    flow.setViewport({ x, y, zoom });
+    // The selected task stays on screen when the view is fitted again (the details panel took the room it was in).
+    const p = selected ? lay.pos.get(selected) : undefined;
+    let left = x;
+    if (p && (p.x * zoom + left < MARGIN || (p.x + NODE_W) * zoom + left > w - MARGIN)) left = Math.min(MARGIN, w - MARGIN - (p.x + NODE_W) * zoom);
+    placedAt.current = { x: left, y, zoom };
+    flow.setViewport({ x: left, y, zoom });
   };
   /** Pans (same zoom) so the task is on screen, for a view the user has moved. */
   const reveal = (id: string, w: number, h: number) => {
@@ -236,7 +240,7 @@ function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
           ))}
         </div>
       </div>
-      <div className="dag-body">
+      <div className={`dag-body${selected && byId.has(selected) ? ' details-open' : ''}`}>
         <aside className="dag-side">
           <label className="field">
             <span>Search tasks</span>
