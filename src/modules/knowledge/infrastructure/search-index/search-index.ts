@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import type { Logger } from '../../../../kernel/logger';
 import type { HeldLock } from '../../../../kernel/files/file-lock';
 import { writeFileAtomic } from '../../../../kernel/files/atomic-write';
+import { makeDir } from '../../../../kernel/files/make-dir';
 import { errnoCode, toStorageError } from '../../../../kernel/files/storage-errors';
 import { forEachLine } from '../line-reader';
 import { parseNode } from '../ndjson-passes';
@@ -196,9 +197,7 @@ export class SearchIndexFiles {
 
   /** Indexes the graph from byte `start` to its end into segments of at most SEGMENT_MAX_DOCS nodes, written. */
   private async indexFrom(lock: HeldLock, start: number, generation: number): Promise<SegmentRef[]> {
-    await fs.mkdir(this.dir, { recursive: true }).catch((e) => {
-      throw toStorageError(e, 'create', this.dir);
-    });
+    await makeDir(this.dir);
     const refs: SegmentRef[] = [];
     let builder = new SegmentBuilder(start, start);
     const full: SegmentBuilder[] = [];
@@ -237,9 +236,7 @@ export class SearchIndexFiles {
 
   private async commit(lock: HeldLock, manifest: IndexManifest): Promise<IndexManifest> {
     lock.assertHeld();
-    await fs.mkdir(this.dir, { recursive: true }).catch((e) => {
-      throw toStorageError(e, 'create', this.dir);
-    });
+    await makeDir(this.dir);
     await writeFileAtomic(this.manifestFile, JSON.stringify(manifest) + '\n');
     const keep = new Set([MANIFEST_FILE, ...manifest.segments.map((s) => s.file)]);
     this.forget(keep);
