@@ -157,6 +157,18 @@ test('opening the details panel re-fits the view: no layer hides behind it, titl
   await expect(details.locator('.attempt [data-testid="no-output"]').first().textContent()).resolves.toBe('(no output)');
 });
 
+test("the overview's status badges sit in their table cell, in line with the row", async () => {
+  await page.goto(dash.url.split('#')[0] + '#/');
+  const row = page.locator('tr[data-project="shop"]');
+  await row.waitFor({ timeout: 30_000 });
+  const cells = await row.locator('td').evaluateAll((tds) => tds.map((td: any) => ({ display: (globalThis as any).getComputedStyle(td).display, top: Math.round(td.getBoundingClientRect().top) })));
+  expect(cells.map((c) => c.display)).toEqual(['table-cell', 'table-cell', 'table-cell', 'table-cell']);
+  expect(new Set(cells.map((c) => c.top)).size).toBe(1);
+  const badgeTop = await row.locator('.badge').first().evaluate((el: any) => el.getBoundingClientRect().top);
+  const nameTop = await row.locator('a.strong').evaluate((el: any) => el.getBoundingClientRect().top);
+  expect(Math.abs(badgeTop - nameTop)).toBeLessThan(8);
+});
+
 test('the nav marks nothing as Overview on a task page; the favicon is served', async () => {
   await page.goto(`${dash.url}#/tasks/shop`);
   await page.locator('.task-node').first().waitFor({ timeout: 30_000 });
@@ -193,6 +205,23 @@ test('switching runs by URL starts with no execution selected; node types on the
     expect(labels).toContain('increment_node.counter < increment_node.target');
     expect(labels).toContain('default');
     expect(labels.join(' ')).not.toContain('{');
+    // Each label sits beside the lines, never on one (its box and every edge's rendered path, 1 px inset).
+    const onLine = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const boxes = [...doc.querySelectorAll('[data-testid="graph-drawing"] .edge-label')].map((el: any) => el.getBoundingClientRect());
+      let hits = 0;
+      for (const path of doc.querySelectorAll('[data-testid="graph-drawing"] path.react-flow__edge-path')) {
+        const ctm = path.getScreenCTM();
+        for (let d = 0; d <= path.getTotalLength(); d += 1) {
+          const pt = path.getPointAtLength(d);
+          const x = ctm.a * pt.x + ctm.c * pt.y + ctm.e;
+          const y = ctm.b * pt.x + ctm.d * pt.y + ctm.f;
+          if (boxes.some((b: any) => x > b.left + 1 && x < b.right - 1 && y > b.top + 1 && y < b.bottom - 1)) hits++;
+        }
+      }
+      return hits;
+    });
+    expect(onLine).toBe(0);
     await page.screenshot({ path: screenshotPath('dashboard-graph-900') });
   } finally {
     await page.setViewportSize({ width: 1400, height: 900 });
