@@ -114,6 +114,16 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
 }
 
 /**
+ * One warning per workflow folder named by a flag, WORKGRAPH_WORKFLOWS_PATH or the config file that does not exist
+ * (or is no folder): it is ignored, and `list` and `serve` both say so.
+ */
+export function missingWorkflowFolders(config: Pick<AppConfig, 'workflowSources'>): string[] {
+  return config.workflowSources
+    .filter((s) => s.source !== 'bundled' && s.source !== 'project' && !isDir(s.dir))
+    .map((s) => `workflow folder ${s.dir} (${s.source}) does not exist or is not a folder; it is ignored`);
+}
+
+/**
  * `workflow,tasks` → the module names, in the canonical order; undefined when not set.
  * @throws ConfigFileError (a usage error, exit 2) naming an unknown module and listing the known ones, or for an empty list.
  */

@@ -1,8 +1,7 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Command } from 'commander';
 import { withCommonOptions } from './common-options';
-import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { missingWorkflowFolders, resolveConfig, type CommonFlags } from '../resolve-config';
 import { WorkflowTokens, type WorkflowStorage, type WorkflowListing } from '../../modules/workflow';
 import { graphRuntime } from '../../modules/graph';
 import type { AppConfig } from '../../kernel/config/app-config';
@@ -26,10 +25,7 @@ export function listCommand(): Command {
       const { silentLogger } = await import('../../kernel/logger');
       const { createContainer } = await import('../../server/container');
       const config = resolveConfig(flags);
-      for (const s of config.workflowSources) {
-        if (s.source === 'bundled' || s.source === 'project') continue;
-        if (!isDir(s.dir)) process.stderr.write(`workgraph list: workflow folder ${s.dir} (${s.source}) does not exist or is not a folder; it is ignored\n`);
-      }
+      for (const warning of missingWorkflowFolders(config)) process.stderr.write(`workgraph list: ${warning}\n`);
       const c = createContainer(config, silentLogger);
       const listing = await c.resolve<WorkflowStorage>(WorkflowTokens.WorkflowStorage).list();
       const graphs = await listGraphTools(config);
@@ -44,7 +40,7 @@ export function listCommand(): Command {
         if (graphs.tools.length === 0) console.log('  (none)');
         if (graphs.failed.length) {
           console.log('Graph files not loaded:');
-          for (const f of graphs.failed) console.log(`  ${f.file}: ${f.reason}`);
+          for (const f of graphs.failed) console.log(`  ${fileAndReason(f.file, f.reason)}`);
         }
       }
     });
@@ -56,7 +52,7 @@ function printWorkflows(listing: WorkflowListing): void {
   if (listing.workflows.length === 0) console.log('  (none)');
   if (listing.invalid.length) {
     console.log('Invalid workflow files:');
-    for (const w of listing.invalid) console.log(`  ${w.file}: ${w.reason}`);
+    for (const w of listing.invalid) console.log(`  ${fileAndReason(w.file, w.reason)}`);
   }
 }
 
@@ -87,10 +83,7 @@ function shortPath(file: string): string {
   return rel && !rel.startsWith('..') && !path.isAbsolute(rel) ? rel : file;
 }
 
-function isDir(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
+/** `file: reason`, the file named once: a reason that starts with it (`x.yaml:2:9: …`, `x.yaml: cannot be read`) as it is. */
+function fileAndReason(file: string, reason: string): string {
+  return reason.startsWith(`${file}:`) ? reason : `${file}: ${reason}`;
 }

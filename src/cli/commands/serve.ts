@@ -1,4 +1,4 @@
-import { resolveConfig } from '../resolve-config';
+import { missingWorkflowFolders, resolveConfig } from '../resolve-config';
 import { resolveHttpConfig } from '../resolve-http-config';
 import { ConfigFileError } from '../config-file';
 import { UsageError } from '../usage-error';
@@ -19,6 +19,7 @@ export async function runServe(flags: ServeFlags): Promise<void> {
     throw new ConfigFileError('--only-graphs serves the tools of graph files: name them with --graphs FILE (or WORKGRAPH_GRAPHS_PATH)');
   }
   const logger = PinoLogger.create(config.logLevel);
+  for (const warning of missingWorkflowFolders(config)) logger.warn(warning);
   // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
   // handled, the write fails with EFBIG instead and the tool answers storage_error with nothing changed.
   process.on('SIGXFSZ', () => logger.warn('a write passed the file-size limit (SIGXFSZ); it fails with EFBIG'));
