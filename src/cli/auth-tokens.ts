@@ -22,6 +22,28 @@ export interface TokenSources {
  * unusable (unreadable, a short token, whitespace in one, nothing left) stops the command with one line (exit 2).
  */
 export function resolveAuthTokens(s: TokenSources): TokenEntry[] | undefined {
+  const entries = readAuthTokens(s);
+  // Roots are compared with the real paths records keep (a project's project_root, a session's workspacePath).
+  return entries?.map((e) => (e.identity.roots ? { ...e, identity: { ...e.identity, roots: e.identity.roots.map(realpathOfNearest) } } : e));
+}
+
+/** The real path of `p`, or of its nearest existing ancestor joined with the missing rest. */
+function realpathOfNearest(p: string): string {
+  const rest: string[] = [];
+  let current = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(current), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(current);
+      if (parent === current) return path.resolve(p);
+      rest.push(path.basename(current));
+      current = parent;
+    }
+  }
+}
+
+function readAuthTokens(s: TokenSources): TokenEntry[] | undefined {
   // Loaded only when a command takes tokens: node:crypto stays out of a plain stdio serve's cold start.
   const { parseTokenFile, parseTokenList, TokenConfigError } = require('../kernel/auth/token-file') as typeof import('../kernel/auth/token-file');
   const flagName = s.flagName ?? '--auth-token-file';

@@ -1,4 +1,4 @@
-import { LOCAL_IDENTITY, type Identity } from './identity';
+import { LOCAL_IDENTITY, type Actor, type Identity } from './identity';
 import type { ClientRoots } from './path-policy';
 import type { Sampler } from './sampler';
 
@@ -23,6 +23,14 @@ export interface CallContext {
    * the request's verified token (HTTP) or as the local identity (stdio); nothing the client sends can widen it.
    */
   readonly identity: Identity;
+  /** The `clientInfo.name` the calling agent's MCP client gave in `initialize`, when known (kept beside the actor). */
+  readonly client?: string;
+}
+
+/** The actor a record made by this call keeps: the identity's name and the client's (the local identity without a context). */
+export function actorOf(ctx: Pick<CallContext, 'identity' | 'client'> | undefined): Actor {
+  const name = ctx?.identity.name ?? LOCAL_IDENTITY.name;
+  return ctx?.client ? { name, client: ctx.client } : { name };
 }
 
 /**

@@ -40,3 +40,12 @@ export function hasScope(identity: Identity, scope: Scope): boolean {
 export function isScope(value: string): value is Scope {
   return (SCOPES as readonly string[]).includes(value);
 }
+
+/**
+ * Who did something, as records keep it: the identity's name, and beside it the name the agent's MCP client gave in
+ * `initialize` (`clientInfo.name`), when known. Shown by the tools that return the record, the CLI and the dashboard.
+ */
+export interface Actor {
+  name: string;
+  client?: string;
+}

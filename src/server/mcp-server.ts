@@ -120,7 +120,7 @@ export class WorkgraphServer {
     );
     this.installHandlers();
     if (deps.resolve) {
-      const unsubscribe = installPromptsAndResources(this.sdk, { resolve: deps.resolve, changeEvents: deps.changeEvents, modules: deps.modules ?? [] });
+      const unsubscribe = installPromptsAndResources(this.sdk, { resolve: deps.resolve, changeEvents: deps.changeEvents, modules: deps.modules ?? [], caller: deps.caller });
       const previous = this.sdk.onclose;
       this.sdk.onclose = () => {
         unsubscribe();
@@ -308,6 +308,7 @@ export class WorkgraphServer {
               .catch(() => undefined);
           };
     const sampler = this.sampler();
+    const clientName = this.sdk.getClientVersion()?.name;
     // The session's own trust boundary: its client's roots, read once per session (again after roots/list_changed).
     const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
@@ -318,6 +319,7 @@ export class WorkgraphServer {
       sampler,
       clientRoots,
       identity: callerIdentity(extra.authInfo, this.deps.caller ?? LOCAL_IDENTITY),
+      ...(clientName ? { client: clientName } : {}),
     };
   }
 

@@ -12,6 +12,8 @@ import {
 import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvent, ChangeEvents, ChangeTarget } from '../kernel/change-events';
 import { noopCallContext } from '../kernel/call-context';
+import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
+import { callerIdentity, type AuthInfoLike } from './caller-identity';
 import { WorkgraphError } from '../kernel/errors';
 import type { UseCase } from '../kernel/use-case';
 import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type WorkflowListing } from '../modules/workflow';
@@ -25,6 +27,8 @@ export interface PromptsAndResourcesDeps {
   changeEvents?: ChangeEvents;
   /** The modules served: prompts and session resources need `workflow`, task-graph resources need `tasks`. */
   modules: readonly string[];
+  /** Whom a request without a verified token runs as (the session's identity: the local one for stdio). */
+  caller?: Identity;
 }
 
 /** MCP capabilities these handlers serve with these modules. */
@@ -49,9 +53,11 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   const workflow = deps.modules.includes('workflow');
   const tasksServed = deps.modules.includes('tasks');
   if (!workflow && !tasksServed) return () => undefined;
-  const call = async <O>(token: symbol, input: unknown): Promise<O> => {
+  const call = async <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }): Promise<O> => {
     try {
-      return await deps.resolve<UseCase<unknown, O>>(token).execute(input, noopCallContext());
+      // As the request's identity: a resource is read with the caller's reach, exactly as its tool would be.
+      const identity = callerIdentity(extra.authInfo, deps.caller ?? LOCAL_IDENTITY);
+      return await deps.resolve<UseCase<unknown, O>>(token).execute(input, noopCallContext(undefined, identity));
     } catch (e) {
       if (e instanceof WorkgraphError && (e.code === 'not_found' || e.code === 'invalid_arguments' || e.code === 'invalid_workflow' || e.code === 'unsafe_path')) {
         throw new McpError(JsonRpcErrorCodes.InvalidParams, `${e.code}: ${e.message}`);
@@ -64,11 +70,11 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   return installResources(sdk, call, deps, workflow, tasksServed);
 }
 
-type Call = <O>(token: symbol, input: unknown) => Promise<O>;
+type Call = <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }) => Promise<O>;
 
 function installPrompts(sdk: Server, call: Call): void {
-  sdk.setRequestHandler(ListPromptsRequestSchema, async () => {
-    const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {});
+  sdk.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
+    const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {}, extra);
     return {
       prompts: workflows.map((w) => ({
         name: w.id,
@@ -82,8 +88,8 @@ function installPrompts(sdk: Server, call: Call): void {
     };
   });
 
-  sdk.setRequestHandler(GetPromptRequestSchema, async (request) => {
-    const workflow = await call<{ id: string; name: string; description: string }>(WorkflowTokens.GetWorkflow, { id: request.params.name, mode: 'metadata' });
+  sdk.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
+    const workflow = await call<{ id: string; name: string; description: string }>(WorkflowTokens.GetWorkflow, { id: request.params.name, mode: 'metadata' }, extra);
     const args = request.params.arguments ?? {};
     const startArgs: Record<string, string> = { workflowId: workflow.id };
     if (args.goal) startArgs.goal = args.goal;
@@ -104,9 +110,9 @@ function installPrompts(sdk: Server, call: Call): void {
 
 function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean): () => void {
   // Sessions (most recently updated first), then every project's task graph.
-  sdk.setRequestHandler(ListResourcesRequestSchema, async () => {
-    const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 })).sessions : [];
-    const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {})).projects : [];
+  sdk.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
+    const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, extra)).sessions : [];
+    const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, extra)).projects : [];
     return {
       resources: [
         ...sessions.map((s) => ({
@@ -133,16 +139,16 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     ],
   }));
 
-  sdk.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  sdk.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
     const uri = request.params.uri;
     const session = workflow ? SESSION_URI.exec(uri) : null;
     if (session) {
-      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] });
+      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, extra);
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(timeline) }] };
     }
     const tasks = tasksServed ? TASKS_URI.exec(uri) : null;
     if (tasks) {
-      const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] });
+      const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] }, extra);
       const { mermaid, ...json } = view;
       return {
         contents: [

@@ -115,9 +115,9 @@ describe('token configuration that cannot be used stops the start (one line, exi
     });
 
   it.each([
-    ['WORKGRAPH_AUTH_TOKENS=" , " (it served without authentication)', [], { WORKGRAPH_AUTH_TOKENS: ' , ' }, 'workgraph: WORKGRAPH_AUTH_TOKENS is set but holds no token'],
-    ['a 1-character token', [], { WORKGRAPH_AUTH_TOKENS: 'x' }, 'workgraph: WORKGRAPH_AUTH_TOKENS entry 1: a token must be at least 16 characters (this one has 1)'],
-    ['a token with a space', [], { WORKGRAPH_AUTH_TOKENS: 'abcdefgh ijklmnopq' }, 'workgraph: WORKGRAPH_AUTH_TOKENS entry 1: a token holds no whitespace'],
+    ['WORKGRAPH_AUTH_TOKENS=" , " (it served without authentication)', [], { WORKGRAPH_AUTH_TOKENS: ' , ' }, 'workgraph serve: WORKGRAPH_AUTH_TOKENS is set but holds no token'],
+    ['a 1-character token', [], { WORKGRAPH_AUTH_TOKENS: 'x' }, 'workgraph serve: WORKGRAPH_AUTH_TOKENS entry 1: a token must be at least 16 characters (this one has 1)'],
+    ['a token with a space', [], { WORKGRAPH_AUTH_TOKENS: 'abcdefgh ijklmnopq' }, 'workgraph serve: WORKGRAPH_AUTH_TOKENS entry 1: a token holds no whitespace'],
   ])('%s', (_what, args, env, message) => {
     const r = serve(args, env);
     expect(r.status).toBe(2);
@@ -131,9 +131,9 @@ describe('token configuration that cannot be used stops the start (one line, exi
     fs.writeFileSync(comments, '# one token per line\n\n');
     const a = serve(['--auth-token-file', short]);
     expect(a.status).toBe(2);
-    expect(a.stderr.trim()).toBe(`workgraph: --auth-token-file: '${short}' line 2: a token must be at least 16 characters (this one has 3); make one with \`openssl rand -hex 32\``);
+    expect(a.stderr.trim()).toBe(`workgraph serve: --auth-token-file: '${short}' line 2: a token must be at least 16 characters (this one has 3); make one with \`openssl rand -hex 32\``);
     const b = serve(['--auth-token-file', comments]);
     expect(b.status).toBe(2);
-    expect(b.stderr.trim()).toBe(`workgraph: --auth-token-file: '${comments}' holds no token (one per line; blank lines and # comments are ignored)`);
+    expect(b.stderr.trim()).toBe(`workgraph serve: --auth-token-file: '${comments}' holds no token (one per line; blank lines and # comments are ignored)`);
   });
 });

@@ -23,13 +23,28 @@ export class HttpSessionTable {
   private readonly sessions = new Map<string, HttpSession>();
   /** Sessions being initialized (counted against the cap before they have an id). */
   private pending = 0;
+  /** The same, per token holder. */
+  private readonly pendingBy = new Map<string, number>();
   private sweeper?: NodeJS.Timeout;
 
+  /**
+   * @param perHolderCap the most sessions one token holder (identity) may hold at once: half of `maxSessions` when
+   *   several identities may connect, so one of them cannot take every place (undefined: no such bound).
+   */
   constructor(
     private readonly maxSessions: number,
     private readonly idleTimeoutMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly perHolderCap?: number,
   ) {}
+
+  /** Sessions (open and being opened) of one holder. */
+  heldBy(holder: string | undefined): number {
+    if (holder === undefined) return 0;
+    let n = this.pendingBy.get(holder) ?? 0;
+    for (const s of this.sessions.values()) if (s.clientId === holder) n++;
+    return n;
+  }
 
   get size(): number {
     return this.sessions.size;
@@ -43,20 +58,29 @@ export class HttpSessionTable {
     return [...this.sessions.values()];
   }
 
-  /** Reserves a place for a new session; false when the cap is reached. Release with {@link release} or {@link add}. */
-  reserve(): boolean {
-    if (this.sessions.size + this.pending >= this.maxSessions) return false;
+  /**
+   * Reserves a place for a new session of `holder`: `'full'` when the cap is reached, `'holder'` when that holder
+   * already has its share. Release with {@link release} or {@link add}.
+   */
+  reserve(holder?: string): true | 'full' | 'holder' {
+    if (this.sessions.size + this.pending >= this.maxSessions) return 'full';
+    if (this.perHolderCap !== undefined && holder !== undefined && this.heldBy(holder) >= this.perHolderCap) return 'holder';
     this.pending++;
+    if (holder !== undefined) this.pendingBy.set(holder, (this.pendingBy.get(holder) ?? 0) + 1);
     return true;
   }
 
-  release(): void {
+  release(holder?: string): void {
     if (this.pending > 0) this.pending--;
+    if (holder === undefined) return;
+    const n = (this.pendingBy.get(holder) ?? 0) - 1;
+    if (n > 0) this.pendingBy.set(holder, n);
+    else this.pendingBy.delete(holder);
   }
 
   /** Turns a reservation into an open session. */
   add(session: HttpSession): void {
-    this.release();
+    this.release(session.clientId);
     this.sessions.set(session.id, session);
   }
 

@@ -33,6 +33,11 @@ export interface HttpTransportOptions {
   publicUrl?: string;
   sessionIdleTimeoutMs: number;
   maxSessions: number;
+  /**
+   * The most sessions one identity may hold (half of maxSessions when several identities may connect); undefined:
+   * no share (one identity, or no authentication).
+   */
+  maxSessionsPerIdentity?: number;
   /** Bound on a POST body, the same as a stdio line (16 MiB). */
   maxBodyBytes: number;
   /** Whether the stores are reachable (`/readyz`). */
@@ -81,7 +86,7 @@ export class HttpTransportServer {
       throw new Error(`--http: binding ${opts.listen.host} (not a loopback address) requires authentication: give --auth-token-file or WORKGRAPH_AUTH_TOKENS`);
     }
     this.guard = new RequestGuard({ boundHost: opts.listen.host, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
-    this.sessions = new HttpSessionTable(opts.maxSessions, opts.sessionIdleTimeoutMs);
+    this.sessions = new HttpSessionTable(opts.maxSessions, opts.sessionIdleTimeoutMs, undefined, opts.maxSessionsPerIdentity);
     // Every request passes the one request entry: a malformed target is 400 before routing, an exception 500 and
     // one log line, stalled clients are cut by the timeouts (SSE answers are not).
     this.server = createHttpServer({
@@ -236,11 +241,23 @@ export class HttpTransportServer {
 
   /** An `initialize` without a session: a new transport and protocol server, if the cap allows. */
   private async open(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken | undefined, parsed: unknown): Promise<void> {
-    if (!this.sessions.reserve()) {
+    const reserved = this.sessions.reserve(auth?.clientId);
+    if (reserved === 'full') {
       this.opts.logger.warn('http session cap reached; refusing a new session', { maxSessions: this.opts.maxSessions });
       return sendRpcError(res, 503, SERVER_ERROR, `Service Unavailable: ${this.opts.maxSessions} sessions are open (--max-sessions)`, {
         'Retry-After': RETRY_AFTER_SECONDS,
       });
+    }
+    if (reserved === 'holder') {
+      // The cap is shared: one identity holds at most its share, so another still gets a session.
+      this.opts.logger.warn('http session share of an identity reached; refusing a new session', { identity: auth?.clientId, perIdentity: this.opts.maxSessionsPerIdentity });
+      return sendRpcError(
+        res,
+        503,
+        SERVER_ERROR,
+        `Service Unavailable: identity '${auth?.clientId}' holds ${this.opts.maxSessionsPerIdentity} sessions, its share of --max-sessions ${this.opts.maxSessions}; close one (DELETE /mcp) or wait for one to go idle`,
+        { 'Retry-After': RETRY_AFTER_SECONDS },
+      );
     }
     let session: HttpSession | undefined;
     const protocol = this.opts.newSession();
@@ -268,7 +285,7 @@ export class HttpTransportServer {
     } finally {
       // The initialize was refused (bad params, wrong headers): nothing was opened.
       if (!session) {
-        this.sessions.release();
+        this.sessions.release(auth?.clientId);
         await protocol.close();
       }
     }

@@ -44,6 +44,7 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
     publicUrl: config.publicUrl,
     sessionIdleTimeoutMs: config.sessionIdleTimeoutMs,
     maxSessions: config.maxSessions,
+    ...sessionShare(config),
     maxBodyBytes: MAX_HTTP_BODY_BYTES,
     ready: () => host.ready(),
     logger: logger.child({ component: 'http' }),
@@ -56,4 +57,13 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
     logger.info(`dashboard (${config.dashboard!.allowActions ? 'actions enabled' : 'read-only'}) at ${dashboard.url(origin)}`);
   }
   return server;
+}
+
+/**
+ * The session cap is shared fairly (issue 20: one token opened all 100 sessions, another got 503): with more than
+ * one identity configured, each holds at most half of --max-sessions (at least one).
+ */
+function sessionShare(config: HttpConfig): { maxSessionsPerIdentity?: number } {
+  const identities = new Set(config.tokens.map((t) => t.identity.name));
+  return identities.size > 1 ? { maxSessionsPerIdentity: Math.max(1, Math.floor(config.maxSessions / 2)) } : {};
 }

@@ -22,6 +22,8 @@ export interface GraphRunSummary {
   durationMs: number;
   nodeExecutions: number;
   error?: string;
+  /** Who ran it: the identity's name and the agent's client name (runs recorded before identities have none). */
+  actor?: { name: string; client?: string };
 }
 
 /**
@@ -51,6 +53,7 @@ export function summarizeRun(r: GraphRunRecord): GraphRunSummary {
     durationMs: r.durationMs,
     nodeExecutions: r.nodeExecutions,
     ...(r.error ? { error: r.error } : {}),
+    ...(r.actor ? { actor: r.actor } : {}),
   };
 }
 

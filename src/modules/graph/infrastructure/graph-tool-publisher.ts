@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { isWorkgraphError, WorkgraphError, ErrorCodes } from '../../../kernel/errors';
-import type { CallContext } from '../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../kernel/call-context';
 import { describeIssue } from '../domain/graph-issue';
 import type { Logger } from '../../../kernel/logger';
 import type { GraphToolInfo } from '../application/graph-runner';
@@ -150,7 +150,7 @@ export class GraphToolPublisher {
       annotations: { title: info.name, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       module: 'graph',
       handler: async (args: unknown, ctx: CallContext) => {
-        const handle = host.executeTool(info.name, args, { signal: ctx.signal });
+        const handle = host.executeTool(info.name, args, { signal: ctx.signal, actor: actorOf(ctx) });
         try {
           const { result } = await handle.promise;
           if (result === null || typeof result !== 'object' || Array.isArray(result)) {

@@ -1,4 +1,5 @@
 import type { WorkgraphError } from '../../../../kernel/errors';
+import type { Actor } from '../../../../kernel/identity';
 import type { GraphNode, NodeExecutionError, NodeExecutionRecord } from '../../domain/types';
 
 /** Where a run is. `error` and `stopped` are final like `finished`. */
@@ -61,6 +62,8 @@ export interface ExecutionOptions {
   telemetry?: boolean;
   /** Aborting it stops the run (like controller.stop()). */
   signal?: AbortSignal;
+  /** Who runs it (the caller's identity and client): kept on the run and its record; only they (or admin) inspect it. */
+  actor?: Actor;
 }
 
 /** Count and time of the executions of one node type or node id. */
@@ -100,6 +103,8 @@ export interface ExecutionState {
   result?: unknown;
   error?: NodeExecutionError;
   telemetry?: ExecutionTelemetry;
+  /** Who ran it, when known. */
+  actor?: Actor;
 }
 
 export interface ExecutionResult {

@@ -153,6 +153,7 @@ export class GraphRun implements ExecutionController {
       ...(this.status === 'finished' ? { result: this.result } : {}),
       ...(this.error ? { error: this.error } : {}),
       ...(this.telemetry ? { telemetry: this.telemetrySnapshot() } : {}),
+      ...(this.options.actor ? { actor: this.options.actor } : {}),
     };
   }
 

@@ -37,6 +37,7 @@ export function buildRunRecord(
     durationMs: Math.max(0, endTime - state.startTime),
     nodeExecutions: history.length,
     ...(runError ? { error: runError.message } : {}),
+    ...(state.actor ? { actor: state.actor } : {}),
     ...(source.file ? { file: source.file } : {}),
     ...(source.graph ? { graph: source.graph } : {}),
     input,

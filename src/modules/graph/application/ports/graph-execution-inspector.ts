@@ -12,6 +12,8 @@ export interface InspectedExecution {
   history: readonly NodeExecutionRecord[];
   result?: unknown;
   error?: unknown;
+  /** Who ran it (its identity's name and client), when known. */
+  actor?: { name: string; client?: string };
 }
 
 /** Read access to recent graph runs (GraphHost implements it). Each method throws NotFoundError for unknown ids. */

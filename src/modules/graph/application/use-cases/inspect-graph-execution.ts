@@ -3,6 +3,9 @@ import { GraphTokens } from '../graph.tokens';
 import type { NodeExecutionRecord } from '../../domain/types';
 import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
 import type { UseCase } from '../../../../kernel/use-case';
+import type { CallContext } from '../../../../kernel/call-context';
+import { NotFoundError } from '../../../../kernel/errors';
+import { reachOf } from '../../../../kernel/reach';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { graphInspectSchemas } from '../graph.tool-schemas';
 
@@ -23,8 +26,13 @@ export const DEFAULT_HISTORY_PAGE = 100;
 export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, ToolOutput<typeof graphInspectSchemas>> {
   constructor(@inject(GraphTokens.GraphHost) private readonly runs: GraphExecutionInspector) {}
 
-  execute(input: InspectGraphExecutionInput): InspectGraphExecutionOutput {
+  execute(input: InspectGraphExecutionInput, ctx?: CallContext): InspectGraphExecutionOutput {
     const { executionId, executionIndex } = input;
+    const state = this.runs.getExecutionState(executionId);
+    // A run belongs to the identity that ran it (admin sees every run): another's is answered as an unknown one.
+    if (!reachOf(ctx).owns(state.actor?.name)) {
+      throw new NotFoundError('execution', executionId, `execution '${executionId}' not found (only the last runs are kept)`);
+    }
     if (executionIndex !== undefined) {
       return {
         executionId,
@@ -33,7 +41,6 @@ export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput
         context: this.runs.getContextForExecution(executionId, executionIndex),
       };
     }
-    const state = this.runs.getExecutionState(executionId);
     const offset = input.offset ?? 0;
     const limit = input.limit ?? DEFAULT_HISTORY_PAGE;
     return {

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { CallContext } from '../../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../../kernel/call-context';
 import type { UseCase } from '../../../../kernel/use-case';
 import { GraphTokens } from '../graph.tokens';
 import type { GraphToolCatalog } from '../ports/graph-tool-catalog';
@@ -14,7 +14,7 @@ export class RunGraphTool implements UseCase<{ tool: string; args: unknown }, { 
   constructor(@inject(GraphTokens.GraphHost) private readonly catalog: GraphToolCatalog) {}
 
   async execute(input: { tool: string; args: unknown }, ctx?: CallContext): Promise<{ runId: string; output: unknown }> {
-    const handle = this.catalog.executeTool(input.tool, input.args, ctx?.signal ? { signal: ctx.signal } : {});
+    const handle = this.catalog.executeTool(input.tool, input.args, { ...(ctx?.signal ? { signal: ctx.signal } : {}), actor: actorOf(ctx) });
     try {
       const { result } = await handle.promise;
       return { runId: handle.executionId, output: result };

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireContextInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
@@ -37,6 +38,7 @@ export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
     // Checked first (a bad projectContext is the first error), resolved once the nodes are valid: the first add of a
     // folder claims the project's plain id, which a refused call must not do.
     projectIdentity(input.projectContext);
+    requireContextInReach(input.projectContext, ctx);
     let project = '';
     if (!Array.isArray(input.nodes) || input.nodes.length === 0) {
       throw new InvalidArgumentsError('nodes: expected at least one node', 'nodes');

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireContextInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
@@ -42,6 +43,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
   }
 
   async execute(input: DeleteNodesInput, ctx?: CallContext): Promise<DeleteNodesOutput> {
+    requireContextInReach(input.projectContext, ctx);
     const project = await this.store.resolveProject(input.projectContext);
     const ids = [...new Set(input.nodeIds)];
     const reason = input.reason ?? null;

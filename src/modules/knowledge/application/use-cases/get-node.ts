@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireContextInReach } from '../services/knowledge-reach';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
@@ -19,6 +20,7 @@ export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
+    requireContextInReach(input.projectContext, ctx);
     const project = await this.store.resolveProject(input.projectContext);
     const reader = this.store.reader(project);
     const found = await reader.get(input.id, ctx?.signal);

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireContextInReach } from '../services/knowledge-reach';
 import type { CallContext } from '../../../../kernel/call-context';
 import { projectIdFromContext, type DeletedNodeRecord } from '../../domain';
 import { KnowledgeTokens } from '../knowledge.tokens';
@@ -13,6 +14,7 @@ export class ListDeletedNodes {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: { projectContext: string }, ctx?: CallContext): Promise<{ project: string; records: DeletedNodeRecord[]; total: number }> {
+    requireContextInReach(input.projectContext, ctx);
     const project = projectIdFromContext(input.projectContext);
     const { records, total } = await this.store.reader(project).deleted({ limit: DELETED_LIST_MAX, signal: ctx?.signal });
     return { project, records, total };

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireContextInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
@@ -34,6 +35,7 @@ export class RestoreNodes implements UseCase<RestoreNodesInput, RestoreNodesOutp
   ) {}
 
   async execute(input: RestoreNodesInput, ctx?: CallContext): Promise<RestoreNodesOutput> {
+    requireContextInReach(input.projectContext, ctx);
     const project = await this.store.resolveProject(input.projectContext);
     const ids = [...new Set(input.nodeIds)];
     const wanted = new Set(ids);

@@ -1,4 +1,5 @@
 import { NotFoundError } from '../../../../kernel/errors';
+import { reachOf, type Reach } from '../../../../kernel/reach';
 import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { ToolOutput } from '../../../../kernel/tools/tool-schema';
@@ -22,16 +23,24 @@ export function projectGraphView(graph: TaskGraph): ProjectGraphView {
 }
 
 /**
- * Loads a project's graph by name or id.
- * @throws NotFoundError naming the project when it has no graph.
+ * Loads a project's graph by name or id, if it lies within the caller's reach (under its roots).
+ * @throws NotFoundError naming the project when it has no graph or lies outside the reach (the same answer).
  */
-export async function loadProjectGraph(store: TaskGraphStore, project: string): Promise<{ projectId: string; graph: TaskGraph }> {
+export async function loadProjectGraph(store: TaskGraphStore, project: string, reach: Reach = reachOf(undefined)): Promise<{ projectId: string; graph: TaskGraph }> {
   const projectId = store.projectIdOf(project);
   const graph = await store.load(projectId);
-  if (!graph) {
-    throw new NotFoundError('project', project, `project '${project}' (id '${projectId}') has no task graph; call init_project_graph first`);
-  }
+  if (!graph || !reach.covers(graph.project_root)) throw projectNotFound(project, projectId);
   return { projectId, graph };
+}
+
+/** The answer for a project that has no graph — and for one outside the caller's reach, so its existence is not confirmed. */
+export function projectNotFound(project: string, projectId: string): NotFoundError {
+  return new NotFoundError('project', project, `project '${project}' (id '${projectId}') has no task graph; call init_project_graph first`);
+}
+
+/** Inside a store update: the graph must be within the caller's reach. @throws NotFoundError as for a missing project. */
+export function requireInReach(graph: TaskGraph, project: string, reach: Reach): void {
+  if (!reach.covers(graph.project_root)) throw projectNotFound(project, graph.project_id);
 }
 
 /** A node of a loaded graph. @throws NotFoundError naming node and project. */

@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../kernel/call-context';
+import { reachOf } from '../../../../kernel/reach';
 import { TasksTokens } from '../tasks.tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
@@ -14,8 +16,8 @@ export type GetProjectGraphInput = ToolInput<typeof getProjectGraphSchemas>;
 export class GetProjectGraph implements UseCase<GetProjectGraphInput, ToolOutput<typeof getProjectGraphSchemas>> {
   constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
 
-  async execute(input: GetProjectGraphInput): Promise<ProjectGraphView> {
-    const { graph } = await loadProjectGraph(this.store, input.project);
+  async execute(input: GetProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
+    const { graph } = await loadProjectGraph(this.store, input.project, reachOf(ctx));
     return projectGraphView(graph);
   }
 }

@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../kernel/call-context';
+import { reachOf } from '../../../../kernel/reach';
 import { startableNodes, type TaskStatus } from '../../domain';
 import { TasksTokens } from '../tasks.tokens';
 import type { TaskGraphStore } from '../ports/task-graph-store';
@@ -18,8 +20,8 @@ export type GetReadyTasksOutput = ToolOutput<typeof getReadyTasksSchemas>;
 export class GetReadyTasks implements UseCase<GetReadyTasksInput, GetReadyTasksOutput> {
   constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
 
-  async execute(input: GetReadyTasksInput): Promise<GetReadyTasksOutput> {
-    const { graph } = await loadProjectGraph(this.store, input.project);
+  async execute(input: GetReadyTasksInput, ctx?: CallContext): Promise<GetReadyTasksOutput> {
+    const { graph } = await loadProjectGraph(this.store, input.project, reachOf(ctx));
     const ready = startableNodes(graph).map((n) => ({ id: n.id, title: n.title, status: n.status }));
     return { ready_count: ready.length, ready_tasks: ready };
   }

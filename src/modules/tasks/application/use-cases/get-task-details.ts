@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../kernel/call-context';
+import { reachOf } from '../../../../kernel/reach';
 import type { UseCase } from '../../../../kernel/use-case';
 import { dependentsOf, type TaskNode, type TaskTransition } from '../../domain';
 import { TasksTokens } from '../tasks.tokens';
@@ -19,8 +21,8 @@ export interface TaskDetails {
 export class GetTaskDetails implements UseCase<{ project: string; nodeId: string }, TaskDetails> {
   constructor(@inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore) {}
 
-  async execute(input: { project: string; nodeId: string }): Promise<TaskDetails> {
-    const { projectId, graph } = await loadProjectGraph(this.store, input.project);
+  async execute(input: { project: string; nodeId: string }, ctx?: CallContext): Promise<TaskDetails> {
+    const { projectId, graph } = await loadProjectGraph(this.store, input.project, reachOf(ctx));
     const node = requireNode(graph, input.nodeId);
     const transitions = (await this.store.readTransitions(projectId)).filter((t) => t.node === node.id);
     return { project: projectId, node, transitions, dependents: dependentsOf(graph, node.id).map((n) => n.id) };

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { ConflictError } from '../../../../kernel/errors';
+import { reachOf } from '../../../../kernel/reach';
+import { AlreadyExistsError, ConflictError } from '../../../../kernel/errors';
 import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
@@ -45,6 +46,8 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
     await this.store.create(graph, {
       replace: input.replace ?? false,
       check: (existing) => {
+        // Another identity's project (outside the caller's roots) is never replaced, nor said to be where it is.
+        if (!reachOf(ctx).covers(existing.project_root)) throw new AlreadyExistsError('project', projectId, 'it is not yours to replace: choose another projectName');
         const facts = this.runs.hostFacts();
         const running = existing.nodes.filter((n) => n.status === TaskStatus.Validating && !runOwnership(n, now.ms, facts).recoverable);
         if (running.length) {

@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../kernel/call-context';
+import { reachOf } from '../../../../kernel/reach';
 import { applyTaskEvent } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
@@ -6,7 +8,7 @@ import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
-import { timeOf } from '../services/task-graph-views';
+import { timeOf, requireInReach } from '../services/task-graph-views';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { startTaskSchemas } from '../tasks.tool-schemas';
 
@@ -27,9 +29,11 @@ export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: StartTaskInput): Promise<StartTaskOutput> {
+  async execute(input: StartTaskInput, ctx?: CallContext): Promise<StartTaskOutput> {
     const projectId = this.store.projectIdOf(input.project);
+    const reach = reachOf(ctx);
     const node = await this.store.update(projectId, (graph) => {
+      requireInReach(graph, input.project, reach);
       const r = applyTaskEvent(graph, input.nodeId, { type: 'start' }, timeOf(this.clock.now()));
       return { graph: r.graph, transitions: r.transitions, value: r.node };
     });

@@ -3,6 +3,7 @@ import { TaskStatus, type TaskNode, type TaskRunResult } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
+import { reachOf } from '../../../../kernel/reach';
 import type { Clock, Timers } from '../../../../kernel/clock';
 import type { CommandResult } from '../ports/command-runner';
 import type { TaskGraphStore } from '../ports/task-graph-store';
@@ -68,9 +69,12 @@ export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ToolOutp
 
   async execute(input: ValidateTaskLoopInput, ctx: CallContext = noopCallContext()): Promise<ValidateTaskLoopOutput> {
     const projectId = this.store.projectIdOf(input.project);
+    const reach = reachOf(ctx);
+    // A confined caller may not join (or hear of) a run in another identity's project: checked before the run table.
+    if (reach.roots) await loadProjectGraph(this.store, input.project, reach);
     let run = this.runs.active(projectId, input.nodeId);
     if (!run) {
-      const { graph } = await loadProjectGraph(this.store, input.project);
+      const { graph } = await loadProjectGraph(this.store, input.project, reach);
       const node = requireNode(graph, input.nodeId);
       const pending = pendingResult(node);
       if (pending) {

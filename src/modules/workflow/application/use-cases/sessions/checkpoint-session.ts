@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../../kernel/call-context';
+import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
@@ -26,9 +28,10 @@ export class CheckpointSession implements UseCase<CheckpointSessionInput, Checkp
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: CheckpointSessionInput): Promise<CheckpointSessionOutput> {
+  async execute(input: CheckpointSessionInput, ctx?: CallContext): Promise<CheckpointSessionOutput> {
     const claims = await this.engine.tokens.verify(input.continueToken, 'continueToken');
     return this.engine.store.update(claims.sessionId, async (state, history) => {
+      requireSessionVisible(state, ctx);
       let step: StepPointer | null;
       if (claims.node === state.head.node) step = state.head.current;
       else {

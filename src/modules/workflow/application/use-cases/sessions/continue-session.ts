@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../../kernel/call-context';
+import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
@@ -41,11 +43,12 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     @inject(Tokens.Clock) private readonly clock: Clock,
   ) {}
 
-  async execute(input: ContinueSessionInput): Promise<SessionAnswer> {
+  async execute(input: ContinueSessionInput, ctx?: CallContext): Promise<SessionAnswer> {
     const claims = await this.engine.tokens.verify(input.continueToken, 'continueToken');
     const patch = checkContext(input.context);
     const hash = this.engine.outputHash(input.output, patch);
     return this.engine.store.update(claims.sessionId, async (state, history) => {
+      requireSessionVisible(state, ctx);
       const workflow = await this.engine.workflowOf(state);
       return this.decide(workflow, state, history, claims, input, patch, hash);
     });

@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../../kernel/call-context';
+import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { sessionProgress, type SessionEvent } from '../../../domain/sessions';
@@ -24,8 +26,9 @@ export type SessionTimeline = Omit<DeclaredTimeline, 'context' | 'events'> & { c
 export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, SessionTimeline> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
 
-  async execute(input: GetSessionTimelineInput): Promise<SessionTimeline> {
+  async execute(input: GetSessionTimelineInput, ctx?: CallContext): Promise<SessionTimeline> {
     const state = await this.engine.store.load(input.sessionId);
+    requireSessionVisible(state, ctx);
     const { events, damaged } = await this.engine.store.history(input.sessionId);
     // Counted over the workflow the session runs (its pinned copy), not the file as it may read now.
     const workflow = await this.engine.workflowOf(state);

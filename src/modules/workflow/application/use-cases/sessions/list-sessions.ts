@@ -1,4 +1,6 @@
 import { inject, injectable } from 'tsyringe';
+import type { CallContext } from '../../../../../kernel/call-context';
+import { sessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { InvalidArgumentsError } from '../../../../../kernel/errors';
@@ -31,12 +33,12 @@ export class ListSessions implements UseCase<ListSessionsInput, ListSessionsOutp
     return this.engine.store;
   }
 
-  async execute(input: ListSessionsInput): Promise<ListSessionsOutput> {
+  async execute(input: ListSessionsInput, ctx?: CallContext): Promise<ListSessionsOutput> {
     const limit = Math.min(Math.max(input.limit ?? 50, 1), 500);
     const offset = input.cursor === undefined ? 0 : Number(input.cursor);
     if (!Number.isInteger(offset) || offset < 0) throw new InvalidArgumentsError('cursor: expected the nextCursor of a previous workflow_sessions answer', 'cursor');
     const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? input.status : [input.status];
-    const all = await this.store.list({ statuses, workflowId: input.workflowId, workspacePath: input.workspacePath });
+    const all = (await this.store.list({ statuses, workflowId: input.workflowId, workspacePath: input.workspacePath })).filter((s) => sessionVisible(s, ctx));
     const slice = all.slice(offset, offset + limit);
     const progress = await this.progressOf(slice);
     const page = slice.map((s, i) => ({

@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireSessionVisible, sessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import type { CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
@@ -35,12 +36,14 @@ export class ResumeSessions implements UseCase<ResumeSessionsInput, ResumeSessio
     else {
       const workspacePath = await this.engine.workspaceOf(input.workspacePath, ctx);
       const statuses = input.status === undefined ? undefined : Array.isArray(input.status) ? input.status : [input.status];
-      const ranked = rankSessions(await this.engine.store.list(), { query: input.query, workspacePath, gitBranch: input.gitBranch, statuses }, limit);
+      const visible = (await this.engine.store.list()).filter((s) => sessionVisible(s, ctx));
+      const ranked = rankSessions(visible, { query: input.query, workspacePath, gitBranch: input.gitBranch, statuses }, limit);
       picked = ranked.map((r) => ({ summary: r.summary, sessionId: r.summary.sessionId, reasons: r.reasons }));
     }
     const candidates: ResumeCandidate[] = [];
     for (const p of picked) {
       const state = await this.engine.store.load(p.sessionId);
+      requireSessionVisible(state, ctx);
       const workflow = await this.engine.workflowOf(state);
       const a = this.engine.engineAnswer(workflow, state.head.completedSteps, state.head.context);
       candidates.push({

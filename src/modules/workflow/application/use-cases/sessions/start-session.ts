@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { requireWorkspaceInReach } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
@@ -55,6 +56,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     const pinned = JSON.parse(text) as typeof workflow;
     const first = this.engine.answer(pinned, [], context);
     const workspacePath = await this.engine.workspaceOf(input.workspacePath, ctx);
+    requireWorkspaceInReach(workspacePath, ctx);
     const event: SessionStartedEvent = {
       kind: 'session_started',
       at: new Date(this.clock.now()).toISOString(),
