@@ -1,7 +1,8 @@
 // The web dashboard in headless Chromium (playwright-core over a system Chromium, as the browser tests use):
 // - overview with 100 projects: navigation to all 100 project rows on screen, beside a static page of the same size
 //   (the rendered overview saved as HTML) served by the same server;
-// - task DAG page: navigation to the first task title on screen for 5,000 nodes, beside 50 nodes (goal ≤ 10x);
+// - task DAG page: navigation to the first task title on screen for 5,000 nodes, beside 50 nodes (goal ≤ 10x); and
+//   for 400 nodes, the largest DAG ELK lays out with routed edges (in its Web Worker), beside the same 50 nodes;
 // - one live status change (validate_task_loop by the MCP server) to its node showing COMPLETED on the open 5,000-node
 //   page (goal < 5 s), beside the same on the 50-node page.
 // Medians of BENCH_DASHBOARD_RUNS (default 5) interleaved runs.
@@ -72,6 +73,7 @@ async function main() {
   }
   await callTool(client, 'init_project_graph', { projectName: 'dag 50', projectRoot, nodes: layeredNodes(5, 10) });
   await callTool(client, 'init_project_graph', { projectName: 'dag 5000', projectRoot, nodes: layeredNodes(50, 100) });
+  await callTool(client, 'init_project_graph', { projectName: 'dag 400', projectRoot, nodes: layeredNodes(10, 40) });
   const dash = await startDashboard(dataDir);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-bench-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -101,11 +103,14 @@ async function main() {
 
     const small = [];
     const large = [];
+    const routed = [];
     for (let i = 0; i < RUNS; i++) {
       small.push(await timedNavigation(page, `${dash.url}#/tasks/dag-50`, '.task-node .task-title'));
       large.push(await timedNavigation(page, `${dash.url}#/tasks/dag-5000`, '.task-node .task-title'));
+      routed.push(await timedNavigation(page, `${dash.url}#/tasks/dag-400`, '.task-node .task-title'));
     }
     report('dashboard', 'DAG 5,000 nodes: time to first task title', stats(large).median, stats(small).median, 'ms', { baselineIs: 'the 50-node DAG', goalRatio: 10 });
+    report('dashboard', 'DAG 400 nodes (ELK layout, routed edges): time to first task title', stats(routed).median, stats(small).median, 'ms', { baselineIs: 'the 50-node DAG (ELK too)' });
 
     const live = async (project, nodeId) => {
       await page.goto(`${dash.url}#/tasks/${project}`);
