@@ -14,6 +14,7 @@ export const NODE_H = 100;
 const RANK_SEP = 48;
 const NODE_SEP = 18;
 export const ELK_MAX_NODES = 400;
+const THOROUGH_MAX_NODES = 150;
 
 export interface LayoutInput {
   id: string;
@@ -101,7 +102,10 @@ export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
   if (nodes.length > ELK_MAX_NODES || nodes.length === 0) return linearLayout(nodes);
   const ids = new Set(nodes.map((n) => n.id));
   const edges = nodes.flatMap((n) => [...new Set(n.deps)].filter((d) => ids.has(d) && d !== n.id).map((d) => ({ id: edgeId(d, n.id), source: d, target: n.id })));
-  const r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP });
+  // ELK's crossing minimisation repeats its sweeps `thoroughness` times: fewer past a few hundred tasks keeps the
+  // layout within a second or two there (npm run bench -- dashboard).
+  const thoroughness = nodes.length > THOROUGH_MAX_NODES ? '1' : '4';
+  const r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP }, { 'elk.layered.thoroughness': thoroughness });
   const columns = [...new Set([...r.pos.values()].map((p) => Math.round(p.x)))].sort((a, b) => a - b);
   const layerOf = new Map(nodes.map((n) => [n.id, columns.indexOf(Math.round(r.pos.get(n.id)!.x))]));
   const layers: string[][] = columns.map(() => []);

@@ -1,14 +1,29 @@
 import { createRoot } from 'react-dom/client';
+import { lazy, Suspense, type ComponentType } from 'react';
 import '@xyflow/react/dist/style.css';
 import './styles.css';
 import { useApi, useLiveStatus, token } from './api';
 import { href, useRoute } from './router';
 import { MetaContext, type Meta } from './meta';
 import { Overview } from './pages/Overview';
-import { TaskDag } from './pages/TaskDag';
-import { Sessions, SessionPage } from './pages/Sessions';
-import { GraphTools, GraphToolPage, GraphRunPage } from './pages/Graphs';
-import { KnowledgeProjects, KnowledgeProject, KnowledgeNodePage } from './pages/Knowledge';
+
+/**
+ * Pages other than the overview load with their first visit (Vite splits them into chunks): the overview needs neither
+ * React Flow and ELK (drawings) nor markdown-it (sessions), so the first screen loads only what it shows.
+ */
+function page<M, K extends keyof M>(load: () => Promise<M>, name: K) {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  return lazy(() => load().then((m) => ({ default: m[name] as ComponentType<any> })));
+}
+const TaskDag = page(() => import('./pages/TaskDag'), 'TaskDag');
+const Sessions = page(() => import('./pages/Sessions'), 'Sessions');
+const SessionPage = page(() => import('./pages/Sessions'), 'SessionPage');
+const GraphTools = page(() => import('./pages/Graphs'), 'GraphTools');
+const GraphToolPage = page(() => import('./pages/Graphs'), 'GraphToolPage');
+const GraphRunPage = page(() => import('./pages/Graphs'), 'GraphRunPage');
+const KnowledgeProjects = page(() => import('./pages/Knowledge'), 'KnowledgeProjects');
+const KnowledgeProject = page(() => import('./pages/Knowledge'), 'KnowledgeProject');
+const KnowledgeNodePage = page(() => import('./pages/Knowledge'), 'KnowledgeNodePage');
 
 function Page({ route }: { route: string[] }) {
   const [section, a, b] = route;
@@ -72,7 +87,9 @@ function App() {
         ) : (
           // One page per route: moving to another run, task graph or session starts from a fresh page (no selection
           // of the page before, such as an execution number the new run does not have).
-          <Page key={route.join('/')} route={route} />
+          <Suspense fallback={<div className="muted">Loading…</div>}>
+            <Page key={route.join('/')} route={route} />
+          </Suspense>
         )}
       </main>
     </MetaContext.Provider>
