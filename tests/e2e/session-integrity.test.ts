@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient, tempDir } from './helpers/server-process';
+import { spawnSync } from 'node:child_process';
+import { CLI, connectClient, serverEnv, tempDir } from './helpers/server-process';
 
 const WORKFLOWS = path.resolve(__dirname, '../fixtures/session-workflows');
 type Answer = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -111,5 +112,32 @@ describe('session integrity (built server)', () => {
     expect(t.events.map((e: Answer) => e.kind)).toEqual(['session_started', 'step_completed', 'step_completed']);
     expect(t.damaged).toEqual([expect.objectContaining({ line: 3, reason: expect.stringContaining('a second session_started') })]);
     expect(conn.stderr()).toContain('snapshot not used');
+  }, 120_000);
+
+  it('an empty or short sessions/token.key: refused at start with one line naming the file once sessions exist; replaced when none does', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    const keyFile = path.join(dataDir, 'sessions', 'token.key');
+    const serve = () => spawnSync(process.execPath, [CLI, 'serve', '--workflows', WORKFLOWS], { input: '', encoding: 'utf8', env: serverEnv({ dataDir }), timeout: 60_000 });
+    // No session yet: a short key is replaced atomically, and the server serves.
+    fs.mkdirSync(path.dirname(keyFile), { recursive: true });
+    fs.writeFileSync(keyFile, 'short');
+    expect(serve().status).toBe(0);
+    expect(fs.readFileSync(keyFile).length).toBe(32);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    conn = await open(dataDir);
+    const s = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files: [] } });
+    await conn.close();
+    conn = undefined;
+    for (const bad of ['', 'x'.repeat(31)]) {
+      fs.writeFileSync(keyFile, bad);
+      const r = serve();
+      expect(r.status).not.toBe(0);
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toContain(keyFile);
+      expect(lines[0]).toContain(`holds ${bad.length} bytes`);
+      expect(fs.readFileSync(keyFile, 'utf8')).toBe(bad); // never replaced under existing sessions
+    }
+    expect(s.sessionId).toMatch(/^[0-9a-f]{16}$/);
   }, 120_000);
 });

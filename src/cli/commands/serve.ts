@@ -20,6 +20,11 @@ export async function runServe(flags: ServeFlags): Promise<void> {
   }
   const logger = PinoLogger.create(config.logLevel);
   for (const warning of missingWorkflowFolders(config)) logger.warn(warning);
+  if (!config.database) {
+    // An empty or short HMAC key would sign forgeable session tokens: refused (one line) unless there is no session yet.
+    const { checkSessionTokenKey } = await import('../../modules/workflow');
+    if ((await checkSessionTokenKey(config.dataDir)) === 'replaced') logger.warn('sessions/token.key was empty or short and no session existed: replaced with a new key');
+  }
   // Under a file-size limit (ulimit -f) a write past it raises SIGXFSZ, whose default action kills the server:
   // handled, the write fails with EFBIG instead and the tool answers storage_error with nothing changed.
   process.on('SIGXFSZ', () => logger.warn('a write passed the file-size limit (SIGXFSZ); it fails with EFBIG'));

@@ -3,6 +3,7 @@
  * light — tokens, tool declarations, types and a lazy registration — so a server answers `tools/list` without loading
  * the module; what else outside code needs at run time comes through `workflowRuntime()`.
  */
+import * as path from 'node:path';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { WorkflowTokens } from './application/workflow.tokens';
@@ -26,4 +27,13 @@ export const registerWorkflowModule: ModuleRegistration = (container, config) =>
 /** The module's run-time helpers for outside code (the CLI's `validate`), loaded on first use. */
 export function workflowRuntime(): typeof import('./workflow.runtime') {
   return require('./workflow.runtime') as typeof import('./workflow.runtime');
+}
+
+/**
+ * Refuses a data dir whose `sessions/token.key` is empty or short (tokens signed with it could be forged) unless no
+ * session exists yet — then the key is replaced. `workgraph serve` calls it before it starts (file sessions only).
+ */
+export async function checkSessionTokenKey(dataDir: string): Promise<'ok' | 'missing' | 'replaced'> {
+  const { checkSessionTokenKey: check } = require('./infrastructure/sessions/token-key-check') as typeof import('./infrastructure/sessions/token-key-check');
+  return check(path.join(dataDir, 'sessions'));
 }

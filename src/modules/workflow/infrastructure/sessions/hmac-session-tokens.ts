@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { InvalidTokenError } from '../../../../kernel/errors';
+import { InvalidTokenError, StorageError } from '../../../../kernel/errors';
 import { writeFileAtomic, writeFileIfAbsent } from '../../../../kernel/files/atomic-write';
 import type { SessionTokens, TokenClaims } from '../../application/ports/session-tokens';
 import { makeDir } from '../../../../kernel/files/make-dir';
@@ -11,6 +11,8 @@ const KINDS: TokenClaims['kind'][] = ['continue', 'retry', 'checkpoint', 'resume
 const PAYLOAD = 13;
 const TAG = 10;
 const VERSION = 1;
+/** The size of the key made on first use, and the least a key file must hold. */
+export const KEY_BYTES = 32;
 
 /**
  * Short opaque tokens: base64url of (version+kind, session id, node) followed by a truncated HMAC-SHA256 tag under a
@@ -64,17 +66,25 @@ export class HmacSessionTokens implements SessionTokens {
 
 /**
  * Reads the key, or creates it: written to a temp file with mode 0600 and linked into place, so two processes
- * starting at once agree on one key (the loser of the link reads the winner's).
+ * starting at once agree on one key (the loser of the link reads the winner's). A key file shorter than
+ * {@link KEY_BYTES} is never used as a key (tokens signed with it could be forged): a StorageError names it (the server
+ * checks it at start, see token-key-check.ts).
  */
 export async function loadOrCreateKey(file: string): Promise<Buffer> {
-  try {
+  const read = async () => {
     const key = await fs.readFile(file);
-    if (key.length >= 32) return key;
+    if (key.length < KEY_BYTES) {
+      throw new StorageError(`the session token key ${file} holds ${key.length} bytes, not a key of ${KEY_BYTES}; restore it from a backup, or delete it to make a new one`, { file });
+    }
+    return key;
+  };
+  try {
+    return await read();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
-  await writeKeyFile(file, randomBytes(32), false);
-  return fs.readFile(file);
+  await writeKeyFile(file, randomBytes(KEY_BYTES), false);
+  return read();
 }
 
 /**
