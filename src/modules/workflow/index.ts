@@ -3,6 +3,7 @@
  * light — tokens, tool declarations, types and a lazy registration — so a server answers `tools/list` without loading
  * the module; what else outside code needs at run time comes through `workflowRuntime()`.
  */
+import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
@@ -31,9 +32,14 @@ export function workflowRuntime(): typeof import('./workflow.runtime') {
 
 /**
  * Refuses a data dir whose `sessions/token.key` is empty or short (tokens signed with it could be forged) unless no
- * session exists yet — then the key is replaced. `workgraph serve` calls it before it starts (file sessions only).
+ * session exists yet — then the key is replaced. `workgraph serve` calls it before it starts (file sessions only). The
+ * usual case reads one small file; the adapter code loads only for a bad key (cold start stays light).
  */
 export async function checkSessionTokenKey(dataDir: string): Promise<'ok' | 'missing' | 'replaced'> {
+  const sessionsDir = path.join(dataDir, 'sessions');
+  const size = await fs.stat(path.join(sessionsDir, 'token.key')).then((s) => s.size, (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' ? -1 : 0));
+  if (size < 0) return 'missing';
+  if (size >= 32) return 'ok';
   const { checkSessionTokenKey: check } = require('./infrastructure/sessions/token-key-check') as typeof import('./infrastructure/sessions/token-key-check');
-  return check(path.join(dataDir, 'sessions'));
+  return check(sessionsDir);
 }
