@@ -177,4 +177,4 @@ function rssMiB(pid) {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)[1]) / 1024;
 }
 
-module.exports = Object.assign(module.exports, { workgraphHttp, httpEchoServer, connectHttp, rssMiB, quantile, startPostgres });
+module.exports = Object.assign(module.exports, { workgraphHttp, spawnHttp, httpEchoServer, connectHttp, rssMiB, quantile, startPostgres });

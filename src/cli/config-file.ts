@@ -31,6 +31,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphRunHistoryMb: 'integer',
   graphResultMb: 'integer',
   graphRunsKeep: 'integer',
+  maxSubscriptions: 'integer',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)
   http: 'string',
   stdio: 'boolean',

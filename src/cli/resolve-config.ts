@@ -38,6 +38,8 @@ export interface CommonFlags {
   graphResultMb?: string | number;
   /** `serve`: graph runs recorded in the data dir per tool (0 records none). */
   graphRunsKeep?: string | number;
+  /** `serve`: MCP resource subscriptions one client session may hold (default 1,000). */
+  maxSubscriptions?: string | number;
 }
 
 /**
@@ -96,6 +98,14 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
         [`config file ${configFile}: graphRunsKeep`, file.graphRunsKeep],
       ]),
       defaults.graphRunsPerTool,
+    ),
+    maxSubscriptions: wholeNumber(
+      ...firstOf([
+        ['--max-subscriptions', flags.maxSubscriptions],
+        ['WORKGRAPH_MAX_SUBSCRIPTIONS', env.WORKGRAPH_MAX_SUBSCRIPTIONS],
+        [`config file ${configFile}: maxSubscriptions`, file.maxSubscriptions],
+      ]),
+      defaults.maxSubscriptions,
     ),
     shutdownGraceMs: seconds(
       ...firstOf([

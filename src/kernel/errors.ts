@@ -32,6 +32,7 @@ export const ErrorCodes = {
   InvalidToken: 'invalid_token',
   StorageUnavailable: 'storage_unavailable',
   Forbidden: 'forbidden',
+  ResourceLimit: 'resource_limit',
   Internal: 'internal_error',
 } as const;
 
@@ -236,6 +237,16 @@ export class ForbiddenError extends WorkgraphError {
       `${action} needs the '${scope}' scope; identity '${identity}' has ${granted.length ? granted.map((s) => `'${s}'`).join(', ') : 'no scope'}`,
       { scope, action, identity, granted },
     );
+  }
+}
+
+/**
+ * Thrown when a client session asks for more of a per-session resource than the server grants it (resource
+ * subscriptions beyond `--max-subscriptions`): nothing was taken; free some (unsubscribe) and ask again.
+ */
+export class ResourceLimitError extends WorkgraphError {
+  constructor(readonly resource: string, readonly limit: number, message: string) {
+    super(ErrorCodes.ResourceLimit, message, { resource, limit });
   }
 }
 

@@ -59,6 +59,8 @@ export interface WorkgraphServerDeps {
   changeEvents?: ChangeEvents;
   /** The modules served (prompts and resources follow them). */
   modules?: readonly string[];
+  /** Resource subscriptions this session may hold (`--max-subscriptions`; default 1,000). */
+  maxSubscriptions?: number;
   /**
    * Whether other sessions share this process (HTTP): then each call's log entries are attributed to this session and
    * forwarded to its client only. Off for stdio alone, the one session, which then skips the bookkeeping.
@@ -120,7 +122,13 @@ export class WorkgraphServer {
     );
     this.installHandlers();
     if (deps.resolve) {
-      const unsubscribe = installPromptsAndResources(this.sdk, { resolve: deps.resolve, changeEvents: deps.changeEvents, modules: deps.modules ?? [], caller: deps.caller });
+      const unsubscribe = installPromptsAndResources(this.sdk, {
+        resolve: deps.resolve,
+        changeEvents: deps.changeEvents,
+        modules: deps.modules ?? [],
+        caller: deps.caller,
+        ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
+      });
       const previous = this.sdk.onclose;
       this.sdk.onclose = () => {
         unsubscribe();

@@ -14,10 +14,11 @@ import type { ChangeEvent, ChangeEvents, ChangeTarget } from '../kernel/change-e
 import { noopCallContext } from '../kernel/call-context';
 import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
 import { callerIdentity, type AuthInfoLike } from './caller-identity';
-import { WorkgraphError } from '../kernel/errors';
+import { ResourceLimitError, WorkgraphError } from '../kernel/errors';
 import type { UseCase } from '../kernel/use-case';
 import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type WorkflowListing } from '../modules/workflow';
 import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../modules/tasks';
+import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 
 export interface PromptsAndResourcesDeps {
@@ -29,7 +30,11 @@ export interface PromptsAndResourcesDeps {
   modules: readonly string[];
   /** Whom a request without a verified token runs as (the session's identity: the local one for stdio). */
   caller?: Identity;
+  /** Resource subscriptions one session may hold (`--max-subscriptions`); beyond it `resource_limit`. Default 1,000. */
+  maxSubscriptions?: number;
 }
+
+export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
 
 /** MCP capabilities these handlers serve with these modules. */
 export function promptsAndResourcesCapabilities(modules: readonly string[]): Record<string, object> {
@@ -160,15 +165,25 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
   });
 
-  /** This session's subscriptions, each with the function that stops hearing other processes' changes to it. */
+  /**
+   * This session's subscriptions, each with the function that stops hearing other processes' changes to it. Bounded
+   * (`maxSubscriptions`), and looked up by URI: a change event costs this session one map lookup however many it holds.
+   */
   const subscribed = new Map<string, () => void>();
+  const max = deps.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
   sdk.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
     const target = targetOf(uri);
     if (!target) {
       throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
     }
-    if (!subscribed.has(uri)) subscribed.set(uri, deps.changeEvents?.watch?.(target) ?? (() => undefined));
+    if (subscribed.has(uri)) return {};
+    if (subscribed.size >= max) {
+      throw toJsonRpcError(
+        new ResourceLimitError('subscriptions', max, `this session holds ${max} resource subscriptions, the most it may (--max-subscriptions); unsubscribe from one before subscribing to ${uri}`),
+      );
+    }
+    subscribed.set(uri, deps.changeEvents?.watch?.(target) ?? (() => undefined));
     return {};
   });
   sdk.setRequestHandler(UnsubscribeRequestSchema, async (request) => {

@@ -90,6 +90,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         resolve: (token) => c().resolve(token),
         changeEvents: opts.core.changeEvents,
         modules,
+        maxSubscriptions: config.maxSubscriptions,
         isolateLogs: sessionOpts.isolateLogs === true,
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };

@@ -96,3 +96,23 @@ describe('graph runs recorded per tool (--graph-runs-keep, WORKGRAPH_GRAPH_RUNS_
     expect(() => resolveConfig({ config: file }, {}, dir)).toThrow(/"graphRunsKeep" must be an integer/);
   });
 });
+
+describe('resource subscriptions per session (--max-subscriptions, WORKGRAPH_MAX_SUBSCRIPTIONS, maxSubscriptions)', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-config-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('defaults to 1,000; the flag beats the variable beats the config file', () => {
+    const file = path.join(dir, 'c.yaml');
+    fs.writeFileSync(file, 'maxSubscriptions: 50\n');
+    expect(resolveConfig({}, {}, dir).maxSubscriptions).toBe(1000);
+    expect(resolveConfig({ config: file }, {}, dir).maxSubscriptions).toBe(50);
+    expect(resolveConfig({ config: file }, { WORKGRAPH_MAX_SUBSCRIPTIONS: '20' }, dir).maxSubscriptions).toBe(20);
+    expect(resolveConfig({ config: file, maxSubscriptions: '5' }, { WORKGRAPH_MAX_SUBSCRIPTIONS: '20' }, dir).maxSubscriptions).toBe(5);
+  });
+
+  it('refuses a value that is not a whole number, naming where it came from', () => {
+    expect(() => resolveConfig({ maxSubscriptions: 'many' }, {}, dir)).toThrow("--max-subscriptions: expected a whole number (0 or more), got 'many'");
+    expect(() => resolveConfig({}, { WORKGRAPH_MAX_SUBSCRIPTIONS: '-3' }, dir)).toThrow(/WORKGRAPH_MAX_SUBSCRIPTIONS: expected a whole number/);
+  });
+});

@@ -21,6 +21,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flags: '--graph-runs-keep <n>', description: 'graph runs recorded in the data dir per tool, for the dashboard; 0 records none (env WORKGRAPH_GRAPH_RUNS_KEEP; default 20)' },
   { flags: '--graph-result-mb <mib>', description: 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)' },
   { flags: '--output-tail <bytes>', description: "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)", parse: parseOutputTail },
+  {
+    flags: '--max-subscriptions <n>',
+    description: 'MCP resource subscriptions one client session may hold; beyond it resources/subscribe is refused with resource_limit (env WORKGRAPH_MAX_SUBSCRIPTIONS; default 1000)',
+  },
   { flags: '--http <[host:]port>', description: 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)' },
   { flags: '--stdio', description: 'with --http: serve stdio too (end of stdin then closes only the stdio session)' },
   { flags: '--auth-token-file <file>', description: 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)' },

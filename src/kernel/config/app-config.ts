@@ -37,6 +37,11 @@ export interface AppConfig {
   database?: { url: string; poolSize: number };
   /** Workflow cache TTL in ms (invalidated earlier when a file changes). Default 5,000. */
   workflowCacheTtlMs: number;
+  /**
+   * MCP resource subscriptions one client session may hold (`--max-subscriptions`, WORKGRAPH_MAX_SUBSCRIPTIONS);
+   * beyond it `resources/subscribe` is refused with `resource_limit`. Default 1,000.
+   */
+  maxSubscriptions: number;
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
   outputTailBytes: number;
   /**

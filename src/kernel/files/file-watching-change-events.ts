@@ -18,10 +18,21 @@ interface Watched {
   dir: string;
   /** The version (inode, size, mtime) of the file last delivered to listeners. */
   delivered: string;
-  watcher?: fs.FSWatcher;
-  /** The folder watched (the target's, or its nearest existing ancestor until it exists) and its inode. */
-  watching?: string;
+  /** The folder watched for it (the target's, or its nearest existing ancestor until it exists) and its entry there. */
+  folder?: Folder;
+  /** The name in that folder whose change concerns this target: its file, or the next folder down towards it. */
+  entry?: string;
   timer?: NodeJS.Timeout;
+}
+
+/** One fs.watch per folder, whatever the number of targets under it: the targets by the entry name they wait on. */
+interface Folder {
+  key: string;
+  dir: string;
+  ino: number;
+  watcher?: fs.FSWatcher;
+  byEntry: Map<string, Set<Watched>>;
+  size: number;
 }
 
 /**
@@ -31,11 +42,18 @@ interface Watched {
  * once: each delivery records the version of the target's file, and an event whose file is at the version already
  * delivered — this process's own write heard again through the file system, or the store's event after the watcher
  * saw its write first — is dropped. Targets nobody watches pass through untouched.
+ *
+ * The cost of a file event does not grow with the number of watched targets: each folder has one watcher, shared by
+ * every target under it, and an event wakes only the targets waiting on the name it carries (20,000 subscriptions to
+ * sessions that do not exist are 20,000 entries of one watcher on `sessions/`, not 20,000 watchers woken by every
+ * write there).
  */
 export class FileWatchingChangeEvents implements ChangeEvents {
   private readonly inner = new InProcessChangeEvents();
   /** By the path of the target's file. */
   private readonly watched = new Map<string, Watched>();
+  /** By folder path and inode. */
+  private readonly folders = new Map<string, Folder>();
 
   constructor(
     private readonly locate: (target: ChangeTarget) => ChangeFile | undefined,
@@ -74,10 +92,17 @@ export class FileWatchingChangeEvents implements ChangeEvents {
     };
   }
 
+  /** Folders watched now (one fs.watch each), for tests and benchmarks. */
+  get watcherCount(): number {
+    return this.folders.size;
+  }
+
   /** Stops every watch (the server is closing). */
   close(): void {
     for (const w of this.watched.values()) this.disarm(w);
     this.watched.clear();
+    for (const f of this.folders.values()) f.watcher?.close();
+    this.folders.clear();
   }
 
   private find(target: ChangeTarget): Watched | undefined {
@@ -100,23 +125,57 @@ export class FileWatchingChangeEvents implements ChangeEvents {
    */
   private arm(w: Watched): void {
     const dir = existingAncestor(w.dir);
-    const where = `${dir}\0${inodeOf(dir)}`;
-    if (w.watcher && w.watching === where) return;
-    w.watcher?.close();
-    w.watcher = undefined;
-    w.watching = where;
+    const ino = inodeOf(dir);
+    const key = `${dir}\0${ino}`;
+    const entry = dir === w.dir ? path.basename(w.file) : path.relative(dir, w.dir).split(path.sep)[0];
+    if (w.folder?.key === key && w.entry === entry) {
+      if (!w.folder.watcher) this.open(w.folder); // its watch failed: try again
+      return;
+    }
+    this.leave(w);
+    let folder = this.folders.get(key);
+    if (!folder) {
+      folder = { key, dir, ino, byEntry: new Map(), size: 0 };
+      this.folders.set(key, folder);
+    }
+    if (!folder.watcher) this.open(folder);
+    let waiting = folder.byEntry.get(entry);
+    if (!waiting) folder.byEntry.set(entry, (waiting = new Set()));
+    waiting.add(w);
+    folder.size++;
+    w.folder = folder;
+    w.entry = entry;
+  }
+
+  private open(folder: Folder): void {
     try {
-      const watcher = fs.watch(dir, { persistent: false }, () => this.settle(w));
+      const watcher = fs.watch(folder.dir, { persistent: false }, (_event, name) => this.heard(folder, name === null ? undefined : String(name)));
       watcher.on('error', (err) => {
         watcher.close();
-        if (w.watcher === watcher) w.watcher = undefined;
+        if (folder.watcher === watcher) folder.watcher = undefined;
         this.onError(err);
-        this.settle(w);
+        this.settleAll(folder);
       });
-      w.watcher = watcher;
+      folder.watcher = watcher;
     } catch (e) {
       this.onError(e as Error);
     }
+  }
+
+  /** A file event in `folder`: only the targets waiting on that name, unless the folder itself was replaced or gone. */
+  private heard(folder: Folder, name: string | undefined): void {
+    if (this.folders.get(folder.key) !== folder) return;
+    const waiting = name === undefined ? undefined : folder.byEntry.get(name);
+    if (waiting) {
+      for (const w of waiting) this.settle(w);
+      return;
+    }
+    // A name nobody waits on (another session's files): one stat tells whether the folder is still the one watched.
+    if (name === undefined || inodeOf(folder.dir) !== folder.ino) this.settleAll(folder);
+  }
+
+  private settleAll(folder: Folder): void {
+    for (const waiting of [...folder.byEntry.values()]) for (const w of [...waiting]) this.settle(w);
   }
 
   private settle(w: Watched): void {
@@ -130,9 +189,25 @@ export class FileWatchingChangeEvents implements ChangeEvents {
     w.timer.unref();
   }
 
+  /** Takes `w` out of its folder; the folder's watcher closes with its last target. */
+  private leave(w: Watched): void {
+    const folder = w.folder;
+    if (!folder) return;
+    const waiting = folder.byEntry.get(w.entry!);
+    if (waiting?.delete(w)) {
+      folder.size--;
+      if (waiting.size === 0) folder.byEntry.delete(w.entry!);
+    }
+    w.folder = undefined;
+    w.entry = undefined;
+    if (folder.size === 0 && this.folders.get(folder.key) === folder) {
+      folder.watcher?.close();
+      this.folders.delete(folder.key);
+    }
+  }
+
   private disarm(w: Watched): void {
-    w.watcher?.close();
-    w.watcher = undefined;
+    this.leave(w);
     if (w.timer) clearTimeout(w.timer);
     w.timer = undefined;
   }

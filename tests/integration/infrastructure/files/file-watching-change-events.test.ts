@@ -93,6 +93,27 @@ describe('FileWatchingChangeEvents (change events of a file data dir shared by p
     expect(seen).toHaveLength(2);
   }, 60_000);
 
+  it('one watcher per folder whatever the number of targets: 2,000 absent sessions share one, a real one is still heard', async () => {
+    fs.mkdirSync(path.join(dataDir, 'sessions'), { recursive: true });
+    const stops = Array.from({ length: 2_000 }, (_, i) => events.watch({ kind: 'session', id: i.toString(16).padStart(16, '0') }));
+    expect(events.watcherCount).toBe(1);
+    const stop = events.watch(SESSION);
+    appendElsewhere(log(), '{"kind":"session_started"}');
+    await until(() => seen.length > 0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ kind: 'session', id: ID });
+    // The created session moved down to its own folder; the absent ones still share the one on sessions/.
+    expect(events.watcherCount).toBe(2);
+    appendElsewhere(log(), '{"kind":"step_completed"}');
+    await until(() => seen.length > 1);
+    await quiet();
+    expect(seen).toHaveLength(2);
+    for (const s of stops) s();
+    expect(events.watcherCount).toBe(1);
+    stop();
+    expect(events.watcherCount).toBe(0);
+  }, 60_000);
+
   it('passes events of unwatched targets through, and ignores targets outside the stores', () => {
     events.publish({ kind: 'knowledge', project: 'p', id: 'p', at: 'now' });
     events.publish({ ...SESSION, at: 'now' });
