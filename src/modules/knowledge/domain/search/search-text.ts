@@ -29,8 +29,10 @@ const MARKS = /\p{M}/gu;
 
 /** Folds one word: compatibility decomposition, combining marks dropped, lower case ("Café" → "cafe"). */
 export function foldWord(word: string): string {
-  return word.normalize('NFKD').replace(MARKS, '').toLowerCase();
+  // Plain ASCII (most words) has nothing to decompose.
+  return ASCII.test(word) ? word.toLowerCase() : word.normalize('NFKD').replace(MARKS, '').toLowerCase();
 }
+const ASCII = /^[\x00-\x7f]*$/;
 
 // Stems are cached: a project's vocabulary is small beside its word count, and Porter2 costs a few regexes a word.
 const stemCache = new Map<string, string>();

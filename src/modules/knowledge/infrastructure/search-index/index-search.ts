@@ -199,7 +199,8 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
     if (!cand || !cand.length) continue;
     for (const g of query.groups.filter((x) => x.negated)) cand = subtract(cand, await groupOrds(g.items));
     for (const tag of filters.tags ?? []) cand = intersect(cand, (await cache.get(TAG_TERM_PREFIX + tag)).ords);
-    const keep: number[] = [];
+    const keepBuf = new Int32Array(cand.length);
+    let nk = 0;
     for (const ord of cand) {
       if (ord >= s.limit) break;
       if (filters.role !== undefined && s.seg.roleAt(ord) !== filters.role) continue;
@@ -207,8 +208,9 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
         const at = s.seg.createdAt(ord);
         if (Number.isNaN(at) || (filters.sinceMs !== undefined && at < filters.sinceMs) || (filters.untilMs !== undefined && at > filters.untilMs)) continue;
       }
-      keep.push(ord);
+      keepBuf[nk++] = ord;
     }
+    const keep = keepBuf.subarray(0, nk);
     if (!keep.length) continue;
     const scores = new Float64Array(keep.length);
     for (const [term, p] of cache.entries()) {
@@ -222,11 +224,12 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
         if (j >= p.ords.length) break;
         if (p.ords[j] !== ord) continue;
         any = true;
-        const doc = s.seg.doc(ord);
+        const thoughtEnd = s.seg.thoughtEndAt(ord);
+        const tagsEnd = s.seg.tagsEndAt(ord);
         let wtf = 0;
         for (let q = p.posStart[j]!; q < p.posStart[j + 1]!; q++) {
           const pos = p.pos[q]!;
-          wtf += pos < doc.thoughtEnd ? FIELD_WEIGHTS.thought : pos < doc.tagsEnd ? FIELD_WEIGHTS.tags : FIELD_WEIGHTS.artifacts;
+          wtf += pos < thoughtEnd ? FIELD_WEIGHTS.thought : pos < tagsEnd ? FIELD_WEIGHTS.tags : FIELD_WEIGHTS.artifacts;
         }
         scores[k]! += termScore(termIdf, wtf, s.seg.weightedLengthOf(ord), avgLength);
       }

@@ -229,7 +229,8 @@ export class SearchIndexFiles {
   private async writeSegment(lock: HeldLock, b: SegmentBuilder, generation: number): Promise<SegmentRef> {
     const file = `seg-${generation}-${b.start}-${b.end}.bin`;
     lock.assertHeld();
-    await writeFileAtomic(path.join(this.dir, file), b.encode());
+    // Not fsynced: the index is derived and never trusted — a segment lost to a power cut fails its checks and is rebuilt.
+    await writeFileAtomic(path.join(this.dir, file), b.encode(), { sync: false });
     SearchIndexFiles.cache.delete(path.join(this.dir, file));
     return { file, start: b.start, end: b.end, docs: b.size };
   }
@@ -237,7 +238,7 @@ export class SearchIndexFiles {
   private async commit(lock: HeldLock, manifest: IndexManifest): Promise<IndexManifest> {
     lock.assertHeld();
     await makeDir(this.dir);
-    await writeFileAtomic(this.manifestFile, JSON.stringify(manifest) + '\n');
+    await writeFileAtomic(this.manifestFile, JSON.stringify(manifest) + '\n', { sync: false });
     const keep = new Set([MANIFEST_FILE, ...manifest.segments.map((s) => s.file)]);
     this.forget(keep);
     const names = await fs.readdir(this.dir).catch(() => [] as string[]);

@@ -117,6 +117,14 @@ export class LoadedSegment {
     return roleOf(this.docs.getUint8(i * DOC_BYTES + 32));
   }
 
+  thoughtEndAt(i: number): number {
+    return this.docs.getUint32(i * DOC_BYTES + 20, true);
+  }
+
+  tagsEndAt(i: number): number {
+    return this.docs.getUint32(i * DOC_BYTES + 24, true);
+  }
+
   /** Thought words × 1 + tag words × 0.4 + artifact words × 0.2. */
   weightedLengthOf(i: number): number {
     const at = i * DOC_BYTES;
@@ -175,27 +183,29 @@ export class LoadedSegment {
     const n = this.dfs[termIdx]!;
     const ords = new Int32Array(n);
     const posStart = new Int32Array(n + 1);
-    const positions: number[] = [];
+    // Positions never outnumber the bytes that encode them.
+    const positions = new Int32Array(len);
+    let np = 0;
     const r = new VarintReader(buf);
     let ord = -1;
     try {
       for (let i = 0; i < n; i++) {
         ord += r.read();
         ords[i] = ord;
-        posStart[i] = positions.length;
+        posStart[i] = np;
         const count = r.read();
         let p = 0;
         for (let k = 0; k < count; k++) {
           p += r.read();
-          positions.push(p);
+          positions[np++] = p;
         }
       }
     } catch (e) {
       throw new DamagedIndexError(`${this.file}: ${(e as Error).message}`);
     }
-    posStart[n] = positions.length;
+    posStart[n] = np;
     if (ord >= this.header.docs) throw new DamagedIndexError(`${this.file}: a posting names node ${ord} of ${this.header.docs}`);
-    return { ords, posStart, pos: Int32Array.from(positions) };
+    return { ords, posStart, pos: positions.subarray(0, np) };
   }
 }
 

@@ -32,6 +32,11 @@ export class VarintReader {
     return this.pos >= this.buf.length;
   }
   read(): number {
+    const first = this.buf[this.pos];
+    if (first !== undefined && first < 0x80) {
+      this.pos++;
+      return first;
+    }
     let n = 0;
     let shift = 0;
     for (;;) {

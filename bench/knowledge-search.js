@@ -1,0 +1,148 @@
+// search_nodes on the NDJSON files (issue 23's figures), through the built store and use cases (dist/), each beside a
+// baseline measured in the same run:
+//   - the first page of search_nodes (one word, three words, a phrase) beside list_nodes' first page, median (≤ 5×);
+//   - the index's size on disk beside the NDJSON's (≤ 1×);
+//   - rebuilding the index of BENCH_SEARCH_REBUILD nodes (100,000) beside streaming and parsing the NDJSON once (≤ 5×);
+//   - add_nodes throughput (batches of 100) with the index beside the same appends without one (≥ 0.7×);
+//   - the peak RSS of a process with the BENCH_SEARCH_NODES-node (1,000,000) indexed project open and searched (< 400 MiB).
+// Queries and RSS run in a fresh child process, so its RSS is the store's, not the generator's.
+const fs = require('node:fs');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+const { ROOT, tempDir, stats, report } = require('./lib.js');
+const { generateKnowledgeGraph } = require('./fixtures/knowledge-graph.js');
+
+const NODES = Number(process.env.BENCH_SEARCH_NODES || 1_000_000);
+const REBUILD = Number(process.env.BENCH_SEARCH_REBUILD || 100_000);
+const PROJECT = 'bench-k';
+const RUNS = Number(process.env.BENCH_SEARCH_RUNS || 15);
+const dist = (p) => require(path.join(ROOT, 'dist', p));
+
+function graphFile(dataDir) {
+  return path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.ndjson');
+}
+
+function dirSize(dir) {
+  let n = 0;
+  for (const f of fs.readdirSync(dir)) n += fs.statSync(path.join(dir, f)).size;
+  return n;
+}
+
+async function streamOnce(file) {
+  const { forEachLine } = dist('modules/knowledge/infrastructure/line-reader.js');
+  const t = performance.now();
+  let n = 0;
+  await forEachLine(file, (text) => {
+    if (text) {
+      JSON.parse(text);
+      n++;
+    }
+  });
+  return { ms: performance.now() - t, n };
+}
+
+/** Builds the index (the first write under the lock finds none) and times it. */
+async function buildIndex(dataDir) {
+  const { createNdjsonKnowledgeStore } = dist('modules/knowledge/infrastructure/ndjson-knowledge-store.js');
+  const store = createNdjsonKnowledgeStore(dataDir);
+  const t = performance.now();
+  await store.withLock(PROJECT, async () => undefined);
+  return performance.now() - t;
+}
+
+async function child(dataDir) {
+  require('reflect-metadata');
+  const { createNdjsonKnowledgeStore } = dist('modules/knowledge/infrastructure/ndjson-knowledge-store.js');
+  const { ListNodes } = dist('modules/knowledge/application/use-cases/list-nodes.js');
+  const { SearchNodes } = dist('modules/knowledge/application/use-cases/search-nodes.js');
+  const store = createNdjsonKnowledgeStore(dataDir);
+  const list = new ListNodes(store);
+  const search = new SearchNodes(store);
+  const time = async (fn) => {
+    const s = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t = performance.now();
+      await fn();
+      s.push(performance.now() - t);
+    }
+    return stats(s).median;
+  };
+  await search.execute({ projectContext: PROJECT, query: 'warm' }).catch(() => undefined);
+  const out = { list: await time(() => list.execute({ projectContext: PROJECT, limit: 10 })) };
+  for (const [name, query] of [['one word', 'retry'], ['three words', 'retry cache budget'], ['phrase', '"retry backoff"'], ['rare word', 'zyzzyva OR latency -parser']]) {
+    out[name] = await time(() => search.execute({ projectContext: PROJECT, query, limit: 10 }));
+  }
+  out.total = (await search.execute({ projectContext: PROJECT, query: 'retry' })).total;
+  out.maxRssMb = process.resourceUsage().maxRSS / 1024;
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+async function addThroughput() {
+  const { createNdjsonKnowledgeStore } = dist('modules/knowledge/infrastructure/ndjson-knowledge-store.js');
+  const { withFileLock } = dist('kernel/files/file-lock.js');
+  const { appendAll } = dist('kernel/files/atomic-write.js');
+  const dir = tempDir('wg-bench-search-add-');
+  const seedFile = graphFile(dir);
+  await generateKnowledgeGraph(seedFile, 20_000, { project: PROJECT });
+  const plain = path.join(dir, 'plain');
+  fs.mkdirSync(plain, { recursive: true });
+  fs.copyFileSync(seedFile, path.join(plain, 'g.ndjson'));
+  const store = createNdjsonKnowledgeStore(dir);
+  await store.withLock(PROJECT, async () => undefined);
+  let id = 0;
+  const batch = () =>
+    Array.from({ length: 100 }, () => ({
+      id: `add-${id++}`, project: PROJECT, projectContext: PROJECT, thought: 'Retry the parser cache with a budget for the worker queue and review the batch latency.',
+      role: 'actor', tags: ['perf'], artifacts: [], parents: [], createdAt: new Date().toISOString(),
+    }));
+  const BATCHES = 40;
+  let withIndex = 0;
+  let without = 0;
+  for (let i = 0; i < BATCHES; i++) {
+    const a = batch();
+    let t = performance.now();
+    await store.withLock(PROJECT, (g) => g.append(a));
+    withIndex += performance.now() - t;
+    const b = batch();
+    t = performance.now();
+    await withFileLock(plain, () => appendAll(path.join(plain, 'g.ndjson'), b.map((n) => JSON.stringify(n)).join('\n') + '\n', { ensureNewline: true }));
+    without += performance.now() - t;
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { withIndex: (BATCHES * 100) / (withIndex / 1000), without: (BATCHES * 100) / (without / 1000) };
+}
+
+async function main() {
+  if (process.argv[2] === '--child') return child(process.argv[3]);
+  // Rebuild of REBUILD nodes beside one streaming pass.
+  const small = tempDir('wg-bench-search-rebuild-');
+  await generateKnowledgeGraph(graphFile(small), REBUILD, { project: PROJECT });
+  const stream = await streamOnce(graphFile(small));
+  const rebuild = await buildIndex(small);
+  report('knowledge-search', `index rebuild of ${REBUILD} nodes vs streaming the NDJSON once`, rebuild, stream.ms, 'ms');
+  fs.rmSync(small, { recursive: true, force: true });
+
+  const add = await addThroughput();
+  report('knowledge-search', 'add_nodes throughput (batches of 100) with the index vs without', add.withIndex, add.without, 'nodes/s');
+
+  const dataDir = tempDir('wg-bench-search-');
+  await generateKnowledgeGraph(graphFile(dataDir), NODES, { project: PROJECT });
+  const build = await buildIndex(dataDir);
+  const ndjsonBytes = fs.statSync(graphFile(dataDir)).size;
+  const indexBytes = dirSize(path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.search'));
+  report('knowledge-search', `index size on disk vs the NDJSON (${NODES} nodes)`, indexBytes, ndjsonBytes, 'bytes', { buildMs: Math.round(build) });
+  const r = spawnSync(process.execPath, [__filename, '--child', dataDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
+  const got = JSON.parse(r.stdout.trim().split('\n').pop());
+  for (const name of ['one word', 'three words', 'phrase', 'rare word']) {
+    report('knowledge-search', `search_nodes first page, ${name} (${NODES} nodes) vs list_nodes first page`, got[name], got.list, 'ms', name === 'one word' ? { matches: got.total } : {});
+  }
+  report('knowledge-search', `peak RSS with the ${NODES}-node indexed project open and searched`, got.maxRssMb, 400, 'MiB');
+  fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
