@@ -1,15 +1,63 @@
 import { Command } from 'commander';
-import { KnowledgeTokens, type KnowledgeBackupInfo, type RestoreKnowledgeBackupOutput } from '../../modules/knowledge';
+import { KnowledgeTokens, type KnowledgeBackupInfo, type RestoreKnowledgeBackupOutput, type SearchNodesInput, type SearchNodesOutput } from '../../modules/knowledge';
 import type { UseCase } from '../../kernel/use-case';
 import { withCommonOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /**
- * `workgraph knowledge backups PROJECT` and `workgraph knowledge restore-backup ID`: the backups every delete_nodes
- * takes, in the data dir or in PostgreSQL (`--database-url`), through the same use cases as the server.
+ * `workgraph knowledge search PROJECT QUERY`, `workgraph knowledge backups PROJECT` and `workgraph knowledge
+ * restore-backup ID`: search_nodes and the backups every delete_nodes takes, in the data dir or in PostgreSQL
+ * (`--database-url`), through the same use cases as the server.
  */
 export function knowledgeCommand(): Command {
-  const knowledge = new Command('knowledge').description('knowledge graph backups (data dir, or PostgreSQL with --database-url)');
+  const knowledge = new Command('knowledge').description('knowledge graph search and backups (data dir, or PostgreSQL with --database-url)');
+  knowledge.addCommand(
+    withCommonOptions(new Command('search').description('ranked search of a knowledge graph, best first (the search_nodes tool; docs/knowledge-graph.md "Search")'))
+      .argument('<project>', "project name, folder or id; '*' searches every project")
+      .argument('<query...>', 'words (all required), "a phrase", -excluded, prefix*, a OR b — quote the whole query for phrases')
+      .option('--role <role>', 'only nodes of this role (actor, critic, summary)')
+      .option('--tag <tag>', 'only nodes with this tag (repeatable: all must match)', (v: string, prev: string[] = []) => [...prev, v])
+      .option('--since <time>', 'only nodes created at or after this ISO time')
+      .option('--until <time>', 'only nodes created at or before this ISO time')
+      .option('--include-deleted', 'search soft-deleted nodes too')
+      .option('--limit <n>', 'hits per page (1-100)', '10')
+      .option('--cursor <cursor>', 'the next page: the cursor a previous search printed')
+      .option('--json', 'print the answer as JSON (as the tool answers)')
+      .addHelpText('after', `\nExamples:\n  workgraph knowledge search my-app retry backoff\n  workgraph knowledge search my-app '"exponential backoff" -flaky'\n  workgraph knowledge search '*' 'cach* OR redis' --json`)
+      .action(
+        async (
+          project: string,
+          words: string[],
+          flags: CommonFlags & { json?: boolean; role?: string; tag?: string[]; since?: string; until?: string; includeDeleted?: boolean; limit: string; cursor?: string },
+        ) =>
+          run('search', flags, async (resolve) => {
+            const limit = Number(flags.limit);
+            if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error(`--limit: expected a whole number from 1 to 100 (got '${flags.limit}')`);
+            if (flags.role !== undefined && !['actor', 'critic', 'summary'].includes(flags.role)) throw new Error(`--role: expected actor, critic or summary (got '${flags.role}')`);
+            const input = {
+              ...(project === '*' ? { projects: '*' } : { projectContext: project }),
+              query: words.join(' '),
+              limit,
+              ...(flags.role ? { role: flags.role } : {}),
+              ...(flags.tag ? { tags: flags.tag } : {}),
+              ...(flags.since ? { since: flags.since } : {}),
+              ...(flags.until ? { until: flags.until } : {}),
+              ...(flags.includeDeleted ? { includeDeleted: true } : {}),
+              ...(flags.cursor ? { cursor: flags.cursor } : {}),
+            } as SearchNodesInput;
+            const out = await resolve<SearchNodesInput, SearchNodesOutput>(KnowledgeTokens.SearchKnowledgeNodes).execute(input);
+            if (flags.json) return console.log(JSON.stringify(out, null, 2));
+            const where = out.project ?? 'every project';
+            if (!out.hits.length) return console.log(`No knowledge node of ${out.project ? `project '${where}'` : where} matches ${input.query}.`);
+            console.log(`${out.total} node(s) of ${out.project ? `project '${where}'` : where} match; best first:`);
+            for (const h of out.hits) {
+              console.log(`  ${h.score.toFixed(3)}  ${out.project ? '' : `${h.project}/`}${h.id}  ${h.role}${h.tags.length ? ` [${h.tags.join(', ')}]` : ''}${h.deleted ? ' (deleted)' : ''}  ${h.createdAt}`);
+              console.log(`         ${h.snippet}`);
+            }
+            if (out.nextCursor) console.log(`More: the same command with --cursor ${out.nextCursor}`);
+          }),
+      ),
+  );
   knowledge.addCommand(
     withCommonOptions(new Command('backups').description("list a project's knowledge backups, newest first (one is taken before every delete)"))
       .argument('<project>', 'project name or id')

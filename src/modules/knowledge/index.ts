@@ -9,6 +9,7 @@ export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
 export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
+export type { SearchNodesInput, SearchNodesOutput } from './application/use-cases/search-nodes';
 export type { KnowledgeNode } from './domain';
 
 /** The knowledge module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */

@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { CLI, connectClient, tempDir } from './helpers/server-process';
+
+/**
+ * search_nodes and get_node's neighbours through the built server and the SDK's client, then
+ * `workgraph knowledge search` on the same data dir.
+ */
+function cli(args: string[]) {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('WORKGRAPH_')) env[k] = v;
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('search_nodes (built server, files) and workgraph knowledge search', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  beforeAll(() => (tmp = tempDir('wg-e2e-ksearch-')));
+  afterAll(() => tmp.cleanup());
+
+  it('finds, ranks, pages and walks to the context; the CLI answers the same', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    const conn = await connectClient({ dataDir });
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const r = (await conn.client.callTool({ name, arguments: args })) as CallToolResult;
+      return { r, out: r.structuredContent as Record<string, any> }; // eslint-disable-line @typescript-eslint/no-explicit-any
+    };
+    try {
+      await call('add_nodes', {
+        projectContext: 'demo',
+        nodes: [
+          { id: 'd1', thought: 'We decided retries use exponential backoff', role: 'actor', tags: ['decision'] },
+          { id: 'd2', thought: 'Retry budget is three attempts', role: 'critic', parents: ['d1'] },
+          { id: 'd3', thought: 'Summary: retrying with backoff', role: 'summary', summarizedSegment: ['d1', 'd2'], parents: ['d1'] },
+        ],
+      });
+      const { r, out } = await call('search_nodes', { projectContext: 'demo', query: 'retries "exponential backoff"' });
+      expect(r.isError).toBeFalsy();
+      expect(out.hits.map((h: { id: string }) => h.id)).toEqual(['d1']);
+      expect(out.hits[0].snippet).toContain('**exponential** **backoff**');
+      const all = await call('search_nodes', { projectContext: 'demo', query: 'retry', limit: 1 });
+      expect(all.out.total).toBe(3);
+      expect(all.out.nextCursor).toEqual(expect.any(String));
+      const bad = await call('search_nodes', { projectContext: 'demo', query: 'the' });
+      expect(bad.r.isError).toBe(true);
+      expect(JSON.stringify(bad.r.content)).toMatch(/no word to look for/);
+      const ctx = await call('get_node', { projectContext: 'demo', id: 'd1', neighbours: true });
+      expect(ctx.out.neighbours.children.map((b: { id: string }) => b.id)).toEqual(['d2', 'd3']);
+      expect(ctx.out.neighbours.summaries.map((b: { id: string }) => b.id)).toEqual(['d3']);
+    } finally {
+      await conn.close();
+    }
+    const json = cli(['knowledge', 'search', 'demo', 'retry', 'budget', '--data-dir', dataDir, '--json']);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout).hits.map((h: { id: string }) => h.id)).toEqual(['d2']);
+    const text = cli(['knowledge', 'search', '*', 'backoff', '--data-dir', dataDir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toMatch(/2 node\(s\) of every project match/);
+    expect(text.stdout).toContain('demo/d1');
+    const refused = cli(['knowledge', 'search', 'demo', 'the', '--data-dir', dataDir]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/^workgraph knowledge search: query: 'the' has no word to look for/);
+    const limit = cli(['knowledge', 'search', 'demo', 'retry', '--data-dir', dataDir, '--limit', '0']);
+    expect(limit.code).toBe(1);
+    expect(limit.stderr).toMatch(/--limit: expected a whole number from 1 to 100/);
+  });
+});
