@@ -12,7 +12,7 @@ import { UsageError } from './usage-error';
 export type ConfigFileSettings = Record<string, unknown>;
 
 /** The settings the file may hold and what each must be. A setting added to the CLI adds its line here. */
-export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'paths' | 'integer' | 'boolean'> = {
+export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'paths' | 'integer' | 'boolean' | 'oauth'> = {
   workflows: 'paths',
   graphs: 'paths',
   dataDir: 'path',
@@ -43,7 +43,13 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   maxSessions: 'integer',
   dashboard: 'boolean',
   allowActions: 'boolean',
+  oauthIssuer: 'string',
+  oauthAudience: 'string',
+  // The same as a section: oauth: { issuer, audience, jwksUrl }
+  oauth: 'oauth',
 };
+
+const OAUTH_KEYS = ['issuer', 'audience', 'jwksUrl'];
 
 /** A config file that cannot be read, or a setting in it (or in a flag) that is malformed: a usage error (exit 2). */
 export class ConfigFileError extends UsageError {}
@@ -94,6 +100,15 @@ export function readConfigFile(file: string, cwd = process.cwd()): ConfigFileSet
         if (typeof v !== 'boolean') throw wrong('true or false');
         out[key] = v;
         break;
+      case 'oauth': {
+        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw wrong('a section with issuer, audience (and jwksUrl)');
+        for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+          if (!OAUTH_KEYS.includes(k)) throw new ConfigFileError(`config file ${abs}: unknown setting "oauth.${k}" (known: ${OAUTH_KEYS.join(', ')})`);
+          if (typeof x !== 'string' || !x) throw new ConfigFileError(`config file ${abs}: "oauth.${k}" must be a URL`);
+        }
+        out[key] = v;
+        break;
+      }
     }
   }
   return out;

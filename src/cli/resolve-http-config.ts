@@ -1,4 +1,4 @@
-import { readConfigFile } from './config-file';
+import { ConfigFileError, readConfigFile } from './config-file';
 import { resolveAuthTokens } from './auth-tokens';
 import type { HttpConfig } from '../server/http/http-config';
 
@@ -7,6 +7,9 @@ export interface HttpFlags {
   http?: string;
   stdio?: boolean;
   authTokenFile?: string;
+  /** `--oauth-issuer` / `--oauth-audience`: accept this authorization server's JWT access tokens. */
+  oauthIssuer?: string;
+  oauthAudience?: string;
   allowedOrigins?: string[];
   allowedHosts?: string[];
   publicUrl?: string;
@@ -25,6 +28,9 @@ interface HttpFileSettings {
   http?: string;
   stdio?: boolean;
   authTokenFile?: string;
+  oauthIssuer?: string;
+  oauthAudience?: string;
+  oauth?: { issuer?: string; audience?: string; jwksUrl?: string };
   allowedOrigins?: string[];
   allowedHosts?: string[];
   publicUrl?: string;
@@ -47,6 +53,8 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
   if (address === undefined) {
     for (const [flag, set] of [
       ['--auth-token-file', flags.authTokenFile],
+      ['--oauth-issuer', flags.oauthIssuer],
+      ['--oauth-audience', flags.oauthAudience],
       ['--allowed-origins', flags.allowedOrigins],
       ['--allowed-hosts', flags.allowedHosts],
       ['--public-url', flags.publicUrl],
@@ -70,9 +78,10 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
   const { isLoopbackHost, parseListenAddress } = require('../server/http/listen-address') as typeof import('../server/http/listen-address');
   const listen = parseListenAddress(address, flags.http !== undefined ? '--http' : env.WORKGRAPH_HTTP?.trim() ? 'WORKGRAPH_HTTP' : 'http (config file)');
   const tokens = resolveAuthTokens({ flagFile: flags.authTokenFile, env, configFile: file.authTokenFile, cwd }) ?? [];
-  if (tokens.length === 0 && !isLoopbackHost(listen.host)) {
+  const oauth = resolveOAuth(flags, env, file);
+  if (tokens.length === 0 && !oauth && !isLoopbackHost(listen.host)) {
     throw new Error(
-      `--http: binding ${listen.host} (not a loopback address) requires authentication: give --auth-token-file FILE or WORKGRAPH_AUTH_TOKENS, or bind 127.0.0.1`,
+      `--http: binding ${listen.host} (not a loopback address) requires authentication: give --auth-token-file FILE, WORKGRAPH_AUTH_TOKENS or --oauth-issuer with --oauth-audience, or bind 127.0.0.1`,
     );
   }
   const publicUrl = flags.publicUrl ?? nonEmpty(env.WORKGRAPH_PUBLIC_URL) ?? file.publicUrl;
@@ -87,6 +96,7 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
     stdio: flags.stdio ?? file.stdio ?? false,
     ...(dashboard ? { dashboard: { allowActions } } : {}),
     tokens,
+    ...(oauth ? { oauth } : {}),
     allowedHosts: flags.allowedHosts ?? (env.WORKGRAPH_ALLOWED_HOSTS?.trim() ? list(env.WORKGRAPH_ALLOWED_HOSTS) : (file.allowedHosts ?? [])),
     allowedOrigins: flags.allowedOrigins ?? (env.WORKGRAPH_ALLOWED_ORIGINS?.trim() ? list(env.WORKGRAPH_ALLOWED_ORIGINS) : (file.allowedOrigins ?? [])),
     ...(publicUrl !== undefined ? { publicUrl } : {}),
@@ -107,6 +117,24 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
             ? positiveInt(String(file.maxSessions), 'maxSessions (config file)')
             : HTTP_DEFAULTS.maxSessions,
   };
+}
+
+/**
+ * The OAuth resource-server settings: `--oauth-issuer` and `--oauth-audience` (env WORKGRAPH_OAUTH_ISSUER,
+ * WORKGRAPH_OAUTH_AUDIENCE; config file `oauthIssuer`/`oauthAudience` or an `oauth: {issuer, audience, jwksUrl}`
+ * section), both or neither, each an http(s) URL.
+ */
+function resolveOAuth(flags: HttpFlags, env: NodeJS.ProcessEnv, file: HttpFileSettings): { issuer: string; audience: string; jwksUrl?: string } | undefined {
+  const issuer = flags.oauthIssuer ?? nonEmpty(env.WORKGRAPH_OAUTH_ISSUER) ?? file.oauthIssuer ?? file.oauth?.issuer;
+  const audience = flags.oauthAudience ?? nonEmpty(env.WORKGRAPH_OAUTH_AUDIENCE) ?? file.oauthAudience ?? file.oauth?.audience;
+  const jwksUrl = file.oauth?.jwksUrl;
+  if (issuer === undefined && audience === undefined) return undefined;
+  if (issuer === undefined) throw new ConfigFileError('--oauth-audience: give --oauth-issuer URL too (the authorization server whose tokens to accept)');
+  if (audience === undefined) throw new ConfigFileError("--oauth-issuer: give --oauth-audience URL too (this server's public MCP URL, which its tokens must name)");
+  for (const [setting, url] of [['--oauth-issuer', issuer], ['--oauth-audience', audience], ['oauth.jwksUrl (config file)', jwksUrl]] as const) {
+    if (url !== undefined && !/^https?:\/\/[^/\s]+\S*$/.test(url)) throw new ConfigFileError(`${setting}: expected an http(s) URL, got '${url}'`);
+  }
+  return { issuer, audience, ...(jwksUrl ? { jwksUrl } : {}) };
 }
 
 /** `90` (seconds), `90s`, `30m`, `1h`, `500ms` → milliseconds. */

@@ -12,6 +12,8 @@ export interface VerifiedToken {
   expiresAt?: number;
   /** Whom the token's calls run as: name, roots, scopes. */
   identity: Identity;
+  /** Where it came from: a configured token, or an OAuth access token (whose holder can ask for more scope). */
+  kind?: 'static' | 'oauth';
   /** AuthInfo's extension point: the HTTP transport carries the identity to the call's handler in it. */
   extra?: Record<string, unknown>;
 }
@@ -44,7 +46,7 @@ export class StaticTokenVerifier implements TokenVerifier {
     for (const { digest, identity } of this.digests) {
       if (timingSafeEqual(presented, digest) && match === undefined) match = identity;
     }
-    return match === undefined ? undefined : { token, clientId: match.name, scopes: [...match.scopes], identity: match };
+    return match === undefined ? undefined : { token, clientId: match.name, scopes: [...match.scopes], identity: match, kind: 'static' };
   }
 }
 

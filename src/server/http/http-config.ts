@@ -12,6 +12,8 @@ export interface HttpConfig {
    * src/kernel/auth/token-file.ts); empty means no authentication (loopback only).
    */
   tokens: TokenEntry[];
+  /** `--oauth-issuer` / `--oauth-audience`: JWT access tokens of this authorization server are accepted too. */
+  oauth?: { issuer: string; audience: string; jwksUrl?: string };
   allowedHosts: string[];
   allowedOrigins: string[];
   /** The URL clients use when a proxy sits in front (`--public-url`); named in the protected-resource metadata. */

@@ -14,6 +14,7 @@ import { RequestGuard } from './request-guard';
 import type { RequestTarget } from '../../kernel/http/request-target';
 import type { TokenVerifier, VerifiedToken } from '../../kernel/auth/token-verifier';
 import { withIdentity } from '../caller-identity';
+import { hasScope, SCOPES, type Scope } from '../../kernel/identity';
 
 /** The protocol side of one session, as the per-session factory builds it (transport-neutral). */
 export interface ProtocolSession {
@@ -29,6 +30,13 @@ export interface HttpTransportOptions {
   verifier?: TokenVerifier;
   allowedHosts: readonly string[];
   allowedOrigins: readonly string[];
+  /**
+   * The OAuth authorization server whose access tokens are accepted: named in the protected-resource metadata, and a
+   * token of it lacking a call's scope is answered 403 with a scope challenge (it can ask for more).
+   */
+  oauthIssuer?: string;
+  /** The scope a call of this tool (or plain method) needs; undefined for a name that is not a tool. */
+  scopeOf?: (name: string) => Scope | undefined;
   /** The URL clients reach the server at (behind a proxy), for the protected-resource metadata; default from Host. */
   publicUrl?: string;
   sessionIdleTimeoutMs: number;
@@ -210,9 +218,39 @@ export class HttpTransportServer {
     sendJson(
       res,
       200,
-      { resource: `${this.baseUrl(req)}${MCP_PATH}`, bearer_methods_supported: ['header'], resource_name: 'workgraph', scopes_supported: [] },
+      {
+        resource: `${this.baseUrl(req)}${MCP_PATH}`,
+        ...(this.opts.oauthIssuer ? { authorization_servers: [this.opts.oauthIssuer] } : {}),
+        bearer_methods_supported: ['header'],
+        resource_name: 'workgraph',
+        scopes_supported: [...SCOPES],
+      },
       { 'Cache-Control': 'max-age=3600' },
     );
+  }
+
+  /**
+   * An OAuth token lacking the scope a call in the body needs: 403 with a scope challenge (RFC 6750 §3.1, MCP's
+   * step-up authorization) naming the scopes to ask for — those it has plus the missing one. True when answered.
+   */
+  private insufficientScope(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken, messages: JSONRPCMessage[]): boolean {
+    const scopeOf = this.opts.scopeOf;
+    if (!scopeOf) return false;
+    for (const m of messages) {
+      if (!isJSONRPCRequest(m)) continue;
+      const name = m.method === 'tools/call' ? (m.params as { name?: unknown } | undefined)?.name : m.method;
+      const needed = typeof name === 'string' ? scopeOf(name) : undefined;
+      if (!needed || hasScope(auth.identity, needed)) continue;
+      const ask = [...new Set([...auth.identity.scopes, needed])].join(' ');
+      const challenge =
+        `Bearer error="insufficient_scope", scope="${ask}", resource_metadata="${this.baseUrl(req)}${RESOURCE_METADATA_PATH}", ` +
+        `error_description="${String(name)} needs the '${needed}' scope"`;
+      sendRpcError(res, 403, SERVER_ERROR, `Forbidden: ${String(name)} needs the '${needed}' scope; the access token of '${auth.identity.name}' has ${auth.identity.scopes.join(', ') || 'none'}`, {
+        'WWW-Authenticate': challenge,
+      });
+      return true;
+    }
+    return false;
   }
 
   private baseUrl(req: http.IncomingMessage): string {
@@ -235,6 +273,7 @@ export class HttpTransportServer {
     if (this.draining && messages.some((m) => isJSONRPCRequest(m))) {
       return sendRpcError(res, 503, SERVER_ERROR, 'Service Unavailable: the server is shutting down', { 'Retry-After': RETRY_AFTER_SECONDS });
     }
+    if (auth?.kind === 'oauth' && this.insufficientScope(req, res, auth, messages)) return;
     if (req.headers['mcp-session-id'] === undefined && messages.some((m) => isInitializeRequest(m))) return this.open(req, res, auth, parsed);
     return this.withSession(req, res, auth, parsed);
   }

@@ -66,7 +66,7 @@ describe('resolveHttpConfig', () => {
 
   it('refuses a non-loopback bind without tokens, saying why', () => {
     expect(() => resolveHttpConfig({ http: '0.0.0.0:8080' }, {}, cwd)).toThrow(
-      '--http: binding 0.0.0.0 (not a loopback address) requires authentication: give --auth-token-file FILE or WORKGRAPH_AUTH_TOKENS, or bind 127.0.0.1',
+      '--http: binding 0.0.0.0 (not a loopback address) requires authentication: give --auth-token-file FILE, WORKGRAPH_AUTH_TOKENS or --oauth-issuer with --oauth-audience, or bind 127.0.0.1',
     );
   });
 
@@ -124,5 +124,26 @@ describe('resolveHttpConfig with a config file', () => {
     const cfg = path.join(dir, 'w.json');
     fs.writeFileSync(cfg, JSON.stringify({ http: '8080', maxSessions: 0 }));
     expect(() => resolveHttpConfig({}, { WORKGRAPH_CONFIG: cfg }, dir)).toThrow("maxSessions (config file): expected a positive whole number, got '0'");
+  });
+});
+
+describe('OAuth settings', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'wg-oauthcfg-')));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('flags, environment or a config-file section; both or neither; OAuth alone allows a non-loopback bind', () => {
+    const oauth = { issuer: 'https://auth.example.com', audience: 'https://mcp.example.com/mcp' };
+    expect(resolveHttpConfig({ http: '0.0.0.0:1', oauthIssuer: oauth.issuer, oauthAudience: oauth.audience }, {}, dir)?.oauth).toEqual(oauth);
+    expect(resolveHttpConfig({ http: '1' }, { WORKGRAPH_OAUTH_ISSUER: oauth.issuer, WORKGRAPH_OAUTH_AUDIENCE: oauth.audience }, dir)?.oauth).toEqual(oauth);
+    const cfg = path.join(dir, 'w.yaml');
+    fs.writeFileSync(cfg, `http: "1"\noauth:\n  issuer: ${oauth.issuer}\n  audience: ${oauth.audience}\n  jwksUrl: https://auth.example.com/keys\n`);
+    expect(resolveHttpConfig({ config: cfg }, {}, dir)?.oauth).toEqual({ ...oauth, jwksUrl: 'https://auth.example.com/keys' });
+    expect(() => resolveHttpConfig({ http: '1', oauthIssuer: oauth.issuer }, {}, dir)).toThrow(/^--oauth-issuer: give --oauth-audience URL too/);
+    expect(() => resolveHttpConfig({ http: '1', oauthIssuer: 'auth.example.com', oauthAudience: oauth.audience }, {}, dir)).toThrow("--oauth-issuer: expected an http(s) URL, got 'auth.example.com'");
+    fs.writeFileSync(cfg, 'http: "1"\noauth:\n  issuer: x\n  scopes: all\n');
+    expect(() => resolveHttpConfig({ config: cfg }, {}, dir)).toThrow(/unknown setting "oauth.scopes"/);
   });
 });
