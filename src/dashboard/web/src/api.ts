@@ -65,9 +65,20 @@ function ensureSource(): void {
     const event = JSON.parse((msg as MessageEvent).data) as ChangeEvent;
     for (const l of listeners) l(event);
   });
-  source.onopen = () => setConnected(true);
-  source.onerror = () => setConnected(false);
+  source.onopen = () => {
+    // Back after a lost connection: changes made meanwhile were never streamed, so every live view reads again.
+    if (lostConnection) for (const r of resyncListeners) r();
+    lostConnection = false;
+    setConnected(true);
+  };
+  source.onerror = () => {
+    lostConnection = true;
+    setConnected(false);
+  };
 }
+
+let lostConnection = false;
+const resyncListeners = new Set<() => void>();
 
 function setConnected(c: boolean): void {
   connected = c;
@@ -134,16 +145,20 @@ export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => bo
   useEffect(() => {
     if (!relevantRef.current) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const off = onChange((e) => {
-      if (!relevantRef.current?.(e)) return;
+    const soon = () => {
       if (timer) return;
       timer = setTimeout(() => {
         timer = undefined;
         load();
       }, 100);
+    };
+    const off = onChange((e) => {
+      if (relevantRef.current?.(e)) soon();
     });
+    resyncListeners.add(soon);
     return () => {
       off();
+      resyncListeners.delete(soon);
       if (timer) clearTimeout(timer);
     };
   }, [load]);
