@@ -166,7 +166,13 @@ describe('read endpoints', () => {
     expect(tool.nodes.map((n: any) => `${n.id}:${n.type}`)).toEqual(['entry_sum:entry', 'increment_node:transform', 'check_condition:switch', 'exit_sum:transform', 'exit_sum_final:exit']);
     const fromSwitch = tool.edges.filter((e: any) => e.source === 'check_condition');
     expect(fromSwitch).toEqual([
-      { source: 'check_condition', target: 'increment_node', label: expect.stringContaining('$.increment_node.counter') },
+      {
+        source: 'check_condition',
+        target: 'increment_node',
+        label: expect.stringContaining('$.increment_node.counter'),
+        // The rule itself, which the page spells out as a condition.
+        rule: { '<': [{ var: '$.increment_node.counter' }, { var: '$.increment_node.target' }] },
+      },
       { source: 'check_condition', target: 'exit_sum', label: 'default' },
     ]);
     expect(tool.inputSchema.properties.n.type).toBe('number');
