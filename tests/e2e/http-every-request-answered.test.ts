@@ -85,7 +85,7 @@ describe('workgraph dashboard', () => {
   let dash: DashboardProcess;
   beforeAll(async () => {
     data = tempDir('wg-every-dash-');
-    dash = await startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', writeToken(data.dir)], env: { WORKGRAPH_LOG_LEVEL: 'debug' } });
+    dash = await startDashboardProcess({ dataDir: data.dir, args: ['--auth-token-file', writeToken(data.dir), '--allow-actions'], env: { WORKGRAPH_LOG_LEVEL: 'debug' } });
   });
   afterAll(async () => {
     await dash?.stop();
@@ -102,6 +102,16 @@ describe('workgraph dashboard', () => {
     const meta = await fetch(`${dash.origin}/api/meta`, { headers: { Authorization: `Bearer ${TOKEN}` } });
     expect(meta.status).toBe(200);
     expect(dash.stderr()).not.toContain(TOKEN);
+  });
+
+  it('an action body over 1 MiB is answered 413, not a reset connection', async () => {
+    const r = await rawRequest(`${dash.origin}/api/knowledge/p/restore`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${TOKEN}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ nodeIds: ['x'.repeat(2 * 1024 * 1024)] }),
+    });
+    expect(r.status).toBe(413);
+    expect(JSON.parse(r.body).error.message).toContain('body: larger than 1048576 bytes');
   });
 });
 
