@@ -32,6 +32,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphResultMb: 'integer',
   graphRunsKeep: 'integer',
   maxSubscriptions: 'integer',
+  claimTtl: 'string',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)
   http: 'string',
   stdio: 'boolean',

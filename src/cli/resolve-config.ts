@@ -40,6 +40,8 @@ export interface CommonFlags {
   graphRunsKeep?: string | number;
   /** `serve`: MCP resource subscriptions one client session may hold (default 1,000). */
   maxSubscriptions?: string | number;
+  /** `serve`: how long a task's claim holds without a call of its claimant (`30m`, `90s`, `1h`; a bare number is seconds). */
+  claimTtl?: string | number;
 }
 
 /**
@@ -114,6 +116,14 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
         [`config file ${configFile}: shutdownGrace`, file.shutdownGrace],
       ]),
       defaults.shutdownGraceMs!,
+    ),
+    claimTtlMs: duration(
+      ...firstOf([
+        ['--claim-ttl', flags.claimTtl],
+        ['WORKGRAPH_CLAIM_TTL', env.WORKGRAPH_CLAIM_TTL],
+        [`config file ${configFile}: claimTtl`, file.claimTtl],
+      ]),
+      defaults.claimTtlMs!,
     ),
     graph: {
       historyMaxBytes: mebibytes(flags, env, file, 'graphHistoryMb', 'WORKGRAPH_GRAPH_HISTORY_MB', defaults.graph!.historyMaxBytes),
@@ -210,6 +220,15 @@ function seconds(v: string | number | undefined, from: string, fallbackMs: numbe
   const n = Number(v);
   if (v === '' || !Number.isFinite(n) || n < 0) throw new ConfigFileError(`${from}: expected a number of seconds (0 or more), got '${v}'`);
   return Math.round(n * 1000);
+}
+
+/** `90` (seconds), `90s`, `30m`, `1h`, `500ms` → milliseconds; above 0. */
+function duration(v: string | number | undefined, from: string, fallbackMs: number): number {
+  if (v === undefined || v === '') return fallbackMs;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(String(v));
+  const ms = m ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'] : NaN;
+  if (!Number.isFinite(ms) || ms <= 0) throw new ConfigFileError(`${from}: expected a duration such as 90s, 30m or 1h, got '${v}'`);
+  return Math.round(ms);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

@@ -22,6 +22,8 @@ export const ErrorCodes = {
   Conflict: 'conflict',
   CycleDetected: 'cycle_detected',
   HasDependents: 'has_dependents',
+  HasProgress: 'has_progress',
+  Claimed: 'claimed',
   ExecutionLimit: 'execution_limit',
   ExpressionError: 'expression_error',
   ExternalToolError: 'external_tool_error',
@@ -168,6 +170,20 @@ export class CycleDetectedError extends WorkgraphError {
 export class HasDependentsError extends WorkgraphError {
   constructor(message: string, readonly dependents: readonly string[]) {
     super(ErrorCodes.HasDependents, message, { dependents });
+  }
+}
+
+/** Thrown when an edit is refused because the task has work in progress (IN_PROGRESS, VALIDATING, RETRYING, or done). */
+export class HasProgressError extends WorkgraphError {
+  constructor(message: string, readonly nodes: readonly string[]) {
+    super(ErrorCodes.HasProgress, message, { nodes });
+  }
+}
+
+/** Thrown when another agent holds the claim on a task: names the claimant and when the claim lapses. */
+export class ClaimedError extends WorkgraphError {
+  constructor(message: string, details: { node: string; claimant: string; expiresAt: string }) {
+    super(ErrorCodes.Claimed, message, details);
   }
 }
 

@@ -93,7 +93,7 @@ describe('MCP Inspector CLI (built server)', () => {
     const graph = await callTool(serve, 'init_project_graph', ['projectName=Inspector Project', `projectRoot=${projectRoot}`, `nodes=${nodes}`]);
     expect(graph.project_id).toBe('inspector-project');
     const ready = await callTool(serve, 'get_ready_tasks', ['project=Inspector Project']);
-    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'a', title: 'First', status: 'READY' }] });
+    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'a', title: 'First', status: 'READY', priority: 'medium', unblocks: 1 }], revision: 0 });
   }, 90_000);
 
   it('tools/call add_nodes then list_nodes (knowledge module)', async () => {

@@ -51,10 +51,11 @@ describe('PostgreSQL task store (built server)', () => {
   it('db status shows pending migrations, db migrate applies them, and neither prints the password', async () => {
     const before = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url]).catch((e) => e);
     expect(before.code).toBe(1);
-    expect(before.stdout).toMatch(/tasks\s+applied 0, known 2: 2 pending/);
+    expect(before.stdout).toMatch(/tasks\s+applied 0, known 3: 3 pending/);
     const migrated = await run(process.execPath, [CLI, 'db', 'migrate', '--database-url', url]);
     expect(migrated.stdout).toMatch(/applied tasks 1: task graphs and transition log/);
     expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
+    expect(migrated.stdout).toMatch(/applied tasks 3: history of plan changes/);
     expect(migrated.stdout).toMatch(/applied workflow 1: workflow sessions, their event log and the token key/);
     expect(migrated.stdout).toMatch(/applied knowledge 1: knowledge nodes, deletion records and backups/);
     expect(migrated.stdout).toMatch(/applied knowledge 2: knowledge backup names/);
@@ -64,8 +65,8 @@ describe('PostgreSQL task store (built server)', () => {
     // Every module with a PostgreSQL schema is listed: tasks, knowledge, workflow sessions, graph runs.
     expect(status.modules).toEqual(
       expect.arrayContaining([
-        { module: 'tasks', applied: 2, known: 2, pending: [] },
-        { module: 'knowledge', applied: 2, known: 2, pending: [] },
+        { module: 'tasks', applied: 3, known: 3, pending: [] },
+        { module: 'knowledge', applied: 3, known: 3, pending: [] },
         { module: 'workflow', applied: 1, known: 1, pending: [] },
         { module: 'graph', applied: 1, known: 1, pending: [] },
       ]),
@@ -162,7 +163,7 @@ describe('PostgreSQL task store (built server)', () => {
     expect(exported.stdout).toMatch(/1 session\(s\) exported to /);
     expect(exported.stdout).toMatch(/1 graph run\(s\) exported to /);
     const same = (a: string, b: string) => expect(fs.readFileSync(b, 'utf8')).toBe(fs.readFileSync(a, 'utf8'));
-    for (const file of ['task_graph.json', 'transitions.ndjson']) same(path.join(source, 'projects', 'moved-plan', file), path.join(target, 'projects', 'moved-plan', file));
+    for (const file of ['task_graph.json', 'transitions.ndjson', 'history.ndjson']) same(path.join(source, 'projects', 'moved-plan', file), path.join(target, 'projects', 'moved-plan', file));
     for (const file of ['events.ndjson', 'workflow.json']) same(path.join(sessionFiles, file), path.join(target, 'sessions', started.sessionId, file));
     expect(fs.readFileSync(path.join(target, 'sessions', 'token.key')).equals(fs.readFileSync(path.join(source, 'sessions', 'token.key')))).toBe(true);
     const runFiles = (dir: string) => fs.readdirSync(dir).filter((n) => !n.includes('.tmp')).sort();

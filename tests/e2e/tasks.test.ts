@@ -100,7 +100,7 @@ describe('tasks module e2e (built server, SDK client)', () => {
     });
 
     let ready = await ok('get_ready_tasks', { project: 'Demo App' });
-    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'setup', title: 'Set up', status: 'READY' }] });
+    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'setup', title: 'Set up', status: 'READY', priority: 'medium', unblocks: 3 }], revision: 0 });
 
     // A call the state machine refuses: the error says the current status.
     const early = await call('validate_task_loop', { project: 'demo-app', nodeId: 'setup' });
@@ -133,7 +133,7 @@ describe('tasks module e2e (built server, SDK client)', () => {
     expect(fail1.message).toContain('attempt 1/2');
     expect(fail1.node.error_logs).toHaveLength(1);
     expect(fail1.node.error_logs[0]).toMatchObject({ attempt: 1, exit_code: 1 });
-    expect((await ok('get_ready_tasks', { project: 'demo-app' })).ready_tasks).toEqual([{ id: 'api', title: 'API', status: 'RETRYING' }]);
+    expect((await ok('get_ready_tasks', { project: 'demo-app' })).ready_tasks).toEqual([expect.objectContaining({ id: 'api', title: 'API', status: 'RETRYING', unblocks: 1 })]);
 
     await ok('start_task', { project: 'demo-app', nodeId: 'api' });
     const fail2 = await ok('validate_task_loop', { project: 'demo-app', nodeId: 'api' });

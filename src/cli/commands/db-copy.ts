@@ -43,7 +43,8 @@ export async function copyStores(flags: CommonFlags & { replace?: boolean }, dir
     const tasks = tally('tasks');
     for (const project of await source.tasks.listProjects()) {
       const graph = (await source.tasks.load(project))!;
-      tasks.add(project, await target.tasks.importProject(graph, await source.tasks.readTransitions(project), opts));
+      const history = await source.tasks.readHistory(project);
+      tasks.add(project, await target.tasks.importProject(graph, await source.tasks.readTransitions(project), { ...opts, history }));
     }
     tasks.report('task project(s)');
     await copyKnowledge(direction === 'import' ? [filesContainer, dbContainer] : [dbContainer, filesContainer], verb, flags.replace);

@@ -25,6 +25,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     flags: '--max-subscriptions <n>',
     description: 'MCP resource subscriptions one client session may hold; beyond it resources/subscribe is refused with resource_limit (env WORKGRAPH_MAX_SUBSCRIPTIONS; default 1000)',
   },
+  {
+    flags: '--claim-ttl <duration>',
+    description: "how long a started task stays claimed by its agent without a call of theirs on it, e.g. 30m; then it is READY again (env WORKGRAPH_CLAIM_TTL; default 30m)",
+  },
   { flags: '--http <[host:]port>', description: 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)' },
   { flags: '--stdio', description: 'with --http: serve stdio too (end of stdin then closes only the stdio session)' },
   { flags: '--auth-token-file <file>', description: 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)' },

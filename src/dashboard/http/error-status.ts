@@ -10,6 +10,8 @@ const STATUS: Partial<Record<ErrorCode, number>> = {
   [ErrorCodes.InvalidTransition]: 409,
   [ErrorCodes.Conflict]: 409,
   [ErrorCodes.HasDependents]: 409,
+  [ErrorCodes.HasProgress]: 409,
+  [ErrorCodes.Claimed]: 409,
   [ErrorCodes.CycleDetected]: 400,
   [ErrorCodes.InvalidGraph]: 422,
   [ErrorCodes.InvalidWorkflow]: 422,

@@ -44,6 +44,8 @@ export interface AppConfig {
   maxSubscriptions: number;
   /** Bytes of each output stream's tail in a validate_task_loop answer (--output-tail, WORKGRAPH_OUTPUT_TAIL). Default 8 KiB. */
   outputTailBytes: number;
+  /** How long a task's claim holds without a call of its claimant (--claim-ttl, WORKGRAPH_CLAIM_TTL, config `claimTtl`). Default 30 minutes. */
+  claimTtlMs?: number;
   /**
    * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
    * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):

@@ -10,7 +10,8 @@ import { MODULE_NAMES, type AppConfig } from './app-config';
  * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
  * files, the last 20 graph runs per tool recorded, graph run history 256 MiB kept in memory in total / 1 GiB per run,
  * graph results up to 16 MiB, sessions blocked after 3 refused outputs in a row and completed ones pruned after 30 days,
- * validation output tails 8 KiB per stream, 1,000 resource subscriptions per client session,
+ * validation output tails 8 KiB per stream, 1,000 resource subscriptions per client session, task claims held 30
+ * minutes without a call of their claimant,
  * data dir `$XDG_DATA_HOME/workgraph` or `~/.local/share/workgraph`.
  */
 const MIB = 1024 * 1024;
@@ -27,6 +28,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     workflowCacheTtlMs: 5_000,
     outputTailBytes: 8 * 1024,
     maxSubscriptions: 1_000,
+    claimTtlMs: 30 * 60 * 1000,
     sessions: { maxBlockedAttempts: 3, completedRetentionDays: 30 },
     graphRunsPerTool: 20,
     modules: [...MODULE_NAMES],

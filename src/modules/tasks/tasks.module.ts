@@ -11,6 +11,13 @@ import { StartTask } from './application/use-cases/start-task';
 import { ValidateTaskLoop } from './application/use-cases/validate-task-loop';
 import { ValidationRunRegistry } from './application/services/validation-run-registry';
 import { ValidationRunService, type RunVerdict } from './application/services/validation-run';
+import { PlanChanges } from './application/services/plan-changes';
+import { AddTasks } from './application/use-cases/add-tasks';
+import { UpdateTask } from './application/use-cases/update-task';
+import { RemoveTasks } from './application/use-cases/remove-tasks';
+import { SplitTask } from './application/use-cases/split-task';
+import { ClaimNextTask } from './application/use-cases/claim-next-task';
+import { ReleaseTask } from './application/use-cases/release-task';
 import type { HostInfo } from './application/ports/host-info';
 import { systemTimers, type Clock, type Timers } from '../../kernel/clock';
 import type { Logger } from '../../kernel/logger';
@@ -57,7 +64,13 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   const runs = new ValidationRunRegistry<RunVerdict>(writes);
   container.register(TasksTokens.CommandRunner, { useValue: runner });
   container.register(TasksTokens.ValidationRunRegistry, { useValue: runs });
-  container.register(TasksTokens.HostInfo, { useValue: new LocalHostInfo() });
+  const hostInfo = new LocalHostInfo();
+  container.register(TasksTokens.HostInfo, { useValue: hostInfo });
+  container.register(TasksTokens.PlanChanges, {
+    useFactory: instanceCachingFactory(
+      (c) => new PlanChanges(c.resolve<TaskGraphStore>(TasksTokens.TaskGraphStore), c.resolve<Clock>(Tokens.Clock), hostInfo.host, config.claimTtlMs),
+    ),
+  });
   if (!container.isRegistered(Tokens.Timers, true)) container.register(Tokens.Timers, { useValue: systemTimers });
   // One validation run service per container: it holds the runs in progress (with the registry) for every call.
   container.register(TasksTokens.ValidationRunService, {
@@ -74,7 +87,7 @@ export const tasksModule: ModuleRegistration = (container, config) => {
             host: c.resolve<HostInfo>(TasksTokens.HostInfo),
             logger: c.resolve<Logger>(Tokens.Logger),
           },
-          { outputTailBytes: config.outputTailBytes },
+          { outputTailBytes: config.outputTailBytes, claimTtlMs: config.claimTtlMs },
         ),
     ),
   });
@@ -89,6 +102,12 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(TasksTokens.ScaffoldProjectDocs, { useClass: ScaffoldProjectDocs }, singleton);
   container.register(TasksTokens.ListTaskProjects, { useClass: ListTaskProjects }, singleton);
   container.register(TasksTokens.GetTaskDetails, { useClass: GetTaskDetails }, singleton);
+  container.register(TasksTokens.AddTasks, { useClass: AddTasks }, singleton);
+  container.register(TasksTokens.UpdateTask, { useClass: UpdateTask }, singleton);
+  container.register(TasksTokens.RemoveTasks, { useClass: RemoveTasks }, singleton);
+  container.register(TasksTokens.SplitTask, { useClass: SplitTask }, singleton);
+  container.register(TasksTokens.ClaimNextTask, { useClass: ClaimNextTask }, singleton);
+  container.register(TasksTokens.ReleaseTask, { useClass: ReleaseTask }, singleton);
   // On server shutdown, running validations are cancelled (tasks back to IN_PROGRESS) and their process trees killed.
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown(

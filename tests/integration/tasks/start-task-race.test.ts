@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { PlanChanges } from '../../../src/modules/tasks/application/services/plan-changes';
 import { StartTask } from '../../../src/modules/tasks/application/use-cases/start-task';
 import { systemClock } from '../../../src/kernel/clock';
 import { FileTaskGraphStore } from '../../../src/modules/tasks/infrastructure/file-task-graph-store';
@@ -24,8 +25,8 @@ afterEach(async () => {
 
 describe('start_task compare-and-swap races', () => {
   it('two store instances in one process racing on each READY node: exactly one winner per node', async () => {
-    const a = new StartTask(new FileTaskGraphStore(fx.layout), systemClock);
-    const b = new StartTask(new FileTaskGraphStore(fx.layout), systemClock);
+    const a = ((st) => new StartTask(st, new PlanChanges(st, systemClock, 'h')))(new FileTaskGraphStore(fx.layout));
+    const b = ((st) => new StartTask(st, new PlanChanges(st, systemClock, 'h')))(new FileTaskGraphStore(fx.layout));
     for (let i = 0; i < 5; i++) {
       const results = await Promise.allSettled([a.execute({ project: 'race', nodeId: `t${i}` }), b.execute({ project: 'race', nodeId: `t${i}` })]);
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);

@@ -6,13 +6,7 @@ import { systemClock, systemTimers, type Clock } from '../../../src/kernel/clock
 import { silentLogger } from '../../../src/kernel/logger';
 import type { PathPolicy } from '../../../src/kernel/path-policy';
 import { ValidationRunRegistry } from '../../../src/modules/tasks/application/services/validation-run-registry';
-import { GetProjectGraph } from '../../../src/modules/tasks/application/use-cases/get-project-graph';
-import { GetReadyTasks } from '../../../src/modules/tasks/application/use-cases/get-ready-tasks';
-import { InitProjectGraph } from '../../../src/modules/tasks/application/use-cases/init-project-graph';
-import { ResetTaskNode } from '../../../src/modules/tasks/application/use-cases/reset-task-node';
 import { ScaffoldProjectDocs } from '../../../src/modules/tasks/application/use-cases/scaffold-project-docs';
-import { StartTask } from '../../../src/modules/tasks/application/use-cases/start-task';
-import { ValidateTaskLoop } from '../../../src/modules/tasks/application/use-cases/validate-task-loop';
 import { ValidationRunService, type RunVerdict } from '../../../src/modules/tasks/application/services/validation-run';
 import { RandomIdGenerator } from '../../../src/kernel/random-id-generator';
 import { LocalHostInfo } from '../../../src/modules/tasks/infrastructure/process/host-info';
@@ -20,6 +14,7 @@ import { ProjectLayout } from '../../../src/kernel/files/project-layout';
 import { isInside } from '../../../src/kernel/files/safe-name';
 import { ShellCommandRunner } from '../../../src/modules/tasks/infrastructure/process/shell-command-runner';
 import { FileTaskGraphStore } from '../../../src/modules/tasks/infrastructure/file-task-graph-store';
+import { taskUseCases } from '../../helpers/task-use-cases';
 import { FsScaffoldFileWriter } from '../../../src/modules/tasks/infrastructure/fs-scaffold-file-writer';
 
 /**
@@ -52,7 +47,7 @@ export class RootsPathPolicy implements PathPolicy {
 }
 
 /** Temp data dir + project folder, with every use case wired by hand (as the DI module does). */
-export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number; outputTailBytes?: number } = {}) {
+export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number; outputTailBytes?: number; claimTtlMs?: number } = {}) {
   const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'wg-tasks-')));
   const dataDir = path.join(base, 'data');
   const projectRoot = path.join(base, 'project');
@@ -79,12 +74,7 @@ export async function taskFixture(opts: { clock?: Clock; killGraceMs?: number; o
     service,
     host,
     policy,
-    init: new InitProjectGraph(store, policy, clock, service),
-    ready: new GetReadyTasks(store),
-    graph: new GetProjectGraph(store),
-    start: new StartTask(store, clock),
-    validate: new ValidateTaskLoop(store, service, clock, systemTimers),
-    reset: new ResetTaskNode(store, clock, service),
+    ...taskUseCases({ store, clock, service, policy, host: host.host, claimTtlMs: opts.claimTtlMs }),
     scaffold: new ScaffoldProjectDocs(policy, new FsScaffoldFileWriter()),
     async cleanup() {
       runner.killAll();

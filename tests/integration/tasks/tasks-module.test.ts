@@ -21,7 +21,8 @@ describe('tasks DI module', () => {
       c.register(Tokens.PathPolicy, { useValue: new RootsPathPolicy([base]) });
       tasksModule(c, { dataDir: path.join(base, 'data') } as AppConfig);
       expect(tasksTools.map((t) => t.name)).toEqual([
-        'init_project_graph', 'get_ready_tasks', 'get_project_graph', 'start_task', 'validate_task_loop', 'reset_task_node', 'scaffold_project_docs',
+        'init_project_graph', 'get_ready_tasks', 'get_project_graph', 'start_task', 'validate_task_loop', 'reset_task_node',
+        'add_tasks', 'update_task', 'remove_tasks', 'split_task', 'claim_next_task', 'release_task', 'get_task_details', 'scaffold_project_docs',
       ]);
       for (const t of tasksTools) {
         expect(t.inputSchema.type).toBe('object');

@@ -38,7 +38,8 @@ describe('validate_task_loop with real commands', () => {
     expect(r.unlocked).toEqual(['b']);
     expect(r.message).toContain('attempt 1/3');
     const ready = await fx.ready.execute({ project: 'demo-app' });
-    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'b', title: 'B', status: 'READY' }] });
+    expect(ready).toEqual({ ready_count: 1, ready_tasks: [{ id: 'b', title: 'B', status: 'READY', priority: 'medium', unblocks: 0 }], revision: r.revision });
+    expect(r.revision).toBe((await fx.store.load('demo-app'))!.revision);
     const log = await fx.store.readTransitions('demo-app');
     expect(log.slice(-4).map((t) => `${t.node}:${t.from}->${t.to}@${t.attempt}`)).toEqual([
       'a:READY->IN_PROGRESS@1',

@@ -15,4 +15,11 @@ export const TasksTokens = {
   ScaffoldProjectDocs: Symbol.for('workgraph.ScaffoldProjectDocs'),
   ListTaskProjects: Symbol.for('workgraph.ListTaskProjects'),
   GetTaskDetails: Symbol.for('workgraph.GetTaskDetails'),
+  PlanChanges: Symbol.for('workgraph.PlanChanges'),
+  AddTasks: Symbol.for('workgraph.AddTasks'),
+  UpdateTask: Symbol.for('workgraph.UpdateTask'),
+  RemoveTasks: Symbol.for('workgraph.RemoveTasks'),
+  SplitTask: Symbol.for('workgraph.SplitTask'),
+  ClaimNextTask: Symbol.for('workgraph.ClaimNextTask'),
+  ReleaseTask: Symbol.for('workgraph.ReleaseTask'),
 } as const;

@@ -8,3 +8,7 @@ export * from './output-tail';
 export * from './stored-graph';
 export * from './graph-queries';
 export * from './mermaid';
+export * from './node-definition';
+export * from './claims';
+export * from './plan-edits';
+export * from './ready-order';

@@ -7,6 +7,47 @@ export const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 /** The format of `task_graph.json` this code writes (1: before run leases, bounded attempt records and last_run). */
 export const TASK_GRAPH_FORMAT = 2;
 
+/** A task's priority: `get_ready_tasks` and `claim_next_task` take high before medium before low. */
+export const TASK_PRIORITIES = ['high', 'medium', 'low'] as const;
+export type TaskPriority = (typeof TASK_PRIORITIES)[number];
+export const DEFAULT_PRIORITY: TaskPriority = 'medium';
+
+/** A metadata value: external ids (an issue URL, a ticket key), so plain scalars only. */
+export type TaskMetadataValue = string | number | boolean;
+
+/**
+ * Who acts on a task: the caller's identity (its name, null without one), the agent name it gave (null without one)
+ * and the host of the server that took the call. Two calls are the same claimant when all three are equal.
+ */
+export interface Claimant {
+  identity: string | null;
+  agent: string | null;
+  host: string;
+}
+
+/** The claim on a started task: its claimant, since when, and when it lapses unless renewed by the claimant's calls. */
+export interface TaskClaim extends Claimant {
+  /** ISO time the claim was taken. */
+  since: string;
+  /** ISO time the claim lapses (each call of the claimant on the task moves it on by the claim TTL). */
+  expires_at: string;
+}
+
+/** One change of the plan, as the project's history keeps it (newest last). */
+export interface PlanChange {
+  /** The graph revision the change wrote. */
+  revision: number;
+  /** ISO time. */
+  time: string;
+  actor: Claimant;
+  /** The tool (or `claim_lapsed` for a lapse the server applied). */
+  action: string;
+  /** One line saying what changed (the agent's own reason when it gave one). */
+  reason: string;
+  /** The tasks the change concerns. */
+  nodes: string[];
+}
+
 /** A node as the agent defines it in `init_project_graph`. */
 export interface TaskNodeDefinition {
   id: string;
@@ -21,6 +62,11 @@ export interface TaskNodeDefinition {
   timeout_ms?: number;
   /** Bytes of each output stream's tail a validation answer carries; default: the server's `--output-tail` (8 KiB). */
   output_tail_bytes?: number;
+  /** Default {@link DEFAULT_PRIORITY}. */
+  priority?: TaskPriority;
+  tags?: string[];
+  /** Bounded: see {@link checkMetadata}. */
+  metadata?: Record<string, TaskMetadataValue>;
 }
 
 /**
@@ -114,6 +160,13 @@ export interface TaskNode {
   output_tail_bytes?: number;
   /** The latest finished run's result. */
   last_run?: TaskRunResult;
+  priority?: TaskPriority;
+  tags?: string[];
+  metadata?: Record<string, TaskMetadataValue>;
+  /** Who started the task and holds it (IN_PROGRESS, VALIDATING, RETRYING); see claims.ts. */
+  claim?: TaskClaim;
+  /** On the first task of a split: the id of the task it replaced (whose history it carries on). */
+  split_from?: string;
   /** ISO time of the last status change. */
   updated_at: string;
 }

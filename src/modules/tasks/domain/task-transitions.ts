@@ -92,7 +92,7 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
       draft.set(
         node.id,
         TaskStatus.Completed,
-        { current_attempt: attempt, ...ENDED, last_run: runResult(event.runId, attempt, true, event.run) },
+        { current_attempt: attempt, ...ENDED, claim: undefined, last_run: runResult(event.runId, attempt, true, event.run) },
         attempt,
       );
       for (const dep of graph.nodes) {
@@ -114,6 +114,7 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
         {
           current_attempt: attempt,
           ...ENDED,
+          ...(to === TaskStatus.Failed ? { claim: undefined } : {}),
           error_logs: [...node.error_logs, record].slice(-MAX_ATTEMPT_RECORDS),
           last_run: runResult(event.runId, attempt, false, event.run),
         },
@@ -244,7 +245,7 @@ function reset(graph: TaskGraph, node: TaskNode, draft: GraphDraft, at: Transiti
     }
   }
   const to = draft.allDepsCompleted(node) ? TaskStatus.Ready : TaskStatus.Pending;
-  draft.set(node.id, to, { current_attempt: 0, ...ENDED }, 0);
+  draft.set(node.id, to, { current_attempt: 0, ...ENDED, claim: undefined }, 0);
 }
 
 /** Copy-on-write view of a graph that records every status change. */

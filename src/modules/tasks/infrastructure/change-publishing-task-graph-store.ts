@@ -1,6 +1,6 @@
 import type { ChangeEvents } from '../../../kernel/change-events';
-import type { TaskGraph, TaskTransition } from '../domain/task-graph';
-import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import type { PlanChange, TaskGraph, TaskTransition } from '../domain/task-graph';
+import type { CreateOptions, ImportOptions, TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
 
 /**
  * A decorator over any TaskGraphStore that publishes `{kind: 'tasks', project, id}` on the change-event port after
@@ -21,9 +21,10 @@ export class ChangePublishingTaskGraphStore implements TaskGraphStore {
     return this.inner.load(projectId);
   }
 
-  async create(graph: TaskGraph, opts?: { replace?: boolean; check?: (existing: TaskGraph) => void }): Promise<void> {
-    await this.inner.create(graph, opts);
+  async create(graph: TaskGraph, opts?: CreateOptions): Promise<number> {
+    const revision = await this.inner.create(graph, opts);
     this.publish(graph.project_id);
+    return revision;
   }
 
   async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
@@ -37,6 +38,10 @@ export class ChangePublishingTaskGraphStore implements TaskGraphStore {
     return value;
   }
 
+  readHistory(projectId: string, opts?: { nodes?: readonly string[]; limit?: number }): Promise<PlanChange[]> {
+    return this.inner.readHistory(projectId, opts);
+  }
+
   readTransitions(projectId: string): Promise<TaskTransition[]> {
     return this.inner.readTransitions(projectId);
   }
@@ -45,7 +50,7 @@ export class ChangePublishingTaskGraphStore implements TaskGraphStore {
     return this.inner.listProjects();
   }
 
-  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts?: { replace?: boolean }): Promise<'imported' | 'unchanged' | 'skipped'> {
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts?: ImportOptions): Promise<'imported' | 'unchanged' | 'skipped'> {
     const outcome = await this.inner.importProject(graph, transitions, opts);
     if (outcome === 'imported') this.publish(graph.project_id);
     return outcome;

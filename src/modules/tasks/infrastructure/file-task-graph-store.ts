@@ -1,7 +1,8 @@
 import * as fs from 'node:fs/promises';
 import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel/errors';
-import { readStoredTaskGraph, type ArchivedAttemptRecord, type TaskGraph, type TaskTransition } from '../domain';
-import type { TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import { readStoredTaskGraph, type ArchivedAttemptRecord, type PlanChange, type TaskGraph, type TaskTransition } from '../domain';
+import type { CreateOptions, ImportOptions, NewPlanChange, TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import { historyLines, readHistoryLog } from './history-log';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { FileLockOptions } from '../../../kernel/files/file-lock';
 import { LockedDocument, type DocumentCodec } from '../../../kernel/files/locked-document';
@@ -14,10 +15,13 @@ import type { DataFormatGate } from '../../../kernel/files/data-format';
 export const TASK_GRAPH_FILE = 'task_graph.json';
 /** The append-only transition log beside it: one `{from, to, node, time, attempt}` JSON object per line. */
 export const TRANSITIONS_FILE = 'transitions.ndjson';
+/** The project's history of changes beside it: one {@link PlanChange} per line. */
+export const HISTORY_FILE = 'history.ndjson';
 
-/** The graph file's own field: the length of the transition log that goes with this revision of the graph. */
+/** The graph file's own fields: the lengths of the logs that go with this revision of the graph. */
 interface StoredDocument extends TaskGraph {
   transition_log_bytes?: number;
+  history_log_bytes?: number;
 }
 
 /** A graph as read under the lock, with what the store needs to write the next revision. */
@@ -25,6 +29,8 @@ interface ReadGraph {
   graph: TaskGraph;
   /** Length of the log that belongs to this revision; undefined for files written before it was recorded. */
   logBytes?: number;
+  /** Length of the history that belongs to this revision; undefined before the history existed. */
+  historyBytes?: number;
   /** Attempt records an upgrade of an older file moved out of the graph (appended to the log on the next write). */
   archived: ArchivedAttemptRecord[];
   /** The format the file was read in, when older than today's. */
@@ -74,19 +80,21 @@ export class FileTaskGraphStore implements TaskGraphStore {
     return (await this.read(projectId))?.graph;
   }
 
-  async create(graph: TaskGraph, opts: { replace?: boolean; check?: (existing: TaskGraph) => void } = {}): Promise<void> {
+  async create(graph: TaskGraph, opts: CreateOptions = {}): Promise<number> {
     const projectId = graph.project_id;
     const doc = this.document(projectId);
     await this.format?.assertWritable();
     const created = graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }));
-    await doc.swap(
+    let revision = 0;
+    return doc.swap(
       'create the task graph of project folder',
       (existing) => {
         if (existing) {
           if (!opts.replace) throw new AlreadyExistsError('project', projectId, 'pass replace: true to replace its task graph');
           opts.check?.(existing.graph);
         }
-        return { next: { ...graph, revision: existing ? existing.graph.revision + 1 : 0 }, value: undefined };
+        revision = existing ? existing.graph.revision + 1 : 0;
+        return { next: { ...graph, revision }, value: revision };
       },
       {
         // A damaged file must not block the way out that its error message names: replace keeps it aside.
@@ -98,7 +106,8 @@ export class FileTaskGraphStore implements TaskGraphStore {
           });
           return true;
         },
-        commit: (next, existing, write) => this.commit(projectId, next, existing?.logBytes, logLines(created), write),
+        commit: (next, existing, write) =>
+          this.commit(projectId, next, existing, logLines(created), historyLines(opts.history ? [opts.history] : [], revision), write),
       },
     );
   }
@@ -106,16 +115,19 @@ export class FileTaskGraphStore implements TaskGraphStore {
   async update<T>(projectId: string, change: (current: TaskGraph) => TaskGraphChange<T>): Promise<T> {
     await this.format?.assertWritable();
     let lines = '';
+    let history = '';
     return this.document(projectId).swap(
       'update the task graph of project folder',
       (current) => {
         if (!current) throw new NotFoundError('project', projectId, `project '${projectId}' has no task graph; call init_project_graph first`);
         const result = change(current.graph);
         if (!result.graph) return { value: result.value };
+        const revision = current.graph.revision + 1;
         lines = logLines(result.transitions ?? [], current.archived);
-        return { next: { ...result.graph, revision: current.graph.revision + 1 }, value: result.value };
+        history = historyLines(result.history ?? [], revision);
+        return { next: { ...result.graph, revision }, value: result.value };
       },
-      { commit: (next, current, write) => this.commit(projectId, next, current?.logBytes, lines, write) },
+      { commit: (next, current, write) => this.commit(projectId, next, current, lines, history, write) },
     );
   }
 
@@ -132,8 +144,24 @@ export class FileTaskGraphStore implements TaskGraphStore {
         lines = logLines([], current.archived);
         return { next: { ...current.graph, revision: current.graph.revision + 1 }, value: true };
       },
-      { recover: async (e) => isDamaged(e), commit: (next, current, write) => this.commit(projectId, next, current?.logBytes, lines, write) },
+      { recover: async (e) => isDamaged(e), commit: (next, current, write) => this.commit(projectId, next, current, lines, '', write) },
     );
+  }
+
+  /** Absolute path of a project's history of changes. */
+  historyFile(projectId: string): string {
+    return this.layout.projectFile(projectId, HISTORY_FILE);
+  }
+
+  async readHistory(projectId: string, opts: { nodes?: readonly string[]; limit?: number } = {}): Promise<PlanChange[]> {
+    const stored = await this.read(projectId).catch(() => undefined);
+    if (!stored) return [];
+    const file = this.historyFile(projectId);
+    try {
+      return await readHistoryLog(file, stored.historyBytes ?? 0, opts);
+    } catch (e) {
+      throw storageFailure(e, file, 'read the history of changes', 'nothing was changed');
+    }
   }
 
   async readTransitions(projectId: string): Promise<TaskTransition[]> {
@@ -156,27 +184,39 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 
   /**
-   * Appends the log lines, then writes the graph recording the log's new length (the commit point); undoes the append
-   * when the graph write fails.
+   * Appends the log lines and the history entries, then writes the graph recording both logs' new lengths (the commit
+   * point); undoes both appends when the graph write fails. Bytes past a recorded length (a crash between an append
+   * and the graph write) are cut off first: they belong to a write that never took effect.
    */
-  private async commit(projectId: string, graph: TaskGraph, logBytes: number | undefined, lines: string, write: (doc: StoredDocument) => Promise<void>): Promise<void> {
+  private async commit(
+    projectId: string,
+    graph: TaskGraph,
+    current: ReadGraph | undefined,
+    lines: string,
+    history: string,
+    write: (doc: StoredDocument) => Promise<void>,
+  ): Promise<void> {
     const log = new TransitionLog(this.transitionsFile(projectId));
+    const changes = new TransitionLog(this.historyFile(projectId));
     let appended: { before: number; after: number };
+    let recorded: { before: number; after: number };
     try {
-      let size = await log.size();
-      if (logBytes !== undefined && size > logBytes) {
-        await log.cutBack(logBytes);
-        size = logBytes;
-      }
-      // A change without status changes (a lease renewal) appends nothing.
-      appended = lines ? await log.append(lines) : { before: size, after: size };
+      appended = await appendAt(log, current?.logBytes, lines);
     } catch (e) {
       throw storageFailure(e, log.file, 'append to the transition log', 'nothing was changed (the task graph is as it was)');
     }
     try {
-      await write({ ...graph, transition_log_bytes: appended.after });
+      // A graph file written before the history existed records no length: the history then starts empty.
+      recorded = await appendAt(changes, current ? (current.historyBytes ?? 0) : 0, history);
     } catch (e) {
       await log.cutBack(appended.before).catch(() => undefined);
+      throw storageFailure(e, changes.file, 'append to the history of changes', 'nothing was changed (the task graph is as it was)');
+    }
+    try {
+      await write({ ...graph, transition_log_bytes: appended.after, history_log_bytes: recorded.after });
+    } catch (e) {
+      await log.cutBack(appended.before).catch(() => undefined);
+      await changes.cutBack(recorded.before).catch(() => undefined);
       throw e;
     }
   }
@@ -213,14 +253,15 @@ export class FileTaskGraphStore implements TaskGraphStore {
     return out;
   }
 
-  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: { replace?: boolean } = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
+  async importProject(graph: TaskGraph, transitions: readonly TaskTransition[], opts: ImportOptions = {}): Promise<'imported' | 'unchanged' | 'skipped'> {
     const log = logLines(transitions);
+    const history = (opts.history ?? []).map((h) => JSON.stringify(h) + '\n').join('');
     return this.document(graph.project_id).swap(
       'import the task graph of project folder',
       (existing) => {
         if (existing && existing.graph.revision === graph.revision && existing.graph.updated_at === graph.updated_at) return { value: 'unchanged' as const };
         if (existing && !opts.replace) return { value: 'skipped' as const };
-        return { next: { ...graph, transition_log_bytes: Buffer.byteLength(log) }, value: 'imported' as const };
+        return { next: { ...graph, transition_log_bytes: Buffer.byteLength(log), history_log_bytes: Buffer.byteLength(history) }, value: 'imported' as const };
       },
       {
         // An unreadable graph is replaced by the imported one.
@@ -228,6 +269,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
         // The log first, then the graph recording the log's length (the commit point, as in every write).
         commit: async (next, _existing, write) => {
           await writeFileAtomic(this.transitionsFile(graph.project_id), log);
+          await writeFileAtomic(this.historyFile(graph.project_id), history);
           await write(next);
         },
       },
@@ -246,11 +288,27 @@ const TASK_GRAPH_CODEC: DocumentCodec<ReadGraph, StoredDocument> = {
     }
     const reading = readStoredTaskGraph(doc);
     if (!reading.ok) throw damaged(file, reading.problem);
-    const { transition_log_bytes: logBytes, ...graph } = reading.graph as StoredDocument;
-    return { graph, logBytes: Number.isInteger(logBytes) ? logBytes : undefined, archived: reading.archived, upgradedFrom: reading.upgradedFrom };
+    const { transition_log_bytes: logBytes, history_log_bytes: historyBytes, ...graph } = reading.graph as StoredDocument;
+    return {
+      graph,
+      logBytes: Number.isInteger(logBytes) ? logBytes : undefined,
+      historyBytes: Number.isInteger(historyBytes) ? historyBytes : undefined,
+      archived: reading.archived,
+      upgradedFrom: reading.upgradedFrom,
+    };
   },
   serialize: (doc) => JSON.stringify(doc, null, 2) + '\n',
 };
+
+/** Cuts `log` back to `length` when longer (a write that never took effect), then appends `text` (none: no I/O). */
+async function appendAt(log: TransitionLog, length: number | undefined, text: string): Promise<{ before: number; after: number }> {
+  let size = await log.size();
+  if (length !== undefined && size > length) {
+    await log.cutBack(length);
+    size = length;
+  }
+  return text ? log.append(text) : { before: size, after: size };
+}
 
 function isDamaged(e: unknown): boolean {
   return e instanceof StorageError && e.details.damaged === true;

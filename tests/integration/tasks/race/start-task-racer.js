@@ -11,7 +11,9 @@ const { FileTaskGraphStore } = require(path.join(src, 'modules/tasks/infrastruct
 const { ProjectLayout } = require(path.join(src, 'kernel/files/project-layout.ts'));
 
 const [dataDir, project, nodeId, startAt] = process.argv.slice(2);
-const useCase = new StartTask(new FileTaskGraphStore(new ProjectLayout(dataDir)), { now: () => Date.now() });
+const { PlanChanges } = require(path.join(src, 'modules/tasks/application/services/plan-changes.ts'));
+const store = new FileTaskGraphStore(new ProjectLayout(dataDir));
+const useCase = new StartTask(store, new PlanChanges(store, { now: () => Date.now() }, 'racer-host'));
 
 setTimeout(async () => {
   try {

@@ -1,6 +1,6 @@
 import { NotFoundError } from '../../../../kernel/errors';
 import { reachOf, type Reach } from '../../../../kernel/reach';
-import { countByStatus, findNode, renderMermaid, type TaskGraph, type TaskNode } from '../../domain';
+import { countByStatus, findNode, renderMermaid, type PlanChange, type TaskGraph, type TaskNode } from '../../domain';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { getProjectGraphSchemas } from '../tasks.tool-schemas';
@@ -11,14 +11,19 @@ import type { getProjectGraphSchemas } from '../tasks.tool-schemas';
  */
 export type ProjectGraphView = ToolOutput<typeof getProjectGraphSchemas>;
 
-export function projectGraphView(graph: TaskGraph): ProjectGraphView {
+/** How many recent changes get_project_graph shows. */
+export const RECENT_HISTORY = 20;
+
+export function projectGraphView(graph: TaskGraph, history: PlanChange[]): ProjectGraphView {
   return {
     project_id: graph.project_id,
     project_name: graph.project_name,
     project_root: graph.project_root,
+    revision: graph.revision,
     nodes: graph.nodes,
     counts: countByStatus(graph),
     mermaid: renderMermaid(graph),
+    history,
   };
 }
 

@@ -1,10 +1,31 @@
-import type { TaskNode, TaskRunResult } from '../../domain';
+import { describeClaimant, type TaskNode, type TaskRunResult } from '../../domain';
 
 /**
  * Every sentence the tasks module's answers say to an agent, in one place, so the wording stays consistent and each
  * use case reads as steps rather than prose. Each message says what happened and what to call next.
  */
 export const TaskMessages = {
+  claimed(node: TaskNode): string {
+    const c = node.claim;
+    return (
+      TaskMessages.started(node) +
+      (c ? ` It is claimed by ${describeClaimant(c)} until ${c.expires_at}; each of your calls on it renews the claim, release_task gives it up.` : '')
+    );
+  },
+
+  nothingReady(total: number, completed: number, blocked: number): string {
+    if (total === completed) return `nothing is ready: every task (${total}) is COMPLETED.`;
+    return `nothing is ready: ${completed}/${total} tasks COMPLETED; ${blocked} unfinished task(s) are held (see blocked); call claim_next_task again later.`;
+  },
+
+  released(node: TaskNode): string {
+    return `task '${node.id}' was released: it is ${node.status} (attempts kept: ${node.current_attempt}); any agent may start it.`;
+  },
+
+  edited(what: string, cascaded: readonly { id: string; status: string }[]): string {
+    return what + (cascaded.length ? `; sent back: ${cascaded.map((c) => `${c.id} (${c.status})`).join(', ')}` : '') + '.';
+  },
+
   started(node: TaskNode): string {
     return (
       `task '${node.id}' is IN_PROGRESS (attempt ${node.current_attempt + 1}/${node.max_attempts}). Do the work, then call ` +

@@ -1,7 +1,12 @@
 import { CancelledError, CommandFailedError, ConflictError, StorageError, isWorkgraphError } from '../../../../kernel/errors';
 import {
   applyTaskEvent,
+  claimFor,
+  DEFAULT_CLAIM_TTL_MS,
   DEFAULT_OUTPUT_TAIL_BYTES,
+  requireClaimant,
+  setClaim,
+  type Claimant,
   LEASE_RENEW_MS,
   LEASE_TTL_MS,
   newLease,
@@ -27,6 +32,8 @@ import { ValidationRunRegistry, type ActiveValidationRun } from './validation-ru
 export interface RunVerdict {
   node: TaskNode;
   unlocked: string[];
+  /** The graph revision the verdict wrote. */
+  revision: number;
 }
 
 /** What the claim hands back: the node as claimed, where to run, and the verdict when there was nothing to run. */
@@ -50,7 +57,12 @@ export interface ValidationRunDeps {
 export interface ValidationRunOptions {
   /** Bytes of each output stream kept for answers unless a node sets its own (`--output-tail`). Default 8 KiB. */
   outputTailBytes?: number;
+  /** How long a claim holds without a call of its claimant (`--claim-ttl`). Default 30 minutes. */
+  claimTtlMs?: number;
 }
+
+/** The claimant of a run started without one (the library API): anonymous on this host. */
+const NOBODY = (host: string): Claimant => ({ identity: null, agent: null, host });
 
 /**
  * One validation run of a task node, as a service: claim the node (VALIDATING, with this process's lease), run its
@@ -60,9 +72,11 @@ export interface ValidationRunOptions {
  */
 export class ValidationRunService {
   private readonly outputTailBytes: number;
+  private readonly claimTtlMs: number;
 
   constructor(private readonly deps: ValidationRunDeps, opts: ValidationRunOptions = {}) {
     this.outputTailBytes = opts.outputTailBytes ?? DEFAULT_OUTPUT_TAIL_BYTES;
+    this.claimTtlMs = opts.claimTtlMs ?? DEFAULT_CLAIM_TTL_MS;
   }
 
   /** The run of a node in progress in this process, if any. */
@@ -92,23 +106,32 @@ export class ValidationRunService {
     if (found) this.deps.logger.warn('killed what a dead server left of a validation run', { node: node.id, runId: lease.run_id, ownerPid: lease.pid, processes: found });
   }
 
-  /** Starts a run of the node (registered synchronously, so a concurrent caller finds it). */
-  start(projectId: string, nodeId: string): ActiveValidationRun<RunVerdict> {
+  /**
+   * Starts a run of the node (registered synchronously, so a concurrent caller finds it) for `who`, who must hold the
+   * task's claim or find it unclaimed (then takes it); the claim is renewed.
+   */
+  start(projectId: string, nodeId: string, who: Claimant = NOBODY(this.deps.host.host)): ActiveValidationRun<RunVerdict> {
     const runId = this.deps.ids.next();
     return this.deps.runs.start(ValidationRunRegistry.keyOf(projectId, nodeId), runId, this.deps.clock.now(), (signal, setLastLine) =>
-      this.run(projectId, nodeId, runId, signal, setLastLine),
+      this.run(projectId, nodeId, runId, who, signal, setLastLine),
     );
   }
 
-  /** Records that a caller received run `runId`'s result (best effort: at worst the result is given once more). */
-  async markDelivered(projectId: string, nodeId: string, runId: string): Promise<void> {
-    await this.change(projectId, nodeId, { type: 'mark_delivered', runId }).catch((e) =>
-      this.deps.logger.warn('could not record that a validation result was delivered', { project: projectId, node: nodeId, error: String(e) }),
-    );
+  /**
+   * Records that a caller received run `runId`'s result (best effort: at worst the result is given once more).
+   * Returns the graph's revision after it (undefined when the write failed).
+   */
+  async markDelivered(projectId: string, nodeId: string, runId: string): Promise<number | undefined> {
+    try {
+      return (await this.change(projectId, nodeId, { type: 'mark_delivered', runId })).revision;
+    } catch (e) {
+      this.deps.logger.warn('could not record that a validation result was delivered', { project: projectId, node: nodeId, error: String(e) });
+      return undefined;
+    }
   }
 
-  private async run(projectId: string, nodeId: string, runId: string, signal: AbortSignal, setLastLine: (l: string) => void): Promise<RunVerdict> {
-    const claimed = await this.deps.store.update(projectId, (graph) => this.claim(graph, nodeId, runId));
+  private async run(projectId: string, nodeId: string, runId: string, who: Claimant, signal: AbortSignal, setLastLine: (l: string) => void): Promise<RunVerdict> {
+    const claimed = await this.deps.store.update(projectId, (graph) => this.claim(graph, nodeId, runId, who));
     if (claimed.verdict) return claimed.verdict;
     const node = claimed.node;
     const stopRenewing = this.renewLease(projectId, nodeId, runId);
@@ -128,8 +151,8 @@ export class ValidationRunService {
     const passed = result.exitCode === 0;
     const outcome = this.outcome(result);
     try {
-      const r = await this.change(projectId, nodeId, passed ? { type: 'pass', runId, run: outcome } : { type: 'fail', runId, run: outcome });
-      return { node: r.node, unlocked: r.unlocked };
+      const r = await this.change(projectId, nodeId, passed ? { type: 'pass', runId, run: outcome } : { type: 'fail', runId, run: outcome }, who);
+      return { node: r.node, unlocked: r.unlocked, revision: r.revision };
     } catch (e) {
       if (e instanceof ConflictError || !isWorkgraphError(e) || e.code !== 'storage_error') throw e;
       // The verdict is lost to the file but not to the caller: the error carries it, and the node (whose run has
@@ -141,12 +164,17 @@ export class ValidationRunService {
   }
 
   /** First compare-and-swap: the node goes VALIDATING under this process's lease; no command → COMPLETED at once. */
-  private claim(graph: TaskGraph, nodeId: string, runId: string): TaskGraphChange<Claim> {
+  private claim(graph: TaskGraph, nodeId: string, runId: string, who: Claimant): TaskGraphChange<Claim> {
     const now = this.deps.clock.now();
     const at = timeOf(now);
     const facts = this.hostFacts();
     this.stopOrphanedRun(graph.nodes.find((n) => n.id === nodeId));
-    const begun = applyTaskEvent(graph, nodeId, { type: 'begin_validation', runId, lease: newLease(facts, runId, now), facts }, at);
+    const before = graph.nodes.find((n) => n.id === nodeId);
+    if (before) requireClaimant(before, who, now, 'validate_task_loop');
+    const started = applyTaskEvent(graph, nodeId, { type: 'begin_validation', runId, lease: newLease(facts, runId, now), facts }, at);
+    // The caller holds the claim from here on (renewed: a run is a call of the claimant on the task).
+    const claimedGraph = setClaim(started.graph, nodeId, claimFor(who, now, this.claimTtlMs, before?.claim));
+    const begun = { ...started, graph: claimedGraph, node: claimedGraph.nodes.find((n) => n.id === nodeId)! };
     if (begun.node.validation_command) {
       return { graph: begun.graph, transitions: begun.transitions, value: { node: begun.node, projectRoot: graph.project_root, verdict: undefined } };
     }
@@ -157,7 +185,8 @@ export class ValidationRunService {
     return {
       graph: passed.graph,
       transitions: [...begun.transitions, ...passed.transitions],
-      value: { node: passed.node, projectRoot: graph.project_root, verdict: { node: passed.node, unlocked: passed.unlocked } },
+      history: [verdictEntry(at.iso, who, passed.node, true, passed.unlocked)],
+      value: { node: passed.node, projectRoot: graph.project_root, verdict: { node: passed.node, unlocked: passed.unlocked, revision: graph.revision + 1 } },
     };
   }
 
@@ -215,12 +244,29 @@ export class ValidationRunService {
     });
   }
 
-  /** A compare-and-swap applying one event to one node. */
-  private change(projectId: string, nodeId: string, event: TaskEvent) {
+  /** A compare-and-swap applying one event to one node; a verdict (`who` given) goes into the history too. */
+  private change(projectId: string, nodeId: string, event: TaskEvent, who?: Claimant) {
     return this.deps.store.update(projectId, (graph) => {
-      const r = applyTaskEvent(graph, nodeId, event, timeOf(this.deps.clock.now()));
+      const at = timeOf(this.deps.clock.now());
+      let r = applyTaskEvent(graph, nodeId, event, at);
+      // A failed attempt with attempts left: the claimant's run just ended, so its claim is renewed.
+      if (who && event.type === 'fail' && r.node.claim) {
+        const renewed = setClaim(r.graph, nodeId, claimFor(who, at.ms, this.claimTtlMs, r.node.claim));
+        r = { ...r, graph: renewed, node: renewed.nodes.find((n) => n.id === nodeId)! };
+      }
       // An event that changed nothing (a result already marked delivered) writes nothing.
-      return { graph: r.graph === graph ? undefined : r.graph, transitions: r.transitions, value: r };
+      const wrote = r.graph !== graph;
+      const history = who && wrote && (event.type === 'pass' || event.type === 'fail') ? [verdictEntry(at.iso, who, r.node, event.type === 'pass', r.unlocked)] : [];
+      return { graph: wrote ? r.graph : undefined, transitions: r.transitions, history, value: { ...r, revision: wrote ? graph.revision + 1 : graph.revision } };
     });
   }
+}
+
+/** The history entry of a validation verdict. */
+function verdictEntry(time: string, who: Claimant, node: TaskNode, passed: boolean, unlocked: readonly string[]) {
+  const attempt = node.last_run?.attempt ?? node.current_attempt;
+  const reason = passed
+    ? `'${node.id}' passed validation (attempt ${attempt})${node.validation_command ? '' : ' with no command to run'}; COMPLETED${unlocked.length ? `, unlocked ${unlocked.join(', ')}` : ''}`
+    : `'${node.id}' failed validation (attempt ${attempt}/${node.max_attempts}); ${node.status}`;
+  return { time, actor: who, action: 'validate_task_loop', reason, nodes: [node.id, ...unlocked] };
 }

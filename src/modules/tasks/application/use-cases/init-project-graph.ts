@@ -11,7 +11,8 @@ import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
 import type { ValidationRunService } from '../services/validation-run';
-import { projectGraphView, timeOf, type ProjectGraphView } from '../services/task-graph-views';
+import { projectGraphView, RECENT_HISTORY, timeOf, type ProjectGraphView } from '../services/task-graph-views';
+import type { PlanChanges } from '../services/plan-changes';
 import { projectIdFromName } from '../../../../kernel/project-id';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { initProjectGraphSchemas } from '../tasks.tool-schemas';
@@ -31,6 +32,7 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
     @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
+    @inject(TasksTokens.PlanChanges) private readonly plan: PlanChanges,
   ) {}
 
   async execute(input: InitProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
@@ -43,8 +45,11 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
     });
     const now = timeOf(this.clock.now());
     const graph = createTaskGraph({ projectId, projectName: input.projectName, projectRoot, nodes: input.nodes, now: now.iso });
-    await this.store.create(graph, {
+    const who = this.plan.claimant(ctx, input.agent);
+    const reason = input.reason?.replace(/\s+/g, ' ').trim().slice(0, 300) || `created the plan with ${graph.nodes.length} task(s)${input.replace ? ' (replacing the previous one)' : ''}`;
+    const revision = await this.store.create(graph, {
       replace: input.replace ?? false,
+      history: { time: now.iso, actor: who, action: 'init_project_graph', reason, nodes: [] },
       check: (existing) => {
         // Another identity's project (outside the caller's roots) is never replaced, nor said to be where it is.
         if (!reachOf(ctx).covers(existing.project_root)) throw new AlreadyExistsError('project', projectId, 'it is not yours to replace: choose another projectName');
@@ -58,6 +63,6 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
         }
       },
     });
-    return projectGraphView(graph);
+    return projectGraphView({ ...graph, revision }, await this.store.readHistory(projectId, { limit: RECENT_HISTORY }));
   }
 }

@@ -2,14 +2,13 @@ import { inject, injectable } from 'tsyringe';
 import type { CallContext } from '../../../../kernel/call-context';
 import { reachOf } from '../../../../kernel/reach';
 import { ConflictError } from '../../../../kernel/errors';
-import { applyTaskEvent } from '../../domain';
-import { Tokens } from '../../../../kernel/tokens';
+import { applyTaskEvent, requireClaimant } from '../../domain';
 import { TasksTokens } from '../tasks.tokens';
-import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
-import { loadProjectGraph, requireInReach, timeOf } from '../services/task-graph-views';
+import type { PlanChanges } from '../services/plan-changes';
+import { loadProjectGraph } from '../services/task-graph-views';
 import type { ValidationRunService } from '../services/validation-run';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { resetTaskNodeSchemas } from '../tasks.tool-schemas';
@@ -22,15 +21,15 @@ export type ResetTaskNodeOutput = ToolOutput<typeof resetTaskNodeSchemas>;
 
 /**
  * `reset_task_node`: FAILED, RETRYING, IN_PROGRESS or COMPLETED (or a VALIDATING node whose run is orphaned: see the run lease) back to
- * READY or PENDING by its dependencies; attempts cleared, error_logs kept. Refused while its command runs (here, or
- * in another live server process holding the run's lease).
+ * READY or PENDING by its dependencies; attempts cleared, error_logs kept, the claim dropped. Refused while its command
+ * runs (here, or in another live server process holding the run's lease) and while another agent claims it.
  */
 @injectable()
 export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeOutput> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
-    @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
+    @inject(TasksTokens.PlanChanges) private readonly plan: PlanChanges,
   ) {}
 
   async execute(input: ResetTaskNodeInput, ctx?: CallContext): Promise<ResetTaskNodeOutput> {
@@ -41,12 +40,20 @@ export class ResetTaskNode implements UseCase<ResetTaskNodeInput, ResetTaskNodeO
     if (this.runs.active(projectId, input.nodeId)) {
       throw new ConflictError(TaskMessages.resetWhileRunning(input.nodeId), { node: input.nodeId });
     }
-    const { node, reverted } = await this.store.update(projectId, (graph) => {
-      requireInReach(graph, input.project, reach);
-      this.runs.stopOrphanedRun(graph.nodes.find((n) => n.id === input.nodeId));
-      const r = applyTaskEvent(graph, input.nodeId, { type: 'reset', facts: this.runs.hostFacts() }, timeOf(this.clock.now()));
-      return { graph: r.graph, transitions: r.transitions, value: { node: r.node, reverted: r.reverted } };
+    const who = this.plan.claimant(ctx, input.agent);
+    const { value, revision } = await this.plan.change(projectId, { who, action: 'reset_task_node', reason: input.reason, project: input.project, reach }, (graph, at) => {
+      const before = graph.nodes.find((n) => n.id === input.nodeId);
+      if (before) requireClaimant(before, who, at.ms, 'reset_task_node');
+      this.runs.stopOrphanedRun(before);
+      const r = applyTaskEvent(graph, input.nodeId, { type: 'reset', facts: this.runs.hostFacts() }, at);
+      return {
+        graph: r.graph,
+        transitions: r.transitions,
+        nodes: [input.nodeId, ...r.reverted],
+        reason: `reset '${input.nodeId}' to ${r.node.status}${r.reverted.length ? `; ${r.reverted.join(', ')} back to PENDING` : ''}`,
+        value: { node: r.node, reverted: r.reverted },
+      };
     });
-    return { node, reverted, message: TaskMessages.reset(node, reverted) };
+    return { node: value.node, reverted: value.reverted, message: TaskMessages.reset(value.node, value.reverted), revision };
   }
 }

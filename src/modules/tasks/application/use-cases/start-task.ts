@@ -1,14 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import type { CallContext } from '../../../../kernel/call-context';
 import { reachOf } from '../../../../kernel/reach';
-import { applyTaskEvent } from '../../domain';
-import { Tokens } from '../../../../kernel/tokens';
+import { applyTaskEvent, claimFor, requireClaimant, setClaim } from '../../domain';
 import { TasksTokens } from '../tasks.tokens';
-import type { Clock } from '../../../../kernel/clock';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';
-import { timeOf, requireInReach } from '../services/task-graph-views';
+import type { PlanChanges } from '../services/plan-changes';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { startTaskSchemas } from '../tasks.tool-schemas';
 
@@ -19,24 +17,28 @@ export type StartTaskInput = ToolInput<typeof startTaskSchemas>;
 export type StartTaskOutput = ToolOutput<typeof startTaskSchemas>;
 
 /**
- * `start_task`: READY or RETRYING → IN_PROGRESS, as a compare-and-swap under the project lock, so of two processes
- * racing on one node exactly one wins and the other gets an InvalidTransitionError saying the node is IN_PROGRESS.
+ * `start_task`: READY or RETRYING → IN_PROGRESS, claimed by the caller, as a compare-and-swap under the project lock,
+ * so of two processes racing on one node exactly one wins and the other gets an InvalidTransitionError saying the
+ * node is IN_PROGRESS. A RETRYING task another agent still claims is refused (`claimed`).
  */
 @injectable()
 export class StartTask implements UseCase<StartTaskInput, StartTaskOutput> {
   constructor(
     @inject(TasksTokens.TaskGraphStore) private readonly store: TaskGraphStore,
-    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(TasksTokens.PlanChanges) private readonly plan: PlanChanges,
   ) {}
 
   async execute(input: StartTaskInput, ctx?: CallContext): Promise<StartTaskOutput> {
     const projectId = this.store.projectIdOf(input.project);
-    const reach = reachOf(ctx);
-    const node = await this.store.update(projectId, (graph) => {
-      requireInReach(graph, input.project, reach);
-      const r = applyTaskEvent(graph, input.nodeId, { type: 'start' }, timeOf(this.clock.now()));
-      return { graph: r.graph, transitions: r.transitions, value: r.node };
+    const who = this.plan.claimant(ctx, input.agent);
+    const { value: node, revision } = await this.plan.change(projectId, { who, action: 'start_task', project: input.project, reach: reachOf(ctx) }, (graph, at) => {
+      const before = graph.nodes.find((n) => n.id === input.nodeId);
+      if (before) requireClaimant(before, who, at.ms, 'start_task');
+      const r = applyTaskEvent(graph, input.nodeId, { type: 'start' }, at);
+      const claimed = setClaim(r.graph, input.nodeId, claimFor(who, at.ms, this.plan.claimTtlMs, before?.claim));
+      const started = claimed.nodes.find((n) => n.id === input.nodeId)!;
+      return { graph: claimed, transitions: r.transitions, nodes: [input.nodeId], reason: `started '${input.nodeId}' (attempt ${started.current_attempt + 1})`, value: started };
     });
-    return { node, message: TaskMessages.started(node) };
+    return { node, message: TaskMessages.claimed(node), revision };
   }
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { TaskStatus, type TaskNode, type TaskRunResult } from '../../domain';
+import { requireClaimant, TaskStatus, type TaskNode, type TaskRunResult } from '../../domain';
+import type { PlanChanges } from '../services/plan-changes';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
@@ -40,6 +41,7 @@ export interface ValidationFinalAnswer {
   node: TaskNode;
   /** Dependents that became READY. */
   unlocked: string[];
+  revision: number;
 }
 
 /** The answer when the command outlived `waitSeconds`; call again to wait for the same run. */
@@ -49,6 +51,7 @@ export interface ValidationRunningAnswer {
   /** The attempt number of the run in progress. */
   attempt: number;
   message: string;
+  revision: number;
 }
 
 export type ValidateTaskLoopOutput = ValidationFinalAnswer | ValidationRunningAnswer;
@@ -65,33 +68,35 @@ export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ToolOutp
     @inject(TasksTokens.ValidationRunService) private readonly runs: ValidationRunService,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Timers) private readonly timers: Timers,
+    @inject(TasksTokens.PlanChanges) private readonly plan: PlanChanges,
   ) {}
 
   async execute(input: ValidateTaskLoopInput, ctx: CallContext = noopCallContext()): Promise<ValidateTaskLoopOutput> {
     const projectId = this.store.projectIdOf(input.project);
-    const reach = reachOf(ctx);
+    const who = this.plan.claimant(ctx, input.agent);
     // A confined caller may not join (or hear of) a run in another identity's project: checked before the run table.
-    if (reach.roots) await loadProjectGraph(this.store, input.project, reach);
+    // Another agent's claimed task is refused before anything runs or is waited for.
+    const { graph } = await loadProjectGraph(this.store, input.project, reachOf(ctx));
+    const node = requireNode(graph, input.nodeId);
+    requireClaimant(node, who, this.clock.now(), 'validate_task_loop');
     let run = this.runs.active(projectId, input.nodeId);
     if (!run) {
-      const { graph } = await loadProjectGraph(this.store, input.project, reach);
-      const node = requireNode(graph, input.nodeId);
       const pending = pendingResult(node);
       if (pending) {
-        await this.runs.markDelivered(projectId, node.id, pending.run_id);
-        return finalAnswer(node, pending, [], true);
+        const revision = await this.runs.markDelivered(projectId, node.id, pending.run_id);
+        return finalAnswer(node, pending, [], true, revision ?? graph.revision);
       }
-      run = this.runs.active(projectId, input.nodeId) ?? this.runs.start(projectId, input.nodeId);
+      run = this.runs.active(projectId, input.nodeId) ?? this.runs.start(projectId, input.nodeId, who);
     }
     const verdict = await this.waitFor(run, (input.waitSeconds ?? DEFAULT_WAIT_SECONDS) * 1000, ctx);
     if (!verdict) {
       const seconds = Math.max(0, this.clock.now() - run.startedAt) / 1000;
-      const attempt = await this.attemptOf(projectId, input.nodeId);
-      return { validation_passed: null, running: true, attempt, message: TaskMessages.running(input.nodeId, seconds, run.lastLine, attempt) };
+      const { attempt, revision } = await this.attemptOf(projectId, input.nodeId);
+      return { validation_passed: null, running: true, attempt, message: TaskMessages.running(input.nodeId, seconds, run.lastLine, attempt), revision };
     }
     const last = verdict.node.last_run!;
-    await this.runs.markDelivered(projectId, input.nodeId, last.run_id);
-    return finalAnswer(verdict.node, last, verdict.unlocked, false);
+    const revision = await this.runs.markDelivered(projectId, input.nodeId, last.run_id);
+    return finalAnswer(verdict.node, last, verdict.unlocked, false, revision ?? verdict.revision);
   }
 
   /** Waits for the run at most `waitMs` (undefined when it is still going), sending progress about every second. */
@@ -115,9 +120,10 @@ export class ValidateTaskLoop implements UseCase<ValidateTaskLoopInput, ToolOutp
   }
 
   /** The attempt number of the run in progress (the node's count of finished attempts + 1). */
-  private async attemptOf(projectId: string, nodeId: string): Promise<number> {
-    const node = (await this.store.load(projectId))?.nodes.find((n) => n.id === nodeId);
-    return node ? node.current_attempt + 1 : 0;
+  private async attemptOf(projectId: string, nodeId: string): Promise<{ attempt: number; revision: number }> {
+    const graph = await this.store.load(projectId);
+    const node = graph?.nodes.find((n) => n.id === nodeId);
+    return { attempt: node ? node.current_attempt + 1 : 0, revision: graph?.revision ?? 0 };
   }
 }
 
@@ -134,7 +140,7 @@ function pendingResult(node: TaskNode): TaskRunResult | undefined {
   return undefined;
 }
 
-function finalAnswer(node: TaskNode, run: TaskRunResult, unlocked: string[], replayed: boolean): ValidationFinalAnswer {
+function finalAnswer(node: TaskNode, run: TaskRunResult, unlocked: string[], replayed: boolean, revision: number): ValidationFinalAnswer {
   return {
     validation_passed: run.passed,
     message: replayed ? TaskMessages.replay(node, run) : TaskMessages.verdict(node, run, unlocked),
@@ -145,5 +151,6 @@ function finalAnswer(node: TaskNode, run: TaskRunResult, unlocked: string[], rep
       : null,
     node: answerNode(node, run.attempt),
     unlocked,
+    revision,
   };
 }

@@ -35,4 +35,20 @@ export const tasksMigrations: Migration[] = [
     // A failed attempt's transition carries its record, as in the file log: the graph keeps only the latest 20.
     sql: `ALTER TABLE wg_task_transitions ADD COLUMN record json;`,
   },
+  {
+    module: 'tasks',
+    version: 3,
+    name: 'history of plan changes',
+    // Written in the same transaction as the graph row: a change and its history entry commit together.
+    sql: `
+      CREATE TABLE wg_task_history (
+        seq bigserial PRIMARY KEY,
+        project_id text NOT NULL,
+        revision integer NOT NULL,
+        nodes text[] NOT NULL,
+        entry json NOT NULL
+      );
+      CREATE INDEX wg_task_history_project ON wg_task_history (project_id, seq);
+    `,
+  },
 ];
