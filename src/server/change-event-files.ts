@@ -13,6 +13,8 @@ export function dataDirChangeFiles(dataDir: string): (target: ChangeTarget) => C
     if (t.kind === 'session' && /^[0-9a-f]{16}$/.test(t.id)) return { dir: path.join(dataDir, 'sessions', t.id), file: 'events.ndjson' };
     const project = t.project ?? t.id;
     if (t.kind === 'tasks' && /^[a-z0-9][a-z0-9-]*$/.test(project)) return { dir: path.join(dataDir, 'projects', project), file: 'task_graph.json' };
+    // Every knowledge write changes the graph file (an append, or a rewrite renamed into place).
+    if (t.kind === 'knowledge' && /^[a-z0-9][a-z0-9-]*$/.test(project)) return { dir: path.join(dataDir, 'projects', project), file: 'knowledge_graph.ndjson' };
     return undefined;
   };
 }

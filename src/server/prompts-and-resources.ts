@@ -20,6 +20,7 @@ import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type Wor
 import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../modules/tasks';
 import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
+import { knowledgeProjectOf, knowledgeResourceTemplates, knowledgeTarget, listKnowledgeResources, readKnowledgeResource } from './knowledge-resources';
 
 export interface PromptsAndResourcesDeps {
   /** Resolves a use case from the (lazily built) container. */
@@ -40,10 +41,11 @@ export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
 export function promptsAndResourcesCapabilities(modules: readonly string[]): Record<string, object> {
   const caps: Record<string, object> = {};
   if (modules.includes('workflow')) caps.prompts = { listChanged: false };
-  if (modules.includes('workflow') || modules.includes('tasks')) caps.resources = { subscribe: true, listChanged: false };
+  if (modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge')) caps.resources = { subscribe: true, listChanged: false };
   return caps;
 }
 
+const EXPECTED_URIS = 'workgraph://sessions/<id>, workgraph://projects/<id>/tasks, workgraph://knowledge/<project> or workgraph://knowledge/<project>/nodes/<id>';
 const SESSION_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})$/;
 const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
 
@@ -57,7 +59,8 @@ const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
 export function installPromptsAndResources(sdk: Server, deps: PromptsAndResourcesDeps): () => void {
   const workflow = deps.modules.includes('workflow');
   const tasksServed = deps.modules.includes('tasks');
-  if (!workflow && !tasksServed) return () => undefined;
+  const knowledgeServed = deps.modules.includes('knowledge');
+  if (!workflow && !tasksServed && !knowledgeServed) return () => undefined;
   const call = async <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }): Promise<O> => {
     try {
       // As the request's identity: a resource is read with the caller's reach, exactly as its tool would be.
@@ -72,7 +75,7 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   };
 
   if (workflow) installPrompts(sdk, call);
-  return installResources(sdk, call, deps, workflow, tasksServed);
+  return installResources(sdk, call, deps, workflow, tasksServed, knowledgeServed);
 }
 
 type Call = <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }) => Promise<O>;
@@ -113,11 +116,12 @@ function installPrompts(sdk: Server, call: Call): void {
 
 }
 
-function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean): () => void {
+function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean, knowledgeServed: boolean): () => void {
   // Sessions (most recently updated first), then every project's task graph.
   sdk.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
     const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, extra)).sessions : [];
     const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, extra)).projects : [];
+    const knowledge = knowledgeServed ? await listKnowledgeResources((token, input) => call(token, input, extra)) : [];
     return {
       resources: [
         ...sessions.map((s) => ({
@@ -133,6 +137,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
           description: `The task graph of ${p.root}: JSON, and a Mermaid flowchart.`,
           mimeType: 'application/json',
         })),
+        ...knowledge,
       ],
     };
   });
@@ -141,6 +146,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     resourceTemplates: [
       ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' }] : []),
       ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
+      ...(knowledgeServed ? knowledgeResourceTemplates : []),
     ],
   }));
 
@@ -162,7 +168,9 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
         ],
       };
     }
-    throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
+    const knowledge = knowledgeServed ? await readKnowledgeResource(uri, (token, input) => call(token, input, extra)) : undefined;
+    if (knowledge) return knowledge;
+    throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
   });
 
   /**
@@ -173,9 +181,9 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
   const max = deps.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
   sdk.setRequestHandler(SubscribeRequestSchema, async (request) => {
     const uri = request.params.uri;
-    const target = targetOf(uri);
+    const target = targetOf(uri) ?? (knowledgeServed ? knowledgeTarget(uri) : undefined);
     if (!target) {
-      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected workgraph://sessions/<id> or workgraph://projects/<id>/tasks`);
+      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
     }
     if (subscribed.has(uri)) return {};
     if (subscribed.size >= max) {
@@ -196,6 +204,10 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     deps.changeEvents?.subscribe((e: ChangeEvent) => {
       const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
       if (uri && subscribed.has(uri)) void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+      // A knowledge change updates the project's resource and every node resource of it this session holds.
+      if (e.kind === 'knowledge') {
+        for (const u of subscribed.keys()) if (knowledgeProjectOf(u) === (e.project ?? e.id)) void sdk.sendResourceUpdated({ uri: u }).catch(() => undefined);
+      }
     }) ?? (() => undefined);
   return () => {
     stopListening();

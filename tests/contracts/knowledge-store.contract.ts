@@ -72,7 +72,7 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       await add(node('a'), full);
       expect((await store.reader(P).get('full'))!.node).toEqual(full);
       expect((await store.reader(P).findByIds(new Set(['full', 'a', 'zz']))).get('full')).toEqual(full);
-      expect(await store.reader(P).stats()).toEqual({ nodes: 2, deleted: 0, malformedCount: 0 });
+      expect(await store.reader(P).stats()).toEqual({ nodes: 2, deleted: 0, malformedCount: 0, roles: { actor: 1, critic: 1, summary: 0 } });
     });
 
     it('pages newest first; cursors walk every node exactly once', async () => {
@@ -157,7 +157,7 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       expect(del.records.find((x) => x.nodeId === 'b')).toEqual(record(b, null));
       expect(del.records.find((x) => x.nodeId === 'a')).toEqual(record(a));
       expect((await r.deleted({ nodeIds: new Set(['b']) })).records.map((x) => x.nodeId)).toEqual(['b']);
-      expect(await r.stats()).toEqual({ nodes: 2, deleted: 2, malformedCount: 0 });
+      expect(await r.stats()).toEqual({ nodes: 2, deleted: 2, malformedCount: 0, roles: { actor: 1, critic: 0, summary: 1 } });
       // A later delete's records come first.
       await store.withLock(P, (g) => g.deleteWithBackup([{ ...record(c), timestamp: '2026-11-30T12:00:00.000Z' }]));
       expect((await r.deleted({ limit: 1 })).records.map((x) => x.nodeId)).toEqual(['c']);
@@ -238,7 +238,7 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       await store.withLock(P, (g) => g.deleteWithBackup([record(c)]));
       await store.withLock(P, (g) => g.restore([c]));
       expect(ids((await r.page({ limit: 10 })).nodes)).toEqual(['c', 'b', 'a']);
-      expect(await r.stats()).toEqual({ nodes: 3, deleted: 0, malformedCount: 0 });
+      expect(await r.stats()).toEqual({ nodes: 3, deleted: 0, malformedCount: 0, roles: { actor: 3, critic: 0, summary: 0 } });
     });
 
     it('updates nodes in place (their place in the order kept) and says which changed', async () => {
@@ -291,7 +291,7 @@ export function knowledgeStoreContract(name: string, make: () => Promise<{ store
       expect(back.nodes).toEqual([a, c]);
       expect(back.exp.deleted).toEqual([record(b)]);
       expect(ids((await store.reader('copy').page({ limit: 10 })).nodes)).toEqual(['c', 'a']);
-      expect(await store.reader('copy').stats()).toEqual({ nodes: 2, deleted: 1, malformedCount: 0 });
+      expect(await store.reader('copy').stats()).toEqual({ nodes: 2, deleted: 1, malformedCount: 0, roles: { actor: 2, critic: 0, summary: 0 } });
       expect(await store.exportProject('nothing-here')).toBeUndefined();
     });
 

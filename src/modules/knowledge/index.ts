@@ -7,9 +7,11 @@ import type { MigrationStep } from '../../kernel/files/data-format';
 
 export { KnowledgeTokens } from './application/knowledge.tokens';
 export { knowledgeTools } from './knowledge.tools';
-export type { KnowledgeStore, KnowledgeBackupInfo } from './application/ports/knowledge-store';
+export type { KnowledgeStore, KnowledgeBackupInfo, KnowledgeProjectInfo } from './application/ports/knowledge-store';
 export type { RestoreKnowledgeBackupOutput } from './application/use-cases/restore-knowledge-backup';
 export type { SearchNodesInput, SearchNodesOutput } from './application/use-cases/search-nodes';
+export type { KnowledgeOverview } from './application/use-cases/get-knowledge-overview';
+export type { GetNodeOutput } from './application/use-cases/get-node';
 export type { KnowledgeNode } from './domain';
 
 /** The knowledge module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */

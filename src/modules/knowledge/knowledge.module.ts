@@ -13,6 +13,8 @@ import { AddNodes } from './application/use-cases/add-nodes';
 import { ListNodes } from './application/use-cases/list-nodes';
 import { GetNode } from './application/use-cases/get-node';
 import { SearchNodes } from './application/use-cases/search-nodes';
+import { GetKnowledgeOverview } from './application/use-cases/get-knowledge-overview';
+import type { ChangeEvents } from '../../kernel/change-events';
 import type { Logger } from '../../kernel/logger';
 import { DeleteNodes } from './application/use-cases/delete-nodes';
 import { RestoreNodes } from './application/use-cases/restore-nodes';
@@ -42,7 +44,8 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
       }
       const format = c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
       const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;
-      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger });
+      const changes = c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
+      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger, changes });
     }),
   });
   container.register(KnowledgeTokens.KnowledgeIdGenerator, { useClass: RandomIdGenerator }, { lifecycle: Lifecycle.Singleton });
@@ -50,6 +53,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
   container.register(KnowledgeTokens.ListKnowledgeNodes, { useClass: ListNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.GetKnowledgeNode, { useClass: GetNode }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.SearchKnowledgeNodes, { useClass: SearchNodes }, { lifecycle: Lifecycle.Singleton });
+  container.register(KnowledgeTokens.GetKnowledgeOverview, { useClass: GetKnowledgeOverview }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.DeleteKnowledgeNodes, { useClass: DeleteNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.RestoreKnowledgeNodes, { useClass: RestoreNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListDeletedKnowledgeNodes, { useClass: ListDeletedNodes }, { lifecycle: Lifecycle.Singleton });

@@ -6,6 +6,7 @@ export const KnowledgeTokens = {
   ListKnowledgeNodes: Symbol.for('workgraph.ListKnowledgeNodes'),
   GetKnowledgeNode: Symbol.for('workgraph.GetKnowledgeNode'),
   SearchKnowledgeNodes: Symbol.for('workgraph.SearchKnowledgeNodes'),
+  GetKnowledgeOverview: Symbol.for('workgraph.GetKnowledgeOverview'),
   DeleteKnowledgeNodes: Symbol.for('workgraph.DeleteKnowledgeNodes'),
   RestoreKnowledgeNodes: Symbol.for('workgraph.RestoreKnowledgeNodes'),
   ListDeletedKnowledgeNodes: Symbol.for('workgraph.ListDeletedKnowledgeNodes'),

@@ -1,4 +1,4 @@
-import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery } from '../application/ports/knowledge-store';
+import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery, KnowledgeStats } from '../application/ports/knowledge-store';
 import { SearchIndexFiles } from './search-index/search-index';
 import { searchNdjson, type RepairIndex } from './search-index/ndjson-search';
 import { DescendantCollector } from '../domain/descendant-collector';
@@ -156,13 +156,20 @@ export class NdjsonGraphReader implements KnowledgeReader {
     return { records: kept.slice(-limit).reverse(), total };
   }
 
-  async stats(signal?: AbortSignal): Promise<{ nodes: number; deleted: number; malformedCount: number } | undefined> {
+  async stats(signal?: AbortSignal): Promise<KnowledgeStats | undefined> {
     if (!(await fileExists(this.paths.graph)) && !(await fileExists(this.paths.deleted))) return undefined;
     let nodes = 0;
     let deleted = 0;
-    const report = await this.scan(() => void nodes++, { signal });
+    const roles = { actor: 0, critic: 0, summary: 0 };
+    const report = await this.scan(
+      (node) => {
+        nodes++;
+        roles[node.role]++;
+      },
+      { signal },
+    );
     await this.scanDeleted(() => void deleted++, signal);
-    return { nodes, deleted, malformedCount: report.malformedCount };
+    return { nodes, deleted, malformedCount: report.malformedCount, roles };
   }
 
   /** One forward pass over the graph file (oldest first). A missing file is an empty graph. */

@@ -21,6 +21,7 @@ import { NdjsonGraphWriter } from './ndjson-graph-writer';
 import { parseNode, readIo } from './ndjson-passes';
 import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
 import type { Logger } from '../../../kernel/logger';
+import type { ChangeEvents } from '../../../kernel/change-events';
 import { SearchIndexFiles } from './search-index/search-index';
 
 export { PENDING_FILE } from './ndjson-graph-writer';
@@ -40,6 +41,8 @@ export interface NdjsonKnowledgeStoreOptions {
   format?: DataFormatGate;
   /** Where the search index's rebuilds are logged. */
   logger?: Logger;
+  /** Told of every write (`{kind: 'knowledge', project}`): live views and MCP resource subscriptions re-read. */
+  changes?: ChangeEvents;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -230,7 +233,9 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
           // the search index is made the graph's (a crash between the graph write and the index write is repaired).
           await writer.repairInterrupted();
           await writer.openIndex();
-          return fn(writer);
+          const out = await fn(writer);
+          this.options.changes?.publish({ kind: 'knowledge', project, id: project, at: new Date(this.clock.now()).toISOString() });
+          return out;
         },
         this.options.lock,
       );

@@ -184,6 +184,14 @@ export interface KnowledgeSearchPage {
   total: number;
 }
 
+export interface KnowledgeStats {
+  nodes: number;
+  deleted: number;
+  malformedCount: number;
+  /** Nodes of each role. */
+  roles: Record<KnowledgeRole, number>;
+}
+
 export interface KnowledgeReader {
   /**
    * Ranked search (see KnowledgeSearchQuery).
@@ -211,8 +219,8 @@ export interface KnowledgeReader {
    * all).
    */
   deleted(query?: { nodeIds?: ReadonlySet<string>; limit?: number; signal?: AbortSignal }): Promise<{ records: DeletedNodeRecord[]; total: number }>;
-  /** How many nodes and deletion records the project holds; undefined when it has no graph at all. */
-  stats(signal?: AbortSignal): Promise<{ nodes: number; deleted: number; malformedCount: number } | undefined>;
+  /** How many nodes (by role) and deletion records the project holds; undefined when it has no graph at all. */
+  stats(signal?: AbortSignal): Promise<KnowledgeStats | undefined>;
 }
 
 /** What a delete did besides removing the nodes. */

@@ -9,3 +9,4 @@ export * from './list-knowledge-projects';
 export * from './list-knowledge-backups';
 export * from './restore-knowledge-backup';
 export * from './search-nodes';
+export * from './get-knowledge-overview';

@@ -1,5 +1,5 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
-import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
+import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery, KnowledgeStats } from '../../application/ports/knowledge-store';
 import { pgSearch } from './pg-search';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { decodeSeqCursor, encodeSeqCursor } from './pg-node-rows';
@@ -93,10 +93,14 @@ export class PgKnowledgeReader implements KnowledgeReader {
     return { records: rows.map((r) => r.record), total };
   }
 
-  async stats(): Promise<{ nodes: number; deleted: number; malformedCount: number } | undefined> {
+  async stats(): Promise<KnowledgeStats | undefined> {
     const rows = await this.sql.query<{ nodes: string; deleted: string }>('SELECT nodes, deleted FROM wg_knowledge_projects WHERE project = $1', [this.project]);
     // A project row is made by the first write under the lock; one that never held anything is no graph.
     if (!rows.length || (rows[0]!.nodes === '0' && rows[0]!.deleted === '0')) return undefined;
-    return { nodes: Number(rows[0]!.nodes), deleted: Number(rows[0]!.deleted), malformedCount: 0 };
+    const roles = { actor: 0, critic: 0, summary: 0 };
+    for (const r of await this.sql.query<{ role: keyof typeof roles; n: string }>('SELECT role, count(*)::text AS n FROM wg_knowledge_nodes WHERE project = $1 GROUP BY role', [this.project])) {
+      if (r.role in roles) roles[r.role] = Number(r.n);
+    }
+    return { nodes: Number(rows[0]!.nodes), deleted: Number(rows[0]!.deleted), malformedCount: 0, roles };
   }
 }
