@@ -182,6 +182,21 @@ describe('two identities with disjoint roots see and change only their own; a th
     expect((await ok(c, 'graph_inspect', { executionId: runA })).executionId).toBe(runA);
   });
 
+  it('records keep their actor: the identity and the agent client, shown by the tools that return them', async () => {
+    const actor = { name: 'alice', client: 'workgraph-http-e2e' };
+    const timeline = await ok(a, 'workflow_session', { sessionId: sessionA.sessionId });
+    expect(timeline.events[0]).toMatchObject({ kind: 'session_started', actor });
+    await ok(a, 'workflow_checkpoint', { continueToken: sessionA.continueToken, note: 'mine' });
+    const after = await ok(a, 'workflow_session', { sessionId: sessionA.sessionId });
+    expect(after.events.find((e: { kind: string }) => e.kind === 'checkpoint_created')).toMatchObject({ actor });
+    const listed = await ok(a, 'list_nodes', { projectContext: path.join(rootA, 'app') });
+    const node = await ok(a, 'get_node', { projectContext: path.join(rootA, 'app'), id: listed.nodes[0].id });
+    expect(node.node.actor).toEqual(actor);
+    expect((await ok(a, 'graph_inspect', { executionId: runA })).actor).toEqual(actor);
+    // carol (admin) sees who did it.
+    expect((await ok(c, 'graph_inspect', { executionId: runA })).actor).toEqual(actor);
+  });
+
   it('the session cap is shared: one identity holds at most half of --max-sessions', async () => {
     // alice already holds one session (of 6); two more reach her share of 3, the next is refused — bob still gets one.
     for (let i = 0; i < 2; i++) conns.push(await server.connect({ token: A }));

@@ -48,6 +48,12 @@ export const graphInspectSchemas = toolSchemas({
       history: { type: 'array', items: record },
       historyOffset: { type: 'integer' },
       historyTotal: { type: 'integer' },
+      actor: {
+        type: 'object',
+        description: "Who ran it: the identity's name and the agent's client name",
+        required: ['name'],
+        properties: { name: { type: 'string' }, client: { type: 'string' } },
+      },
       executionIndex: { type: 'integer' },
       record,
       context: { type: 'object' },

@@ -61,6 +61,12 @@ export const nodeOut = {
     thought: { type: 'string' },
     children: { type: 'array', items: { type: 'string' } },
     createdAt: { type: 'string' },
+    actor: {
+      type: 'object',
+      description: "Who added it: the identity's name and the agent's client name",
+      required: ['name'],
+      properties: { name: { type: 'string' }, client: { type: 'string' } },
+    },
     summaryHistory: {
       type: 'array',
       description: 'Summaries only: the versions replaced by recalculations after deletions, oldest first; restoring the deleted nodes brings the newest back',

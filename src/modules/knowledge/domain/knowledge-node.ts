@@ -47,6 +47,8 @@ export interface StoredKnowledgeNode {
    * deleted nodes of the newest entry brings that version back.
    */
   summaryHistory?: SummaryVersion[];
+  /** Who added it: the identity's name and the agent's client name (nodes added before identities have none). */
+  actor?: { name: string; client?: string };
 }
 
 /** An earlier text and segment of a summary, replaced when some of its nodes were deleted. */

@@ -53,6 +53,7 @@ export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput
       ...(state.endTime !== undefined ? { endTime: state.endTime } : {}),
       ...(state.result !== undefined ? { result: state.result } : {}),
       ...(state.error !== undefined ? { error: state.error } : {}),
+      ...(state.actor !== undefined ? { actor: state.actor } : {}),
       history: state.history.slice(offset, offset + limit),
       historyOffset: offset,
       historyTotal: state.history.length,

@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { requireContextInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
-import type { CallContext } from '../../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
 import type { IdGenerator } from '../../../../kernel/id-generator';
 import type { KnowledgeStore } from '../ports/knowledge-store';
@@ -59,7 +59,7 @@ export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
       for (const s of n.summarizedSegment ?? []) if (!inCall.has(s)) external.add(s);
       if (n.id !== undefined) given.add(id);
       inCall.add(id);
-      nodes.push(toStored(n, id, project, input.projectContext, parents, createdAt));
+      nodes.push(toStored(n, id, project, input.projectContext, parents, createdAt, actorOf(ctx)));
     });
     // A later node of the call named as parent of an earlier one is "not earlier in the same call".
     for (const id of external) {
@@ -97,6 +97,7 @@ function toStored(
   projectContext: string,
   parents: string[],
   createdAt: string,
+  actor: { name: string; client?: string },
 ): StoredKnowledgeNode {
   const node: StoredKnowledgeNode = {
     id,
@@ -114,5 +115,6 @@ function toStored(
   if (n.verdictReferences !== undefined) node.verdictReferences = n.verdictReferences;
   if (n.target !== undefined) node.target = n.target;
   if (n.summarizedSegment !== undefined) node.summarizedSegment = n.summarizedSegment;
+  node.actor = actor;
   return node;
 }

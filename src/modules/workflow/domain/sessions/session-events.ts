@@ -4,6 +4,8 @@
  * fork moves the head back to an earlier node — the old branch stays in the log, so nothing is ever lost.
  */
 
+import type { Actor } from '../../../../kernel/identity';
+
 export type SessionStatus = 'active' | 'needs_attention' | 'complete';
 
 /** The step a node hands out (null once the workflow is complete). */
@@ -44,6 +46,8 @@ export interface NodeState {
 interface Base {
   /** ISO time. */
   at: string;
+  /** Who caused it: the caller's identity name and the agent's client name (events written before identities have none). */
+  actor?: Actor;
 }
 
 export interface SessionStartedEvent extends Base {

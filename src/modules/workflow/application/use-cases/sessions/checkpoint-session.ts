@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { CallContext } from '../../../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
@@ -40,7 +40,7 @@ export class CheckpointSession implements UseCase<CheckpointSessionInput, Checkp
         step = node.current;
       }
       const note = input.note?.trim() ? input.note.trim() : undefined;
-      const event: SessionEvent = { kind: 'checkpoint_created', at: new Date(this.clock.now()).toISOString(), node: claims.node, ...(note ? { note } : {}) };
+      const event: SessionEvent = { kind: 'checkpoint_created', at: new Date(this.clock.now()).toISOString(), actor: actorOf(ctx), node: claims.node, ...(note ? { note } : {}) };
       const checkpointToken = await this.engine.tokens.sign({ kind: 'checkpoint', sessionId: claims.sessionId, node: claims.node });
       return { events: [event], result: { sessionId: claims.sessionId, checkpointToken, step, ...(note ? { note } : {}) } };
     });

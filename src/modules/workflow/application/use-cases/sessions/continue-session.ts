@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import type { CallContext } from '../../../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
@@ -50,7 +50,10 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     return this.engine.store.update(claims.sessionId, async (state, history) => {
       requireSessionVisible(state, ctx);
       const workflow = await this.engine.workflowOf(state);
-      return this.decide(workflow, state, history, claims, input, patch, hash);
+      const change = await this.decide(workflow, state, history, claims, input, patch, hash);
+      // Every event this call writes keeps who made it.
+      const actor = actorOf(ctx);
+      return { ...change, events: change.events.map((e) => ({ ...e, actor })) };
     });
   }
 

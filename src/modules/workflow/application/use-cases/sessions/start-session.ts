@@ -3,7 +3,7 @@ import { requireWorkspaceInReach } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
-import type { CallContext } from '../../../../../kernel/call-context';
+import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { foldSessionEvent, sessionProgress, summarizeRun, type SessionStartedEvent } from '../../../domain/sessions';
 import { checkContext, pointerOf, SessionEngine } from '../../services/session-engine';
@@ -60,6 +60,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     const event: SessionStartedEvent = {
       kind: 'session_started',
       at: new Date(this.clock.now()).toISOString(),
+      actor: actorOf(ctx),
       sessionId: this.engine.tokens.newSessionId(),
       workflowId: workflow.id,
       workflowVersion: workflow.version,
@@ -74,7 +75,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     if (first.isComplete) {
       // A workflow with no eligible step is complete at once; the log says so.
       state = await this.engine.store.update(state.sessionId, async (s) => {
-        const done = { kind: 'session_completed' as const, at: event.at, node: 0, summary: summarizeRun([event], [], sessionProgress(workflow, [], null)) };
+        const done = { kind: 'session_completed' as const, at: event.at, actor: actorOf(ctx), node: 0, summary: summarizeRun([event], [], sessionProgress(workflow, [], null)) };
         return { events: [done], result: foldSessionEvent(s, done) };
       });
     }
