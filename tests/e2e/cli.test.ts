@@ -56,6 +56,25 @@ describe('workgraph CLI (built)', () => {
     for (const l of lines) expect(l).toMatch(/^.+:\d+:\d+: .+$/);
   });
 
+  it('validate: a graph file with no tools yet (only its server block) passes with a warning, as mcpgraph 0.1.27+ accepts it', () => {
+    const bare = path.join(tmp.dir, 'no-tools.yaml');
+    fs.writeFileSync(bare, 'version: "1.0"\nserver:\n  name: empty\n  version: 1.0.0\n');
+    const emptyList = path.join(tmp.dir, 'empty-tools.yaml');
+    fs.writeFileSync(emptyList, 'version: "1.0"\nserver:\n  name: empty\n  version: 1.0.0\ntools: []\n');
+    const r = run(['validate', bare, emptyList]);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines).toEqual([
+      `${bare}:1:1: warning: the file declares no tools: it loads, but serves nothing`,
+      `${emptyList}:1:1: warning: the file declares no tools: it loads, but serves nothing`,
+      '2 file(s) OK (2 warning(s))',
+    ]);
+    // A file that is neither is still refused.
+    const other = path.join(tmp.dir, 'other.yaml');
+    fs.writeFileSync(other, 'hello: world\n');
+    expect(run(['validate', other]).code).toBe(1);
+  });
+
   it('list: the bundled workflows and invalid files in a --workflows folder', () => {
     const wf = path.join(tmp.dir, 'wf');
     fs.mkdirSync(wf, { recursive: true });

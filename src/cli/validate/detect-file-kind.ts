@@ -13,8 +13,8 @@ export interface DetectedFile {
 }
 
 /**
- * Tells a workflow from a graph by content, not by file name: a workflow has `steps`; a graph has `tools` or `nodes`
- * and no `steps`. Text starting with `{` or `[` is read as strict JSON, anything else as YAML.
+ * Tells a workflow from a graph by content, not by file name: a workflow has `steps`; a graph has `tools`, `nodes` or
+ * (a graph with no tools yet) `server`, and no `steps`. Text starting with `{` or `[` is read as strict JSON, anything else as YAML.
  */
 export function detectFileKind(text: string): DetectedFile {
   const trimmed = text.replace(/^\uFEFF/, '').trimStart();
@@ -42,6 +42,7 @@ function kindOf(value: unknown): FileKind {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return 'unknown';
   const has = (k: string) => Object.prototype.hasOwnProperty.call(value, k);
   if (has('steps')) return 'workflow';
-  if (has('tools') || has('nodes')) return 'graph';
+  // A graph file may declare no tools yet (mcpgraph 0.1.27+ accepts `server` alone): it is checked, with a warning.
+  if (has('tools') || has('nodes') || has('server')) return 'graph';
   return 'unknown';
 }

@@ -8,5 +8,10 @@ import { registerGraphValidator } from './graph-validators';
  */
 registerGraphValidator(async (file, text) => {
   const { GraphFileLoader } = graphRuntime();
-  return (await new GraphFileLoader().check(file, text)).map(({ line, column, message }) => ({ line, column, message }));
+  return (await new GraphFileLoader().checkWithWarnings(file, text)).map(({ line, column, message, severity }) => ({
+    line,
+    column,
+    message,
+    ...(severity ? { severity } : {}),
+  }));
 });

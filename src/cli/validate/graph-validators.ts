@@ -6,6 +6,8 @@ export interface FilePosition {
 
 export interface FileProblemAt extends FilePosition {
   message: string;
+  /** `warning`: printed, but the file still passes (a graph file with no tools). */
+  severity?: 'warning';
 }
 
 /**

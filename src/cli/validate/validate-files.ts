@@ -72,9 +72,9 @@ export async function validateFiles(paths: readonly string[], options: ValidateF
         at(1, 1, 'looks like a graph file, but graph validation is not available in this build; the file was not checked');
         continue;
       }
-      for (const p of await graphValidator(file, text)) at(p.line, p.column, p.message);
+      for (const p of await graphValidator(file, text)) problems.push({ file, line: p.line, column: p.column, message: p.message, ...(p.severity ? { severity: p.severity } : {}) });
     } else {
-      at(1, 1, 'neither a workflow (no "steps") nor a graph (no "tools" or "nodes")');
+      at(1, 1, 'neither a workflow (no "steps") nor a graph (no "tools", "nodes" or "server")');
     }
   }
   return problems;

@@ -69,6 +69,16 @@ export class GraphFileLoader {
     return issues.map((i) => ({ file, line: i.position?.line ?? 1, column: i.position?.column ?? 1, message: describeIssue(i) }));
   }
 
+  /**
+   * Every problem of one file and, when it loads, its warnings (a file with no tools, a regex left on the native
+   * engine) — what `workgraph validate` prints, the warnings marked so the exit code stays 0.
+   */
+  async checkWithWarnings(file: string, text: string): Promise<Array<GraphFileProblem & { severity?: 'warning' }>> {
+    const { graph, issues } = await this.readText(path.resolve(file), text);
+    const at = (i: GraphIssue) => ({ file, line: i.position?.line ?? 1, column: i.position?.column ?? 1, message: describeIssue(i) });
+    return [...issues.map(at), ...(graph?.warnings ?? []).map((w) => ({ ...at(w), severity: 'warning' as const }))];
+  }
+
   /** Reads one file into a compiled graph, collecting every problem instead of stopping at the first. */
   async read(file: string): Promise<{ graph?: CompiledGraph; issues: GraphIssue[] }> {
     let text: string;
