@@ -28,6 +28,7 @@ function sampleArguments(s: Seeded): Record<string, string[]> {
     run: [SUM_TO_N, 'sum_to_n'],
     session: [s.sessionId.slice(0, 8)],
     'knowledge backups': ['sentinel-notes'],
+    'knowledge search': ['sentinel-notes', 'sentinel'],
     'knowledge restore-backup': [s.backupId],
   };
 }

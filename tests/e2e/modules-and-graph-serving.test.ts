@@ -55,7 +55,7 @@ describe('--modules, unknown tools, and serving graph files as mcpgraph does (bu
     const env = await connectClient({ dataDir: path.join(tmp.dir, 'data'), env: { WORKGRAPH_MODULES: 'knowledge' } });
     try {
       const names = (await env.client.listTools()).tools.map((t) => t.name).sort();
-      expect(names).toEqual(['add_nodes', 'delete_nodes', 'get_node', 'list_nodes', 'restore_nodes']);
+      expect(names).toEqual(['add_nodes', 'delete_nodes', 'get_node', 'list_nodes', 'restore_nodes', 'search_nodes']);
     } finally {
       await env.close();
     }

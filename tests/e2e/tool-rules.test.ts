@@ -180,6 +180,8 @@ describe('MCP tool rules (built server)', () => {
     await call('list_nodes', { projectContext: ctx, limit: 1 });
     await call('list_nodes', { projectContext: ctx, tags: ['a'], role: 'actor' });
     await call('get_node', { projectContext: ctx, id: 'n1' });
+    const found = await call('search_nodes', { projectContext: ctx, query: 'review' });
+    expect((found.structuredContent!.hits as Array<{ id: string }>).map((r) => r.id)).toEqual(['n2']);
     const refused = await call('delete_nodes', { projectContext: ctx, nodeIds: ['n1'] });
     expect(refused.structuredContent!.success).toBe(false);
     const deleted = await call('delete_nodes', { projectContext: ctx, nodeIds: ['n1', 'n2'], reason: 'test', recalculateSummaries: true });
