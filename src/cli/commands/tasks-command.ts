@@ -38,16 +38,21 @@ export function tasksCommand(): Command {
   });
 }
 
-/** The status table: one row per task (id, status, attempts, dependencies, title), then the counts per status. */
+/**
+ * The status table: one row per task (id, status, priority, attempts, dependencies, who claims it and until when,
+ * title), then the counts per status and the graph's revision.
+ */
 export function formatTaskTable(view: ProjectGraphView): string {
   const rows = view.nodes.map((n) => [
     n.id,
     n.status,
+    n.priority ?? 'medium',
     `${n.current_attempt}/${n.max_attempts}`,
     n.depends_on.join(',') || '-',
+    claimCell(n.claim),
     n.title,
   ]);
-  const header = ['ID', 'STATUS', 'ATTEMPTS', 'DEPENDS ON', 'TITLE'];
+  const header = ['ID', 'STATUS', 'PRIORITY', 'ATTEMPTS', 'DEPENDS ON', 'CLAIMED BY', 'TITLE'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const line = (cells: string[]) =>
     cells
@@ -62,6 +67,13 @@ export function formatTaskTable(view: ProjectGraphView): string {
     `Project ${view.project_name} (${view.project_id}) — ${view.project_root}`,
     line(header),
     ...rows.map(line),
-    `${view.nodes.length} task(s): ${counts}`,
+    `${view.nodes.length} task(s): ${counts}; revision ${view.revision}`,
   ].join('\n');
+}
+
+/** `alice/builder-1@host until 10:30:00Z`, or `-` when unclaimed. */
+function claimCell(claim: ProjectGraphView['nodes'][number]['claim']): string {
+  if (!claim) return '-';
+  const who = `${claim.identity ?? 'anonymous'}${claim.agent ? `/${claim.agent}` : ''}@${claim.host}`;
+  return `${who} until ${(claim.expires_at ?? '').replace(/^.*T/, '').replace(/\.\d+Z$/, 'Z')}`;
 }

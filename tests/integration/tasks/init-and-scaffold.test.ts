@@ -30,11 +30,16 @@ describe('init_project_graph', () => {
     expect(await fs.stat(path.join(fx.dataDir, 'projects', 'my-app', 'task_graph.json'))).toBeTruthy();
     expect(formatTaskTable(byId).split('\n')).toEqual([
       `Project My App (my-app) — ${fx.projectRoot}`,
-      'ID  STATUS   ATTEMPTS  DEPENDS ON  TITLE',
-      'a   READY    0/3       -           A',
-      'b   PENDING  0/3       a           B',
-      '2 task(s): PENDING 1, READY 1',
+      'ID  STATUS   PRIORITY  ATTEMPTS  DEPENDS ON  CLAIMED BY  TITLE',
+      'a   READY    medium    0/3       -           -           A',
+      'b   PENDING  medium    0/3       a           -           B',
+      '2 task(s): PENDING 1, READY 1; revision 0',
     ]);
+    await fx.start.execute({ project: 'my-app', nodeId: 'a', agent: 'builder' });
+    await fx.update.execute({ project: 'my-app', nodeId: 'b', priority: 'high', agent: 'builder' });
+    const claimed = formatTaskTable(await fx.graph.execute({ project: 'my-app' })).split('\n');
+    expect(claimed[2]).toMatch(new RegExp(`^a   IN_PROGRESS  medium    0/3       -           local/builder@${fx.host.host} until \\d\\d:\\d\\d:\\d\\dZ  A$`));
+    expect(claimed[3]).toMatch(/^b   PENDING      high      0\/3       a           -  +B$/);
   });
 
   it('refuses an existing project unless replace, and replaces with replace: true', async () => {
