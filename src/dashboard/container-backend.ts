@@ -109,14 +109,27 @@ export class ContainerBackend implements DashboardBackend {
     if (f.role !== undefined && !KNOWLEDGE_ROLES.has(f.role)) {
       return Promise.reject(new InvalidArgumentsError(`role: expected one of actor, critic, summary (got '${f.role}')`, 'role'));
     }
+    if (f.text) return this.searchKnowledge(project, f);
     return this.run(KnowledgeTokens.ListKnowledgeNodes, {
       projectContext: project,
       ...(f.role ? { role: f.role } : {}),
       ...(f.tag ? { tags: [f.tag] } : {}),
-      ...(f.text ? { text: f.text } : {}),
       ...(f.cursor ? { cursor: f.cursor } : {}),
       limit: f.limit ?? 50,
     });
+  }
+
+  /** Text given: search_nodes (ranked, best first; each node with its score and its snippet, matches marked **so**). */
+  private async searchKnowledge(project: string, f: KnowledgeNodeFilter): Promise<unknown> {
+    const r = await this.run<{ hits: unknown[]; nextCursor: string | null; total: number }>(KnowledgeTokens.SearchKnowledgeNodes, {
+      projectContext: project,
+      query: f.text,
+      ...(f.role ? { role: f.role } : {}),
+      ...(f.tag ? { tags: [f.tag] } : {}),
+      ...(f.cursor ? { cursor: f.cursor } : {}),
+      limit: Math.min(f.limit ?? 50, 100),
+    });
+    return { nodes: r.hits, nextCursor: r.nextCursor, total: r.total };
   }
 
   async knowledgeNode(project: string, id: string): Promise<unknown> {

@@ -197,7 +197,12 @@ describe('read endpoints', () => {
     expect(all.nodes.map((n: any) => n.id)).toEqual([...seeded.keptIds].reverse());
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=critic')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[1]]);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?tag=design')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[0]]);
-    expect((await get(dash, '/api/knowledge/demo-notes/nodes?q=ERROR%20MESSAGES')).body.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[1]]);
+    const found = (await get(dash, '/api/knowledge/demo-notes/nodes?q=ERROR%20MESSAGES')).body;
+    expect(found.nodes.map((n: any) => n.id)).toEqual([seeded.keptIds[1]]);
+    // Text is a server-side search_nodes: ranked hits with the matching words marked in a snippet.
+    expect(found.nodes[0].snippet).toMatch(/\*\*error\*\*/i);
+    expect(found.total).toBe(1);
+    expect((await get(dash, '/api/knowledge/demo-notes/nodes?q=the')).status).toBe(400);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=actor&tag=review')).body.nodes).toEqual([]);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=boss')).status).toBe(400);
     const node = (await get(dash, `/api/knowledge/demo-notes/nodes/${seeded.keptIds[0]}`)).body;

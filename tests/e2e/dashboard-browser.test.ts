@@ -130,6 +130,8 @@ test('knowledge: filters by role, tag and text; deleted nodes with their reason'
   await page.locator('[data-testid="filter-text"]').fill('error messages');
   await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid="knodes"] > li').length === 1);
   await expect(items.first().textContent()).resolves.toContain('Recursive descent is fine');
+  // The search hit's snippet highlights the matching words.
+  await expect(page.locator('[data-testid="snippet"] mark').first().textContent()).resolves.toMatch(/error/i);
   await page.locator('[data-testid="filter-text"]').fill('');
   await page.locator('[data-testid="filter-role"]').selectOption('actor');
   await page.locator('[data-testid="filter-tag"]').fill('design');

@@ -11,6 +11,14 @@ interface BriefNode {
   tags: string[];
   createdAt: string;
   thought: string;
+  /** Search hits only: the text around the match, matching words marked **so** (server-side search_nodes). */
+  snippet?: string;
+}
+
+/** A search snippet with its **marked** words highlighted. */
+function Snippet({ text }: { text: string }) {
+  const parts = text.split('**');
+  return <div className="snippet small" data-testid="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : <span key={i}>{p}</span>))}</div>;
 }
 interface FullNode extends BriefNode {
   project: string;
@@ -121,8 +129,8 @@ function NodeList({ project }: { project: string }) {
           <input value={tag} onChange={(e) => setTag(e.target.value)} placeholder="e.g. design" data-testid="filter-tag" />
         </label>
         <label className="field grow">
-          <span>Text</span>
-          <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder="words in the thought" data-testid="filter-text" />
+          <span>Search</span>
+          <input type="search" value={text} onChange={(e) => setText(e.target.value)} placeholder='words, "a phrase", -not, prefix*, a OR b' data-testid="filter-text" />
         </label>
       </div>
       <Load res={res}>
@@ -140,13 +148,14 @@ function NodeList({ project }: { project: string }) {
                       <span className={`role role-${n.role}`}>{n.role}</span>
                       <a href={href('knowledge', project, n.id)} className="strong">{n.thought.split('\n')[0]}</a>
                     </div>
+                    {n.snippet ? <Snippet text={n.snippet} /> : null}
                     <div className="muted small">
                       <code>{n.id}</code> · <Time iso={n.createdAt} /> {n.tags.map((tg) => <span key={tg} className="tag">#{tg}</span>)}
                     </div>
                   </li>
                 ))}
               </ul>
-              {cursor ? <button onClick={() => loadMore(cursor)}>Older nodes</button> : null}
+              {cursor ? <button onClick={() => loadMore(cursor)}>{q ? 'More results' : 'Older nodes'}</button> : null}
             </>
           );
         }}
