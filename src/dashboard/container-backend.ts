@@ -1,6 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import { InvalidArgumentsError, NotFoundError } from '../kernel/errors';
-import type { CallContext } from '../kernel/call-context';
+import { noopCallContext, type CallContext } from '../kernel/call-context';
+import { dashboardCaller } from './dashboard-caller';
 import { GraphTokens } from '../modules/graph';
 import { KnowledgeTokens } from '../modules/knowledge';
 import { TasksTokens } from '../modules/tasks';
@@ -33,7 +34,8 @@ export class ContainerBackend implements DashboardBackend {
   constructor(private readonly c: DependencyContainer) {}
 
   private run<T>(token: symbol, input: unknown = {}): Promise<T> {
-    return Promise.resolve(this.c.resolve<Executable>(token).execute(input)) as Promise<T>;
+    // As the request's identity: the dashboard reaches what its token may reach through MCP (docs/http.md).
+    return Promise.resolve(this.c.resolve<Executable>(token).execute(input, noopCallContext(undefined, dashboardCaller()))) as Promise<T>;
   }
 
   async overview(): Promise<unknown> {

@@ -58,7 +58,9 @@ export async function startDashboard(o: StartDashboardOptions): Promise<RunningD
   }
   const token = o.tokens?.length ? o.tokens[0].token : randomToken();
   const verifier = o.tokens?.length ? new StaticTokenVerifier(o.tokens) : undefined;
-  const authorize = verifier ? async (given: string | undefined) => given !== undefined && (await verifier.verify(given)) !== undefined : singleToken(token);
+  const authorize = verifier
+    ? async (given: string | undefined) => (given !== undefined ? ((await verifier.verify(given))?.identity ?? false) : false)
+    : singleToken(token);
   const app = createDashboardApp({ container, config: o.config, logger: o.logger, authorize, allowActions: o.allowActions ?? false });
   // The one request entry of workgraph's HTTP servers: malformed targets 400, unknown paths 404, exceptions 500 and a
   // log line, stalled clients timed out (see src/kernel/http/request-entry.ts).

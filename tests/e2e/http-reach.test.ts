@@ -64,7 +64,7 @@ describe('two identities with disjoint roots see and change only their own; a th
     );
     server = await HttpServerProcess.start({
       dataDir: path.join(base, 'data'),
-      args: ['--auth-token-file', tokens, '--allow-root', base, '--graphs', SUM_TO_N, '--max-sessions', '6'],
+      args: ['--auth-token-file', tokens, '--allow-root', base, '--graphs', SUM_TO_N, '--max-sessions', '6', '--dashboard'],
     });
     for (const token of [A, B, C]) conns.push(await server.connect({ token }));
     [a, b, c] = conns.map((x) => x.client);
@@ -171,6 +171,25 @@ describe('two identities with disjoint roots see and change only their own; a th
     expect(listed).not.toContain('workgraph://projects/alpha/tasks');
     await expect(b.readResource({ uri: `workgraph://sessions/${sessionA.sessionId}` })).rejects.toThrow(/not_found/);
     await expect(b.readResource({ uri: 'workgraph://projects/alpha/tasks' })).rejects.toThrow(/not_found/);
+  });
+
+  it("the dashboard answers as the token's identity: the same reach as its tools", async () => {
+    const get = async (token: string, p: string) => {
+      const r = await fetch(`${server.origin}/dashboard/api${p}`, { headers: { Authorization: `Bearer ${token}` } });
+      return { status: r.status, body: (await r.json()) as any };
+    };
+    const overview = await get(B, '/overview');
+    expect(overview.status).toBe(200);
+    expect(overview.body.projects.map((p: { name: string }) => p.name)).toEqual(['Beta']);
+    expect(JSON.stringify(overview.body.graphRuns)).not.toContain(runA);
+    expect((await get(B, '/projects/alpha/tasks')).status).toBe(404);
+    expect((await get(B, `/sessions/${sessionA.sessionId}`)).status).toBe(404);
+    const sessions = (await get(B, '/sessions')).body.sessions as unknown[];
+    expect(sessions).toHaveLength(1);
+    expect(JSON.stringify(sessions)).not.toContain(sessionA.sessionId);
+    expect((await get(B, `/runs/${runA}`)).status).toBe(404);
+    expect((await get(A, '/projects/alpha/tasks')).status).toBe(200);
+    expect((await get(C, '/overview')).body.projects.map((p: { name: string }) => p.name).sort()).toEqual(['Alpha', 'Beta']);
   });
 
   it('the identity with both roots (and admin) sees both', async () => {

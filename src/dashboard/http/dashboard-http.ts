@@ -4,6 +4,8 @@ import type { ChangeEvents } from '../../kernel/change-events';
 import type { RequestTarget } from '../../kernel/http/request-target';
 import type { DashboardBackend } from '../dashboard-backend';
 import { requestToken } from './access-token';
+import { hasScope, LOCAL_IDENTITY, type Identity } from '../../kernel/identity';
+import { runAsDashboardCaller } from '../dashboard-caller';
 import { httpError, toHttpError, type HttpError } from './error-status';
 import { SseHub } from './sse-hub';
 import { serveStatic } from './static-files';
@@ -12,9 +14,10 @@ export interface DashboardHttpOptions {
   backend: DashboardBackend;
   /**
    * Whether the token a request carries (Bearer header or ?token=) opens the API: the one printed token of
-   * `workgraph dashboard`, or any of the HTTP transport's bearer tokens when mounted beside `/mcp`.
+   * `workgraph dashboard`, or any of the HTTP transport's bearer tokens when mounted beside `/mcp` — and as whom: the
+   * token's identity (`true`: the local identity). Every use case of the request runs as it.
    */
-  authorize: (token: string | undefined) => Promise<boolean>;
+  authorize: (token: string | undefined) => Promise<boolean | Identity>;
   /** POST endpoints answer 403 unless true. */
   allowActions: boolean;
   /** The built front end (dist/dashboard). */
@@ -195,9 +198,11 @@ export class DashboardHttp {
 
   private async api(req: IncomingMessage, res: ServerResponse, url: URL, path: string): Promise<void> {
     try {
-      if (!(await this.o.authorize(requestToken(req, url)))) {
+      const who = await this.o.authorize(requestToken(req, url));
+      if (!who) {
         throw httpError(401, 'unauthorized', 'missing or wrong access token: open the URL that `workgraph dashboard` (or `serve --dashboard`) printed');
       }
+      const identity = who === true ? LOCAL_IDENTITY : who;
       if (path === '/events') {
         if (req.method !== 'GET') throw httpError(405, 'invalid_arguments', 'events: use GET');
         this.hub.add(res);
@@ -227,9 +232,13 @@ export class DashboardHttp {
       if (r.method === 'POST' && !this.o.allowActions) {
         throw httpError(403, 'read_only', 'the dashboard is read-only: start it with --allow-actions to enable actions');
       }
+      // An action changes something: the token's identity needs `write`, as the tool would.
+      if (r.method === 'POST' && !hasScope(identity, 'write')) {
+        throw httpError(403, 'forbidden', `${r.action ?? 'this action'} needs the 'write' scope; identity '${identity.name}' has ${identity.scopes.map((x) => `'${x}'`).join(', ') || 'no scope'}`);
+      }
       const body = r.method === 'POST' ? await readJsonBody(req) : undefined;
       if (r.action) this.o.logger.info('dashboard action', { action: r.action, ...params, ...(r.action === 'run_graph_tool' ? {} : { body }) });
-      const result = await r.run(params, url.searchParams, body);
+      const result = await runAsDashboardCaller(identity, () => r.run(params, url.searchParams, body));
       sendJson(res, 200, result);
     } catch (e) {
       const err: HttpError = isHttpError(e) ? e : toHttpError(e);

@@ -35,7 +35,8 @@ export function mountDashboard(o: {
     ? async (given: string | undefined) => {
         if (!given) return false;
         const v = await verifier.verify(given);
-        return v !== undefined && (v.expiresAt === undefined || v.expiresAt * 1000 > Date.now());
+        // As the token's identity: the dashboard shows what that identity reaches, no more.
+        return v !== undefined && (v.expiresAt === undefined || v.expiresAt * 1000 > Date.now()) ? v.identity : false;
       }
     : singleToken(own!);
   const app = createDashboardApp({ container: o.container, config: o.config, logger: o.logger, authorize, allowActions: o.allowActions, basePath: DASHBOARD_PATH });
