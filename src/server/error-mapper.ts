@@ -1,4 +1,4 @@
-import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type CallToolResult } from '@modelcontextprotocol/server';
 import { ErrorCodes, isWorkgraphError, oneLine, type ErrorCode } from '../kernel/errors';
 import { fileSystemErrorAsStorageError } from '../kernel/files/storage-errors';
 import type { Logger } from '../kernel/logger';
@@ -48,8 +48,8 @@ export function errorResult(code: ErrorCode, message: string): CallToolResult {
  * A failure of a plain JSON-RPC method: bad params → -32602 naming the field; anything else → -32000 with
  * `data: {code}`.
  */
-export function toJsonRpcError(e: unknown, logger?: Logger): McpError {
+export function toJsonRpcError(e: unknown, logger?: Logger): ProtocolError {
   const { code, message } = describeError(e, logger);
-  if (code === ErrorCodes.InvalidArguments) return new McpError(JsonRpcErrorCodes.InvalidParams, message, { code });
-  return new McpError(JsonRpcErrorCodes.ServerError, message, { code });
+  if (code === ErrorCodes.InvalidArguments) return new ProtocolError(JsonRpcErrorCodes.InvalidParams, message, { code });
+  return new ProtocolError(JsonRpcErrorCodes.ServerError, message, { code });
 }

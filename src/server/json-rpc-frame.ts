@@ -1,4 +1,10 @@
-import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import {
+  isJSONRPCErrorResponse,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+} from '@modelcontextprotocol/server';
 
 export type ClassifiedFrame =
   | { kind: 'message'; message: JSONRPCMessage }
@@ -23,9 +29,13 @@ export function classifyMessage(value: unknown): ClassifiedFrame {
   } else if (!('id' in msg) || !('result' in msg || 'error' in msg)) {
     return invalid(id, 'expected a request (method), a notification (method, no id) or a response (id with result or error)');
   }
-  const parsed = JSONRPCMessageSchema.safeParse(value);
-  if (!parsed.success) return invalid(id, 'not a valid JSON-RPC 2.0 message');
+  if (!isMessage(value)) return invalid(id, 'not a valid JSON-RPC 2.0 message');
   return { kind: 'message', message: value as JSONRPCMessage };
+}
+
+/** What the SDK's protocol layer dispatches: a request, a notification, a result or an error response. */
+function isMessage(value: unknown): boolean {
+  return isJSONRPCRequest(value) || isJSONRPCNotification(value) || isJSONRPCResultResponse(value) || isJSONRPCErrorResponse(value);
 }
 
 function usableId(id: unknown): string | number | null {

@@ -1,14 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import {
-  ListToolsRequestSchema,
-  McpError,
-  RootsListChangedNotificationSchema,
-  SetLevelRequestSchema,
-  type JSONRPCRequest,
-  type LoggingLevel,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, Server, type JSONRPCRequest, type LoggingLevel, type ServerContext, type StandardSchemaV1, type Transport } from '@modelcontextprotocol/server';
 import type { CallContext } from '../kernel/call-context';
 import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
 import { callerIdentity, type AuthInfoLike } from './caller-identity';
@@ -23,13 +14,16 @@ import { closestName, unknownNameMessage } from './closest-name';
 import { wireOutputSchema } from './wire-output-schema';
 import { toolCallParams } from './tool-call-params';
 import { lazyCallSignal } from './call-signal';
-import { answerSchemaFailuresAsInvalidParams, answerTooLargeToSend } from './sdk-answer-guards';
+import { answerSchemaFailuresAsInvalidParams } from './sdk-answer-guards';
+import { trackRequests } from './request-tracking';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ToolDispatcher } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import type { ToolDefinition } from '../kernel/tools/tool-definition';
 import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvents } from '../kernel/change-events';
-import { installPromptsAndResources, promptsAndResourcesCapabilities } from './prompts-and-resources';
+import { installPromptsAndResources } from './prompts-and-resources';
+import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
 
 /** The identity a server answers `initialize` with. */
 export interface ServerIdentity {
@@ -71,16 +65,33 @@ export interface WorkgraphServerDeps {
    * without authentication). With tokens, each request runs as its token's identity (docs/http.md).
    */
   caller?: Identity;
+  /**
+   * The protocol era this server serves (protocol-era.ts): `legacy` (default; `initialize`, sessions, roots, logging,
+   * sampling) or `modern` (2026-07-28: per request, no roots, changes on `subscriptions/listen`).
+   */
+  era?: ProtocolEra;
+  /**
+   * Whether this server sends change notifications itself (tool-list changes; resource updates when `changeEvents`
+   * is given). Default true. Off for the per-request servers of modern HTTP: one request's server must not write
+   * change events onto that request's answer; the HTTP entry publishes them on its `subscriptions/listen` bus.
+   */
+  announcesChanges?: boolean;
+  /**
+   * Whether connecting this server tracks its requests (request-tracking.ts). Default true. stdio tracks them on its
+   * line transport instead, where they arrive before the SDK's entry has built this server, and passes `refused`.
+   */
+  tracksRequests?: boolean;
+  /** The set request tracking marks refused requests in (default: this server's own). */
+  refused?: Set<string | number>;
 }
 
-type RequestExtra = {
-  signal: AbortSignal;
-  authInfo?: AuthInfoLike;
-  _meta?: { progressToken?: string | number };
-  sendNotification: (n: { method: 'notifications/progress'; params: Record<string, unknown> }) => Promise<void>;
-};
 
 let sessionCount = 0;
+
+/** The params schema of a plain method in the modern era: any object (the tool's own input schema checks it). */
+const ANY_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': { version: 1, vendor: 'workgraph', validate: (value) => ({ value: value as Record<string, unknown> }) },
+};
 
 /** The answer to a call that arrives once shutdown started. */
 const SHUTTING_DOWN = 'the server is shutting down and takes no new calls';
@@ -104,9 +115,12 @@ export class WorkgraphServer {
   private rootsCache?: Promise<string[] | undefined>;
   private readonly disposers: Array<() => void> = [];
   /** Ids of requests that arrived once shutdown had started: answered "shutting down", not run. */
-  private readonly refused = new Set<string | number>();
+  private readonly refused: Set<string | number>;
+
+  readonly era: ProtocolEra;
 
   constructor(private readonly deps: WorkgraphServerDeps) {
+    this.era = deps.era ?? 'legacy';
     const identity = deps.identity ?? {
       name: 'workgraph',
       version: deps.version,
@@ -116,16 +130,28 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
-        capabilities: { tools: { listChanged: true }, logging: {}, ...(deps.resolve ? promptsAndResourcesCapabilities(deps.modules ?? []) : {}) },
+        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined),
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
+        ...(this.era === 'modern' ? { cacheHints: CACHE_HINTS } : {}),
       },
     );
+    this.refused = deps.refused ?? new Set();
+    if (deps.tracksRequests !== false) {
+      // However the server is connected (here, or by the SDK's serving entries, which call the SDK server's own
+      // connect), its requests are tracked from arrival to answer.
+      const connect = this.sdk.connect.bind(this.sdk);
+      this.sdk.connect = async (transport: Transport) => {
+        await connect(transport);
+        trackRequests(transport, { calls: deps.calls, refused: this.refused, logger: deps.logger });
+      };
+    }
     this.installHandlers();
     if (deps.resolve) {
       const unsubscribe = installPromptsAndResources(this.sdk, {
         resolve: deps.resolve,
-        changeEvents: deps.changeEvents,
+        changeEvents: deps.announcesChanges === false ? undefined : deps.changeEvents,
         modules: deps.modules ?? [],
+        era: this.era,
         caller: deps.caller,
         ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
       });
@@ -140,57 +166,6 @@ export class WorkgraphServer {
 
   async connect(transport: Transport): Promise<void> {
     await this.sdk.connect(transport);
-    this.trackRequests(transport);
-  }
-
-  /**
-   * Every request counts as in flight from the moment the transport delivers it until its response is sent — not
-   * only from when a tool starts — so a shutdown that starts right after a request arrived (the end of stdin just
-   * behind the last line) still waits for its answer. A request the client cancels is no longer waited for.
-   */
-  private trackRequests(transport: Transport): void {
-    const calls = this.deps.calls;
-    const pending = new Map<string | number, () => void>();
-    const release = (id: unknown) => {
-      const done = pending.get(id as string | number);
-      if (!done) return;
-      pending.delete(id as string | number);
-      done();
-    };
-    const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
-      const m = message as { id?: string | number; method?: string; params?: { requestId?: unknown } };
-      if (m.method !== undefined && m.id !== undefined && !pending.has(m.id)) {
-        // Whether a request is taken is decided when it arrives, not when its handler runs a few ticks later.
-        if (!calls.isAccepting) this.refused.add(m.id);
-        pending.set(m.id, calls.begin());
-      }
-      if (m.method === 'notifications/cancelled') release(m.params?.requestId);
-      deliver?.(message, extra);
-    };
-    const send = transport.send.bind(transport);
-    transport.send = async (message, options) => {
-      try {
-        return await send(message, options).catch((e: unknown) => {
-          const replacement = answerTooLargeToSend(message, e);
-          if (!replacement) throw e;
-          // Never silence: the client waits for this id. The reason goes to the log as well as to the client.
-          this.deps.logger.error(`answer to request ${JSON.stringify(replacement.id)} not sent: ${replacement.reason}`, { id: replacement.id });
-          return send(replacement.message, options);
-        });
-      } finally {
-        const m = message as { id?: string | number; method?: string };
-        if (m.method === undefined && m.id !== undefined) {
-          release(m.id);
-          this.refused.delete(m.id);
-        }
-      }
-    };
-    const onclose = transport.onclose;
-    transport.onclose = () => {
-      for (const id of [...pending.keys()]) release(id);
-      onclose?.();
-    };
   }
 
   async close(): Promise<void> {
@@ -206,7 +181,7 @@ export class WorkgraphServer {
   private installHandlers(): void {
     const { registry, dispatcher } = this.deps;
 
-    this.sdk.setRequestHandler(ListToolsRequestSchema, async () => ({
+    this.sdk.setRequestHandler('tools/list', async () => ({
       tools: registry.list().map((t) => ({
         name: t.name,
         ...(t.title ? { title: t.title } : {}),
@@ -219,41 +194,57 @@ export class WorkgraphServer {
     }));
 
     // `tools/call` is answered here rather than through setRequestHandler(CallToolRequestSchema): see tool-call-params.ts.
-    const callTool = async (request: JSONRPCRequest, extra: unknown) => {
+    const callTool = async (request: JSONRPCRequest, ctx: ServerContext) => {
       const params = toolCallParams(request.params);
       const def = registry.get(params.name);
       if (!def) {
         const known = registry.list().map((t) => t.name);
-        throw new McpError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', params.name, known));
+        throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', params.name, known));
       }
-      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
-      return this.withCallContext(extra as RequestExtra, (ctx) => dispatcher.callTool(def, params.arguments, ctx));
+      if (this.refused.has(ctx.mcpReq.id)) return errorResult(ErrorCodes.Cancelled, SHUTTING_DOWN);
+      return this.withCallContext(ctx, (callCtx) => dispatcher.callTool(def, params.arguments, callCtx));
     };
 
-    // Plain JSON-RPC methods (workflow_*), answered before or without initialize; anything else is -32601.
-    this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, extra) => {
-      if (request.method === 'tools/call') return callTool(request, extra);
-      const def = registry.get(request.method);
-      if (!def || !def.plainMethod) {
-        const plain = registry.list().filter((t) => t.plainMethod).map((t) => t.name);
-        const guess = closestName(request.method, plain);
-        throw new McpError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}${guess ? ` (did you mean '${guess}'?)` : ''}`);
-      }
+    const runPlain = async (def: ToolDefinition, request: JSONRPCRequest, ctx: ServerContext) => {
       const { _meta: _ignored, ...params } = (request.params ?? {}) as Record<string, unknown>;
-      if (this.refused.has((extra as { requestId?: string | number }).requestId!)) throw toJsonRpcError(new CancelledError(SHUTTING_DOWN));
+      if (this.refused.has(ctx.mcpReq.id)) throw toJsonRpcError(new CancelledError(SHUTTING_DOWN));
       try {
-        const { value } = await this.withCallContext(extra as unknown as RequestExtra, (ctx) => dispatcher.run(def, params, ctx));
+        const { value } = await this.withCallContext(ctx, (callCtx) => dispatcher.run(def, params, callCtx));
         return value as Record<string, unknown>;
       } catch (e) {
         throw toJsonRpcError(e, this.deps.logger);
       }
     };
 
+    if (this.era === 'modern') {
+      // Modern: registered with the SDK, so an unknown method is the SDK's own -32601 (404 over HTTP) and tools/call
+      // passes the SDK's input_required seam; the plain workflow methods keep their names.
+      this.sdk.setRequestHandler('tools/call', (request, ctx) => callTool(request as unknown as JSONRPCRequest, ctx) as never);
+      for (const def of registry.list().filter((t) => t.plainMethod)) {
+        this.sdk.setRequestHandler(def.name, { params: ANY_PARAMS }, (_params, ctx) => runPlain(def, { jsonrpc: '2.0', id: ctx.mcpReq.id, method: def.name, params: _params as Record<string, unknown> }, ctx));
+      }
+    } else {
+      // Plain JSON-RPC methods (workflow_*), answered before or without initialize; anything else is -32601.
+      this.sdk.fallbackRequestHandler = async (request: JSONRPCRequest, ctx: ServerContext) => {
+        if (request.method === 'tools/call') return callTool(request, ctx);
+        const def = registry.get(request.method);
+        if (!def || !def.plainMethod) {
+          const plain = registry.list().filter((t) => t.plainMethod).map((t) => t.name);
+          const guess = closestName(request.method, plain);
+          throw new ProtocolError(JsonRpcErrorCodes.MethodNotFound, `Method not found: ${request.method}${guess ? ` (did you mean '${guess}'?)` : ''}`);
+        }
+        return runPlain(def, request, ctx);
+      };
+    }
+
     // MCP logging: forward only once the client asked for it, at the level it asked for.
-    this.sdk.setRequestHandler(SetLevelRequestSchema, async (request) => {
-      this.mcpLogLevel = request.params.level;
-      return {};
-    });
+    // (The modern era has no logging/setLevel: its server announces no logging and never forwards log entries.)
+    if (this.era === 'legacy') {
+      this.sdk.setRequestHandler('logging/setLevel', async (request) => {
+        this.mcpLogLevel = request.params.level;
+        return {};
+      });
+    }
     const removeSink = this.deps.pinoLogger?.addSink((level, msg, fields, origin) => {
       if (!this.mcpLogLevel) return;
       // Another client's call: its entries are not this client's business.
@@ -264,15 +255,18 @@ export class WorkgraphServer {
     });
     if (removeSink) this.disposers.push(removeSink);
 
-    this.disposers.push(
-      registry.onChange(() => {
-        if (this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
-      }),
-    );
+    if (this.deps.announcesChanges !== false) {
+      this.disposers.push(
+        registry.onChange(() => {
+          // Legacy: once the client said hello; modern: the SDK's entry routes it onto the listening subscriptions.
+          if (this.era === 'modern' || this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
+        }),
+      );
+    }
     // The transport closed (client gone, DELETE, end of stdin): nothing of this session stays on the shared core.
     this.sdk.onclose = () => this.dispose();
 
-    this.sdk.setNotificationHandler(RootsListChangedNotificationSchema, async () => {
+    this.sdk.setNotificationHandler('notifications/roots/list_changed', async () => {
       this.rootsCache = undefined;
     });
   }
@@ -289,10 +283,10 @@ export class WorkgraphServer {
   }
 
   /** Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down. */
-  private async withCallContext<T>(extra: RequestExtra, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+  private async withCallContext<T>(extra: ServerContext, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
     const calls = this.deps.calls;
     const done = calls.begin();
-    const { signal, dispose } = lazyCallSignal(extra.signal, calls.signal);
+    const { signal, dispose } = lazyCallSignal(extra.mcpReq.signal, calls.signal);
     try {
       const ctx = this.callContext(extra, signal);
       return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
@@ -302,14 +296,14 @@ export class WorkgraphServer {
     }
   }
 
-  private callContext(extra: RequestExtra, signal: () => AbortSignal): CallContext {
-    const token = extra._meta?.progressToken;
+  private callContext(extra: ServerContext, signal: () => AbortSignal): CallContext {
+    const token = extra.mcpReq._meta?.progressToken;
     const progress =
       token === undefined
         ? () => undefined
         : (value: number, total?: number, message?: string) => {
-            void extra
-              .sendNotification({
+            void extra.mcpReq
+              .notify({
                 method: 'notifications/progress',
                 params: { progressToken: token, progress: value, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
               })
@@ -326,7 +320,7 @@ export class WorkgraphServer {
       progress,
       sampler,
       clientRoots,
-      identity: callerIdentity(extra.authInfo, this.deps.caller ?? LOCAL_IDENTITY),
+      identity: callerIdentity(extra.http?.authInfo as AuthInfoLike | undefined, this.deps.caller ?? LOCAL_IDENTITY),
       ...(clientName ? { client: clientName } : {}),
     };
   }

@@ -1,14 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import {
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type Server } from '@modelcontextprotocol/server';
 import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvent, ChangeEvents, ChangeTarget } from '../kernel/change-events';
 import { noopCallContext } from '../kernel/call-context';
@@ -33,6 +23,12 @@ export interface PromptsAndResourcesDeps {
   caller?: Identity;
   /** Resource subscriptions one session may hold (`--max-subscriptions`); beyond it `resource_limit`. Default 1,000. */
   maxSubscriptions?: number;
+  /**
+   * legacy (default): `resources/subscribe` names what this session hears. modern: every change is sent and the SDK's
+   * `subscriptions/listen` routing delivers it to the listeners that named the resource (and a session change as a
+   * resource-list change).
+   */
+  era?: 'legacy' | 'modern';
 }
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
@@ -68,7 +64,7 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
       return await deps.resolve<UseCase<unknown, O>>(token).execute(input, noopCallContext(undefined, identity));
     } catch (e) {
       if (e instanceof WorkgraphError && (e.code === 'not_found' || e.code === 'invalid_arguments' || e.code === 'invalid_workflow' || e.code === 'unsafe_path')) {
-        throw new McpError(JsonRpcErrorCodes.InvalidParams, `${e.code}: ${e.message}`);
+        throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `${e.code}: ${e.message}`);
       }
       throw e;
     }
@@ -80,9 +76,14 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
 
 type Call = <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }) => Promise<O>;
 
+/** The request's AuthInfo as the SDK's v2 hands it to a handler (`ctx.http.authInfo`). */
+function authOf(ctx: { http?: { authInfo?: unknown } }): { authInfo?: AuthInfoLike } {
+  return { authInfo: ctx.http?.authInfo as AuthInfoLike | undefined };
+}
+
 function installPrompts(sdk: Server, call: Call): void {
-  sdk.setRequestHandler(ListPromptsRequestSchema, async (_request, extra) => {
-    const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {}, extra);
+  sdk.setRequestHandler('prompts/list', async (_request, ctx) => {
+    const { workflows } = await call<WorkflowListing>(WorkflowTokens.ListWorkflows, {}, authOf(ctx));
     return {
       prompts: workflows.map((w) => ({
         name: w.id,
@@ -96,8 +97,8 @@ function installPrompts(sdk: Server, call: Call): void {
     };
   });
 
-  sdk.setRequestHandler(GetPromptRequestSchema, async (request, extra) => {
-    const workflow = await call<{ id: string; name: string; description: string }>(WorkflowTokens.GetWorkflow, { id: request.params.name, mode: 'metadata' }, extra);
+  sdk.setRequestHandler('prompts/get', async (request, ctx) => {
+    const workflow = await call<{ id: string; name: string; description: string }>(WorkflowTokens.GetWorkflow, { id: request.params.name, mode: 'metadata' }, authOf(ctx));
     const args = request.params.arguments ?? {};
     const startArgs: Record<string, string> = { workflowId: workflow.id };
     if (args.goal) startArgs.goal = args.goal;
@@ -118,10 +119,10 @@ function installPrompts(sdk: Server, call: Call): void {
 
 function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean, knowledgeServed: boolean): () => void {
   // Sessions (most recently updated first), then every project's task graph.
-  sdk.setRequestHandler(ListResourcesRequestSchema, async (_request, extra) => {
-    const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, extra)).sessions : [];
-    const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, extra)).projects : [];
-    const knowledge = knowledgeServed ? await listKnowledgeResources((token, input) => call(token, input, extra)) : [];
+  sdk.setRequestHandler('resources/list', async (_request, ctx) => {
+    const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, authOf(ctx))).sessions : [];
+    const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, authOf(ctx))).projects : [];
+    const knowledge = knowledgeServed ? await listKnowledgeResources((token, input) => call(token, input, authOf(ctx))) : [];
     return {
       resources: [
         ...sessions.map((s) => ({
@@ -142,7 +143,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     };
   });
 
-  sdk.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+  sdk.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: [
       ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' }] : []),
       ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
@@ -150,16 +151,16 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     ],
   }));
 
-  sdk.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+  sdk.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
     const session = workflow ? SESSION_URI.exec(uri) : null;
     if (session) {
-      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, extra);
+      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, authOf(ctx));
       return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(timeline) }] };
     }
     const tasks = tasksServed ? TASKS_URI.exec(uri) : null;
     if (tasks) {
-      const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] }, extra);
+      const view = await call<ProjectGraphView>(TasksTokens.GetProjectGraph, { project: tasks[1] }, authOf(ctx));
       const { mermaid, ...json } = view;
       return {
         contents: [
@@ -168,9 +169,9 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
         ],
       };
     }
-    const knowledge = knowledgeServed ? await readKnowledgeResource(uri, (token, input) => call(token, input, extra)) : undefined;
+    const knowledge = knowledgeServed ? await readKnowledgeResource(uri, (token, input) => call(token, input, authOf(ctx))) : undefined;
     if (knowledge) return knowledge;
-    throw new McpError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
+    throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
   });
 
   /**
@@ -179,11 +180,11 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
    */
   const subscribed = new Map<string, () => void>();
   const max = deps.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
-  sdk.setRequestHandler(SubscribeRequestSchema, async (request) => {
+  sdk.setRequestHandler('resources/subscribe', async (request) => {
     const uri = request.params.uri;
     const target = targetOf(uri) ?? (knowledgeServed ? knowledgeTarget(uri) : undefined);
     if (!target) {
-      throw new McpError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
+      throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
     }
     if (subscribed.has(uri)) return {};
     if (subscribed.size >= max) {
@@ -194,14 +195,23 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     subscribed.set(uri, deps.changeEvents?.watch?.(target) ?? (() => undefined));
     return {};
   });
-  sdk.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+  sdk.setRequestHandler('resources/unsubscribe', async (request) => {
     subscribed.get(request.params.uri)?.();
     subscribed.delete(request.params.uri);
     return {};
   });
 
+  const modern = deps.era === 'modern';
   const stopListening =
     deps.changeEvents?.subscribe((e: ChangeEvent) => {
+      if (modern) {
+        const uri = resourceUriOf(e, workflow, tasksServed, knowledgeServed);
+        if (!uri) return;
+        void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+        // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
+        void sdk.sendResourceListChanged().catch(() => undefined);
+        return;
+      }
       const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
       if (uri && subscribed.has(uri)) void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
       // A knowledge change updates the project's resource and every node resource of it this session holds.
@@ -214,6 +224,17 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     for (const stop of subscribed.values()) stop();
     subscribed.clear();
   };
+}
+
+/**
+ * The resource a change event is about, when it is one this server serves (modern era: what a listener names in its
+ * `resourceSubscriptions`; a knowledge change is its project's resource).
+ */
+export function resourceUriOf(e: ChangeEvent, workflow: boolean, tasksServed: boolean, knowledgeServed: boolean): string | undefined {
+  if (e.kind === 'session' && workflow) return `workgraph://sessions/${e.id}`;
+  if (e.kind === 'tasks' && tasksServed) return `workgraph://projects/${e.project ?? e.id}/tasks`;
+  if (e.kind === 'knowledge' && knowledgeServed) return `workgraph://knowledge/${e.project ?? e.id}`;
+  return undefined;
 }
 
 /** The change target a resource URI names. */

@@ -9,9 +9,13 @@ import type { ServerCore } from './server-core';
 import type { AppConfig, ModuleName } from '../kernel/config/app-config';
 import type { Lifecycle } from '../kernel/lifecycle';
 import type { PinoLogger } from '../kernel/logging/pino-logger';
+import type { CallTracker } from '../kernel/shutdown-coordinator';
+import { trackRequests } from './request-tracking';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { LineTransport, type LineTransportOptions } from './line-transport';
 import { announceAfterFirstAnswer } from './start-line-timing';
 import { WorkgraphServer, type ServerIdentity } from './mcp-server';
+import type { ProtocolEra } from './protocol-era';
 import { servedModules } from './builtin-tools';
 import { ToolDispatcher, type JsonSchemaValidator } from './tool-dispatcher';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
@@ -26,6 +30,19 @@ export interface ServerHostOptions {
    */
   container: () => DependencyContainer;
   pinoLogger?: PinoLogger;
+}
+
+/** How one session's protocol server is built (see WorkgraphServerDeps for each). */
+export interface SessionOptions {
+  isolateLogs?: boolean;
+  era?: ProtocolEra;
+  announcesChanges?: boolean;
+  /** The session's calls, when its transport tracks them itself (stdio); default: a new one of the lifecycle. */
+  calls?: CallTracker;
+  /** With `calls`: where that tracking marks refused requests. */
+  refused?: Set<string | number>;
+  /** Whether connecting the server tracks its requests; default: when no `calls` are given. */
+  tracksRequests?: boolean;
 }
 
 /** A protocol server built for one client session, with the end of that session. */
@@ -45,8 +62,11 @@ export interface HostedSession {
  */
 export interface ServerHost {
   core: ServerCore;
-  /** A new protocol server for one client session, its calls tracked by the shutdown coordinator. */
-  newSession(opts?: { isolateLogs?: boolean }): HostedSession;
+  /**
+   * A new protocol server for one client session (legacy era by default), its calls tracked by the shutdown
+   * coordinator. `announcesChanges: false` for the per-request servers of modern HTTP (see WorkgraphServerDeps).
+   */
+  newSession(opts?: SessionOptions): HostedSession;
   /** Logs the start line once, naming where the server listens (`stdio`, `http://127.0.0.1:8080/mcp`). */
   announce(where: string): void;
   /** The container (built on first use): what a dashboard mounted beside the sessions reads through. */
@@ -78,7 +98,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
     core: opts.core,
     container: c,
     newSession: (sessionOpts = {}) => {
-      const calls = lifecycle.openSession();
+      const calls = sessionOpts.calls ?? lifecycle.openSession();
       const server = new WorkgraphServer({
         version: config.version,
         identity,
@@ -92,6 +112,10 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         modules,
         maxSubscriptions: config.maxSubscriptions,
         isolateLogs: sessionOpts.isolateLogs === true,
+        era: sessionOpts.era ?? 'legacy',
+        announcesChanges: sessionOpts.announcesChanges ?? true,
+        tracksRequests: sessionOpts.tracksRequests ?? sessionOpts.calls === undefined,
+        ...(sessionOpts.refused ? { refused: sessionOpts.refused } : {}),
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },
@@ -121,7 +145,6 @@ export interface StdioSessionOptions {
 }
 
 export interface RunningServer {
-  server: WorkgraphServer;
   /** Resolves once the session has ended — and, for stdio alone, once the server's shutdown has completed. */
   closed: Promise<void>;
   /** Shuts the server down through the one shutdown path (grace for in-flight calls, then cancel), then closes the session. */
@@ -138,11 +161,13 @@ export interface RunningServer {
  */
 export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): Promise<RunningServer> {
   const { logger, lifecycle } = host.core;
-  // Beside HTTP other clients share the process: this session's log entries are kept to itself.
-  const session = host.newSession({ isolateLogs: opts.alsoServing !== undefined });
-  const { server } = session;
   const transport = new LineTransport(opts.input, opts.output, opts.transport);
   const alone = opts.alsoServing === undefined;
+  // The session is built when the opening message has told the SDK's entry the connection's era; its calls are
+  // tracked from the moment a line arrives, before that.
+  const calls = lifecycle.openSession();
+  const refused = new Set<string | number>();
+  let session: HostedSession | undefined;
 
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
@@ -151,23 +176,40 @@ export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): P
       .beginShutdown(reason, graceMs === undefined ? {} : { graceMs })
       .then(() => transport.close())
       .then(() => closed);
-  const endSession = (graceMs?: number): Promise<void> =>
-    session
-      .end(graceMs === undefined ? {} : { graceMs })
-      .then(() => transport.close())
-      .then(() => server.close());
-  transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
-  transport.onclose = () => {
-    if (alone) void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
-    else void session.end({ graceMs: 0 }).then(resolveClosed);
+  const endSession = async (graceMs?: number): Promise<void> => {
+    await lifecycle.endSession(calls, graceMs === undefined ? {} : { graceMs });
+    await transport.close();
+    await session?.server.close();
   };
-  transport.onerror = (e) => logger.debug('transport error', { err: e.message });
-  await server.connect(transport);
+  transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
+  // The SDK's stdio entry decides the era from the opening exchange (an `initialize` or any message without the
+  // 2026-07-28 envelope: legacy; an enveloped request: modern) and pins one server per connection, built here.
+  sdkServeStdio(
+    ({ era }) => {
+      // Beside HTTP other clients share the process: this session's log entries are kept to itself.
+      session = host.newSession({ isolateLogs: !alone, era, calls, refused });
+      return session.server.sdk;
+    },
+    { transport, onerror: (e) => logger.debug('stdio protocol error', { err: e.message }) },
+  );
+  // The entry closes its server when the transport closes; then the session (or the server, alone) ends.
+  const entryClose = transport.onclose;
+  transport.onclose = () => {
+    entryClose?.();
+    if (alone) void lifecycle.beginShutdown('output closed', { graceMs: 0 }).then(resolveClosed);
+    else void lifecycle.endSession(calls, { graceMs: 0 }).then(resolveClosed);
+  };
+  const entryError = transport.onerror;
+  transport.onerror = (e) => {
+    entryError?.(e);
+    logger.debug('transport error', { err: e.message });
+  };
+  trackRequests(transport, { calls, refused, logger });
 
   // The start line needs the workflow module: it is loaded once the client's handshake and first request have been
   // answered, so `initialize` and `tools/list` never wait for it.
   announceAfterFirstAnswer(transport, () => host.announce(alone ? 'stdio' : `stdio and ${opts.alsoServing}`));
-  return { server, closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
+  return { closed, shutdown: (reason) => shutdown(reason), stop: () => shutdown('stopped') };
 }
 
 export interface RunServerOptions extends ServerHostOptions, StdioSessionOptions {}

@@ -1,5 +1,4 @@
-import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { McpError, type JSONRPCMessage, type JSONRPCRequest } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError, type JSONRPCMessage, type JSONRPCRequest, type Server } from '@modelcontextprotocol/server';
 import { ErrorCodes } from '../kernel/errors';
 import { MAX_STRING_CHARS } from '../kernel/json-size';
 import { errorResult } from './error-mapper';
@@ -10,12 +9,12 @@ import { JsonRpcErrorCodes } from './json-rpc-codes';
 type SdkRequestHandler = (request: JSONRPCRequest, extra: unknown) => Promise<unknown>;
 
 /**
- * The SDK parses a request's params with its zod schema before the handler runs and lets the ZodError escape, which
- * it answers as -32603 Internal error with the issues as a multi-line JSON dump (`tools/call` with `name: null`,
- * `initialize` without `clientInfo`, `logging/setLevel` with an unknown level...). JSON-RPC says invalid params are
- * -32602: every registered handler (the SDK's own `initialize` and `ping` included) is wrapped so such a failure is
- * answered -32602 with a one-line message naming the fields (zod 4 names the error `$ZodError`). Relies on SDK 1.x keeping its handlers in
- * `_requestHandlers`; the fuzz e2e test fails if that changes.
+ * The SDK validates a request's params against its wire schema before the handler runs and, when they do not fit,
+ * throws a plain Error whose message is the zod issues as a multi-line JSON dump, which it answers as -32603 Internal
+ * error (`initialize` without `clientInfo`, `logging/setLevel` with an unknown level, `prompts/get` without a name...).
+ * JSON-RPC says invalid params are -32602: every registered handler (the SDK's own `initialize` and `ping` included)
+ * is wrapped so such a failure is answered -32602 with a one-line message naming the fields. Relies on SDK 2.x keeping
+ * its handlers in `_requestHandlers` and its issue dump; the fuzz e2e test fails if either changes.
  */
 export function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
   const handlers = (sdk as unknown as { _requestHandlers?: Map<string, SdkRequestHandler> })._requestHandlers;
@@ -25,14 +24,31 @@ export function answerSchemaFailuresAsInvalidParams(sdk: Server): void {
       try {
         return await handler(request, extra);
       } catch (e) {
-        const issues = (e as { issues?: unknown }).issues;
-        if (!(e instanceof Error) || !/ZodError$/.test(e.name) || !Array.isArray(issues)) throw e;
-        const fields = (issues as Array<{ path?: unknown[]; message?: string }>)
+        const issues = schemaIssues(e);
+        if (!issues) throw e;
+        const fields = issues
           .slice(0, 3)
-          .map((i) => `${(i.path ?? []).join('.') || 'params'}: ${String(i.message ?? 'invalid').replace(/\s+/g, ' ')}`);
-        throw new McpError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}: ${fields.join('; ')}`);
+          .map((i) => `${(i.path ?? []).filter((p) => p !== 'params').join('.') || 'params'}: ${String(i.message ?? 'invalid').replace(/\s+/g, ' ')}`);
+        throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `Invalid params for ${method}: ${fields.join('; ')}`);
       }
     });
+  }
+}
+
+type SchemaIssue = { path?: unknown[]; message?: string };
+
+/** The schema issues a validation failure carries: a zod error's, or the SDK's JSON dump of them in a plain Error. */
+function schemaIssues(e: unknown): SchemaIssue[] | undefined {
+  if (!(e instanceof Error) || e instanceof ProtocolError) return undefined;
+  const own = (e as { issues?: unknown }).issues;
+  if (/ZodError$/.test(e.name) && Array.isArray(own)) return own as SchemaIssue[];
+  if (e.name !== 'Error' || !e.message.startsWith('[')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(e.message);
+    const isIssue = (i: unknown) => typeof i === 'object' && i !== null && Array.isArray((i as SchemaIssue).path) && typeof (i as SchemaIssue).message === 'string';
+    return Array.isArray(parsed) && parsed.length > 0 && parsed.every(isIssue) ? (parsed as SchemaIssue[]) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

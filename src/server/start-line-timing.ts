@@ -1,4 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/server';
 
 /** How long after the answer it waits for (a client often sends a few requests back to back). */
 const AFTER_ANSWER_MS = 25;

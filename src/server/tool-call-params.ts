@@ -1,4 +1,4 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 
 /** The params of a `tools/call` request, as the dispatcher reads them. */
@@ -15,7 +15,7 @@ export interface ToolCallParams {
  * Why not the SDK's `setRequestHandler(CallToolRequestSchema)`: it parses every call's params with zod twice and the
  * result once more, about a tenth of a fast call's time (bench/rpc-latency.js); the answer is built here from declared
  * schemas, so checking it again adds nothing.
- * @throws McpError -32602 naming the field and what was expected.
+ * @throws ProtocolError -32602 naming the field and what was expected.
  */
 export function toolCallParams(params: unknown): ToolCallParams {
   if (!isObject(params)) throw invalid('params', 'an object', params);
@@ -34,7 +34,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function invalid(field: string, expected: string, got: unknown): McpError {
+function invalid(field: string, expected: string, got: unknown): ProtocolError {
   const kind = got === null ? 'null' : Array.isArray(got) ? 'an array' : got === undefined ? 'nothing' : typeof got === 'object' ? 'an object' : `a ${typeof got}`;
-  return new McpError(JsonRpcErrorCodes.InvalidParams, `Invalid params for tools/call: ${field}: expected ${expected}, got ${kind}`);
+  return new ProtocolError(JsonRpcErrorCodes.InvalidParams, `Invalid params for tools/call: ${field}: expected ${expected}, got ${kind}`);
 }

@@ -1,5 +1,5 @@
 import type { InjectionToken } from 'tsyringe';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/server';
 import { ForbiddenError, InvalidArgumentsError } from '../kernel/errors';
 import { hasScope } from '../kernel/identity';
 import type { CallContext } from '../kernel/call-context';

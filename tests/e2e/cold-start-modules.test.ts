@@ -10,8 +10,11 @@ import { connectClient, tempDir } from './helpers/server-process';
  */
 const HOOK = path.resolve(__dirname, '../helpers/loaded-modules-hook.js');
 
-/** The packages a stdio server needs to answer tools/list: the MCP SDK with its zod and Ajv (not even commander). */
-const ALLOWED_PACKAGES = ['@modelcontextprotocol/sdk', 'zod', 'zod-to-json-schema', 'ajv', 'ajv-formats', 'fast-uri', 'json-schema-traverse', 'fast-deep-equal'];
+/**
+ * The packages a stdio server needs to answer tools/list: the MCP SDK's v2 server package, its core (the wire
+ * schemas) and their zod — not Ajv (the SDK compiles JSON Schemas on first use), not even commander.
+ */
+const ALLOWED_PACKAGES = ['@modelcontextprotocol/server', '@modelcontextprotocol/core', 'zod'];
 
 /** Our files that must wait for the first tool call (the container), --http, --database-url or another command. */
 const NOT_BEFORE_FIRST_CALL: Array<[RegExp, string]> = [
@@ -65,7 +68,7 @@ describe('cold start of a plain stdio serve', () => {
   it('has loaded no package but the SDK (commander neither: a plain serve line is read without it)', () => {
     const packages = [...new Set(loaded.modules.map(packageOf).filter((p): p is string => p !== undefined))].sort();
     expect(packages.filter((p) => !ALLOWED_PACKAGES.includes(p))).toEqual([]);
-    expect(packages).toContain('@modelcontextprotocol/sdk');
+    expect(packages).toContain('@modelcontextprotocol/server');
   });
 
   it('has loaded neither node:crypto, node:http nor the TLS stack', () => {

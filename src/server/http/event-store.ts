@@ -1,5 +1,4 @@
-import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { EventStore, JSONRPCMessage } from '@modelcontextprotocol/server';
 
 /**
  * One session's SSE events kept for resumption: a client whose stream broke reconnects with `Last-Event-ID` and the

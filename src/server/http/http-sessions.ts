@@ -1,4 +1,4 @@
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 
 /** What the HTTP transport keeps per MCP session. */
 export interface HttpSession {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Logger } from '../../kernel/logger';
 import { BoundedEventStore } from './event-store';
 import { sendJson, sendRpcError } from './http-answers';
@@ -15,6 +15,7 @@ import type { RequestTarget } from '../../kernel/http/request-target';
 import type { TokenVerifier, VerifiedToken } from '../../kernel/auth/token-verifier';
 import { withIdentity } from '../caller-identity';
 import { hasScope, SCOPES, type Scope } from '../../kernel/identity';
+import type { ModernHttpEntry } from './modern-http-entry';
 
 /** The protocol side of one session, as the per-session factory builds it (transport-neutral). */
 export interface ProtocolSession {
@@ -58,6 +59,8 @@ export interface HttpTransportOptions {
   mount?: HttpMount;
   /** Node's header, request and keep-alive timeouts (defaults in request-entry.ts). */
   timeouts?: Partial<HttpTimeouts>;
+  /** The modern era (2026-07-28, per request, no session): its POSTs go there (modern-http-entry.ts). */
+  modern?: ModernHttpEntry;
 }
 
 /** An app mounted beside `/mcp`. */
@@ -152,6 +155,7 @@ export class HttpTransportServer {
   /** Last step of shutdown: every session closed, every connection dropped. */
   async close(): Promise<void> {
     this.stopAccepting();
+    await this.opts.modern?.close().catch(() => undefined);
     await Promise.all(this.sessions.all().map((s) => s.transport.close().catch(() => undefined)));
     this.server.closeAllConnections();
   }
@@ -274,6 +278,7 @@ export class HttpTransportServer {
       return sendRpcError(res, 503, SERVER_ERROR, 'Service Unavailable: the server is shutting down', { 'Retry-After': RETRY_AFTER_SECONDS });
     }
     if (auth?.kind === 'oauth' && this.insufficientScope(req, res, auth, messages)) return;
+    if (this.opts.modern && (await this.opts.modern.isModern(req, parsed))) return this.opts.modern.handle(req, res, parsed);
     if (req.headers['mcp-session-id'] === undefined && messages.some((m) => isInitializeRequest(m))) return this.open(req, res, auth, parsed);
     return this.withSession(req, res, auth, parsed);
   }

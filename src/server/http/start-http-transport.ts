@@ -4,6 +4,7 @@ import type { HttpConfig } from './http-config';
 import { HttpTransportServer } from './http-transport-server';
 import { StaticTokenVerifier, type TokenVerifier } from '../../kernel/auth/token-verifier';
 import { requiredScope } from '../../kernel/tools/tool-definition';
+import { createModernHttpEntry } from './modern-http-entry';
 
 /** Stdio's bound on one message, kept for HTTP request bodies (the SDK's transport alone would stop at 4 MiB). */
 export const MAX_HTTP_BODY_BYTES = 16 * 1024 * 1024;
@@ -56,6 +57,7 @@ export async function startHttpTransport(host: ServerHost, config: HttpConfig, l
     logger: logger.child({ component: 'http' }),
     ...(config.timeouts ? { timeouts: config.timeouts } : {}),
     ...(dashboard ? { mount: dashboard } : {}),
+    modern: createModernHttpEntry({ host, logger: logger.child({ component: 'http' }), maxBodyBytes: MAX_HTTP_BODY_BYTES }),
   });
   await server.listen();
   if (dashboard) {

@@ -5,11 +5,8 @@
 describe('SdkMcpClientPool module loading', () => {
   it('does not load the SDK client modules until the first call', async () => {
     const loaded: string[] = [];
-    const modules = [
-      '@modelcontextprotocol/sdk/client/index.js',
-      '@modelcontextprotocol/sdk/client/stdio.js',
-      '@modelcontextprotocol/sdk/client/streamableHttp.js',
-    ];
+    // SDK v2: the client with its HTTP transports is one module, the stdio transport another.
+    const modules = ['@modelcontextprotocol/client', '@modelcontextprotocol/client/stdio'];
     let pool: import('../../../../src/modules/graph/application/ports/mcp-client-pool').McpClientPool | undefined;
     jest.isolateModules(() => {
       for (const name of modules) {
@@ -23,7 +20,7 @@ describe('SdkMcpClientPool module loading', () => {
     });
     expect(loaded).toEqual([]);
 
-    // The first call loads what it needs (stdio here), and nothing for HTTP.
+    // The first call loads what it needs (the client and, for this stdio server, the stdio transport).
     const error = await pool!
       .callTool({ name: 'ghost', config: { command: 'workgraph-no-such-command-xyz' } }, 'echo', {})
       .catch((e: unknown) => e);

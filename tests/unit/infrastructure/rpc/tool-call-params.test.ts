@@ -1,4 +1,4 @@
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolError } from '@modelcontextprotocol/server';
 import { toolCallParams } from '../../../../src/server/tool-call-params';
 
 describe('tools/call params', () => {
@@ -24,8 +24,8 @@ describe('tools/call params', () => {
     } catch (e) {
       thrown = e;
     }
-    expect(thrown).toBeInstanceOf(McpError);
-    expect((thrown as McpError).code).toBe(-32602);
-    expect((thrown as McpError).message).toContain(`Invalid params for tools/call: ${message}`);
+    expect(thrown).toBeInstanceOf(ProtocolError);
+    expect((thrown as ProtocolError).code).toBe(-32602);
+    expect((thrown as ProtocolError).message).toContain(`Invalid params for tools/call: ${message}`);
   });
 });

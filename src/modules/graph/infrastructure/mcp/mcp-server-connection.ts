@@ -1,4 +1,4 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/client';
 import type { McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
 import type { Logger } from '../../../../kernel/logger';
 import { CancelledError, ExternalToolError } from '../../../../kernel/errors';
@@ -39,8 +39,7 @@ export class McpServerConnection {
   static async open(server: McpServerRef, tool: string, settings: McpConnectionSettings): Promise<McpServerConnection> {
     const stderr = new StderrRingBuffer(settings.stderrTailBytes);
     const opened = openTransport(server.config, stderr);
-    const { Client: ClientClass } =
-      require('@modelcontextprotocol/sdk/client/index.js') as typeof import('@modelcontextprotocol/sdk/client/index.js');
+    const { Client: ClientClass } = require('@modelcontextprotocol/client') as typeof import('@modelcontextprotocol/client');
     const client = new ClientClass(settings.clientInfo, { capabilities: {} });
     const connection = new McpServerConnection(server, client, opened, stderr, settings);
     client.onclose = () => connection.markClosed();
@@ -87,7 +86,6 @@ export class McpServerConnection {
     try {
       const result = await this.client.callTool(
         { name: tool, arguments: (args ?? {}) as Record<string, unknown> },
-        undefined,
         { signal: perCall.signal, timeout: this.settings.requestTimeoutMs },
       );
       return result as McpToolCallResult;
@@ -98,7 +96,7 @@ export class McpServerConnection {
       const error = await this.failure(tool, 'failed', cause);
       // A failure the server did not answer with (fetch error, broken pipe) leaves the session unusable: drop it, so
       // the next call reconnects. Protocol errors and timeouts come from a live server, which is kept.
-      if (!this.closedFlag && !isMcpError(cause) && !isInvalidResult(cause)) await this.close();
+      if (!this.closedFlag && !isProtocolError(cause) && !isInvalidResult(cause) && !isSdkError(cause, REQUEST_TIMEOUT)) await this.close();
       throw error;
     } finally {
       signal?.removeEventListener('abort', forward);
@@ -136,22 +134,29 @@ export class McpServerConnection {
   }
 }
 
-/** -32000 ConnectionClosed, -32001 RequestTimeout (the SDK's own codes). */
-const CONNECTION_CLOSED = -32000;
-const REQUEST_TIMEOUT = -32001;
+/** The SDK's local error codes (SdkErrorCode): no answer in time, the connection closed, an invalid result. */
+const CONNECTION_CLOSED = 'CONNECTION_CLOSED';
+const REQUEST_TIMEOUT = 'REQUEST_TIMEOUT';
+const INVALID_RESULT = 'INVALID_RESULT';
 
-function isMcpError(e: unknown): e is Error & { code: number } {
-  return e instanceof Error && e.name === 'McpError' && typeof (e as { code?: unknown }).code === 'number';
+/** An error the server answered with (a JSON-RPC error response). */
+function isProtocolError(e: unknown): boolean {
+  return e instanceof Error && e.name === 'ProtocolError' && typeof (e as { code?: unknown }).code === 'number';
 }
 
-/** The SDK rejects a result that is not a valid CallToolResult with a ZodError: the server is alive but wrong. */
+/** An error the SDK raised locally, with its code. */
+function isSdkError(e: unknown, code: string): boolean {
+  return e instanceof Error && (e as { code?: unknown }).code === code;
+}
+
+/** A result that is not a valid CallToolResult: the server is alive but wrong. */
 function isInvalidResult(e: unknown): boolean {
-  return e instanceof Error && e.name === 'ZodError';
+  return isSdkError(e, INVALID_RESULT) || (e instanceof Error && /ZodError$/.test(e.name));
 }
 
 function describeCause(cause: unknown, closed: boolean, timeoutMs: number): string {
-  if (isMcpError(cause) && cause.code === REQUEST_TIMEOUT) return `no answer within ${timeoutMs} ms`;
-  if (isMcpError(cause) && cause.code === CONNECTION_CLOSED) return 'the server closed the connection (exited)';
+  if (isSdkError(cause, REQUEST_TIMEOUT)) return `no answer within ${timeoutMs} ms`;
+  if (isSdkError(cause, CONNECTION_CLOSED)) return 'the server closed the connection (exited)';
   const message = cause instanceof Error ? cause.message : String(cause);
   return closed ? `${message} (the server exited)` : message;
 }

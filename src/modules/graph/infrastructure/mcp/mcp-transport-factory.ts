@@ -1,4 +1,4 @@
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { Transport } from '@modelcontextprotocol/client';
 import type { McpServerConfig } from '../../domain/types';
 import type { StderrRingBuffer } from './stderr-ring-buffer';
 
@@ -37,7 +37,7 @@ function isHttp(config: McpServerConfig): config is HttpConfig {
 
 /** The older HTTP+SSE transport (an event stream from `url`, requests POSTed to the endpoint it announces). */
 function openSse(config: HttpConfig): OpenedTransport {
-  const { SSEClientTransport } = require('@modelcontextprotocol/sdk/client/sse.js') as typeof import('@modelcontextprotocol/sdk/client/sse.js');
+  const { SSEClientTransport } = require('@modelcontextprotocol/client') as typeof import('@modelcontextprotocol/client');
   const headers = config.headers ? { ...config.headers } : undefined;
   const transport = new SSEClientTransport(new URL(config.url), {
     ...(headers ? { requestInit: { headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } } : {}),
@@ -46,8 +46,7 @@ function openSse(config: HttpConfig): OpenedTransport {
 }
 
 function openHttp(config: HttpConfig): OpenedTransport {
-  const { StreamableHTTPClientTransport } =
-    require('@modelcontextprotocol/sdk/client/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js');
+  const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/client') as typeof import('@modelcontextprotocol/client');
   const transport = new StreamableHTTPClientTransport(new URL(config.url), {
     requestInit: config.headers ? { headers: { ...config.headers } } : undefined,
   });
@@ -67,8 +66,7 @@ function openHttp(config: HttpConfig): OpenedTransport {
 }
 
 function openStdio(config: StdioConfig, stderr: StderrRingBuffer): OpenedTransport {
-  const { StdioClientTransport, getDefaultEnvironment } =
-    require('@modelcontextprotocol/sdk/client/stdio.js') as typeof import('@modelcontextprotocol/sdk/client/stdio.js');
+  const { StdioClientTransport, getDefaultEnvironment } = require('@modelcontextprotocol/client/stdio') as typeof import('@modelcontextprotocol/client/stdio');
   const transport = new StdioClientTransport({
     command: config.command,
     args: config.args ?? [],

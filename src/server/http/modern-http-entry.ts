@@ -1,0 +1,99 @@
+import type * as http from 'node:http';
+import { createMcpHandler, isLegacyRequest, type McpHttpHandler } from '@modelcontextprotocol/server';
+import { toNodeHandler, toWebRequest } from '@modelcontextprotocol/node';
+import type { ChangeEvents } from '../../kernel/change-events';
+import type { Logger } from '../../kernel/logger';
+import type { ToolRegistry } from '../../kernel/tools/tool-registry';
+import { servedModules } from '../builtin-tools';
+import { resourceUriOf } from '../prompts-and-resources';
+import type { ServerHost } from '../run-server';
+
+/** The envelope key a 2026-07-28 request names its protocol version under (in `params._meta`). */
+const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+export interface ModernHttpEntry {
+  /**
+   * Whether a POST belongs to the modern era (2026-07-28) — exactly the SDK's `isLegacyRequest` decision, asked only
+   * when the request names a modern revision at all (the envelope claim or the `MCP-Protocol-Version` header), so a
+   * 2025-era request costs no Request object.
+   */
+  isModern(req: http.IncomingMessage, parsed: unknown): Promise<boolean>;
+  /**
+   * Answers a modern request (its body already read and parsed; `req.auth`, set by the route, carries the caller's
+   * identity to each handler as `authInfo`).
+   */
+  handle(req: http.IncomingMessage, res: http.ServerResponse, parsed: unknown): Promise<void>;
+  /** Ends the open `subscriptions/listen` streams and in-flight modern exchanges; stops publishing changes. */
+  close(): Promise<void>;
+}
+
+export interface ModernHttpOptions {
+  host: ServerHost;
+  logger: Logger;
+  /** Bound on a request body (the same as the legacy transport's). */
+  maxBodyBytes: number;
+}
+
+/**
+ * The modern era over HTTP: the SDK's `createMcpHandler` (`legacy: 'reject'`: the 2025-era sessions stay with
+ * http-transport-server.ts), one protocol server per request from the shared core, every instance answering any
+ * request (no session, nothing kept between requests). The SDK checks the envelope and the `MCP-Protocol-Version`,
+ * `Mcp-Method` and `Mcp-Name` headers (400 -32020 on a mismatch, 400 -32022 naming the supported versions), answers
+ * `server/discover`, stamps results (`resultType`, server identity, cache hints) and serves `subscriptions/listen`.
+ * Changes reach the listeners from the process's change events (with PostgreSQL those of every instance, through
+ * LISTEN/NOTIFY) and the tool registry (a graph file reloaded).
+ */
+export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry {
+  const { host, logger } = opts;
+  // One call tracker for every modern request: the shutdown coordinator drains it with the sessions'.
+  const calls = host.core.lifecycle.openSession();
+  const handler: McpHttpHandler = createMcpHandler(
+    () => host.newSession({ era: 'modern', isolateLogs: true, announcesChanges: false, calls, tracksRequests: true }).server.sdk,
+    {
+      legacy: 'reject',
+      maxRequestBodySize: opts.maxBodyBytes,
+      onerror: (e) => logger.debug('modern http exchange', { err: e.message }),
+    },
+  );
+  const node = toNodeHandler(handler, { maxRequestBodySize: opts.maxBodyBytes, onerror: (e) => logger.warn('modern http request failed', { err: e.message }) });
+  const stopPublishing = publishChanges(handler, host.core.changeEvents, host.core.registry, servedModules(host.core.config));
+
+  return {
+    isModern: async (req, parsed) => {
+      if (!namesModernRevision(req, parsed)) return false;
+      return !(await isLegacyRequest(await toWebRequest(req, parsed), parsed, { maxRequestBodySize: opts.maxBodyBytes }));
+    },
+    handle: (req, res, parsed) => node(req, res, parsed),
+    close: async () => {
+      stopPublishing();
+      await handler.close();
+    },
+  };
+}
+
+/** Whether a request names a 2026-era revision anywhere the SDK's classification looks (cheap pre-check). */
+function namesModernRevision(req: http.IncomingMessage, parsed: unknown): boolean {
+  const header = req.headers['mcp-protocol-version'];
+  if (typeof header === 'string' && header >= '2026') return true;
+  const messages = Array.isArray(parsed) ? parsed : [parsed];
+  return messages.some((m) => {
+    const meta = (m as { params?: { _meta?: Record<string, unknown> } } | null)?.params?._meta;
+    return typeof meta === 'object' && meta !== null && PROTOCOL_VERSION_KEY in meta;
+  });
+}
+
+/** Publishes the process's changes on the handler's `subscriptions/listen` bus; returns the function that stops. */
+function publishChanges(handler: McpHttpHandler, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[]): () => void {
+  const stopChanges = changes.subscribe((e) => {
+    const uri = resourceUriOf(e, modules.includes('workflow'), modules.includes('tasks'), modules.includes('knowledge'));
+    if (!uri) return;
+    handler.notify.resourceUpdated(uri);
+    // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
+    handler.notify.resourcesChanged();
+  });
+  const stopTools = registry.onChange(() => handler.notify.toolsChanged());
+  return () => {
+    stopChanges();
+    stopTools();
+  };
+}

@@ -1,0 +1,41 @@
+import type { CacheHint, ProtocolEra, ServerCapabilities } from '@modelcontextprotocol/server';
+import { promptsAndResourcesCapabilities } from './prompts-and-resources';
+
+/**
+ * What differs between the two protocol eras a connection (stdio) or a request (HTTP) is served in. The era itself is
+ * decided by the SDK's serving entries (`serveStdio` from the opening exchange, `createMcpHandler` per request);
+ * see docs/protocol-eras.md.
+ *
+ * - legacy (2025-11-25 and older, `initialize`): exactly what workgraph served before the modern era — MCP logging,
+ *   client roots, sampling, unsolicited `list_changed` and `resources/updated` to `resources/subscribe`rs.
+ * - modern (2026-07-28): no handshake, no roots, no sampling requests, no `logging/setLevel`; every list can change
+ *   (`subscriptions/listen` delivers `list_changed` and the resource updates a listener names) and the cacheable
+ *   results carry the hints below.
+ */
+export type { ProtocolEra };
+
+/** The capabilities a server of this era announces (in `initialize` or `server/discover`). */
+export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean): ServerCapabilities {
+  const served = servesPromptsAndResources ? promptsAndResourcesCapabilities(modules) : {};
+  if (era === 'legacy') return { tools: { listChanged: true }, logging: {}, ...served };
+  const caps: ServerCapabilities = { tools: { listChanged: true } };
+  if (served.prompts) caps.prompts = { listChanged: true };
+  if (served.resources) caps.resources = { subscribe: true, listChanged: true };
+  return caps;
+}
+
+/**
+ * Cache hints of the modern era's cacheable results. The lists are the same for every caller of one server (its
+ * tool registry, workflow folders, sessions), so the tool, prompt and template lists are `public`; a change is
+ * announced on `subscriptions/listen` (tools: a graph file reloaded; prompts: a workflow folder changed; resources:
+ * a session written) and invalidates a cached copy before its TTL ends. Sessions and task graphs change with every
+ * call, so the resource list and a read are fresh for a few seconds only and `private` (they hold one team's work).
+ */
+export const CACHE_HINTS: Partial<Record<'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read', CacheHint>> = {
+  'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
+  'tools/list': { ttlMs: 300_000, cacheScope: 'public' },
+  'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
+  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+  'resources/list': { ttlMs: 5_000, cacheScope: 'private' },
+  'resources/read': { ttlMs: 0, cacheScope: 'private' },
+};
