@@ -81,6 +81,8 @@ export interface WorkgraphServerDeps {
    * line transport instead, where they arrive before the SDK's entry has built this server, and passes `refused`.
    */
   tracksRequests?: boolean;
+  /** Hears a workflow folder change (modern era: announced as a prompt-list change). */
+  onWorkflowsChanged?: (listener: () => void) => () => void;
   /** The set request tracking marks refused requests in (default: this server's own). */
   refused?: Set<string | number>;
 }
@@ -262,6 +264,10 @@ export class WorkgraphServer {
           if (this.era === 'modern' || this.sdk.getClientCapabilities()) void this.sdk.sendToolListChanged().catch(() => undefined);
         }),
       );
+      // Legacy announces `prompts.listChanged: false`, as before the modern era.
+      if (this.era === 'modern' && this.deps.onWorkflowsChanged && this.sdk.getCapabilities().prompts) {
+        this.disposers.push(this.deps.onWorkflowsChanged(() => void this.sdk.sendPromptListChanged().catch(() => undefined)));
+      }
     }
     // The transport closed (client gone, DELETE, end of stdin): nothing of this session stays on the shared core.
     this.sdk.onclose = () => this.dispose();

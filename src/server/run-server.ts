@@ -11,6 +11,7 @@ import type { Lifecycle } from '../kernel/lifecycle';
 import type { PinoLogger } from '../kernel/logging/pino-logger';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { trackRequests } from './request-tracking';
+import { sharedFolderWatch } from './folder-changes';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { LineTransport, type LineTransportOptions } from './line-transport';
 import { announceAfterFirstAnswer } from './start-line-timing';
@@ -73,6 +74,8 @@ export interface ServerHost {
   container(): DependencyContainer;
   /** Whether the stores can be reached (`/readyz`): the data folder exists or can be made, and is writable. */
   ready(): Promise<boolean>;
+  /** Hears a change in a workflow folder (the prompt list); returns the function that stops. */
+  onWorkflowsChanged(listener: () => void): () => void;
 }
 
 export async function createServerHost(opts: ServerHostOptions): Promise<ServerHost> {
@@ -93,6 +96,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
     logger,
   );
   const identity = serverIdentity(config, modules, host, logger);
+  const onWorkflowsChanged = modules.includes('workflow') ? sharedFolderWatch(() => config.workflowSources.map((s) => s.dir)) : () => () => undefined;
   let announced = false;
   return {
     core: opts.core,
@@ -113,6 +117,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         maxSubscriptions: config.maxSubscriptions,
         isolateLogs: sessionOpts.isolateLogs === true,
         era: sessionOpts.era ?? 'legacy',
+        onWorkflowsChanged,
         announcesChanges: sessionOpts.announcesChanges ?? true,
         tracksRequests: sessionOpts.tracksRequests ?? sessionOpts.calls === undefined,
         ...(sessionOpts.refused ? { refused: sessionOpts.refused } : {}),
@@ -124,6 +129,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
       announced = true;
       void announce(c, config, modules, registry, logger, where);
     },
+    onWorkflowsChanged,
     ready: async () => {
       try {
         await makeDir(config.dataDir);

@@ -57,6 +57,7 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: opts.maxBodyBytes, onerror: (e) => logger.warn('modern http request failed', { err: e.message }) });
   const stopPublishing = publishChanges(handler, host.core.changeEvents, host.core.registry, servedModules(host.core.config));
+  const stopPrompts = host.onWorkflowsChanged(() => handler.notify.promptsChanged());
 
   return {
     isModern: async (req, parsed) => {
@@ -66,6 +67,7 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
     handle: (req, res, parsed) => node(req, res, parsed),
     close: async () => {
       stopPublishing();
+      stopPrompts();
       await handler.close();
     },
   };
