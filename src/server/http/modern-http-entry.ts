@@ -45,6 +45,9 @@ export interface ModernHttpOptions {
  */
 export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry {
   const { host, logger } = opts;
+  // With PostgreSQL the change bridge (LISTEN/NOTIFY) lives in the container: built now, so a listener on this
+  // instance hears the changes every other instance makes even before this one has answered a tool call.
+  if (host.core.config.database) host.container();
   // One call tracker for every modern request: the shutdown coordinator drains it with the sessions'.
   const calls = host.core.lifecycle.openSession();
   const handler: McpHttpHandler = createMcpHandler(
