@@ -426,6 +426,22 @@ describe(`protocol fuzzing (built server, seed ${SEED})`, () => {
       }
     }
     const written = frames.length + syncs;
+    // A ping is answered at once; a tool call of the last batch may still be running when the last ping's answer
+    // arrives: wait (a liveness bound) until every frame that expects an answer has one.
+    const awaited = frames.flatMap((f) => (f.expect.kind === 'error' || f.expect.kind === 'result' ? [JSON.stringify(f.expect.id)] : []));
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+      const answered = new Set<string>();
+      for (const line of server.lines) {
+        let m: Msg | undefined;
+        try {
+          m = JSON.parse(line) as Msg;
+        } catch {
+          continue; // the check below reports a line that is not JSON
+        }
+        if ('id' in m && ('result' in m || 'error' in m)) answered.add(JSON.stringify(m.id));
+      }
+      if (awaited.every((k) => answered.has(k))) break;
+    }
 
     // ---- check ----------------------------------------------------------------------------------------------
     expect(server.child.exitCode).toBeNull();
