@@ -117,8 +117,9 @@ describe('validate_task_loop raced by two server processes (built server, SDK cl
     for (const n of graph.nodes as Structured[]) {
       expect(n).toMatchObject({ status: 'COMPLETED', current_attempt: 1, error_logs: [] });
     }
-    // init, then per node start + begin_validation + pass + the record that its result was delivered.
-    expect(graph.revision).toBe(4 * ROUNDS);
+    // init, then per node start + begin_validation + the lease naming the command's process group + pass + the record
+    // that its result was delivered.
+    expect(graph.revision).toBe(5 * ROUNDS);
     const log = fs
       .readFileSync(path.join(projectDir, 'transitions.ndjson'), 'utf8')
       .split('\n')
