@@ -1,7 +1,7 @@
 import { InvalidWorkflowError } from '../../../kernel/errors';
 import type { EvaluateCondition } from './conditions';
 import { isPlainObject } from './context-path';
-import { highestStartedIteration, iterationPrefix } from './completion-id';
+import { iterationPrefix } from './completion-id';
 import { forEachItems, iterationRuns, loopBindings, maxIterationsOf } from './loop-runtime';
 import { substitutePlaceholders } from './template';
 import { isLoopStep, type LoopStep, type PromptStep, type Workflow, type WorkflowStep } from './types';
@@ -84,14 +84,32 @@ export function resolveNextStep(
 class Resolver {
   readonly notes: string[] = [];
   private readonly completed: ReadonlySet<string>;
+  /** Per loop completion id (`outer[0].inner`): the highest iteration with a completion id — one pass over the list. */
+  private readonly highest = new Map<string, number>();
 
   constructor(
     private readonly workflowId: string,
     private readonly index: WorkflowIndex,
-    private readonly completedList: readonly string[],
+    completedList: readonly string[],
     private readonly evaluate: EvaluateCondition,
   ) {
     this.completed = new Set(completedList);
+    for (const entry of completedList) this.noteIterations(entry);
+  }
+
+  /** Records every loop iteration `entry` lies in (`a[1].b[2].c`: `a` at 1, `a[1].b` at 2). */
+  private noteIterations(entry: string): void {
+    let open = entry.indexOf('[');
+    while (open > 0) {
+      const close = entry.indexOf('].', open);
+      if (close < 0) return;
+      const digits = entry.slice(open + 1, close);
+      if (!/^\d+$/.test(digits)) return;
+      const loopId = entry.slice(0, open);
+      const n = Number(digits);
+      if (n > (this.highest.get(loopId) ?? -1)) this.highest.set(loopId, n);
+      open = entry.indexOf('[', close + 2);
+    }
   }
 
   sequence(steps: readonly WorkflowStep[], prefix: string, context: Record<string, unknown>, frames: readonly Frame[]): Found | null {
@@ -129,7 +147,7 @@ class Resolver {
     }
     const max = maxIterationsOf(this.workflowId, loop);
     const body = this.index.bodyOf(loop);
-    const highest = highestStartedIteration(loopId, this.completedList);
+    const highest = this.highest.get(loopId) ?? -1;
     for (let i = Math.max(highest, 0); ; i++) {
       const item = loop.loop.type === 'forEach' ? itemAt(forEachItems(this.workflowId, loop, context), i) : undefined;
       const iterationContext = { ...context, ...loopBindings(loop, i, item) };
@@ -153,8 +171,7 @@ class Resolver {
     const id = prefix + step.id;
     if (this.completed.has(id)) return true;
     if (!isLoopStep(step)) return false;
-    const start = `${id}[`;
-    return this.completedList.some((c) => c.startsWith(start));
+    return this.highest.has(id);
   }
 }
 

@@ -70,7 +70,7 @@ export class SessionEngine {
    * and assessments), with `output` for the step being completed (current format) — `blocked`/`blockers` included.
    */
   engineAnswer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>, output?: unknown): GetNextStepOutput {
-    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs);
+    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs, { trusted: true });
   }
 
   /** The engine memory (loop-control decisions, follow-ups, accepted outputs) a context carries, as a context patch. */
