@@ -33,6 +33,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphRunsKeep: 'integer',
   maxSubscriptions: 'integer',
   claimTtl: 'string',
+  sessionArtifactsMb: 'integer',
+  sessionLogMb: 'integer',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)
   http: 'string',
   stdio: 'boolean',

@@ -36,6 +36,8 @@ export interface CommonFlags {
   graphHistoryMb?: string | number;
   graphRunHistoryMb?: string | number;
   graphResultMb?: string | number;
+  sessionArtifactsMb?: string | number;
+  sessionLogMb?: string | number;
   /** `serve`: graph runs recorded in the data dir per tool (0 records none). */
   graphRunsKeep?: string | number;
   /** `serve`: MCP resource subscriptions one client session may hold (default 1,000). */
@@ -83,6 +85,8 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     sessions: {
       maxBlockedAttempts: setting('--max-blocked-attempts', flags.maxBlockedAttempts ?? env.WORKGRAPH_MAX_BLOCKED_ATTEMPTS ?? file.maxBlockedAttempts, defaults.sessions.maxBlockedAttempts),
       completedRetentionDays: setting('--session-retention-days', flags.sessionRetentionDays ?? env.WORKGRAPH_SESSION_RETENTION_DAYS ?? file.sessionRetentionDays, defaults.sessions.completedRetentionDays),
+      artifactsMaxBytes: mebibytes(flags, env, file, 'sessionArtifactsMb', 'WORKGRAPH_SESSION_ARTIFACTS_MB', defaults.sessions.artifactsMaxBytes!),
+      logMaxBytes: mebibytes(flags, env, file, 'sessionLogMb', 'WORKGRAPH_SESSION_LOG_MB', defaults.sessions.logMaxBytes!),
     },
     modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
     onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
@@ -187,12 +191,14 @@ function setting(flag: string, v: string | number | undefined, fallback: number)
   return n;
 }
 
+type MibKey = 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb' | 'sessionArtifactsMb' | 'sessionLogMb';
+
 /** A size in MiB (a positive number) from the flag, the variable or the config file, as bytes. */
 function mebibytes(
   flags: CommonFlags,
   env: NodeJS.ProcessEnv,
-  file: Pick<CommonFlags, 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb'>,
-  key: 'graphHistoryMb' | 'graphRunHistoryMb' | 'graphResultMb',
+  file: Pick<CommonFlags, MibKey>,
+  key: MibKey,
   envName: string,
   fallbackBytes: number,
 ): number {

@@ -73,9 +73,9 @@ export class ContainerBackend implements DashboardBackend {
     return { available: true, sessions: r.sessions.map((s) => sessionSummary(s)) };
   }
 
-  async session(id: string): Promise<unknown> {
+  async session(id: string, cursor?: string): Promise<unknown> {
     if (!this.sessionsAvailable) throw new NotFoundError('workflow session', id, `workflow session '${id}' not found: this version records no workflow sessions`);
-    const t = await this.run<SessionTimelineLike>(SessionTokens.GetSessionTimeline, { sessionId: id });
+    const t = await this.run<SessionTimelineLike>(SessionTokens.GetSessionTimeline, { sessionId: id, ...(cursor !== undefined ? { cursor } : {}) });
     // The workflow's steps as loaded now (the session runs its pinned copy; the page says when a newer one exists).
     const wf = await this.run<{ steps?: WorkflowStepLike[] }>(WorkflowTokens.GetWorkflow, { id: t.workflow.id }).catch(() => ({ steps: [] }));
     return sessionDetail(t, wf.steps ?? []);

@@ -16,7 +16,8 @@ export interface DashboardBackend {
   taskDetails(project: string, nodeId: string): Promise<unknown>;
   resetTask(project: string, nodeId: string): Promise<unknown>;
   sessions(): Promise<unknown>;
-  session(id: string): Promise<unknown>;
+  /** One page of a session's timeline: the events after `cursor` (the previous page's `nextCursor`); the first page without. */
+  session(id: string, cursor?: string): Promise<unknown>;
   graphTools(): Promise<unknown>;
   graphTool(name: string): Promise<unknown>;
   graphRun(runId: string): Promise<unknown>;

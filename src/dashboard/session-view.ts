@@ -42,6 +42,9 @@ export interface SessionTimelineLike {
   createdAt?: string;
   updatedAt?: string;
   events: Array<{ seq: number; kind: string; at: string } & Record<string, unknown>>;
+  /** Events in the whole timeline, and where the next page starts when this one is not the last (workflow_session pages). */
+  totalEvents?: number;
+  nextCursor?: string;
 }
 
 export interface WorkflowStepLike {
@@ -238,6 +241,8 @@ export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowSt
   const currentPrompt = steps.find((s) => s.id === current)?.prompt;
   return {
     id: t.sessionId,
+    ...(t.totalEvents !== undefined ? { totalEvents: t.totalEvents } : {}),
+    ...(t.nextCursor !== undefined ? { nextCursor: t.nextCursor } : {}),
     workflowId: t.workflow.id,
     workflowName: `${t.workflow.id} ${t.workflow.version}${t.goal ? ` — ${t.goal}` : ''}`,
     status: t.status,

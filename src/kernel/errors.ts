@@ -35,6 +35,7 @@ export const ErrorCodes = {
   StorageUnavailable: 'storage_unavailable',
   Forbidden: 'forbidden',
   ResourceLimit: 'resource_limit',
+  LimitExceeded: 'limit_exceeded',
   Internal: 'internal_error',
 } as const;
 
@@ -191,6 +192,16 @@ export class ClaimedError extends WorkgraphError {
 export class ExecutionLimitError extends WorkgraphError {
   constructor(readonly limit: string, readonly value: number, message?: string) {
     super(ErrorCodes.ExecutionLimit, message ?? `execution limit ${limit} (${value}) exceeded`, { limit, value });
+  }
+}
+
+/**
+ * Thrown when a request would pass a configured size limit of what is stored (one output's artifacts, a session's
+ * log): refused before anything is written. `limit` names the setting that raises it.
+ */
+export class LimitExceededError extends WorkgraphError {
+  constructor(message: string, details: { limit: string; max: number; size: number; field?: string; [k: string]: unknown }) {
+    super(ErrorCodes.LimitExceeded, message, details);
   }
 }
 

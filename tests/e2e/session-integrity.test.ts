@@ -16,8 +16,8 @@ function textOf(r: CallToolResult): string {
 }
 
 /** The built server on `dataDir` (under `prlimit --fsize` when `fsize` is given), with the session test workflows. */
-async function open(dataDir: string, fsize?: number) {
-  const conn = await connectClient({ dataDir, args: ['--workflows', WORKFLOWS], wrap: fsize ? ['prlimit', `--fsize=${fsize}`] : undefined });
+async function open(dataDir: string, fsize?: number, args: string[] = []) {
+  const conn = await connectClient({ dataDir, args: ['--workflows', WORKFLOWS, ...args], wrap: fsize ? ['prlimit', `--fsize=${fsize}`] : undefined });
   const raw = async (name: string, args: Record<string, unknown>) =>
     (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as CallToolResult;
   const call = async (name: string, args: Record<string, unknown>): Promise<Answer> => {
@@ -139,5 +139,54 @@ describe('session integrity (built server)', () => {
       expect(fs.readFileSync(keyFile, 'utf8')).toBe(bad); // never replaced under existing sessions
     }
     expect(s.sessionId).toMatch(/^[0-9a-f]{16}$/);
+  }, 120_000);
+
+  it('bounded sessions: one output\'s artifacts and a session\'s log are capped (limit_exceeded, nothing written); the timeline pages by cursor', async () => {
+    const dataDir = path.join(tmp.dir, 'data');
+    conn = await open(dataDir, undefined, ['--session-artifacts-mb', '0.01', '--session-log-mb', '0.03']);
+    const files = Array.from({ length: 20 }, (_, i) => `f${i}.ts`);
+    const s = await conn.call('workflow_start', { workflowId: 'session-demo', context: { files } });
+    const log = path.join(dataDir, 'sessions', s.sessionId, 'events.ndjson');
+    // Artifacts over 10 KiB: refused before anything is written.
+    const big = await conn.raw('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'plan', artifacts: [{ text: 'x'.repeat(11_000) }] } });
+    expect(codeOf(big)).toBe('limit_exceeded');
+    expect(textOf(big)).toContain('output.artifacts');
+    expect(textOf(big)).toContain('--session-artifacts-mb');
+    const before = fs.statSync(log).size;
+    let token: string = s.continueToken;
+    let refused: CallToolResult | undefined;
+    let steps = 0;
+    for (let i = 0; i < 20 && !refused; i++) {
+      const size = fs.statSync(log).size;
+      const r = await conn.raw('workflow_continue', { continueToken: token, output: { notesMarkdown: `step ${i}`, artifacts: [{ text: 'y'.repeat(6_000) }] } });
+      if (r.isError) {
+        refused = r;
+        expect(fs.statSync(log).size).toBe(size); // nothing half-written
+      } else {
+        token = (r.structuredContent as Answer).continueToken;
+        steps++;
+      }
+    }
+    expect(before).toBeLessThan(1000);
+    expect(codeOf(refused!)).toBe('limit_exceeded');
+    expect(textOf(refused!)).toContain('--session-log-mb');
+    expect(fs.statSync(log).size).toBeLessThanOrEqual(0.03 * 1024 * 1024);
+    expect(steps).toBeGreaterThan(1);
+
+    // Paging: pages of 2 events chain to the whole timeline, each event once, in order.
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    let total = 0;
+    do {
+      const p = await conn.call('workflow_session', { sessionId: s.sessionId, limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(p.events.length).toBeLessThanOrEqual(2);
+      seen.push(...p.events.map((e: Answer) => e.seq));
+      total = p.totalEvents;
+      cursor = p.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(total).toBe(steps + 1);
+    const bad = await conn.raw('workflow_session', { sessionId: s.sessionId, cursor: 'abc' });
+    expect(codeOf(bad)).toBe('invalid_arguments');
   }, 120_000);
 });

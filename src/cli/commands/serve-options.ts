@@ -19,6 +19,8 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   },
   { flags: '--graph-run-history-mb <mib>', description: "one graph run's history; past it the run ends with execution_limit (env WORKGRAPH_GRAPH_RUN_HISTORY_MB; default 1024)" },
   { flags: '--graph-runs-keep <n>', description: 'graph runs recorded in the data dir per tool, for the dashboard; 0 records none (env WORKGRAPH_GRAPH_RUNS_KEEP; default 20)' },
+  { flags: '--session-artifacts-mb <mib>', description: "largest artifacts of one session step's output, as JSON; larger is limit_exceeded (env WORKGRAPH_SESSION_ARTIFACTS_MB; default 1)" },
+  { flags: '--session-log-mb <mib>', description: "largest session event log; a workflow_continue past it is limit_exceeded (env WORKGRAPH_SESSION_LOG_MB; default 64)" },
   { flags: '--graph-result-mb <mib>', description: 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)' },
   { flags: '--output-tail <bytes>', description: "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)", parse: parseOutputTail },
   {

@@ -72,7 +72,17 @@ export function sessionCommand(): Command {
   ).action(async (id: string, flags: CommonFlags & { json?: boolean }) => {
     const t = await withStores(resolveConfig(flags), async (stores) => {
       const sessionId = await expandSessionId(id, stores.get<SessionStore>(WorkflowTokens.SessionStore));
-      return stores.useCase<object, SessionTimeline>(WorkflowTokens.GetSessionTimeline).execute({ sessionId });
+      // The tool answers page by page; the command prints the whole timeline.
+      const timeline = stores.useCase<object, SessionTimeline>(WorkflowTokens.GetSessionTimeline);
+      const first = await timeline.execute({ sessionId, limit: 1000 });
+      const events = [...first.events];
+      for (let cursor = first.nextCursor; cursor !== undefined; ) {
+        const next = await timeline.execute({ sessionId, limit: 1000, cursor });
+        events.push(...next.events);
+        cursor = next.nextCursor;
+      }
+      const { nextCursor: _ignored, ...whole } = first;
+      return { ...whole, events };
     });
     console.log(flags.json ? JSON.stringify(t, null, 2) : formatTimeline(t));
   });

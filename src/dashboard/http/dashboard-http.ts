@@ -140,7 +140,7 @@ export class DashboardHttp {
       route('GET', '/projects/:project/tasks/:node', (p) => b.taskDetails(p.project, p.node)),
       route('POST', '/projects/:project/tasks/:node/reset', (p) => b.resetTask(p.project, p.node), 'reset_task_node'),
       route('GET', '/sessions', () => b.sessions()),
-      route('GET', '/sessions/:id', (p) => b.session(p.id)),
+      route('GET', '/sessions/:id', (p, q) => b.session(p.id, q.get('cursor') ?? undefined)),
       route('GET', '/graphs', () => b.graphTools()),
       route('GET', '/graphs/:tool', (p) => b.graphTool(p.tool)),
       route('POST', '/graphs/:tool/run', (p, _q, body) => b.runGraphTool(p.tool, (body as { args?: unknown }).args ?? {}), 'run_graph_tool'),

@@ -49,9 +49,11 @@ export interface AppConfig {
   /**
    * Durable workflow sessions. `maxBlockedAttempts` (default 3, --max-blocked-attempts): blocked attempts in a row on
    * one step before the session needs a person. `completedRetentionDays` (default 30, --session-retention-days):
-   * completed sessions are pruned that long after completion; unfinished ones are kept.
+   * completed sessions are pruned that long after completion; unfinished ones are kept. `artifactsMaxBytes` (default
+   * 1 MiB, --session-artifacts-mb): the largest `artifacts` of one output, as JSON; `logMaxBytes` (default 64 MiB,
+   * --session-log-mb): the largest session log — a continue that would pass it is refused (limit_exceeded).
    */
-  sessions: { maxBlockedAttempts: number; completedRetentionDays: number };
+  sessions: { maxBlockedAttempts: number; completedRetentionDays: number; artifactsMaxBytes?: number; logMaxBytes?: number };
   /**
    * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
    * plain JSON-RPC workflow methods are answered only when `workflow` is served.

@@ -29,7 +29,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     outputTailBytes: 8 * 1024,
     maxSubscriptions: 1_000,
     claimTtlMs: 30 * 60 * 1000,
-    sessions: { maxBlockedAttempts: 3, completedRetentionDays: 30 },
+    sessions: { maxBlockedAttempts: 3, completedRetentionDays: 30, artifactsMaxBytes: 1 * MIB, logMaxBytes: 64 * MIB },
     graphRunsPerTool: 20,
     modules: [...MODULE_NAMES],
     onlyGraphs: false,

@@ -92,7 +92,9 @@ export const workflowModule: ModuleRegistration = (container, config) => {
     container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory((c) => new HmacSessionTokens(pg().databaseTokenKey(c.resolve<PgDatabase>(Tokens.Database)))) });
   } else {
     container.register(WorkflowTokens.SessionStore, {
-      useFactory: instanceCachingFactory((c) => new FileSessionStore(sessionsDir, c.resolve<Logger>(Tokens.Logger).child({ component: 'sessions' }), changesOf(c))),
+      useFactory: instanceCachingFactory(
+        (c) => new FileSessionStore(sessionsDir, c.resolve<Logger>(Tokens.Logger).child({ component: 'sessions' }), changesOf(c), config.sessions.logMaxBytes),
+      ),
     });
     container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory(() => new HmacSessionTokens(path.join(sessionsDir, 'token.key'))) });
   }

@@ -239,12 +239,16 @@ export const workflowSessionSchemas = toolSchemas({
   inputSchema: {
     type: 'object',
     required: ['sessionId'],
-    properties: { sessionId: { type: 'string', minLength: 1, maxLength: 64 } },
+    properties: {
+      sessionId: { type: 'string', minLength: 1, maxLength: 64 },
+      cursor: { type: 'string', pattern: '^[0-9]{1,12}$', description: "The last page's nextCursor." },
+      limit: { type: 'integer', minimum: 1, maximum: 1000, default: 200, description: 'Events per page (default 200).' },
+    },
     additionalProperties: false,
   },
   outputSchema: {
     type: 'object',
-    required: ['sessionId', 'workflow', 'status', 'step', 'events', 'damaged'],
+    required: ['sessionId', 'workflow', 'status', 'step', 'events', 'damaged', 'totalEvents'],
     properties: {
       sessionId: { type: 'string' },
       workflow: workflowInfo,
@@ -262,6 +266,8 @@ export const workflowSessionSchemas = toolSchemas({
       forks: { type: 'integer' },
       checkpoints: { type: 'integer' },
       events: { type: 'array', items: { type: 'object', required: ['seq', 'kind', 'at'], properties: { seq: { type: 'integer' }, kind: { type: 'string' }, at: { type: 'string' } } } },
+      totalEvents: { type: 'integer', description: 'Events in the whole timeline.' },
+      nextCursor: { type: 'string', description: 'Present when more events follow: pass it as cursor for the next page.' },
       damaged: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, excerpt: { type: 'string' }, reason: { type: 'string' } } } },
     },
   },

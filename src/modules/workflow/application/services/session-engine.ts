@@ -83,6 +83,11 @@ export class SessionEngine {
     return answer.step ? buildSessionStepGuidance(answer.guidance.prompt, answer.step, notes) : answer.guidance.prompt;
   }
 
+  /** The largest `artifacts` of one output, as JSON bytes (--session-artifacts-mb; default 1 MiB). */
+  get artifactsMaxBytes(): number {
+    return this.config.sessions.artifactsMaxBytes ?? 1024 * 1024;
+  }
+
   get maxBlockedAttempts(): number {
     return this.config.sessions.maxBlockedAttempts;
   }

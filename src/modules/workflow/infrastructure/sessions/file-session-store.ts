@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { withFileLock } from '../../../../kernel/files/file-lock';
 import { tempPathFor, writeFileAtomic } from '../../../../kernel/files/atomic-write';
-import { AlreadyExistsError, NotFoundError, StorageError } from '../../../../kernel/errors';
+import { AlreadyExistsError, LimitExceededError, NotFoundError, StorageError } from '../../../../kernel/errors';
 import type { Logger } from '../../../../kernel/logger';
 import type { ChangeEvents } from '../../../../kernel/change-events';
 import {
@@ -40,6 +40,8 @@ export class FileSessionStore implements SessionStore {
     readonly root: string,
     private readonly logger: Logger,
     private readonly changes?: ChangeEvents,
+    /** The largest a session's log may grow (--session-log-mb): an update past it is refused, nothing written. */
+    private readonly logMaxBytes = 64 * 1024 * 1024,
   ) {
     this.index = new SessionIndexFile(root);
   }
@@ -111,6 +113,13 @@ export class FileSessionStore implements SessionStore {
       }
       const state = checked.state as SessionState;
       const text = change.events.map((e) => JSON.stringify(e)).join('\n') + '\n';
+      const grown = cur.size + Buffer.byteLength(text) + (cur.endsClean ? 0 : 1);
+      if (grown > this.logMaxBytes) {
+        throw new LimitExceededError(
+          `session '${sessionId}': its log would grow to ${grown} bytes, past the ${this.logMaxBytes} a session's log may hold (--session-log-mb); nothing was written — start a new session to go on`,
+          { limit: 'session-log-mb', max: this.logMaxBytes, size: grown, sessionId },
+        );
+      }
       lock.assertHeld();
       // A cut last line stays in the log as its own (damaged) line: the kernel's append starts on a fresh line.
       const appended = await appendLines(this.eventsFile(sessionId), text);

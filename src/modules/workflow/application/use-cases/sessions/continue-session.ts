@@ -5,7 +5,7 @@ import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
 import type { UseCase } from '../../../../../kernel/use-case';
-import { ConflictError, NotFoundError } from '../../../../../kernel/errors';
+import { ConflictError, LimitExceededError, NotFoundError } from '../../../../../kernel/errors';
 import type { Workflow } from '../../../domain/types';
 import {
   foldSessionEvents,
@@ -45,6 +45,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
 
   async execute(input: ContinueSessionInput, ctx?: CallContext): Promise<SessionAnswer> {
     const claims = await this.engine.tokens.verify(input.continueToken, 'continueToken');
+    this.checkArtifactsSize(input);
     const patch = checkContext(input.context);
     const hash = this.engine.outputHash(input.output, patch);
     return this.engine.store.update(claims.sessionId, async (state, history) => {
@@ -176,6 +177,20 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     }
     const after = foldSessionEvents(state, events) as SessionState;
     return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
+  }
+
+  /** One output's artifacts are capped (they are logged and answered back): refused before anything is read or written. */
+  private checkArtifactsSize(input: ContinueSessionInput): void {
+    const artifacts = input.output?.artifacts;
+    if (artifacts === undefined) return;
+    const size = Buffer.byteLength(JSON.stringify(artifacts));
+    const max = this.engine.artifactsMaxBytes;
+    if (size > max) {
+      throw new LimitExceededError(
+        `output.artifacts: ${size} bytes as JSON, more than the ${max} one output may carry (--session-artifacts-mb); keep large files in the workspace and pass their paths`,
+        { limit: 'session-artifacts-mb', max, size, field: 'output.artifacts' },
+      );
+    }
   }
 
   private event<E extends SessionEvent>(fields: Omit<E, 'at'> | Record<string, unknown>): E {

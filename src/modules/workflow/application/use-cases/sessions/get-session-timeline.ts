@@ -1,4 +1,5 @@
 import { inject, injectable } from 'tsyringe';
+import { InvalidArgumentsError } from '../../../../../kernel/errors';
 import type { CallContext } from '../../../../../kernel/call-context';
 import { requireSessionVisible } from '../../services/session-reach';
 import { WorkflowTokens } from '../../workflow.tokens';
@@ -21,7 +22,11 @@ type DeclaredTimeline = ToolOutput<typeof workflowSessionSchemas>;
  */
 export type SessionTimeline = Omit<DeclaredTimeline, 'context' | 'events'> & { context: Record<string, unknown>; events: TimelineEntry[] };
 
-/** workflow_session: a session's whole timeline, for people and the dashboard. */
+/** Events per page unless the caller says, and the bytes of events one page stops at (at least one event). */
+export const TIMELINE_PAGE_EVENTS = 200;
+export const TIMELINE_PAGE_BYTES = 4 * 1024 * 1024;
+
+/** workflow_session: a session's timeline, page by page (cursor), for people and the dashboard. */
 @injectable()
 export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, SessionTimeline> {
   constructor(@inject(WorkflowTokens.SessionEngine) private readonly engine: SessionEngine) {}
@@ -48,10 +53,27 @@ export class GetSessionTimeline implements UseCase<GetSessionTimelineInput, Sess
       ...(state.completedAt !== undefined ? { completedAt: state.completedAt } : {}),
       forks: state.forks,
       checkpoints: state.checkpoints.length,
-      events: events.map((e, i) => timelineEntry(e, i + 1)),
+      ...page(events, input.cursor, input.limit),
       damaged,
     };
   }
+}
+
+/** The events after `cursor` (a seq), at most `limit` of them and about {@link TIMELINE_PAGE_BYTES}; `nextCursor` when more follow. */
+function page(events: readonly SessionEvent[], cursor: string | undefined, limit = TIMELINE_PAGE_EVENTS): { events: TimelineEntry[]; totalEvents: number; nextCursor?: string } {
+  if (cursor !== undefined && !/^[0-9]{1,12}$/.test(cursor)) throw new InvalidArgumentsError(`cursor: expected the nextCursor of a previous answer (digits), got '${cursor}'`, 'cursor');
+  const after = cursor === undefined ? 0 : Number(cursor);
+  const out: TimelineEntry[] = [];
+  let bytes = 0;
+  let i = after;
+  for (; i < events.length && out.length < limit; i++) {
+    const entry = timelineEntry(events[i]!, i + 1);
+    const size = Buffer.byteLength(JSON.stringify(entry));
+    if (out.length > 0 && bytes + size > TIMELINE_PAGE_BYTES) break;
+    out.push(entry);
+    bytes += size;
+  }
+  return { events: out, totalEvents: events.length, ...(i < events.length ? { nextCursor: String(i) } : {}) };
 }
 
 function timelineEntry(e: SessionEvent, seq: number): TimelineEntry {
