@@ -47,6 +47,8 @@ describe('workgraph sessions / session (built CLI)', () => {
       expect(t.stdout).toContain('planned the tidy-up');
       expect(t.stdout).toContain('BLOCKED Report (report), attempt 2 — attempts exhausted, needs a person');
       expect(t.stdout).toContain('FORK from point 0 (fork)');
+      // Each event names who made it: the stdio identity and the agent's MCP client.
+      expect(t.stdout).toMatch(/ {2}1\. \S+ {2}started.* — local \(workgraph-e2e\)/);
       const missing = run(['session', 'ffffffffffffffff'], tmp.dir);
       expect(missing.code).toBe(1);
       expect(missing.stderr).toContain("session 'ffffffffffffffff' not found");

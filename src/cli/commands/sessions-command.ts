@@ -123,6 +123,7 @@ export function formatTimeline(t: SessionTimeline): string {
   for (const e of t.events) {
     const time = String(e.at).replace(/\.\d+Z$/, 'Z');
     const head = `${String(e.seq).padStart(3)}. ${time}`;
+    const first = out.length;
     switch (e.kind) {
       case 'session_started':
         out.push(`${head}  started${e.goal ? `: ${e.goal}` : ''}`);
@@ -151,6 +152,9 @@ export function formatTimeline(t: SessionTimeline): string {
       default:
         out.push(`${head}  ${String(e.kind)}`);
     }
+    // Who did it: the identity, and the agent's MCP client beside it (events written before identities have none).
+    const actor = e.actor as { name?: unknown; client?: unknown } | undefined;
+    if (actor && typeof actor.name === 'string') out[first] += `  — ${actor.name}${typeof actor.client === 'string' ? ` (${actor.client})` : ''}`;
   }
   for (const d of t.damaged) out.push(`  (log line ${d.line} skipped: ${d.reason})`);
   return out.join('\n');
