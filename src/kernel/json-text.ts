@@ -1,3 +1,4 @@
+import { AT_END_OF_FILE, clampToContent } from './text-position';
 import { parseTree, getNodeValue, printParseErrorCode, type Node, type ParseError, type ParseErrorCode } from 'jsonc-parser';
 
 /**
@@ -84,13 +85,14 @@ export function parseStrictJson(input: string, maxIssues = 20): StrictJsonResult
   }
   if (errors.length > 0) {
     const lines = lineStartsOf(text);
+    if (text.trim() === '') return { ok: false, issues: [{ line: 1, column: 1, offset: 0, message: 'the file is empty: expected a JSON value' }] };
     return {
       ok: false,
-      issues: errors.slice(0, maxIssues).map((err) => ({
-        ...positionIn(lines, err.offset),
-        offset: err.offset,
-        message: syntaxMessage(err.error),
-      })),
+      issues: errors.slice(0, maxIssues).map((err) => {
+        // An error noticed only when the text ran out is placed after its last character, not past the last line.
+        const { offset, atEnd } = clampToContent(text, err.offset);
+        return { ...positionIn(lines, offset), offset, message: `${syntaxMessage(err.error)}${atEnd ? AT_END_OF_FILE : ''}` };
+      }),
     };
   }
   return { ok: true, value: getNodeValue(tree as Node), text: new JsonText(text, tree) };

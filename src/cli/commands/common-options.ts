@@ -72,14 +72,30 @@ export function shareOptions(program: Command, onAction?: (action: Command) => v
     const declared = new Set(cmd.options.map((o) => o.long));
     for (const spec of COMMON_OPTIONS) {
       const long = `--${optionName(spec)}`;
-      if (!declared.has(long) && cmd.commands.some((sub) => sub.options.some((o) => o.long === long))) cmd.addOption(commanderOption(spec));
+      if (declared.has(long) || !cmd.commands.some((sub) => sub.options.some((o) => o.long === long))) continue;
+      const option = commanderOption(spec);
+      forSubcommands.add(option);
+      cmd.addOption(option);
     }
   };
   visit(program);
   program.hook('preAction', (_program, action) => {
     onAction?.(action);
+    refuseSubcommandOnly(action);
     handDown(action);
   });
+}
+
+/** Options a group takes only to hand them to its subcommands. */
+const forSubcommands = new WeakSet<Option>();
+
+/** `sessions --session-retention-days 7` (without `prune`): an option of the subcommand only, so a usage error. */
+function refuseSubcommandOnly(action: Command): void {
+  for (const option of action.options) {
+    if (!forSubcommands.has(option) || action.getOptionValueSource(option.attributeName()) !== 'cli') continue;
+    const owners = action.commands.filter((sub) => sub.options.some((o) => o.long === option.long)).map(commandPath);
+    throw new UsageError(`${option.long} is an option of ${owners.map((o) => `\`${o}\``).join(', ')}, not of \`${commandPath(action)}\` itself`);
+  }
 }
 
 /** Copies the option values given to the ancestors of `action` (before its name) onto `action`. */

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { withCommonOptions } from './common-options';
+import { withStoreOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 import { copyStores } from './db-copy';
 
@@ -10,7 +10,7 @@ import { copyStores } from './db-copy';
 export function dbCommand(): Command {
   const db = new Command('db').description('PostgreSQL database commands (--database-url or WORKGRAPH_DATABASE_URL)');
   db.addCommand(
-    withCommonOptions(new Command('migrate').description('apply pending schema migrations (safe to run while servers are up)')).action(async (flags: CommonFlags) => {
+    withStoreOptions(new Command('migrate').description('apply pending schema migrations (safe to run while servers are up)')).action(async (flags: CommonFlags) => {
       const { database, migrations } = await open(flags);
       const { migrate } = await import('../../kernel/postgres/migrations');
       try {
@@ -23,7 +23,7 @@ export function dbCommand(): Command {
     }),
   );
   db.addCommand(
-    withCommonOptions(new Command('status').description('show the schema version of each module: applied, known to this server, pending'))
+    withStoreOptions(new Command('status').description('show the schema version of each module: applied, known to this server, pending'))
       .option('--json', 'print JSON')
       .action(async (flags: CommonFlags & { json?: boolean }) => {
         const { database, migrations } = await open(flags);
@@ -46,12 +46,12 @@ export function dbCommand(): Command {
       }),
   );
   db.addCommand(
-    withCommonOptions(new Command('import').description('copy the file stores of a data dir (tasks, knowledge graphs and their backups, workflow sessions and their token key, graph runs) into the database, keeping every timestamp (idempotent)'))
+    withStoreOptions(new Command('import').description('copy the file stores of a data dir (tasks, knowledge graphs and their backups, workflow sessions and their token key, graph runs) into the database, keeping every timestamp (idempotent)'))
       .option('--replace', 'overwrite records that differ in the database (default: keep them and report)')
       .action(async (flags: CommonFlags & { replace?: boolean }) => copyStores(flags, 'import')),
   );
   db.addCommand(
-    withCommonOptions(new Command('export').description('write the database\'s stores back as files into a data dir'))
+    withStoreOptions(new Command('export').description('write the database\'s stores back as files into a data dir'))
       .option('--replace', 'overwrite records that differ in the data dir (default: keep them and report)')
       .action(async (flags: CommonFlags & { replace?: boolean }) => copyStores(flags, 'export')),
   );

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { KnowledgeTokens, type KnowledgeBackupInfo, type RestoreKnowledgeBackupOutput, type SearchNodesInput, type SearchNodesOutput } from '../../modules/knowledge';
 import type { UseCase } from '../../kernel/use-case';
-import { withCommonOptions } from './common-options';
+import { withStoreOptions } from './common-options';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /**
@@ -59,7 +59,7 @@ export function knowledgeCommand(): Command {
       ),
   );
   knowledge.addCommand(
-    withCommonOptions(new Command('backups').description("list a project's knowledge backups, newest first (one is taken before every delete)"))
+    withStoreOptions(new Command('backups').description("list a project's knowledge backups, newest first (one is taken before every delete)"))
       .argument('<project>', 'project name or id')
       .option('--json', 'print JSON')
       .action(async (project: string, flags: CommonFlags & { json?: boolean }) =>
@@ -74,7 +74,7 @@ export function knowledgeCommand(): Command {
       ),
   );
   knowledge.addCommand(
-    withCommonOptions(new Command('restore-backup').description('bring back the nodes of a backup that the graph lacks (nothing in the graph is overwritten)'))
+    withStoreOptions(new Command('restore-backup').description('bring back the nodes of a backup that the graph lacks (nothing in the graph is overwritten)'))
       .argument('<id>', 'backup id as `workgraph knowledge backups` lists it, or the backupPath delete_nodes answered')
       .option('--json', 'print JSON')
       .action(async (id: string, flags: CommonFlags & { json?: boolean }) =>

@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import * as path from 'node:path';
 import type { ValidateWorkflowJson } from '../../modules/workflow';
 import { detectFileKind } from './detect-file-kind';
 import { registeredGraphValidator } from './graph-validators';
@@ -26,6 +27,8 @@ export interface ValidateFilesOptions {
   onNote?: (note: FileNote) => void;
   /** The agent's workspace, for `workspace` references. Default: the current directory. */
   workspace?: string;
+  /** Learns each file checked (a folder given stands for its files). */
+  onChecked?: (file: string) => void;
 }
 
 /**
@@ -33,12 +36,19 @@ export interface ValidateFilesOptions {
  * content (see detectFileKind): workflows are checked like workflow_validate_json; graphs by the graph module's
  * registered checker. A missing or unreadable file is one problem naming it; the other files are still checked.
  */
-export async function validateFiles(paths: readonly string[], options: ValidateFilesOptions = {}): Promise<FileProblem[]> {
+export async function validateFiles(given: readonly string[], options: ValidateFilesOptions = {}): Promise<FileProblem[]> {
   const problems: FileProblem[] = [];
+  const { files: paths, problems: folderProblems } = await expandFolders(given);
   let workflowValidator = options.workflowValidator;
   let lookupRoutine: ((id: string) => Record<string, unknown> | undefined) | undefined;
   for (const file of paths) {
     const at = (line: number, column: number, message: string) => problems.push({ file, line, column, message });
+    const empty = folderProblems.get(file);
+    if (empty) {
+      at(1, 1, empty);
+      continue;
+    }
+    options.onChecked?.(file);
     let text: string;
     try {
       text = await fs.readFile(file, 'utf8');
@@ -47,7 +57,7 @@ export async function validateFiles(paths: readonly string[], options: ValidateF
       at(1, 1, err.code === 'ENOENT' ? 'file not found' : err.code === 'EISDIR' ? 'is a folder, not a file' : `cannot read the file (${err.code ?? err.message})`);
       continue;
     }
-    const detected = detectFileKind(text);
+    const detected = detectFileKind(text, file);
     if (detected.syntax.length > 0) {
       for (const s of detected.syntax) at(s.line, s.column, s.message);
       continue;
@@ -77,7 +87,43 @@ export async function validateFiles(paths: readonly string[], options: ValidateF
       at(1, 1, 'neither a workflow (no "steps") nor a graph (no "tools", "nodes" or "server")');
     }
   }
-  return problems;
+  return sortedByLine(problems);
+}
+
+/** Each file's problems by line, then column (files stay in the order given; the sort is stable). */
+function sortedByLine(problems: FileProblem[]): FileProblem[] {
+  const order = new Map<string, number>();
+  for (const p of problems) if (!order.has(p.file)) order.set(p.file, order.size);
+  return [...problems].sort((a, b) => order.get(a.file)! - order.get(b.file)! || a.line - b.line || a.column - b.column);
+}
+
+const CHECKED = /\.(json|ya?ml)$/i;
+
+/**
+ * The files to check: each path given, a folder replaced by its `.json`, `.yaml` and `.yml` files (sorted, subfolders
+ * too, hidden ones and node_modules left out). A folder with none is one problem saying so.
+ */
+async function expandFolders(given: readonly string[]): Promise<{ files: string[]; problems: Map<string, string> }> {
+  const files: string[] = [];
+  const problems = new Map<string, string>();
+  for (const p of given) {
+    const stat = await fs.stat(p).catch(() => undefined);
+    if (!stat?.isDirectory()) {
+      files.push(p);
+      continue;
+    }
+    const found = (await fs.readdir(p, { recursive: true, withFileTypes: true }))
+      .filter((e) => e.isFile() && CHECKED.test(e.name))
+      .map((e) => path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
+      .filter((f) => !path.relative(p, f).split(path.sep).some((part) => part.startsWith('.') || part === 'node_modules'))
+      .sort();
+    if (found.length === 0) {
+      files.push(p);
+      problems.set(p, 'the folder holds no .json, .yaml or .yml file to check');
+    }
+    files.push(...found);
+  }
+  return { files, problems };
 }
 
 /** Built lazily: only a run that meets a workflow file pays for the schema compilation. */

@@ -86,12 +86,87 @@ describe('validateFiles (workgraph validate)', () => {
     const problems = (await validateFiles([missing, folder, other, yamlWorkflow, good, bad])).filter((p) => p.severity !== 'warning');
     expect(problems.filter((p) => p.file !== bad)).toEqual([
       { file: missing, line: 1, column: 1, message: 'file not found' },
-      { file: folder, line: 1, column: 1, message: 'is a folder, not a file' },
+      { file: folder, line: 1, column: 1, message: 'the folder holds no .json, .yaml or .yml file to check' },
       { file: other, line: 1, column: 1, message: expect.stringMatching(/neither a workflow.*nor a graph/) },
       { file: yamlWorkflow, line: 1, column: 1, message: expect.stringMatching(/workflow files are JSON/) },
     ]);
     expect(problems.filter((p) => p.file === bad).map((p) => p.message)).toEqual(
       expect.arrayContaining(['/id: is required', '/steps: must NOT have fewer than 1 items']),
     );
+  });
+
+  it('says a file is not JSON at its line:column, and an empty one is empty (both said "neither a workflow nor a graph")', async () => {
+    const notJson = await write('notes.json', 'this is not json\n');
+    const plain = await write('notes.txt', 'this is not json\n');
+    const empty = await write('empty.json', '');
+    const unclosed = await write('open.json', '{\n  "steps": [\n');
+    const problems = await validateFiles([notJson, plain, empty, unclosed]);
+    expect(problems.filter((p) => p.file !== unclosed)).toEqual([
+      { file: notJson, line: 1, column: 1, message: expect.stringMatching(/^not JSON: invalid character/) },
+      { file: plain, line: 1, column: 1, message: expect.stringMatching(/^not JSON \(invalid character.*\), and as YAML it is a string, not a mapping/) },
+      { file: empty, line: 1, column: 1, message: expect.stringMatching(/^the file is empty/) },
+    ]);
+    // Unclosed brackets are noticed at the end of the text: after its last character (2:13), not on a line 3.
+    const atEnd = problems.filter((p) => p.file === unclosed);
+    expect(atEnd.length).toBeGreaterThan(0);
+    for (const p of atEnd) expect(p).toEqual({ file: unclosed, line: 2, column: 13, message: expect.stringMatching(/^not JSON: expected '[\]}]' to close the (array|object) \(at the end of the file\)$/) });
+  });
+
+  it('places a YAML error the parser meets at the end of the file on the last line, not past it', async () => {
+    const nine = ['a: 1', 'b: 2', 'c: 3', 'd: 4', 'e: 5', 'f: 6', 'g: 7', 'h: 8', 'i: "abc'].join('\n') + '\n';
+    const file = await write('nine.yaml', nine);
+    expect(await validateFiles([file])).toEqual([{ file, line: 9, column: 8, message: 'YAML: Missing closing "quote (at the end of the file)' }]);
+  });
+
+  it("points a bad JSONata expression's problem at its character in the file and says what is wrong", async () => {
+    const file = await write(
+      'g.yaml',
+      [
+        'version: "1.0"',
+        'server: { name: "b", version: "1.0.0" }',
+        'tools:',
+        '  - name: "t"',
+        '    description: "d"',
+        '    inputSchema: { type: "object" }',
+        '    outputSchema: { type: "object" }',
+        'nodes:',
+        '  - { id: "entry", type: "entry", tool: "t", next: "tr" }',
+        '  - id: "tr"',
+        '    type: "transform"',
+        '    transform:',
+        '      expr: |',
+        '        {',
+        '          "a": $.x 2',
+        '        }',
+        '    next: "exit"',
+        '  - { id: "exit", type: "exit", tool: "t" }',
+      ].join('\n'),
+    );
+    expect(await validateFiles([file])).toEqual([
+      { file, line: 15, column: 20, message: expect.stringMatching(/node 'tr': JSONata syntax error at character \d+: Expected "}", got 2 \(near ".*\$\.x 2 }"\)$/) },
+    ]);
+    // jsonata's own words for two values in a row are "Syntax error: 2".
+    const oneLine = await write('one-line.yaml', (await fs.readFile(file, 'utf8')).replace(/expr: \|\n {8}\{\n {10}"a": \$\.x 2\n {8}\}/, 'expr: "$.x 2"'));
+    expect(await validateFiles([oneLine])).toEqual([
+      { file: oneLine, line: 13, column: 18, message: expect.stringMatching(/node 'tr': JSONata syntax error at character 5: unexpected "2": two values in a row \(a missing operator, comma or bracket before it\?\) \(near "\$\.x 2"\)$/) },
+    ]);
+  });
+
+  it('validates the files of a folder given, and sorts each file\'s problems by line', async () => {
+    const sub = path.join(dir, 'set');
+    await fs.mkdir(path.join(sub, 'nested'), { recursive: true });
+    await fs.mkdir(path.join(sub, 'node_modules'));
+    await fs.writeFile(path.join(sub, 'node_modules', 'skip.json'), 'nope');
+    await fs.writeFile(path.join(sub, 'readme.md'), '# not checked');
+    await fs.copyFile(path.join(__dirname, '../../fixtures/workflows/code-review.json'), path.join(sub, 'good.json'));
+    const bad = path.join(sub, 'nested', 'bad.json');
+    await fs.writeFile(bad, ['{', '  "id": "Bad Id",', '  "name": "N",', '  "description": "D",', '  "version": "1.0.0",', '  "steps": [', '    {"id": "s", "title": "T"},', '    {"id": "Bad Step", "title": "T", "prompt": "p"}', '  ]', '}'].join('\n'));
+    const checked: string[] = [];
+    const problems = (await validateFiles([sub], { onChecked: (f) => checked.push(f) })).filter((p) => p.severity !== 'warning');
+    expect(checked).toEqual([path.join(sub, 'good.json'), bad]);
+    expect(problems.length).toBeGreaterThanOrEqual(3);
+    expect(problems.every((p) => p.file === bad)).toBe(true);
+    const lines = problems.map((p) => p.line);
+    expect(lines).toEqual([...lines].sort((a, b) => a - b));
   });
 });

@@ -120,7 +120,8 @@ describe('GraphFileLoader: load-time checks name file, tool, node and line', () 
     const err = await loadError(toolFile(`      - { id: "in", type: "entry", next: "x" }
       - { id: "x", type: "transform", transform: { expr: "$.in +" }, next: "out" }
 ` + exit));
-    expect(err.message).toMatch(/bad\.yaml:11:9: tool 't', node 'x': JSONata syntax error at character \d+: /);
+    // At the expression's offending character (just past `+`, where it ends too early), not at the node (11:9).
+    expect(err.message).toMatch(/bad\.yaml:11:65: tool 't', node 'x': JSONata syntax error at character 6: Unexpected end of expression \(near "\$\.in \+"\)$/);
   });
 
   it('JSONata syntax valid in mcp args ({expr} args; an older-rule $-string that is not JSONata stays a literal)', async () => {

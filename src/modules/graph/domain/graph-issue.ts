@@ -9,6 +9,8 @@ export interface GraphIssue {
   tool?: string;
   node?: string;
   position?: SourcePosition;
+  /** A bad expression: its text and where in it (0-based) the problem is, so the loader can point at that character. */
+  expression?: { source: string; offset: number };
 }
 
 /** Path from the document root to a value: object keys and array indexes. */

@@ -1,4 +1,5 @@
-import { LineCounter, parseDocument, isNode, type Node as YamlNode } from 'yaml';
+import { isNode, type Node as YamlNode } from 'yaml';
+import { parseYamlText } from '../../../kernel/yaml-text';
 import { parseStrictJson } from '../../../kernel/json-text';
 import type { DocPath, PositionLookup } from '../domain/graph-issue';
 import type { SourcePosition } from '../domain/types';
@@ -29,17 +30,8 @@ function parseJson(text: string): GraphDocument {
 }
 
 function parseYaml(text: string): GraphDocument {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
-  if (doc.errors.length > 0) {
-    return {
-      ok: false,
-      errors: doc.errors.map((e) => {
-        const pos = lineCounter.linePos(e.pos[0]);
-        return { message: `YAML: ${e.message.split('\n')[0]}`, position: { line: pos.line, column: pos.col } };
-      }),
-    };
-  }
+  const { doc, lineCounter, issues } = parseYamlText(text);
+  if (issues.length > 0) return { ok: false, errors: issues.map((i) => ({ message: i.message, position: { line: i.line, column: i.column } })) };
   return {
     ok: true,
     value: doc.toJS({ maxAliasCount: 1000 }) as unknown,

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import { InvalidGraphError } from '../../../kernel/errors';
 import { checkGraph } from '../domain/graph-checks';
+import { locateExpression } from '../domain/expression-position';
 import { describeIssue, type GraphIssue, type PositionLookup } from '../domain/graph-issue';
 import { normalizeGraphConfig } from '../domain/normalize-graph-config';
 import { compileGraph, type CompileOptions, type CompiledGraph } from '../application/engine/compiled-graph';
@@ -123,7 +124,7 @@ export class GraphFileLoader {
     } catch (err) {
       if (schemaOk) throw err;
     }
-    if (issues.length > 0 || !compiled) return { issues: issues.all() };
+    if (issues.length > 0 || !compiled) return { issues: issues.all().map((i) => atExpression(i, text)) };
     if (config.tools.length === 0) {
       compiled.graph.warnings.push({ message: 'the file declares no tools: it loads, but serves nothing' });
     }
@@ -149,6 +150,13 @@ export class GraphFileLoader {
     }
     return issues;
   }
+}
+
+/** A bad expression's issue placed at the offending character of the expression, where the text shows it. */
+function atExpression(issue: GraphIssue, text: string): GraphIssue {
+  if (!issue.expression || !issue.position) return issue;
+  const at = locateExpression(text, issue.position, issue.expression.source, issue.expression.offset);
+  return at ? { ...issue, position: at } : issue;
 }
 
 /** Issues in the order found, each message reported once per position (stages can find the same problem). */

@@ -14,6 +14,7 @@ import { createAjvValidatorFactory, type ValidatorFactory, type ValueValidator }
 import { CompiledJsonLogicRule } from './json-logic-rule';
 import {
   compileJsonata,
+  JsonataSyntaxError,
   DEFAULT_EXPRESSION_LIMITS,
   type CompiledJsonata,
   type ExpressionLimits,
@@ -87,7 +88,8 @@ export function compileGraph(config: GraphConfig, options: CompileOptions = {}):
           });
         }
       } catch (err) {
-        issues.push({ tool: tool.name, node: node.id, message: (err as Error).message, position: node.position });
+        const expression = err instanceof JsonataSyntaxError && err.offset !== undefined ? { expression: { source: err.source, offset: err.offset } } : {};
+        issues.push({ tool: tool.name, node: node.id, message: (err as Error).message, position: node.position, ...expression });
       }
     }
     let validateInput: ValueValidator = () => undefined;

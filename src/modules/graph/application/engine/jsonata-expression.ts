@@ -12,11 +12,36 @@ export interface ExpressionLimits {
 
 export const DEFAULT_EXPRESSION_LIMITS: Readonly<ExpressionLimits> = Object.freeze({ timeoutMs: 10_000, stackDepth: 5_000 });
 
-/** Thrown by {@link compileJsonata} on a syntax error; the loader turns it into an InvalidGraphError with the position. */
+/**
+ * Thrown by {@link compileJsonata} on a syntax error; the loader turns it into an InvalidGraphError with the position
+ * of the offending character in the file. `offset` is where in the expression (0-based) the problem starts.
+ */
 export class JsonataSyntaxError extends Error {
-  constructor(readonly source: string, readonly reason: string, readonly position: number | undefined) {
-    super(`JSONata syntax error${position !== undefined ? ` at character ${position}` : ''}: ${reason}`);
+  readonly offset: number | undefined;
+
+  constructor(
+    readonly source: string,
+    readonly reason: string,
+    readonly position: number | undefined,
+    token?: unknown,
+  ) {
+    const offset = position === undefined ? undefined : Math.max(0, position - (token !== undefined && token !== null && token !== '(end)' ? String(token).length : 0));
+    super(`JSONata syntax error${position !== undefined ? ` at character ${position}` : ''}: ${reason}${offset !== undefined ? ` (near ${near(source, offset)})` : ''}`);
+    this.offset = offset;
   }
+}
+
+/** Up to 24 characters of the expression around `offset`, on one line, quoted. */
+function near(source: string, offset: number): string {
+  const from = Math.max(0, offset - 12);
+  const text = source.slice(from, offset + 12).replace(/\s+/g, ' ').trim();
+  return JSON.stringify(`${from > 0 ? '…' : ''}${text}${offset + 12 < source.length ? '…' : ''}`);
+}
+
+/** jsonata's terse messages in words: S0201 says only "Syntax error: 2". */
+function reasonOf(e: { code?: string; message?: string; token?: unknown }): string {
+  if (e.code === 'S0201' && e.token !== undefined) return `unexpected ${JSON.stringify(String(e.token))}: two values in a row (a missing operator, comma or bracket before it?)`;
+  return e.message ?? 'syntax error';
 }
 
 /**
@@ -61,8 +86,8 @@ export function compileJsonata(source: string, limits: ExpressionLimits = DEFAUL
   try {
     expression = jsonata(source, options as jsonata.JsonataOptions);
   } catch (err) {
-    const e = err as { message?: string; position?: number };
-    throw new JsonataSyntaxError(source, e.message ?? String(err), typeof e.position === 'number' ? e.position : undefined);
+    const e = err as { message?: string; position?: number; code?: string; token?: unknown };
+    throw new JsonataSyntaxError(source, e.message === undefined ? String(err) : reasonOf(e), typeof e.position === 'number' ? e.position : undefined, e.token);
   }
   const fallbacks: RegexFallback[] = [];
   const trusted = new Set<string>();
