@@ -12,7 +12,7 @@ import { resolveConfig, type CommonFlags } from '../resolve-config';
 export function knowledgeCommand(): Command {
   const knowledge = new Command('knowledge').description('knowledge graph search and backups (data dir, or PostgreSQL with --database-url)');
   knowledge.addCommand(
-    withCommonOptions(new Command('search').description('ranked search of a knowledge graph, best first (the search_nodes tool; docs/knowledge-graph.md "Search")'))
+    withStoreOptions(new Command('search').description('ranked search of a knowledge graph, best first (the search_nodes tool; docs/knowledge-graph.md "Search")'))
       .argument('<project>', "project name, folder or id; '*' searches every project")
       .argument('<query...>', 'words (all required), "a phrase", -excluded, prefix*, a OR b — quote the whole query for phrases')
       .option('--role <role>', 'only nodes of this role (actor, critic, summary)')
