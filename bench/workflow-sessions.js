@@ -99,7 +99,8 @@ function seedSessions(dataDir, n) {
     fs.mkdirSync(dir);
     fs.writeFileSync(path.join(dir, 'workflow.json'), text);
     fs.writeFileSync(path.join(dir, 'events.ndjson'), line);
-    fs.writeFileSync(path.join(dir, 'snapshot.json'), JSON.stringify({ version: 1, logOffset: Buffer.byteLength(line), lines: 1, state }));
+    const tail = { bytes: Buffer.byteLength(line), sha256: require('node:crypto').createHash('sha256').update(line).digest('hex') };
+    fs.writeFileSync(path.join(dir, 'snapshot.json'), JSON.stringify({ version: 2, logOffset: Buffer.byteLength(line), lines: 1, tail, state }));
     index.push(JSON.stringify({ s: summarizeSession(state) }));
   }
   fs.writeFileSync(path.join(root, 'index.ndjson'), `${index.join('\n')}\n`);

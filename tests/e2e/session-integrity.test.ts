@@ -103,7 +103,7 @@ describe('session integrity (built server)', () => {
     await conn.close();
     const dir = path.join(dataDir, 'sessions', s.sessionId);
     const log = path.join(dir, 'events.ndjson');
-    fs.writeFileSync(path.join(dir, 'snapshot.json'), JSON.stringify({ version: 1, logOffset: fs.statSync(log).size, lines: 2, state: { sessionId: s.sessionId } }));
+    fs.writeFileSync(path.join(dir, 'snapshot.json'), JSON.stringify({ version: 2, logOffset: fs.statSync(log).size, lines: 2, tail: { bytes: 10, sha256: 'x' }, state: { sessionId: s.sessionId } }));
     fs.appendFileSync(log, fs.readFileSync(log, 'utf8').split('\n')[0] + '\n');
     conn = await open(dataDir);
     const b = await conn.call('workflow_continue', { continueToken: a.continueToken, output: { notesMarkdown: 'edited a.ts' } });

@@ -91,7 +91,8 @@ describe('FileSessionStore specifics', () => {
       // Rebuilt: the snapshot on disk is a good one again.
       expect(JSON.parse(fs.readFileSync(snap, 'utf8'))).toMatchObject({ version: 2, logOffset: size, state: { head: { node: 1 } } });
     }
-    expect(warnings.filter((w) => w.includes('snapshot not used')).length).toBeGreaterThanOrEqual(wrongs.length);
+    // Every wrong one but the version 1 snapshot (an older server's, rebuilt silently) is named in a warning.
+    expect(warnings.filter((w) => w.includes('snapshot not used')).length).toBeGreaterThanOrEqual(wrongs.length - 1);
     await store.update('00000000000000c4', async () => ({ events: [advance(1, 2)], result: null }));
     expect((await store.load('00000000000000c4')).head.node).toBe(2);
   });

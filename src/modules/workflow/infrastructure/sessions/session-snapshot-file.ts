@@ -47,6 +47,8 @@ export async function readSnapshot(file: string, logFile: string, sessionId: str
   } catch {
     return { problem: 'is not JSON (torn?)' };
   }
+  // A snapshot written before the tail mark (version 1): folded again from the log and rewritten, without a warning.
+  if (snap && typeof snap === 'object' && (snap as { version?: unknown }).version === 1) return {};
   const shape = shapeProblem(snap, sessionId);
   if (shape) return { problem: shape };
   const tail = await tailProblem(logFile, snap);
