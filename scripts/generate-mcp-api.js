@@ -4,8 +4,8 @@ require('reflect-metadata');
 const fs = require('node:fs');
 const path = require('node:path');
 const { renderMcpApi } = require('../dist/server/mcp-api-doc');
-const { builtinTools } = require('../dist/server/builtin-tools');
+const { everyBuiltinTool } = require('../dist/server/builtin-tools');
 
 const target = path.join(__dirname, '..', 'spec', 'mcp-api.md');
-fs.writeFileSync(target, renderMcpApi(builtinTools()));
+fs.writeFileSync(target, renderMcpApi(everyBuiltinTool()));
 console.error(`wrote ${path.relative(process.cwd(), target)}`);

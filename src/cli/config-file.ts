@@ -23,6 +23,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   sessionRetentionDays: 'integer',
   modules: 'strings',
   onlyGraphs: 'boolean',
+  graphAuthoring: 'boolean',
   mcpConfig: 'paths',
   databaseUrl: 'string',
   databasePoolSize: 'integer',

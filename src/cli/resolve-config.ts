@@ -40,6 +40,8 @@ export interface CommonFlags {
   sessionLogMb?: string | number;
   /** `serve`: graph runs recorded in the data dir per tool (0 records none). */
   graphRunsKeep?: string | number;
+  /** `serve`: the graph authoring tools (env WORKGRAPH_GRAPH_AUTHORING=1). */
+  graphAuthoring?: boolean;
   /** `serve`: MCP resource subscriptions one client session may hold (default 1,000). */
   maxSubscriptions?: string | number;
   /** `serve`: how long a task's claim holds without a call of its claimant (`30m`, `90s`, `1h`; a bare number is seconds). */
@@ -90,6 +92,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     },
     modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
     onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
+    graphAuthoring: flags.graphAuthoring ?? envSwitch(env.WORKGRAPH_GRAPH_AUTHORING, 'WORKGRAPH_GRAPH_AUTHORING') ?? file.graphAuthoring ?? defaults.graphAuthoring,
     mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
     ...databaseSettings(flags, env, file),
     knowledge: {
@@ -248,4 +251,16 @@ function wholeNumber(v: string | number | undefined, from: string, fallback: num
   const n = Number(v);
   if (!Number.isInteger(n) || n < 0) throw new ConfigFileError(`${from}: expected a whole number (0 or more), got '${v}'`);
   return n;
+}
+
+/**
+ * An environment switch: `1`/`true` or `0`/`false`; undefined when unset or empty.
+ * @throws ConfigFileError (a usage error, exit 2) naming the variable for anything else.
+ */
+function envSwitch(value: string | undefined, name: string): boolean | undefined {
+  const v = value?.trim().toLowerCase();
+  if (!v) return undefined;
+  if (v === '1' || v === 'true') return true;
+  if (v === '0' || v === 'false') return false;
+  throw new ConfigFileError(`${name}: expected 1 or 0, got '${value}'`);
 }

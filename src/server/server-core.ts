@@ -30,7 +30,7 @@ export interface ServerCore {
 /** A tool registry holding the built-in tools of the modules served (origin `builtin`). */
 function builtinRegistry(config: AppConfig): ToolRegistry {
   const registry = new ToolRegistry();
-  registry.register(builtinTools(servedModules(config)), 'builtin');
+  registry.register(builtinTools(servedModules(config), { graphAuthoring: config.graphAuthoring }), 'builtin');
   return registry;
 }
 

@@ -116,3 +116,23 @@ describe('resource subscriptions per session (--max-subscriptions, WORKGRAPH_MAX
     expect(() => resolveConfig({}, { WORKGRAPH_MAX_SUBSCRIPTIONS: '-3' }, dir)).toThrow(/WORKGRAPH_MAX_SUBSCRIPTIONS: expected a whole number/);
   });
 });
+
+describe('graph authoring tools (--graph-authoring, WORKGRAPH_GRAPH_AUTHORING, graphAuthoring)', () => {
+  let dir: string;
+  beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-config-'))));
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('is off by default; the flag beats the variable beats the config file', () => {
+    const file = path.join(dir, 'c.yaml');
+    fs.writeFileSync(file, 'graphAuthoring: true\n');
+    expect(resolveConfig({}, {}, dir).graphAuthoring).toBe(false);
+    expect(resolveConfig({ config: file }, {}, dir).graphAuthoring).toBe(true);
+    expect(resolveConfig({ config: file }, { WORKGRAPH_GRAPH_AUTHORING: '0' }, dir).graphAuthoring).toBe(false);
+    expect(resolveConfig({}, { WORKGRAPH_GRAPH_AUTHORING: 'true' }, dir).graphAuthoring).toBe(true);
+    expect(resolveConfig({ graphAuthoring: true }, { WORKGRAPH_GRAPH_AUTHORING: '0' }, dir).graphAuthoring).toBe(true);
+  });
+
+  it('refuses a variable that is not 1/0/true/false, naming it', () => {
+    expect(() => resolveConfig({}, { WORKGRAPH_GRAPH_AUTHORING: 'yes please' }, dir)).toThrow("WORKGRAPH_GRAPH_AUTHORING: expected 1 or 0, got 'yes please'");
+  });
+});

@@ -22,6 +22,10 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flags: '--session-artifacts-mb <mib>', description: "largest artifacts of one session step's output, as JSON; larger is limit_exceeded (env WORKGRAPH_SESSION_ARTIFACTS_MB; default 1)" },
   { flags: '--session-log-mb <mib>', description: "largest session event log; a workflow_continue past it is limit_exceeded (env WORKGRAPH_SESSION_LOG_MB; default 64)" },
   { flags: '--graph-result-mb <mib>', description: 'largest graph tool result, as JSON; larger is execution_limit (env WORKGRAPH_GRAPH_RESULT_MB; default 16)' },
+  {
+    flags: '--graph-authoring',
+    description: 'serve the graph authoring tools: graph server metadata, graph tool list/get, JSONata and JSON Logic testers (env WORKGRAPH_GRAPH_AUTHORING=1; default off)',
+  },
   { flags: '--output-tail <bytes>', description: "bytes of each output stream's tail in a validate_task_loop answer (env WORKGRAPH_OUTPUT_TAIL; default 8192)", parse: parseOutputTail },
   {
     flags: '--max-subscriptions <n>',

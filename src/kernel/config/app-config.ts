@@ -64,6 +64,11 @@ export interface AppConfig {
    * name/version/title/instructions (what `mcpgraph -g FILE` serves). Default false.
    */
   onlyGraphs: boolean;
+  /**
+   * `--graph-authoring` (WORKGRAPH_GRAPH_AUTHORING=1, config `graphAuthoring`): serve the graph module's authoring tools
+   * (graph server metadata, graph tool list/get, JSONata and JSON Logic testers). Default false: none is listed.
+   */
+  graphAuthoring: boolean;
   /** `--mcp-config FILE` (repeatable; mcpgraph's `-m`): MCP server definitions merged into every graph's servers. */
   mcpConfigFiles: string[];
   /**

@@ -33,6 +33,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     graphRunsPerTool: 20,
     modules: [...MODULE_NAMES],
     onlyGraphs: false,
+    graphAuthoring: false,
     mcpConfigFiles: [],
     shutdownGraceMs: 10_000,
     graph: { historyMaxBytes: 256 * MIB, runHistoryMaxBytes: 1024 * MIB, resultMaxBytes: 16 * MIB },

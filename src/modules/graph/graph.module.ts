@@ -10,6 +10,10 @@ import { GetGraphRunExecution } from './application/use-cases/get-graph-run-exec
 import { ListGraphTools } from './application/use-cases/list-graph-tools';
 import { DescribeGraphTool } from './application/use-cases/describe-graph-tool';
 import { RunGraphTool } from './application/use-cases/run-graph-tool';
+import { GetGraphServer } from './application/use-cases/authoring/get-graph-server';
+import { ListServedGraphTools } from './application/use-cases/authoring/list-served-graph-tools';
+import { GetGraphToolDefinition } from './application/use-cases/authoring/get-graph-tool-definition';
+import { TestJsonata, TestJsonLogic } from './application/use-cases/authoring/test-expressions';
 import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
@@ -103,6 +107,12 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.ListGraphTools, { useClass: ListGraphTools }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.DescribeGraphTool, { useClass: DescribeGraphTool }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.RunGraphTool, { useClass: RunGraphTool }, { lifecycle: Scope.Singleton });
+  // The authoring tools' use cases (their tools are listed only with --graph-authoring; see graph-authoring.tools.ts).
+  container.register(GraphTokens.GetGraphServer, { useClass: GetGraphServer }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.ListServedGraphTools, { useClass: ListServedGraphTools }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.GetGraphToolDefinition, { useClass: GetGraphToolDefinition }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.TestJsonata, { useClass: TestJsonata }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.TestJsonLogic, { useClass: TestJsonLogic }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
   }

@@ -7,6 +7,7 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
 
 export { GraphTokens } from './application/graph.tokens';
 export { graphTools } from './graph.tools';
+export { graphAuthoringTools } from './graph-authoring.tools';
 export type { GraphHost, LoadGraphOptions, GraphLoadFailure } from './infrastructure/graph-host';
 export type { GraphFileProblem } from './infrastructure/graph-file-loader';
 export type { GraphToolPublisher } from './infrastructure/graph-tool-publisher';

@@ -10,4 +10,10 @@ export const GraphTokens = {
   ListGraphTools: Symbol.for('workgraph.ListGraphTools'),
   DescribeGraphTool: Symbol.for('workgraph.DescribeGraphTool'),
   RunGraphTool: Symbol.for('workgraph.RunGraphTool'),
+  // The authoring tools (--graph-authoring).
+  GetGraphServer: Symbol.for('workgraph.GetGraphServer'),
+  ListServedGraphTools: Symbol.for('workgraph.ListServedGraphTools'),
+  GetGraphToolDefinition: Symbol.for('workgraph.GetGraphToolDefinition'),
+  TestJsonata: Symbol.for('workgraph.TestJsonata'),
+  TestJsonLogic: Symbol.for('workgraph.TestJsonLogic'),
 } as const;

@@ -1,5 +1,5 @@
 import jsonLogic from 'json-logic-js';
-import { compileJsonata, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
+import { compileJsonata, JsonataSyntaxError, type CompiledJsonata, type ExpressionLimits } from './jsonata-expression';
 
 /** The operators json-logic-js 2.x knows; anything else is refused at load time. */
 const KNOWN_OPERATORS = new Set([
@@ -21,8 +21,25 @@ const SCOPED_OPERATORS: Record<string, ReadonlySet<number>> = {
   reduce: new Set([0, 2]),
 };
 
-/** A JSON Logic rule error found at load time. */
-export class JsonLogicSyntaxError extends Error {}
+/** A JSON Logic rule error found at load time: where in the rule, and for a bad `var`, its JSONata and the position. */
+export class JsonLogicSyntaxError extends Error {
+  constructor(
+    message: string,
+    readonly path?: string,
+    readonly expression?: string,
+    /** Character offset of a JSONata syntax error within `expression`, as jsonata reports it. */
+    readonly position?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** The JSONata source of the rule's `var` whose evaluation threw `err`, when a rule evaluation failed there. */
+export function failedVarSource(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null ? (err as { [VAR_SOURCE]?: string })[VAR_SOURCE] : undefined;
+}
+
+const VAR_SOURCE = Symbol('workgraph.jsonLogicVar');
 
 interface VarSlot {
   key: string;
@@ -59,7 +76,16 @@ export class CompiledJsonLogicRule {
   async evaluate(context: Record<string, unknown>, bindings: Record<string, unknown>): Promise<boolean> {
     const data = Object.create(context) as Record<string, unknown>;
     for (const slot of this.slots) {
-      const value = slot.expr ? await slot.expr.evaluate(context, bindings) : context;
+      let value: unknown = context;
+      if (slot.expr) {
+        try {
+          value = await slot.expr.evaluate(context, bindings);
+        } catch (err) {
+          // Says which var failed (graph_test_json_logic answers its position within that var's JSONata).
+          if (typeof err === 'object' && err !== null && !Object.isFrozen(err)) Object.defineProperty(err, VAR_SOURCE, { value: slot.expr.source });
+          throw err;
+        }
+      }
       data[slot.key] = value === undefined || value === null ? slot.fallback : value;
     }
     return truthy(jsonLogic.apply(this.rule as jsonLogic.RulesLogic, data));
@@ -77,7 +103,7 @@ function rewrite(rule: unknown, slots: VarSlot[], limits: ExpressionLimits, wher
   const op = keys[0]!;
   const operand = (rule as Record<string, unknown>)[op];
   if (!KNOWN_OPERATORS.has(op)) {
-    throw new JsonLogicSyntaxError(`${where}: unknown JSON Logic operator '${op}'`);
+    throw new JsonLogicSyntaxError(`${where}: unknown JSON Logic operator '${op}'`, where);
   }
   if (op === 'var') return { var: addSlot(operand, slots, limits, where) };
   const scoped = SCOPED_OPERATORS[op];
@@ -98,7 +124,8 @@ function addSlot(operand: unknown, slots: VarSlot[], limits: ExpressionLimits, w
     try {
       expr = compileJsonata(source, limits);
     } catch (err) {
-      throw new JsonLogicSyntaxError(`${where}: var ${JSON.stringify(source)} is not valid JSONata: ${(err as Error).message}`);
+      const position = err instanceof JsonataSyntaxError ? err.position : undefined;
+      throw new JsonLogicSyntaxError(`${where}: var ${JSON.stringify(source)} is not valid JSONata: ${(err as Error).message}`, where, source, position);
     }
   }
   slots.push({ key, ...(expr ? { expr } : {}), fallback: fallback === undefined ? null : fallback });
@@ -111,7 +138,7 @@ function checkOperators(rule: unknown, where: string): void {
   if (typeof rule !== 'object' || rule === null) return;
   const keys = Object.keys(rule);
   if (keys.length !== 1) return;
-  if (!KNOWN_OPERATORS.has(keys[0]!)) throw new JsonLogicSyntaxError(`${where}: unknown JSON Logic operator '${keys[0]}'`);
+  if (!KNOWN_OPERATORS.has(keys[0]!)) throw new JsonLogicSyntaxError(`${where}: unknown JSON Logic operator '${keys[0]}'`, where);
   checkOperators((rule as Record<string, unknown>)[keys[0]!], `${where}.${keys[0]}`);
 }
 

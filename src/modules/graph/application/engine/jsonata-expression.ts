@@ -24,6 +24,8 @@ export class JsonataSyntaxError extends Error {
     readonly reason: string,
     readonly position: number | undefined,
     token?: unknown,
+    /** jsonata's error code (S0201 …), when it gave one. */
+    readonly code?: string,
   ) {
     const offset = position === undefined ? undefined : Math.max(0, position - (token !== undefined && token !== null && token !== '(end)' ? String(token).length : 0));
     super(`JSONata syntax error${position !== undefined ? ` at character ${position}` : ''}: ${reason}${offset !== undefined ? ` (near ${near(source, offset)})` : ''}`);
@@ -87,7 +89,13 @@ export function compileJsonata(source: string, limits: ExpressionLimits = DEFAUL
     expression = jsonata(source, options as jsonata.JsonataOptions);
   } catch (err) {
     const e = err as { message?: string; position?: number; code?: string; token?: unknown };
-    throw new JsonataSyntaxError(source, e.message === undefined ? String(err) : reasonOf(e), typeof e.position === 'number' ? e.position : undefined, e.token);
+    throw new JsonataSyntaxError(
+      source,
+      e.message === undefined ? String(err) : reasonOf(e),
+      typeof e.position === 'number' ? e.position : undefined,
+      e.token,
+      typeof e.code === 'string' ? e.code : undefined,
+    );
   }
   const fallbacks: RegexFallback[] = [];
   const trusted = new Set<string>();

@@ -1,0 +1,28 @@
+import { inject, injectable } from 'tsyringe';
+import { NotFoundError } from '../../../../../kernel/errors';
+import type { UseCase } from '../../../../../kernel/use-case';
+import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
+import { graphToolDefinition } from '../../../domain/graph-tool-definition';
+import { GraphTokens } from '../../graph.tokens';
+import type { graphToolGetSchemas } from '../../graph-authoring.tool-schemas';
+import type { GraphToolCatalog } from '../../ports/graph-tool-catalog';
+
+type GraphToolGetInput = ToolInput<typeof graphToolGetSchemas>;
+type GraphToolGetOutput = ToolOutput<typeof graphToolGetSchemas>;
+
+/**
+ * graph_tool_get: a served graph tool's definition as served (mcpgraph's getGraphTool): schemas as the client sees
+ * them, nodes in the newest format.
+ * @throws NotFoundError for a tool this server does not serve.
+ */
+@injectable()
+export class GetGraphToolDefinition implements UseCase<GraphToolGetInput, GraphToolGetOutput> {
+  constructor(@inject(GraphTokens.GraphHost) private readonly catalog: GraphToolCatalog) {}
+
+  async execute(input: GraphToolGetInput): Promise<GraphToolGetOutput> {
+    const served = this.catalog.toolDefinition(input.name);
+    if (!served) throw new NotFoundError('graph tool', input.name);
+    const { name, description, inputSchema, outputSchema, nodes } = graphToolDefinition(served.tool);
+    return { name, description, file: served.file ?? '(in-memory graph)', inputSchema, outputSchema, nodes };
+  }
+}
