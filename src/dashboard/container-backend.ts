@@ -49,9 +49,9 @@ export class ContainerBackend implements DashboardBackend {
 
   async taskGraph(project: string): Promise<unknown> {
     // The Mermaid text of get_project_graph is for chats; the page draws the DAG itself.
+    // Its revision grows on every write (a claim, an edit, a status change): the page keys its task details on it.
     const { mermaid: _mermaid, ...view } = await this.run<Record<string, unknown>>(TasksTokens.GetProjectGraph, { project });
-    const details = view as { nodes: Array<{ updated_at: string }> };
-    return { ...view, revision: details.nodes.reduce((m, n) => (n.updated_at > m ? n.updated_at : m), '') };
+    return view;
   }
 
   taskDetails(project: string, nodeId: string): Promise<unknown> {

@@ -22,8 +22,10 @@ export function classifyDataDirPath(rel: string): PathChange | undefined {
   if (parts.some((p) => p.endsWith('.lock'))) return undefined;
   if (parts[0] === 'projects' && parts.length >= 3) {
     const project = parts[1];
-    const name = parts[2];
-    if (name.startsWith('task_graph') || name.startsWith('transitions')) return { kind: 'tasks', project, id: project };
+    // The checked write path renames `.<name>.tmp-…` into place: the temp file's name counts as the file's.
+    const name = parts[2].replace(/^\./, '');
+    // The history of changes too: an edit (update_task, a claim renewal) writes no transition.
+    if (name.startsWith('task_graph') || name.startsWith('transitions') || name.startsWith('history')) return { kind: 'tasks', project, id: project };
     if (name.startsWith('knowledge_graph') || name === 'backup') return { kind: 'knowledge', project, id: project };
     return undefined;
   }

@@ -6,7 +6,9 @@ describe('classifyDataDirPath', () => {
   it.each([
     ['projects/my-app/task_graph.json', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
     ['projects/my-app/task_graph.json.tmp-123', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
+    ['projects/my-app/.task_graph.json.tmp-123-ab12cd34', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
     ['projects/my-app/transitions.ndjson', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
+    ['projects/my-app/history.ndjson', { kind: 'tasks', project: 'my-app', id: 'my-app' }],
     ['projects/notes/knowledge_graph.ndjson', { kind: 'knowledge', project: 'notes', id: 'notes' }],
     ['projects/notes/backup', { kind: 'knowledge', project: 'notes', id: 'notes' }],
     ['graph-runs/sum_to_n/1700000000000-abc.json', { kind: 'graph-run', project: 'sum_to_n', id: 'abc' }],

@@ -66,6 +66,31 @@ export interface TaskNode {
   current_attempt: number;
   error_logs: TaskErrorLog[];
   updated_at: string;
+  /** high, medium or low; absent means medium. */
+  priority?: string;
+  tags?: string[];
+  metadata?: Record<string, string | number | boolean>;
+  /** Who started the task and holds it (IN_PROGRESS, VALIDATING, RETRYING). */
+  claim?: TaskClaim;
+}
+/** Who acts on a task: the caller's identity, the agent name it gave and the server's host. */
+export interface Claimant {
+  identity: string | null;
+  agent: string | null;
+  host: string;
+}
+export interface TaskClaim extends Claimant {
+  since: string;
+  expires_at: string;
+}
+/** One change of the plan (the project's history, newest last). */
+export interface PlanChange {
+  revision: number;
+  time: string;
+  actor: Claimant;
+  action: string;
+  reason: string;
+  nodes: string[];
 }
 export interface TaskGraphData {
   project_id: string;
@@ -74,6 +99,8 @@ export interface TaskGraphData {
   nodes: TaskNode[];
   counts: Record<string, number>;
   revision: number;
+  /** The plan's recent changes, oldest first. */
+  history?: PlanChange[];
 }
 export interface TaskTransition {
   node: string;

@@ -7,8 +7,9 @@ import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
 import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
-import { Empty, Load, Time } from '../components/common';
-import type { TaskGraphData, TaskNode, TaskTransition } from '../types';
+import { Load, Time } from '../components/common';
+import { ClaimRows, PlanHistory } from '../components/PlanViews';
+import type { PlanChange, TaskGraphData, TaskNode, TaskTransition } from '../types';
 
 const nodeTypes = { task: TaskNodeView, layer: LayerNodeView };
 const edgeTypes = { routed: RoutedEdgeView };
@@ -266,6 +267,10 @@ function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
               ) : null}
             </div>
           ) : null}
+          <details className="recent-changes" open={(graph.history?.length ?? 0) > 0}>
+            <summary><h3>Recent changes <span className="muted small">{graph.history?.length ?? 0}</span></h3></summary>
+            <PlanHistory changes={graph.history ?? []} testId="plan-history" showNodes />
+          </details>
           <h3>Layers <span className="muted small">{lay.layers.length}</span></h3>
           <div className="layer-actions">
             <button
@@ -338,6 +343,7 @@ interface TaskDetailData {
   node: TaskNode;
   transitions: TaskTransition[];
   dependents: string[];
+  history?: PlanChange[];
 }
 
 function TaskDetails({ project, node, revision, onClose }: { project: string; node: TaskNode; revision: number; onClose: () => void }) {
@@ -366,9 +372,19 @@ function TaskDetails({ project, node, revision, onClose }: { project: string; no
       <div className="kv">
         <span>Id</span><code>{node.id}</code>
         <span>Status</span><span><StatusBadge status={node.status} /></span>
+        <span>Priority</span><span data-testid="task-priority" className={`priority priority-${node.priority ?? 'medium'}`}>{node.priority ?? 'medium'}</span>
+        <span>Tags</span>
+        <span data-testid="task-tags">{node.tags?.length ? node.tags.map((t) => <span key={t} className="tag">{t}</span>) : <span className="muted">—</span>}</span>
+        <ClaimRows claim={node.claim} />
         <span>Attempts</span><span>{node.current_attempt} of {node.max_attempts}</span>
         <span>Depends on</span><span>{node.depends_on.length ? node.depends_on.join(', ') : '—'}</span>
         <span>Updated</span><Time iso={node.updated_at} />
+        {node.metadata && Object.keys(node.metadata).length ? (
+          <>
+            <span>Metadata</span>
+            <span className="small">{Object.entries(node.metadata).map(([k, v]) => <div key={k}><span className="muted">{k}:</span> {String(v)}</div>)}</span>
+          </>
+        ) : null}
       </div>
       {node.description ? <p className="description">{node.description}</p> : null}
       <h3>Validation command</h3>
@@ -395,6 +411,8 @@ function TaskDetails({ project, node, revision, onClose }: { project: string; no
           </details>
         ))
       )}
+      <h3>History of changes</h3>
+      <Load res={res}>{(d) => <PlanHistory changes={d.history ?? []} testId="task-history" />}</Load>
       <h3>Transitions</h3>
       <Load res={res}>
         {(d) =>
