@@ -46,7 +46,7 @@ describe('tools/list size', () => {
       expect(descriptions(graphTool.outputSchema)).toContain('The sum from 1 to n');
 
       const listed = (await some.client.listTools()).tools;
-      const otherModules = ['graph_inspect', 'add_nodes', 'list_nodes', 'get_node', 'delete_nodes', 'restore_nodes'];
+      const otherModules = ['graph_inspect', 'add_nodes', 'list_nodes', 'get_node', 'delete_nodes', 'restore_nodes', 'search_nodes'];
       expect(listed.map((t) => t.name).sort()).toEqual(builtIn.map((t) => t.name).filter((n) => !otherModules.includes(n)).sort());
       expect(JSON.stringify({ tools: listed }).length).toBeLessThanOrEqual(WORKFLOW_TASKS_BUDGET);
     } finally {

@@ -48,10 +48,9 @@ export const knowledgeTools: ToolDefinition[] = [
     name: 'search_nodes',
     title: 'Search knowledge nodes',
     description:
-      'Ranked search over thoughts (weighted highest), tags and artifact names/paths: brief entries with a score and a snippet, best first. ' +
-      'Query syntax: words are ANDed, "exact phrase", -exclude, prefix*, a OR b; case, accents and word endings are ignored. ' +
-      'Filter by role, tags, since/until; includeDeleted searches soft-deleted nodes too. projects: [...] or "*" searches several projects. ' +
-      'Pass nextCursor back as cursor for the next page.',
+      'Ranked search of thoughts, tags and artifacts: brief entries with score and snippet, best first. ' +
+      'Syntax: words ANDed, "phrase", -exclude, prefix*, a OR b (case, accents, word endings ignored). ' +
+      'Filters: role, tags, since/until, includeDeleted; projects: [...] or "*". nextCursor pages.',
     ...searchNodesSchemas,
     annotations: { title: 'Search knowledge nodes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: KnowledgeTokens.SearchKnowledgeNodes,
