@@ -157,6 +157,18 @@ describe('MCP tool rules (built server)', () => {
     const running = await call('validate_task_loop', { project: 'slow', nodeId: 's', waitSeconds: 0 });
     expect(running.structuredContent!.running).toBe(true);
     await call('validate_task_loop', { project: 'slow', nodeId: 's', waitSeconds: 30 });
+    // The living plan: add, edit, split, remove, claim, release, details.
+    await call('init_project_graph', { projectName: 'plan', projectRoot: root, nodes: [{ id: 'p1', title: 'First' }] });
+    const added = await call('add_tasks', { project: 'plan', nodes: [{ id: 'p2', title: 'Second', depends_on: ['p1'] }, { id: 'p3', title: 'Third' }] });
+    await call('update_task', { project: 'plan', nodeId: 'p3', priority: 'high', tags: ['x'], expectedRevision: added.structuredContent!.revision });
+    await call('split_task', { project: 'plan', nodeId: 'p2', into: [{ id: 'p2a', title: 'Second, part a' }, { id: 'p2b', title: 'Second, part b', depends_on: ['p2a'] }] });
+    await call('remove_tasks', { project: 'plan', nodeIds: ['p2b'] });
+    const claimed = await call('claim_next_task', { project: 'plan', agent: 'rules' });
+    expect(claimed.structuredContent!.claimed).toBe(true);
+    expect((claimed.structuredContent!.node as { id: string }).id).toBe('p3');
+    await call('release_task', { project: 'plan', nodeId: 'p3', agent: 'rules' });
+    const details = await call('get_task_details', { project: 'plan', nodeId: 'p3' });
+    expect((details.structuredContent!.history as unknown[]).length).toBeGreaterThan(0);
     await call('scaffold_project_docs', {
       targetDirectory: path.join(root, 'docs'),
       architectureContent: '# Architecture',
