@@ -98,7 +98,7 @@ describe('--modules, unknown tools, and serving graph files as mcpgraph does (bu
       expect(err).toBeInstanceOf(McpError);
       expect((err as McpError).code).toBe(-32602);
       expect((err as McpError).message).toContain("Unknown tool: \"workflow_lst\" (did you mean 'workflow_list'?)");
-      expect((err as McpError).message).toContain('tools: add_nodes, delete_nodes,');
+      expect((err as McpError).message).toContain('tools: add_nodes, add_tasks, claim_next_task, delete_nodes,');
       const far = await conn.client.callTool({ name: 'zzzzzzzz', arguments: {} }).catch((e: unknown) => e);
       expect((far as McpError).message).not.toContain('did you mean');
     } finally {
