@@ -16,16 +16,8 @@ export interface DetectedFile {
 const NEITHER = 'neither a workflow (no "steps") nor a graph (no "tools" or "nodes")';
 
 /**
-  if (has('steps')) return { kind: 'workflow', json, syntax: [] };
-  // A graph file may declare no tools yet (mcpgraph 0.1.27+ accepts `server` alone): it is checked, with a warning.
-  if (has('tools') || has('nodes') || has('server')) return { kind: 'graph', json, syntax: [] };
-  return { kind: 'unknown', json, syntax: [] };
-}
-
-function describeValue(value: unknown): string {
-  if (Array.isArray(value)) return 'list';
-  if (value === null) return 'null';
-  return typeof value;
+ * Tells a workflow from a graph by content: JSON for `.json` files and text starting with `{`/`[`, else YAML. Text
+ * that parses as neither, an empty file, or a value of another shape is `unknown` with its problem at a line:col.
  */
 export function detectFileKind(text: string, file = ''): DetectedFile {
   const ext = path.extname(file).toLowerCase();
