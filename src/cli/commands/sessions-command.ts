@@ -136,6 +136,10 @@ export function formatTimeline(t: SessionTimeline): string {
         out.push(`${head}  BLOCKED ${e.title} (${e.completionId}), attempt ${e.attempt}${e.exhausted ? ' — attempts exhausted, needs a person' : ''}`);
         for (const b of (e.blockers as Array<{ message: string }>) ?? []) out.push(`      - ${b.message}`);
         break;
+      case 'verification_run':
+        out.push(`${head}  ${verificationLine(e)}`);
+        if (typeof e.stderrTail === 'string' && e.stderrTail.trim() && !e.verified) out.push(indent(e.stderrTail.trim().split('\n').slice(-5).join('\n')));
+        break;
       case 'checkpoint_created':
         out.push(`${head}  checkpoint at point ${e.node}${e.note ? `: ${e.note}` : ''}`);
         break;
@@ -158,4 +162,12 @@ export function formatTimeline(t: SessionTimeline): string {
   }
   for (const d of t.damaged) out.push(`  (log line ${d.line} skipped: ${d.reason})`);
   return out.join('\n');
+}
+
+/** One timeline line of a verification attempt: who ran it, how it ended, verified or not. */
+function verificationLine(e: Record<string, unknown>): string {
+  const what = `\`${String(e.command)}\` for ${String(e.parentStepId ?? e.completionId)}, attempt ${String(e.attempt)}`;
+  if (e.ranBy === 'agent') return `UNVERIFIED ${what}: handed to the agent (${String(e.reason ?? 'the server may not run it')})`;
+  const end = e.cancelled ? 'cancelled' : e.timedOut ? `timed out after ${String(e.durationMs)} ms` : e.exitCode === null ? `ended by ${String(e.signal)}` : `exit ${String(e.exitCode)} in ${String(e.durationMs)} ms`;
+  return `${e.verified ? 'verified' : 'VERIFICATION FAILED'} ${what}: ${end}`;
 }

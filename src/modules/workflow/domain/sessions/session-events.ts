@@ -123,10 +123,52 @@ export interface SessionCompletedEvent extends Base {
   summary: string;
 }
 
+/**
+ * One attempt at a verification step (a step's `verification {command}`, expanded to `<parentId>__verification`):
+ * the server ran the command in the session's workspace (`ranBy: "server"`: exit code, tails, duration), or it may
+ * not and handed the command to the agent (`ranBy: "agent"`: nothing ran here, `verified` is false and `reason`
+ * says why). A run the client cancelled (or a server shutdown ended) is recorded too, with `cancelled: true`; it is
+ * not counted as an attempt. Written before the `step_completed` (verified, or the agent's report) or the
+ * `output_blocked` (the command failed) it leads to, at the same point.
+ */
+export interface VerificationRunEvent extends Base {
+  kind: 'verification_run';
+  /** The point (node) whose current step is the verification step. */
+  node: number;
+  completionId: string;
+  /** The verification step's id (`<parentId>__verification`). */
+  stepId: string;
+  /** The step whose deliverables it checks. */
+  parentStepId: string;
+  command: string;
+  ranBy: 'server' | 'agent';
+  /** Why the server did not run it (`ranBy: "agent"`): no_run_scope, no_workspace, workspace_outside_roots, disabled. */
+  reason?: string;
+  /** The workspace it ran in (`ranBy: "server"`). */
+  cwd?: string;
+  /** null when the process was ended by a signal, or nothing ran. */
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  /** Tails of the output (bounded, like a task's validation run). */
+  stdoutTail: string;
+  stderrTail: string;
+  truncated: boolean;
+  /** True only when the server ran the command and it exited 0. */
+  verified: boolean;
+  /** 1-based count of this step's attempts (a cancelled run repeats the count of the attempt it interrupted). */
+  attempt: number;
+  /** The time limit the command ran under (ms). */
+  timeoutMs?: number;
+}
+
 export type SessionEvent =
   | SessionStartedEvent
   | StepCompletedEvent
   | OutputBlockedEvent
+  | VerificationRunEvent
   | CheckpointCreatedEvent
   | ForkedEvent
   | SessionResumedEvent
@@ -138,6 +180,7 @@ export const SESSION_EVENT_KINDS: readonly SessionEventKind[] = [
   'session_started',
   'step_completed',
   'output_blocked',
+  'verification_run',
   'checkpoint_created',
   'forked',
   'session_resumed',

@@ -17,6 +17,7 @@ export function whyCannotFollow(state: SessionState | undefined, event: SessionE
       if (!(typeof event.node === 'number' && event.node >= state.nodeCount)) return `step_completed makes point ${event.node}, which exists already`;
       return undefined;
     case 'output_blocked':
+    case 'verification_run':
     case 'session_completed':
       return event.node === state.head.node ? undefined : `${event.kind} at point ${event.node}, but the head is point ${state.head.node}`;
     case 'forked':

@@ -119,6 +119,8 @@ export function foldSessionEvent(state: SessionState | undefined, event: Session
       s.lastOutcome = undefined;
       return s;
     case 'session_resumed':
+    // A verification attempt changes nothing by itself: the step_completed or output_blocked it leads to does.
+    case 'verification_run':
       return s;
     case 'session_completed':
       s.status = 'complete';

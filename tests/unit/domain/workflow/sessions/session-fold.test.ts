@@ -8,6 +8,7 @@ import {
   type SessionEvent,
   type SessionState,
 } from '../../../../../src/modules/workflow/domain/sessions';
+import { whyCannotFollow } from '../../../../../src/modules/workflow/domain/sessions/session-log-order';
 
 const at = (n: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString();
 const ptr = (completionId: string) => ({ completionId, stepId: completionId.replace(/.*\./, ''), title: completionId });
@@ -84,10 +85,26 @@ describe('session event fold', () => {
   });
 
   it('covers every event kind', () => {
-    expect([...SESSION_EVENT_KINDS].sort()).toEqual(['checkpoint_created', 'forked', 'output_blocked', 'session_completed', 'session_resumed', 'session_started', 'step_completed']);
+    expect([...SESSION_EVENT_KINDS].sort()).toEqual(['checkpoint_created', 'forked', 'output_blocked', 'session_completed', 'session_resumed', 'session_started', 'step_completed', 'verification_run']);
     expect(isSessionEvent({ kind: 'nope', at: 'x' })).toBe(false);
     expect(isSessionEvent({ kind: 'forked' })).toBe(false);
     expect(isSessionEvent(started)).toBe(true);
+  });
+
+  it('verification_run is an event of the timeline that changes no state by itself, at the head only', () => {
+    const run: SessionEvent = {
+      kind: 'verification_run', at: at(1), node: 0, completionId: 'plan__verification', stepId: 'plan__verification', parentStepId: 'plan',
+      command: 'npm test', ranBy: 'server', cwd: '/w', exitCode: 1, signal: null, timedOut: false, cancelled: false, durationMs: 12,
+      stdoutTail: '', stderrTail: 'fail', truncated: false, verified: false, attempt: 1, timeoutMs: 600000,
+    };
+    const before = foldSessionEvent(undefined, started);
+    const after = foldSessionEvent(before, run);
+    expect(after.head).toEqual(before.head);
+    expect(after.status).toBe('active');
+    expect(after.eventCount).toBe(2);
+    expect(isSessionEvent(run)).toBe(true);
+    expect(whyCannotFollow(before, run)).toBeUndefined();
+    expect(whyCannotFollow(before, { ...run, node: 3 } as SessionEvent)).toMatch(/verification_run at point 3, but the head is point 0/);
   });
 
   it('keeps a bounded recap of notes', () => {
