@@ -151,8 +151,18 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     ],
   }));
 
+  // Modern era (SEP-2164): a resource that does not exist is -32602 with the URI asked for in `data.uri`.
+  const modernRead = deps.era === 'modern';
   sdk.setRequestHandler('resources/read', async (request, ctx) => {
-    const uri = request.params.uri;
+    if (!modernRead) return readResource(request.params.uri, ctx);
+    try {
+      return await readResource(request.params.uri, ctx);
+    } catch (e) {
+      if (e instanceof ProtocolError && e.code === JsonRpcErrorCodes.InvalidParams) throw new ProtocolError(e.code, e.message, { uri: request.params.uri });
+      throw e;
+    }
+  });
+  const readResource = async (uri: string, ctx: { http?: { authInfo?: unknown } }) => {
     const session = workflow ? SESSION_URI.exec(uri) : null;
     if (session) {
       const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, authOf(ctx));
@@ -172,7 +182,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     const knowledge = knowledgeServed ? await readKnowledgeResource(uri, (token, input) => call(token, input, authOf(ctx))) : undefined;
     if (knowledge) return knowledge;
     throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
-  });
+  };
 
   /**
    * This session's subscriptions, each with the function that stops hearing other processes' changes to it. Bounded

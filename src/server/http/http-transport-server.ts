@@ -17,6 +17,9 @@ import { withIdentity } from '../caller-identity';
 import { hasScope, SCOPES, type Scope } from '../../kernel/identity';
 import type { ModernHttpEntry } from './modern-http-entry';
 
+/** The SSE reconnection delay announced to legacy clients (the SDK client's own default delay). */
+const SSE_RETRY_MS = 1_000;
+
 /** The protocol side of one session, as the per-session factory builds it (transport-neutral). */
 export interface ProtocolSession {
   connect(transport: StreamableHTTPServerTransport): Promise<void>;
@@ -308,6 +311,8 @@ export class HttpTransportServer {
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       eventStore: new BoundedEventStore(),
+      // SSE `retry:` on the priming event (SEP-1699): how long a client whose stream dropped waits before it resumes.
+      retryInterval: SSE_RETRY_MS,
       maxRequestBodySize: this.opts.maxBodyBytes,
       onsessioninitialized: (id) => {
         session = { id, transport, closeServer: () => protocol.close(), clientId: auth?.clientId, active: 0, lastSeen: 0 };
