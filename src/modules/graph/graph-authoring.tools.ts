@@ -7,6 +7,7 @@ import {
   graphToolGetSchemas,
   graphToolListSchemas,
 } from './application/graph-authoring.tool-schemas';
+import { graphMcpServerListSchemas, graphMcpToolGetSchemas } from './application/graph-mcp-servers.tool-schemas';
 
 const readOnly = (title: string) => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }) as const;
 
@@ -42,6 +43,25 @@ export const graphAuthoringTools: ToolDefinition[] = [
     ...graphToolGetSchemas,
     annotations: readOnly('Get a graph tool'),
     useCase: GraphTokens.GetGraphToolDefinition,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_mcp_server_list',
+    title: 'List MCP servers for graphs',
+    description:
+      "The MCP servers graph mcp nodes can call (each graph file's own and --mcp-config's), each started or reused and asked for its tools: name, description, input schema. One that cannot be reached is listed with reachable: false and its error; the others still are. `server` or `file` narrows the list.",
+    ...graphMcpServerListSchemas,
+    annotations: { title: 'List MCP servers for graphs', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    useCase: GraphTokens.ListMcpServers,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_mcp_tool_get',
+    title: 'Get an MCP server tool',
+    description: "One tool of an MCP server graphs can call, as that server lists it: description, input schema (what an mcp node's args must match), output schema and annotations.",
+    ...graphMcpToolGetSchemas,
+    annotations: { title: 'Get an MCP server tool', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: true },
+    useCase: GraphTokens.GetMcpServerTool,
     module: 'graph',
   }),
   defineTool({

@@ -14,6 +14,7 @@ import { GetGraphServer } from './application/use-cases/authoring/get-graph-serv
 import { ListServedGraphTools } from './application/use-cases/authoring/list-served-graph-tools';
 import { GetGraphToolDefinition } from './application/use-cases/authoring/get-graph-tool-definition';
 import { TestJsonata, TestJsonLogic } from './application/use-cases/authoring/test-expressions';
+import { GetMcpServerTool, ListMcpServers } from './application/use-cases/authoring/list-mcp-servers';
 import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
@@ -113,6 +114,8 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.GetGraphToolDefinition, { useClass: GetGraphToolDefinition }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.TestJsonata, { useClass: TestJsonata }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.TestJsonLogic, { useClass: TestJsonLogic }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.ListMcpServers, { useClass: ListMcpServers }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.GetMcpServerTool, { useClass: GetMcpServerTool }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
   }

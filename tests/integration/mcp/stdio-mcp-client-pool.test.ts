@@ -270,3 +270,40 @@ describe('SdkMcpClientPool over stdio', () => {
     expect(await waitUntilDead(again)).toBe(true);
   }, 60_000);
 });
+
+describe('SdkMcpClientPool.describeServer (the authoring tools\' server listing)', () => {
+  it('answers serverInfo and every tool with its input schema, over the connection tool calls use', async () => {
+    const pool = new SdkMcpClientPool({ requestTimeoutMs: 15_000 });
+    try {
+      const server = fixtureServer();
+      const d = await pool.describeServer(server);
+      expect(d.serverInfo).toEqual({ name: 'pool-test-server', version: '1.0.0' });
+      expect(d.tools.map((t) => t.name)).toEqual(['echo', 'text_only', 'fail', 'crash', 'slow', 'stderr']);
+      expect(d.tools[0].inputSchema).toMatchObject({ type: 'object', properties: { message: { type: 'string' } } });
+      const pid = (await pool.callTool(server, 'echo', { message: 'x' })).structuredContent as { pid: number };
+      // The listing started the server; the call reused it (one process).
+      expect((await pool.callTool(server, 'echo', { message: 'y' })).structuredContent).toMatchObject({ pid: pid.pid });
+    } finally {
+      await pool.closeAll();
+    }
+  });
+
+  it('a server that never answers the handshake fails within the request timeout, naming the server', async () => {
+    const quick = new SdkMcpClientPool({ requestTimeoutMs: 1_500 });
+    try {
+      const silent: McpServerRef = { name: 'silent', config: { command: process.execPath, args: ['-e', "process.stdin.on('data', () => {}).on('end', () => process.exit(0))"] } };
+      const error = (await quick.describeServer(silent).catch((e: unknown) => e)) as ExternalToolError;
+      expect(error).toBeInstanceOf(ExternalToolError);
+      expect(error.message).toMatch(/^MCP server 'silent' could not be started: no answer within 1500 ms/);
+    } finally {
+      await quick.closeAll();
+    }
+  });
+
+  it('an aborted signal cancels the listing, naming the server', async () => {
+    const pool = new SdkMcpClientPool();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(pool.describeServer(fixtureServer(), controller.signal)).rejects.toThrow(new CancelledError("listing the tools of MCP server 'fixture' was cancelled"));
+  });
+});

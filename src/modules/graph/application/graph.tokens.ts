@@ -16,4 +16,6 @@ export const GraphTokens = {
   GetGraphToolDefinition: Symbol.for('workgraph.GetGraphToolDefinition'),
   TestJsonata: Symbol.for('workgraph.TestJsonata'),
   TestJsonLogic: Symbol.for('workgraph.TestJsonLogic'),
+  ListMcpServers: Symbol.for('workgraph.ListMcpServers'),
+  GetMcpServerTool: Symbol.for('workgraph.GetMcpServerTool'),
 } as const;

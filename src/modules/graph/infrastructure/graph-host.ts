@@ -1,7 +1,8 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { isWorkgraphError, InvalidGraphError, type WorkgraphError } from '../../../kernel/errors';
-import type { GraphConfig, GraphTool, NodeExecutionRecord } from '../domain/types';
+import { isWorkgraphError, ExternalToolError, InvalidGraphError, type WorkgraphError } from '../../../kernel/errors';
+import type { GraphConfig, GraphTool, McpServerConfig, NodeExecutionRecord } from '../domain/types';
+import type { McpServerDescription, McpServerRef } from '../application/ports/mcp-client-pool';
 import type { CompiledGraph } from '../application/engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../application/engine/execution-types';
 import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../application/graph-runner';
@@ -99,6 +100,21 @@ export class GraphHost {
   /** See GraphRunner.toolDefinition. */
   toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined {
     return this.runner.toolDefinition(name);
+  }
+
+  /** The MCP servers of `--mcp-config` (merged into every graph's own; a graph's definition of a name wins). */
+  mcpConfigServers(): Record<string, McpServerConfig> {
+    return { ...(this.options.mcpServers ?? {}) };
+  }
+
+  /**
+   * Lists an MCP server's tools through the client pool (the connection graph runs use).
+   * @throws ExternalToolError naming the server (also when this host has no client pool).
+   */
+  async describeMcpServer(server: McpServerRef, signal?: AbortSignal): Promise<McpServerDescription> {
+    const pool = this.options.mcpClientPool;
+    if (!pool?.describeServer) throw new ExternalToolError(`MCP server '${server.name}': this process has no MCP client to reach it`, { server: server.name });
+    return pool.describeServer(server, signal);
   }
 
   /** Reads and checks a graph file without serving it (to draw the graph of a recorded run). */

@@ -1,4 +1,5 @@
-import type { GraphConfig, GraphTool } from '../../domain/types';
+import type { GraphConfig, GraphTool, McpServerConfig } from '../../domain/types';
+import type { McpServerDescription, McpServerRef } from './mcp-client-pool';
 import type { ExecutionHandle, ExecutionOptions } from '../engine/execution-types';
 import type { GraphToolInfo } from '../graph-runner';
 
@@ -11,6 +12,10 @@ export interface GraphToolCatalog {
   toolDefinition(name: string): { tool: GraphTool; file?: string } | undefined;
   /** Reads and checks a graph file without serving it. @throws InvalidGraphError, StorageError. */
   readGraphFile(file: string): Promise<GraphConfig>;
+  /** The MCP servers of `--mcp-config` (each graph's config has them merged in; its own definitions win). */
+  mcpConfigServers(): Record<string, McpServerConfig>;
+  /** Lists an MCP server's tools. @throws ExternalToolError naming the server; CancelledError. */
+  describeMcpServer(server: McpServerRef, signal?: AbortSignal): Promise<McpServerDescription>;
   /** @throws NotFoundError for a tool not served. */
   executeTool(name: string, args: unknown, options?: ExecutionOptions): ExecutionHandle;
 }

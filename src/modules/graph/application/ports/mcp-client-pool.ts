@@ -17,6 +17,23 @@ export interface McpToolCallResult {
   isError?: boolean;
 }
 
+/** One tool an MCP server lists (tools/list), as the server described it. */
+export interface McpServerTool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+  annotations?: Record<string, unknown>;
+}
+
+/** What an MCP server says about itself: its `serverInfo`, its instructions and every tool it lists. */
+export interface McpServerDescription {
+  serverInfo?: { name: string; version: string; title?: string };
+  instructions?: string;
+  tools: McpServerTool[];
+}
+
 /**
  * Clients for the MCP servers that graph `mcp` nodes call. Clients are started on first use, reused across calls,
  * restarted after a crash, and closed by {@link McpClientPool.closeAll}.
@@ -29,6 +46,12 @@ export interface McpClientPool {
    * @throws CancelledError when `signal` aborts before the answer arrives.
    */
   callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult>;
+  /**
+   * Opens (or reuses) the connection to `server` and lists its tools (every page), for the authoring tools.
+   * @throws ExternalToolError naming the server when it cannot be started or reached, or does not answer within the
+   *   request timeout; CancelledError when `signal` aborts.
+   */
+  describeServer?(server: McpServerRef, signal?: AbortSignal): Promise<McpServerDescription>;
   /** Closes every client and ends every server process it started. Later calls start servers afresh. */
   closeAll(): Promise<void>;
   /**

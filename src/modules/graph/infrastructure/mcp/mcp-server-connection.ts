@@ -1,5 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
-import type { McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
+import type { McpServerDescription, McpServerRef, McpServerTool, McpToolCallResult } from '../../application/ports/mcp-client-pool';
 import type { Logger } from '../../../../kernel/logger';
 import { CancelledError, ExternalToolError } from '../../../../kernel/errors';
 import { openTransport, type OpenedTransport } from './mcp-transport-factory';
@@ -34,9 +34,10 @@ export class McpServerConnection {
 
   /**
    * Starts the server (stdio) or opens the session (HTTP) and runs the MCP handshake.
-   * @throws ExternalToolError naming the server and `tool` (the call that needed it), with the stderr tail.
+   * @throws ExternalToolError naming the server and `tool` (the call that needed it; null: a listing of its tools),
+   *   with the stderr tail.
    */
-  static async open(server: McpServerRef, tool: string, settings: McpConnectionSettings): Promise<McpServerConnection> {
+  static async open(server: McpServerRef, tool: string | null, settings: McpConnectionSettings): Promise<McpServerConnection> {
     const stderr = new StderrRingBuffer(settings.stderrTailBytes);
     const opened = openTransport(server.config, stderr);
     const { Client: ClientClass } = require('@modelcontextprotocol/client') as typeof import('@modelcontextprotocol/client');
@@ -103,6 +104,45 @@ export class McpServerConnection {
     }
   }
 
+  /**
+   * The server's `serverInfo` and instructions from its handshake, and every tool it lists (all pages, fetched afresh,
+   * each page within the request timeout).
+   * @throws CancelledError when `signal` aborts; ExternalToolError (with the stderr tail) when the listing fails.
+   */
+  async describe(signal?: AbortSignal): Promise<McpServerDescription> {
+    const perCall = new AbortController();
+    const forward = () => perCall.abort(signal?.reason);
+    if (signal?.aborted) forward();
+    else signal?.addEventListener('abort', forward, { once: true });
+    try {
+      const tools: McpServerTool[] = [];
+      let cursor: string | undefined;
+      // Page by page (the SDK's own aggregation stops at 64 pages and caches); a server repeating a cursor is cut off.
+      const seen = new Set<string>();
+      do {
+        const page = await this.client.listTools(cursor === undefined ? undefined : { cursor }, { signal: perCall.signal, timeout: this.settings.requestTimeoutMs });
+        for (const t of page.tools) tools.push(plainTool(t as unknown as Record<string, unknown>));
+        cursor = page.nextCursor;
+        if (cursor !== undefined && seen.has(cursor)) break;
+        if (cursor !== undefined) seen.add(cursor);
+      } while (cursor !== undefined);
+      const info = this.client.getServerVersion();
+      const instructions = this.client.getInstructions();
+      return {
+        ...(info ? { serverInfo: { name: info.name, version: info.version, ...(typeof info.title === 'string' ? { title: info.title } : {}) } } : {}),
+        ...(instructions ? { instructions } : {}),
+        tools,
+      };
+    } catch (cause) {
+      if (perCall.signal.aborted) throw new CancelledError(`listing the tools of MCP server '${this.server.name}' was cancelled`);
+      const error = await this.failure(null, 'failed', cause);
+      if (!this.closedFlag && !isProtocolError(cause) && !isInvalidResult(cause) && !isSdkError(cause, REQUEST_TIMEOUT)) await this.close();
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', forward);
+    }
+  }
+
   /** Closes the client and ends the server: stdin closed, then SIGTERM after 2 s, SIGKILL after 2 s more (SDK). */
   async close(): Promise<void> {
     if (!this.closedFlag) await this.opened.terminate();
@@ -121,17 +161,34 @@ export class McpServerConnection {
   }
 
   /** Builds the one-line error for a failed start or call, once the server's last stderr output has been read. */
-  private async failure(tool: string, what: string, cause: unknown): Promise<ExternalToolError> {
+  private async failure(tool: string | null, what: string, cause: unknown): Promise<ExternalToolError> {
     // The process's 'close' can be handled before its final stderr chunk is delivered to our buffer; let it land.
     await new Promise((resolve) => setImmediate(resolve));
     const stderrTail = this.stderr.tail();
     const reason = describeCause(cause, this.closedFlag, this.settings.requestTimeoutMs);
     const shortTail = summarizeStderr(stderrTail);
+    // A listing names no tool: "MCP server 'x' could not be started: …", "MCP server 'x' tools/list failed: …".
+    const subject = tool !== null ? ` tool '${tool}'` : what === 'failed' ? ' tools/list' : '';
     return new ExternalToolError(
-      `MCP server '${this.server.name}' tool '${tool}' ${what}: ${reason}${shortTail ? `; stderr: ${shortTail}` : ''}`,
-      { server: this.server.name, tool, stderrTail },
+      `MCP server '${this.server.name}'${subject} ${what}: ${reason}${shortTail ? `; stderr: ${shortTail}` : ''}`,
+      { server: this.server.name, ...(tool !== null ? { tool } : {}), stderrTail },
     );
   }
+}
+
+/** A listed tool as plain data: the fields the authoring tools answer with (the SDK's extras left out). */
+function plainTool(t: Record<string, unknown>): McpServerTool {
+  const obj = (v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+  const outputSchema = obj(t.outputSchema);
+  const annotations = obj(t.annotations);
+  return {
+    name: String(t.name),
+    ...(typeof t.title === 'string' ? { title: t.title } : {}),
+    ...(typeof t.description === 'string' ? { description: t.description } : {}),
+    inputSchema: obj(t.inputSchema) ?? { type: 'object' },
+    ...(outputSchema ? { outputSchema } : {}),
+    ...(annotations ? { annotations } : {}),
+  };
 }
 
 /** The SDK's local error codes (SdkErrorCode): no answer in time, the connection closed, an invalid result. */

@@ -1,6 +1,6 @@
 import type { Logger } from '../../../../kernel/logger';
 import { silentLogger } from '../../../../kernel/logger';
-import type { McpClientPool, McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
+import type { McpClientPool, McpServerDescription, McpServerRef, McpToolCallResult } from '../../application/ports/mcp-client-pool';
 import { CancelledError } from '../../../../kernel/errors';
 import { McpServerConnection, type McpConnectionSettings } from './mcp-server-connection';
 import { DEFAULT_STDERR_TAIL_BYTES } from './stderr-ring-buffer';
@@ -46,7 +46,16 @@ export class SdkMcpClientPool implements McpClientPool {
     };
   }
 
-  async callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult> {
+  callTool(server: McpServerRef, tool: string, args: unknown, signal?: AbortSignal): Promise<McpToolCallResult> {
+    return this.withConnection(server, tool, signal, (connection) => connection.callTool(tool, args, signal));
+  }
+
+  describeServer(server: McpServerRef, signal?: AbortSignal): Promise<McpServerDescription> {
+    return this.withConnection(server, null, signal, (connection) => connection.describe(signal));
+  }
+
+  /** Runs `use` on the server's connection (opened or reused), counted as in flight so a retired server waits for it. */
+  private async withConnection<T>(server: McpServerRef, tool: string | null, signal: AbortSignal | undefined, use: (c: McpServerConnection) => Promise<T>): Promise<T> {
     throwIfCancelled(signal, server, tool);
     const key = connectionKey(server);
     this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
@@ -56,7 +65,7 @@ export class SdkMcpClientPool implements McpClientPool {
         // It died between its last call and this one (its close listener has already dropped it): start afresh.
         connection = await untilAborted(this.connection(server, tool), signal, server, tool);
       }
-      return await connection.callTool(tool, args, signal);
+      return await use(connection);
     } finally {
       const left = (this.inFlight.get(key) ?? 1) - 1;
       if (left > 0) this.inFlight.set(key, left);
@@ -114,7 +123,7 @@ export class SdkMcpClientPool implements McpClientPool {
     }
   }
 
-  private connection(server: McpServerRef, tool: string): Promise<McpServerConnection> {
+  private connection(server: McpServerRef, tool: string | null): Promise<McpServerConnection> {
     const key = connectionKey(server);
     const existing = this.connections.get(key);
     if (existing) return existing;
@@ -154,16 +163,16 @@ function stableJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-function cancelled(server: McpServerRef, tool: string): CancelledError {
-  return new CancelledError(`call to MCP server '${server.name}' tool '${tool}' was cancelled`);
+function cancelled(server: McpServerRef, tool: string | null): CancelledError {
+  return new CancelledError(tool === null ? `listing the tools of MCP server '${server.name}' was cancelled` : `call to MCP server '${server.name}' tool '${tool}' was cancelled`);
 }
 
-function throwIfCancelled(signal: AbortSignal | undefined, server: McpServerRef, tool: string): void {
+function throwIfCancelled(signal: AbortSignal | undefined, server: McpServerRef, tool: string | null): void {
   if (signal?.aborted) throw cancelled(server, tool);
 }
 
 /** Waits for `promise` unless `signal` aborts first; the connection goes on opening for other callers. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, server: McpServerRef, tool: string): Promise<T> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined, server: McpServerRef, tool: string | null): Promise<T> {
   if (!signal) return promise;
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(cancelled(server, tool));
