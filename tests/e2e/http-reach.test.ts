@@ -156,6 +156,23 @@ describe('two identities with disjoint roots see and change only their own; a th
     expect(mine.map((n) => n.thought)).toEqual(['alpha secret']);
   });
 
+  it("knowledge: a bare-name project is its creator's; another's answers as a missing one and is not listed", async () => {
+    await ok(a, 'add_nodes', { projectContext: 'team-notes', nodes: [{ id: 'tn1', thought: 'alpha bare secret', role: 'actor' }] });
+    const missing = await ok(b, 'list_nodes', { projectContext: 'no-such-notes' });
+    expect(await ok(b, 'list_nodes', { projectContext: 'team-notes' })).toEqual({ ...missing, project: 'team-notes' });
+    const missingGet = await tool(b, 'get_node', { projectContext: 'no-such-notes', id: 'tn1' });
+    const get = await tool(b, 'get_node', { projectContext: 'team-notes', id: 'tn1' });
+    expect(code(get)).toBe('not_found');
+    expect(text(get)).toBe(text(missingGet).replace("'no-such-notes'", "'team-notes'"));
+    await expect(b.readResource({ uri: 'workgraph://knowledge/team-notes' })).rejects.toThrow(/not_found/);
+    expect((await b.listResources()).resources.map((r) => r.uri)).not.toContain('workgraph://knowledge/team-notes');
+    const dash = await fetch(`${server.origin}/dashboard/api/knowledge`, { headers: { Authorization: `Bearer ${B}` } });
+    expect(JSON.stringify(await dash.json())).not.toContain('team-notes');
+    // carol (admin) reads it; alice still has it.
+    expect(((await ok(c, 'list_nodes', { projectContext: 'team-notes' })).nodes as unknown[]).length).toBe(1);
+    expect(((await ok(a, 'list_nodes', { projectContext: 'team-notes' })).nodes as unknown[]).length).toBe(1);
+  });
+
   it("graph runs: another identity's run is an unknown one", async () => {
     expect((await ok(a, 'graph_inspect', { executionId: runA })).status).toBeDefined();
     const r = await tool(b, 'graph_inspect', { executionId: runA });

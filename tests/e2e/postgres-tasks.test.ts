@@ -66,7 +66,7 @@ describe('PostgreSQL task store (built server)', () => {
     expect(status.modules).toEqual(
       expect.arrayContaining([
         { module: 'tasks', applied: 3, known: 3, pending: [] },
-        { module: 'knowledge', applied: 3, known: 3, pending: [] },
+        { module: 'knowledge', applied: 4, known: 4, pending: [] },
         { module: 'workflow', applied: 1, known: 1, pending: [] },
         { module: 'graph', applied: 1, known: 1, pending: [] },
       ]),

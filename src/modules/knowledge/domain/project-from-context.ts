@@ -56,6 +56,15 @@ export function projectIdentity(projectContext: string, field = 'projectContext'
   return { name, id, pathKey, altId: `${id.slice(0, 90).replace(/-+$/, '')}-${fnv1a32(pathKey)}` };
 }
 
+/**
+ * Where an identity's own bare-name project is kept when another identity owns the plain id (knowledge-reach.ts):
+ * the slug plus a hash of the identity's name (`notes-5d41402a`), as a second folder gets the slug plus a hash of its
+ * path.
+ */
+export function bareNameAltId(id: string, identity: string): string {
+  return `${id.slice(0, 90).replace(/-+$/, '')}-${fnv1a32(`identity:${identity}`)}`;
+}
+
 /** `C:\Work\.\app\` → `c:/Work/app`; `/a//b/../c/` → `/a/c`. Pure string work: the folder need not exist here. */
 export function normalizePathKey(p: string): string {
   let s = p.replace(/\\/g, '/');

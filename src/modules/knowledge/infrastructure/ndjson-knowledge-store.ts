@@ -2,7 +2,7 @@ import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import type { Clock } from '../../../kernel/clock';
 import { systemClock } from '../../../kernel/clock';
-import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
+import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeOwner, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../application/ports/knowledge-store';
 import { projectIdentity } from '../domain/project-from-context';
 import type { StoredKnowledgeNode } from '../domain/knowledge-node';
 import { NotFoundError, StorageError } from '../../../kernel/errors';
@@ -81,7 +81,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     if (known) return known;
     const paths = knowledgePaths(this.layout, ident.id);
     const owner = await readOwner(paths);
-    if (owner.pathKey !== null && owner.pathKey !== ident.pathKey) return this.remember(ident.pathKey, ident.altId);
+    if (takenFromFolder(owner, ident.pathKey)) return this.remember(ident.pathKey, ident.altId);
     if (owner.recorded) return this.remember(ident.pathKey, ident.id);
     if (!opts.claim) return ident.id;
     await this.options.format?.assertWritable();
@@ -90,7 +90,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
       paths.dir,
       async (lock) => {
         const again = await readOwner(paths);
-        if (again.pathKey !== null && again.pathKey !== ident.pathKey) return this.remember(ident.pathKey!, ident.altId!);
+        if (takenFromFolder(again, ident.pathKey!)) return this.remember(ident.pathKey!, ident.altId!);
         if (!again.recorded) {
           lock.assertHeld();
           await writeFileAtomic(
@@ -109,8 +109,28 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
     return id;
   }
 
-  async ownerPath(project: string): Promise<string | null> {
-    return (await readOwner(knowledgePaths(this.layout, project))).pathKey;
+  async owner(project: string): Promise<KnowledgeOwner> {
+    await this.options.format?.assertReadable();
+    const { pathKey, identity } = await readOwner(knowledgePaths(this.layout, project));
+    return { pathKey, identity };
+  }
+
+  async claimForIdentity(project: string, identity: string): Promise<KnowledgeOwner> {
+    const paths = knowledgePaths(this.layout, project);
+    const first = await readOwner(paths);
+    if (first.pathKey !== null || first.identity !== null) return { pathKey: first.pathKey, identity: first.identity };
+    await this.options.format?.assertWritable();
+    return withFileLock(
+      paths.dir,
+      async (lock) => {
+        const again = await readOwner(paths);
+        if (again.pathKey !== null || again.identity !== null) return { pathKey: again.pathKey, identity: again.identity };
+        lock.assertHeld();
+        await writeFileAtomic(ownerFile(paths), JSON.stringify({ identity, claimedAt: new Date(this.clock.now()).toISOString() }) + '\n');
+        return { pathKey: null, identity };
+      },
+      this.options.lock,
+    );
   }
 
   async listProjects(): Promise<KnowledgeProjectInfo[]> {
@@ -184,7 +204,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   async exportProject(project: string): Promise<KnowledgeProjectExport | undefined> {
     await this.options.format?.assertReadable();
     const paths = knowledgePaths(this.layout, project);
-    return exportNdjsonProject(project, paths, (await readOwner(paths)).pathKey);
+    return exportNdjsonProject(project, paths, await readOwner(paths));
   }
 
   async importProject(data: KnowledgeProjectExport): Promise<{ nodes: number; deleted: number }> {
@@ -262,12 +282,18 @@ function ownerFile(paths: KnowledgePaths): string {
   return path.join(paths.dir, OWNER_FILE);
 }
 
+/** Whether a folder's context must take the alternative id: the plain id is another folder's, or an identity's. */
+function takenFromFolder(owner: { pathKey: string | null; identity: string | null }, pathKey: string): boolean {
+  return owner.identity !== null || (owner.pathKey !== null && owner.pathKey !== pathKey);
+}
+
 /**
- * Who owns a project's plain id: the owner file when there is one (`recorded`), else — data written before owner
- * files existed — the folder of the newest node whose `projectContext` is a path (null when there is none: a new
- * project, or one only ever named by a bare name, which any folder of that name may take).
+ * Who owns a project's plain id: the owner file when there is one (`recorded`: `{"pathKey": …}` for a folder,
+ * `{"identity": …}` for a bare-name project's creator), else — data written before owner files existed — the folder
+ * of the newest node whose `projectContext` is a path (null when there is none: a new project, or one only ever named
+ * by a bare name, which any folder of that name, or the first identity to write, may take).
  */
-export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: string | null; recorded: boolean }> {
+export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: string | null; identity: string | null; recorded: boolean }> {
   const file = ownerFile(paths);
   let text: string | undefined;
   try {
@@ -276,16 +302,16 @@ export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: strin
     if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', file);
   }
   if (text !== undefined) {
-    let pathKey: unknown;
+    let parsed: { pathKey?: unknown; identity?: unknown } = {};
     try {
-      pathKey = (JSON.parse(text) as { pathKey?: unknown }).pathKey;
+      parsed = JSON.parse(text) as typeof parsed;
     } catch {
-      pathKey = undefined;
+      parsed = {};
     }
-    if (typeof pathKey !== 'string') {
-      throw new StorageError(`${file} is not a valid owner file (expected {"pathKey": "<folder>"}); fix or remove it`, { file });
-    }
-    return { pathKey, recorded: true };
+    const { pathKey, identity } = parsed ?? {};
+    if (typeof pathKey === 'string') return { pathKey, identity: null, recorded: true };
+    if (typeof identity === 'string' && identity !== '') return { pathKey: null, identity, recorded: true };
+    throw new StorageError(`${file} is not a valid owner file (expected {"pathKey": "<folder>"} or {"identity": "<name>"}); fix or remove it`, { file });
   }
   let found: string | null = null;
   await readIo(paths.graph, () =>
@@ -296,5 +322,5 @@ export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: strin
       return false;
     }),
   );
-  return { pathKey: found, recorded: false };
+  return { pathKey: found, identity: null, recorded: false };
 }

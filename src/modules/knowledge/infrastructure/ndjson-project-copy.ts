@@ -17,13 +17,18 @@ export const OWNER_FILE = 'knowledge_graph.owner.json';
  * A project's files as a {@link KnowledgeProjectExport}: nodes streamed oldest first (one chunk of the file per
  * batch), the deletion records, the owner. Malformed lines are not nodes and are not copied.
  */
-export async function exportNdjsonProject(project: string, paths: KnowledgePaths, ownerPathKey: string | null): Promise<KnowledgeProjectExport | undefined> {
+export async function exportNdjsonProject(
+  project: string,
+  paths: KnowledgePaths,
+  owner: { pathKey: string | null; identity: string | null },
+): Promise<KnowledgeProjectExport | undefined> {
   const reader = new NdjsonGraphReader(paths);
   if (!(await reader.stats())) return undefined;
   const deleted = (await reader.deleted()).records.reverse();
   return {
     project,
-    ownerPathKey,
+    ownerPathKey: owner.pathKey,
+    ownerIdentity: owner.identity,
     deleted,
     async forEachBatch(fn) {
       let batch: StoredKnowledgeNode[] = [];
@@ -79,6 +84,8 @@ export async function importNdjsonProject(paths: KnowledgePaths, data: Knowledge
   await writeFileAtomic(paths.deleted, data.deleted.map((r) => JSON.stringify(r) + '\n').join(''));
   if (data.ownerPathKey !== null) {
     await writeFileAtomic(path.join(paths.dir, OWNER_FILE), JSON.stringify({ pathKey: data.ownerPathKey, recordedBy: 'workgraph db export' }) + '\n');
+  } else if (data.ownerIdentity) {
+    await writeFileAtomic(path.join(paths.dir, OWNER_FILE), JSON.stringify({ identity: data.ownerIdentity, recordedBy: 'workgraph db export' }) + '\n');
   }
   return { nodes, deleted: data.deleted.length };
 }

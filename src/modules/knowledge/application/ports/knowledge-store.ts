@@ -14,8 +14,9 @@ import type { SearchQuery } from '../../domain/search';
 export interface KnowledgeStore {
   /**
    * The project id of a `projectContext` (see projectIdentity): a bare name → its slug; a path → the plain slug when
-   * no other folder owns it, else the slug plus a hash of the path. `claim` (adds) records this folder as the owner of
-   * the plain id when no one does yet, under that project's lock.
+   * no other folder (nor an identity, see owner) owns it, else the slug plus a hash of the path. `claim` (adds) records
+   * this folder as the owner of the plain id when no one does yet, under that project's lock. Who may reach which
+   * project is the application's business (services/knowledge-reach.ts).
    */
   resolveProject(projectContext: string, opts?: { claim?: boolean }): Promise<string>;
   /** Lock-free queries of one project (`project` is a safe project id). */
@@ -27,8 +28,17 @@ export interface KnowledgeStore {
   withLock<T>(project: string, fn: (graph: KnowledgeWriter) => Promise<T>): Promise<T>;
   /** Where a project's graph lives, for messages and logs (a file path, a database table). */
   location(project: string): string;
-  /** The folder (its normalized path key) that owns the project's plain id, or null when none is known. */
-  ownerPath(project: string): Promise<string | null>;
+  /**
+   * Who owns a project (docs/http.md "What an identity sees"): the folder (its normalized path key) that owns its plain
+   * id, or — a project named by a bare name — the identity that created it; both null when none is known (a new
+   * project, or a bare-name project made before owners were recorded, which the first identity to write claims).
+   */
+  owner(project: string): Promise<KnowledgeOwner>;
+  /**
+   * Records `identity` as the owner of a bare-name project unless an owner (a folder or an identity) is already
+   * known, atomically on any host (the first writer wins); returns the owner as it is afterwards.
+   */
+  claimForIdentity(project: string, identity: string): Promise<KnowledgeOwner>;
   /** The projects that have a knowledge graph (or deleted records), sorted by id. */
   listProjects(): Promise<KnowledgeProjectInfo[]>;
   /** A project's backups, newest first. */
@@ -60,6 +70,12 @@ export interface KnowledgeStore {
   importBackups(project: string, backups: readonly KnowledgeBackupCopy[]): Promise<void>;
 }
 
+/** Who owns a knowledge project: a folder, an identity (bare-name projects), or nobody yet (both null). */
+export interface KnowledgeOwner {
+  pathKey: string | null;
+  identity: string | null;
+}
+
 /** A backup as `db import`/`db export` carry it between stores. */
 export interface KnowledgeBackupCopy {
   /**
@@ -77,6 +93,8 @@ export interface KnowledgeProjectExport {
   project: string;
   /** The folder that owns the project's plain id (see resolveProject), when one is known. */
   ownerPathKey: string | null;
+  /** The identity that owns a bare-name project (see KnowledgeStore.owner), when one is known. */
+  ownerIdentity: string | null;
   /** Deletion records, oldest first. */
   deleted: DeletedNodeRecord[];
   /** Streams the nodes oldest first (the order newest-first pages reverse), in batches; may be called again. */

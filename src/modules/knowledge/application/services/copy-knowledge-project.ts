@@ -32,6 +32,6 @@ async function digest(data: KnowledgeProjectExport): Promise<{ hash: string; nod
   });
   hash.update('--deleted--\n');
   for (const r of data.deleted) hash.update(JSON.stringify(r) + '\n');
-  hash.update(`owner:${data.ownerPathKey ?? ''}`);
+  hash.update(`owner:${data.ownerPathKey ?? ''}${data.ownerIdentity ? ` identity:${data.ownerIdentity}` : ''}`);
   return { hash: hash.digest('hex'), nodes };
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { requireContextInReach, resolveInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import { actorOf, type CallContext } from '../../../../kernel/call-context';
@@ -68,9 +68,10 @@ export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
       }
     }
 
-    project = await this.store.resolveProject(input.projectContext, { claim: true });
-    for (const n of nodes) n.project = project;
-    await this.store.withLock(project, async (graph) => {
+    const resolved = await resolveInReach(this.store, input.projectContext, ctx, { claim: true });
+    project = resolved.shown;
+    for (const n of nodes) n.project = resolved.shown;
+    await this.store.withLock(resolved.id, async (graph) => {
       const lookup = new Set([...external, ...given]);
       const found = await graph.findByIds(lookup, ctx?.signal);
       const taken = [...given].filter((id) => found.has(id));
@@ -85,7 +86,7 @@ export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
       }
       await graph.append(nodes);
     });
-    this.logger.info('knowledge nodes added', { project, count: nodes.length, ids: nodes.length <= 20 ? [...inCall] : undefined });
+    this.logger.info('knowledge nodes added', { project: resolved.id, count: nodes.length, ids: nodes.length <= 20 ? [...inCall] : undefined });
     return { project, ids: nodes.map((n) => n.id) };
   }
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { resolveInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
@@ -43,8 +43,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
   }
 
   async execute(input: DeleteNodesInput, ctx?: CallContext): Promise<DeleteNodesOutput> {
-    requireContextInReach(input.projectContext, ctx);
-    const project = await this.store.resolveProject(input.projectContext);
+    const { id: project, shown } = await resolveInReach(this.store, input.projectContext, ctx);
     const ids = [...new Set(input.nodeIds)];
     const reason = input.reason ?? null;
     const signal = ctx?.signal;
@@ -56,7 +55,7 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
         throw new NotFoundError(
           'knowledge node',
           unknown.join(', '),
-          `knowledge node(s) not found in project '${project}': ${unknown.join(', ')}; nothing was deleted`,
+          `knowledge node(s) not found in project '${shown}': ${unknown.join(', ')}; nothing was deleted`,
         );
       }
       if (dependents.size) return { kind: 'dependents' as const, dependents };

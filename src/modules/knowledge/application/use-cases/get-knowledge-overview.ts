@@ -3,6 +3,7 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import { NotFoundError } from '../../../../kernel/errors';
+import { resolveInReach } from '../services/knowledge-reach';
 import { toBrief, type KnowledgeNodeBrief, type KnowledgeRole } from '../../domain';
 
 /** What the `workgraph://knowledge/<project>` resource answers. */
@@ -24,8 +25,8 @@ export class GetKnowledgeOverview {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: { project: string }, ctx?: CallContext): Promise<KnowledgeOverview> {
-    const project = await this.store.resolveProject(input.project);
-    const reader = this.store.reader(project);
+    const { id, shown: project } = await resolveInReach(this.store, input.project, ctx, { field: 'project' });
+    const reader = this.store.reader(id);
     const stats = await reader.stats(ctx?.signal);
     if (!stats) throw new NotFoundError('knowledge project', project, `knowledge project '${project}' has no graph`);
     const page = await reader.page({ limit: OVERVIEW_RECENT, signal: ctx?.signal });

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { resolveInReach } from '../services/knowledge-reach';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
@@ -20,8 +20,7 @@ export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: GetNodeInput, ctx?: CallContext): Promise<GetNodeOutput> {
-    requireContextInReach(input.projectContext, ctx);
-    const project = await this.store.resolveProject(input.projectContext);
+    const { id: project, shown } = await resolveInReach(this.store, input.projectContext, ctx);
     const reader = this.store.reader(project);
     const found = await reader.get(input.id, ctx?.signal);
     if (!found) {
@@ -29,12 +28,12 @@ export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
       throw new NotFoundError(
         'knowledge node',
         input.id,
-        `knowledge node '${input.id}' not found in project '${project}'` +
+        `knowledge node '${input.id}' not found in project '${shown}'` +
           (deleted ? ' (it was deleted; restore_nodes brings it back)' : ''),
       );
     }
     const node = withChildren(found.node, found.children);
-    if (!input.neighbours) return { project, node };
+    if (!input.neighbours) return { project: shown, node };
     // Parents and children in the order the node lists them / the graph holds them; summaries newest first.
     const linked = await reader.findByIds(new Set([...found.node.parents, ...found.children]), ctx?.signal);
     const briefs = (ids: readonly string[]) => ids.flatMap((id) => (linked.has(id) ? [toBrief(linked.get(id)!)] : []));
@@ -42,6 +41,6 @@ export class GetNode implements UseCase<GetNodeInput, GetNodeOutput> {
       .filter((s) => s.id !== input.id && (s.summarizedSegment ?? []).includes(input.id))
       .sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0))
       .map(toBrief);
-    return { project, node, neighbours: { parents: briefs(found.node.parents), children: briefs(found.children), summaries } };
+    return { project: shown, node, neighbours: { parents: briefs(found.node.parents), children: briefs(found.children), summaries } };
   }
 }

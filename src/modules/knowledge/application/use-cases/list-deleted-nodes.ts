@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { resolveInReach } from '../services/knowledge-reach';
 import type { CallContext } from '../../../../kernel/call-context';
-import { projectIdFromContext, type DeletedNodeRecord } from '../../domain';
+import type { DeletedNodeRecord } from '../../domain';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 
@@ -14,9 +14,8 @@ export class ListDeletedNodes {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: { projectContext: string }, ctx?: CallContext): Promise<{ project: string; records: DeletedNodeRecord[]; total: number }> {
-    requireContextInReach(input.projectContext, ctx);
-    const project = projectIdFromContext(input.projectContext);
+    const { id: project, shown } = await resolveInReach(this.store, input.projectContext, ctx);
     const { records, total } = await this.store.reader(project).deleted({ limit: DELETED_LIST_MAX, signal: ctx?.signal });
-    return { project, records, total };
+    return { project: shown, records, total };
   }
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { projectIdFromContext } from '../../domain';
+import type { CallContext } from '../../../../kernel/call-context';
+import { resolveInReach } from '../services/knowledge-reach';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { KnowledgeBackupInfo, KnowledgeStore } from '../ports/knowledge-store';
 
@@ -8,8 +9,8 @@ import type { KnowledgeBackupInfo, KnowledgeStore } from '../ports/knowledge-sto
 export class ListKnowledgeBackups {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
-  async execute(input: { projectContext: string }): Promise<{ project: string; backups: KnowledgeBackupInfo[] }> {
-    const project = projectIdFromContext(input.projectContext);
-    return { project, backups: await this.store.listBackups(project) };
+  async execute(input: { projectContext: string }, ctx?: CallContext): Promise<{ project: string; backups: KnowledgeBackupInfo[] }> {
+    const { id, shown } = await resolveInReach(this.store, input.projectContext, ctx);
+    return { project: shown, backups: await this.store.listBackups(id) };
   }
 }

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { resolveInReach } from '../services/knowledge-reach';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeStore } from '../ports/knowledge-store';
@@ -26,8 +26,7 @@ export class ListNodes implements UseCase<ListNodesInput, ListNodesOutput> {
   constructor(@inject(KnowledgeTokens.KnowledgeStore) private readonly store: KnowledgeStore) {}
 
   async execute(input: ListNodesInput, ctx?: CallContext): Promise<ListNodesOutput> {
-    requireContextInReach(input.projectContext, ctx);
-    const project = await this.store.resolveProject(input.projectContext);
+    const { id: project, shown } = await resolveInReach(this.store, input.projectContext, ctx);
     const limit = Math.min(Math.max(1, Math.floor(input.limit ?? LIST_NODES_DEFAULT_LIMIT)), LIST_NODES_MAX_LIMIT);
     const page = await this.store.reader(project).page({
       cursor: input.cursor,
@@ -37,6 +36,6 @@ export class ListNodes implements UseCase<ListNodesInput, ListNodesOutput> {
       text: input.text,
       signal: ctx?.signal,
     });
-    return { project, nodes: page.nodes.map(toBrief), nextCursor: page.nextCursor, malformedLines: page.malformedCount };
+    return { project: shown, nodes: page.nodes.map(toBrief), nextCursor: page.nextCursor, malformedLines: page.malformedCount };
   }
 }

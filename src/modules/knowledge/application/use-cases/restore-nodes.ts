@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { requireContextInReach } from '../services/knowledge-reach';
+import { resolveInReach } from '../services/knowledge-reach';
 import { Tokens } from '../../../../kernel/tokens';
 import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
@@ -35,8 +35,7 @@ export class RestoreNodes implements UseCase<RestoreNodesInput, RestoreNodesOutp
   ) {}
 
   async execute(input: RestoreNodesInput, ctx?: CallContext): Promise<RestoreNodesOutput> {
-    requireContextInReach(input.projectContext, ctx);
-    const project = await this.store.resolveProject(input.projectContext);
+    const { id: project, shown } = await resolveInReach(this.store, input.projectContext, ctx);
     const ids = [...new Set(input.nodeIds)];
     const wanted = new Set(ids);
     const signal = ctx?.signal;
@@ -50,12 +49,12 @@ export class RestoreNodes implements UseCase<RestoreNodesInput, RestoreNodesOutp
         throw new NotFoundError(
           'deleted knowledge node',
           missing.join(', '),
-          `no deleted record for node(s) ${missing.join(', ')} in project '${project}'; nothing was restored`,
+          `no deleted record for node(s) ${missing.join(', ')} in project '${shown}'; nothing was restored`,
         );
       }
       const again = await graph.findByIds(wanted, signal);
       if (again.size) {
-        throw new AlreadyExistsError('knowledge node', [...again.keys()].join(', '), `in project '${project}' again; nothing was restored`);
+        throw new AlreadyExistsError('knowledge node', [...again.keys()].join(', '), `in project '${shown}' again; nothing was restored`);
       }
       return restoreIntoGraph(graph, ids.map((id) => records.get(id)!.nodeData), signal);
     });

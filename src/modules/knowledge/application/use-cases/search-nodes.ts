@@ -7,7 +7,8 @@ import { makeSnippet, parseSearchQuery, termMatcher, toBrief, type SearchQuery }
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { searchNodesSchemas } from '../knowledge.tool-schemas';
-import { mayReadProject } from '../services/project-visibility';
+import { projectInReach, resolveInReach } from '../services/knowledge-reach';
+import { NotFoundError, PathNotAllowedError } from '../../../../kernel/errors';
 
 /** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
 export type SearchNodesInput = ToolInput<typeof searchNodesSchemas>;
@@ -64,10 +65,9 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
       if (input.projectContext === undefined) {
         throw new InvalidArgumentsError('projectContext: expected the project to search (or projects: [...] or "*")', 'projectContext');
       }
-      const project = await this.store.resolveProject(input.projectContext);
-      if (!(await this.visible(project, ctx))) return { project, hits: [], total: 0, nextCursor: null };
-      const page = await this.store.reader(project).search({ ...base, limit, cursor: input.cursor });
-      return { project, hits: page.hits.map((h) => shape(project, h)), total: page.total, nextCursor: page.nextCursor };
+      const { id, shown } = await resolveInReach(this.store, input.projectContext, ctx);
+      const page = await this.store.reader(id).search({ ...base, limit, cursor: input.cursor });
+      return { project: shown, hits: page.hits.map((h) => shape(shown, h)), total: page.total, nextCursor: page.nextCursor };
     }
     if (input.projectContext !== undefined) {
       throw new InvalidArgumentsError('projects: give projectContext or projects, not both', 'projects');
@@ -103,17 +103,24 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
     };
   }
 
-  /** The projects a `projects` argument names that the caller may read, resolved, each once, sorted. */
+  /**
+   * The projects a `projects` argument names that the caller may read, resolved, each once, sorted: with `"*"` every
+   * project within its reach; a named one out of reach (a folder outside its roots) is left out, as a missing one is.
+   */
   private async targets(projects: readonly string[] | '*', ctx?: CallContext): Promise<string[]> {
-    const ids = projects === '*' ? (await this.store.listProjects()).map((p) => p.project) : await Promise.all(projects.map((p) => this.store.resolveProject(p)));
-    const out: string[] = [];
-    for (const p of [...new Set(ids)].sort()) if (await this.visible(p, ctx)) out.push(p);
-    return out;
-  }
-
-  private async visible(project: string, ctx?: CallContext): Promise<boolean> {
-    if (ctx?.identity?.roots === undefined) return true;
-    return mayReadProject(ctx, await this.store.ownerPath(project));
+    const ids: string[] = [];
+    if (projects === '*') {
+      for (const p of await this.store.listProjects()) if (await projectInReach(this.store, p.project, ctx)) ids.push(p.project);
+    } else {
+      for (const p of projects) {
+        try {
+          ids.push((await resolveInReach(this.store, p, ctx, { field: 'projects' })).id);
+        } catch (e) {
+          if (!(e instanceof PathNotAllowedError) && !(e instanceof NotFoundError)) throw e;
+        }
+      }
+    }
+    return [...new Set(ids)].sort();
   }
 }
 

@@ -98,4 +98,13 @@ export const knowledgeMigrations: Migration[] = [
       CREATE INDEX wg_knowledge_nodes_search ON wg_knowledge_nodes USING gin (search);
     `,
   },
+  {
+    module: 'knowledge',
+    version: 4,
+    name: 'knowledge project owners: the identity that created a bare-name project',
+    // A project named by a bare name (no folder) belongs to the identity that created it (docs/http.md "What an
+    // identity sees"). Rows made before this have none: the first identity to write claims them, until then every
+    // identity reaches them (nothing is hidden or lost by the upgrade).
+    sql: `ALTER TABLE wg_knowledge_projects ADD COLUMN owner_identity text;`,
+  },
 ];

@@ -5,7 +5,7 @@ import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-datab
 import { exportPgProject, importPgProject } from './pg-project-copy';
 import { exportPgBackups, importPgBackups } from './pg-backup-copy';
 import type { WritesInProgress } from '../../../../kernel/writes-in-progress';
-import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../../application/ports/knowledge-store';
+import type { KnowledgeBackupCopy, KnowledgeBackupInfo, KnowledgeOwner, KnowledgeProjectExport, KnowledgeProjectInfo, KnowledgeReader, KnowledgeStore } from '../../application/ports/knowledge-store';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { projectIdentity } from '../../domain/project-from-context';
 import { PgKnowledgeReader } from './pg-knowledge-reader';
@@ -28,6 +28,7 @@ export interface PgKnowledgeStoreOptions {
 /** `backupPath` of a database backup (`restore-backup` takes it, or `<project>/<id>`). */
 const backupPath = (project: string, id: string) => `postgresql:wg_knowledge_backups/${project}/${id}`;
 const BACKUP_PATH = /^(?:postgresql:wg_knowledge_backups\/)?([a-z0-9][a-z0-9-]*)\/(\d{1,19}|knowledge_graph_[\d-]+\.ndjson)$/;
+type OwnerRow = { owner_path_key: string | null; owner_identity: string | null };
 const BACKUP_COLUMNS = 'id::text AS id, project, created_at, node_count, size_bytes, version::text AS version, name';
 
 /**
@@ -50,25 +51,60 @@ export class PgKnowledgeStore implements KnowledgeStore {
   async resolveProject(projectContext: string, opts: { claim?: boolean } = {}): Promise<string> {
     const ident = projectIdentity(projectContext);
     if (ident.pathKey === null || ident.altId === null) return ident.id;
-    const rows = await this.db.query<{ owner_path_key: string | null }>('SELECT owner_path_key FROM wg_knowledge_projects WHERE project = $1', [ident.id]);
-    let owner = rows[0]?.owner_path_key ?? null;
-    if (owner === null && opts.claim) {
-      // First add from a folder: claim the plain id unless another folder did first (the row decides, on any host).
-      const claimed = await this.db.query<{ owner_path_key: string }>(
+    const rows = await this.db.query<OwnerRow>('SELECT owner_path_key, owner_identity FROM wg_knowledge_projects WHERE project = $1', [ident.id]);
+    let owner = rows[0] ?? { owner_path_key: null, owner_identity: null };
+    if (owner.owner_path_key === null && owner.owner_identity === null && opts.claim) {
+      // First add from a folder: claim the plain id unless another folder (or an identity) did first (the row
+      // decides, on any host).
+      const claimed = await this.db.query<OwnerRow>(
+        `INSERT INTO wg_knowledge_projects (project, owner_path_key, owner_context) VALUES ($1, $2, $3)
+         ON CONFLICT (project) DO UPDATE SET
+           owner_path_key = CASE WHEN wg_knowledge_projects.owner_identity IS NULL
+             THEN COALESCE(wg_knowledge_projects.owner_path_key, EXCLUDED.owner_path_key) ELSE wg_knowledge_projects.owner_path_key END,
+           owner_context = COALESCE(wg_knowledge_projects.owner_context, EXCLUDED.owner_context)
+         RETURNING owner_path_key, owner_identity`,
+        [ident.id, ident.pathKey, projectContext],
+      );
+      owner = claimed[0]!;
+    }
+    const taken = owner.owner_identity !== null || (owner.owner_path_key !== null && owner.owner_path_key !== ident.pathKey);
+    if (!taken) return ident.id;
+    if (opts.claim) {
+      // The alternative id's row records its folder too, so reach checks find its owner without reading a node.
+      await this.db.query(
         `INSERT INTO wg_knowledge_projects (project, owner_path_key, owner_context) VALUES ($1, $2, $3)
          ON CONFLICT (project) DO UPDATE SET owner_path_key = COALESCE(wg_knowledge_projects.owner_path_key, EXCLUDED.owner_path_key),
            owner_context = COALESCE(wg_knowledge_projects.owner_context, EXCLUDED.owner_context)
-         RETURNING owner_path_key`,
-        [ident.id, ident.pathKey, projectContext],
+         WHERE wg_knowledge_projects.owner_identity IS NULL`,
+        [ident.altId, ident.pathKey, projectContext],
       );
-      owner = claimed[0]!.owner_path_key;
     }
-    return owner !== null && owner !== ident.pathKey ? ident.altId : ident.id;
+    return ident.altId;
   }
 
-  async ownerPath(project: string): Promise<string | null> {
-    const rows = await this.db.query<{ owner_path_key: string | null }>('SELECT owner_path_key FROM wg_knowledge_projects WHERE project = $1', [project]);
-    return rows[0]?.owner_path_key ?? null;
+  async owner(project: string): Promise<KnowledgeOwner> {
+    const [row] = await this.db.query<OwnerRow>('SELECT owner_path_key, owner_identity FROM wg_knowledge_projects WHERE project = $1', [project]);
+    if (row && (row.owner_path_key !== null || row.owner_identity !== null)) return { pathKey: row.owner_path_key, identity: row.owner_identity };
+    // Rows written before owners were recorded on every row (an alternative id's): the folder of the newest node named
+    // by a path, as the files answer.
+    const [newest] = await this.db.query<{ context: string | null }>(
+      `SELECT node->>'projectContext' AS context FROM wg_knowledge_nodes WHERE project = $1 AND node->>'projectContext' ~ '[\\\\/]' ORDER BY seq DESC LIMIT 1`,
+      [project],
+    );
+    return { pathKey: newest?.context ? projectIdentity(newest.context).pathKey : null, identity: null };
+  }
+
+  async claimForIdentity(project: string, identity: string): Promise<KnowledgeOwner> {
+    const before = await this.owner(project);
+    if (before.pathKey !== null || before.identity !== null) return before;
+    const [row] = await this.db.query<OwnerRow>(
+      `INSERT INTO wg_knowledge_projects (project, owner_identity) VALUES ($1, $2)
+       ON CONFLICT (project) DO UPDATE SET owner_identity = CASE WHEN wg_knowledge_projects.owner_path_key IS NULL
+         THEN COALESCE(wg_knowledge_projects.owner_identity, EXCLUDED.owner_identity) ELSE wg_knowledge_projects.owner_identity END
+       RETURNING owner_path_key, owner_identity`,
+      [project, identity],
+    );
+    return { pathKey: row!.owner_path_key, identity: row!.owner_identity };
   }
 
   reader(project: string): KnowledgeReader {

@@ -8,8 +8,8 @@ const EXPORT_BATCH = 5_000;
 
 /** A project's rows as a {@link KnowledgeProjectExport}: nodes oldest first in keyset pages, records oldest first. */
 export async function exportPgProject(db: PgDatabase, project: string): Promise<KnowledgeProjectExport | undefined> {
-  const [row] = await db.query<{ owner_path_key: string | null; nodes: string; deleted: string }>(
-    'SELECT owner_path_key, nodes::text AS nodes, deleted::text AS deleted FROM wg_knowledge_projects WHERE project = $1',
+  const [row] = await db.query<{ owner_path_key: string | null; owner_identity: string | null; nodes: string; deleted: string }>(
+    'SELECT owner_path_key, owner_identity, nodes::text AS nodes, deleted::text AS deleted FROM wg_knowledge_projects WHERE project = $1',
     [project],
   );
   if (!row || (row.nodes === '0' && row.deleted === '0')) return undefined;
@@ -17,6 +17,7 @@ export async function exportPgProject(db: PgDatabase, project: string): Promise<
   return {
     project,
     ownerPathKey: row.owner_path_key,
+    ownerIdentity: row.owner_identity,
     deleted,
     async forEachBatch(fn) {
       let after = '0';
@@ -57,8 +58,9 @@ export async function importPgProject(db: PgDatabase, data: KnowledgeProjectExpo
     );
     await tx.query(
       `UPDATE wg_knowledge_projects SET version = version + 1, modified_at = now(), nodes = $2, deleted = $3, size_bytes = $4, deleted_size_bytes = $5,
-         owner_path_key = COALESCE($6, owner_path_key) WHERE project = $1`,
-      [project, nodes, data.deleted.length, bytes, json.reduce((a, j) => a + Buffer.byteLength(j) + 1, 0), data.ownerPathKey],
+         owner_path_key = COALESCE($6, owner_path_key),
+         owner_identity = CASE WHEN COALESCE($6, owner_path_key) IS NULL THEN COALESCE($7, owner_identity) ELSE owner_identity END WHERE project = $1`,
+      [project, nodes, data.deleted.length, bytes, json.reduce((a, j) => a + Buffer.byteLength(j) + 1, 0), data.ownerPathKey, data.ownerIdentity ?? null],
     );
     await notify(tx);
     return { nodes, deleted: data.deleted.length };
