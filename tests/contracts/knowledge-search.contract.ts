@@ -185,7 +185,8 @@ export function knowledgeSearchContract(name: string, make: () => Promise<{ stor
       expect(all.total).toBe(1);
       const named = await uc.execute({ projects: ['/srv/bob/tool', 'bare', '/srv/alice/app'], query: 'secret' }, ctx);
       expect(named.hits.map((h) => h.id)).toEqual(['x1']);
-      expect((await uc.execute({ projectContext: '/srv/bob/tool', query: 'secret' }, ctx)).hits).toEqual([]);
+      // Named alone, another's folder is refused as an argument, as by every knowledge tool.
+      await expect(uc.execute({ projectContext: '/srv/bob/tool', query: 'secret' }, ctx)).rejects.toMatchObject({ code: 'path_not_allowed' });
       // Without roots (stdio, a plain token) every project is searched.
       expect((await uc.execute({ projects: '*', query: 'secret' }, noopCallContext())).total).toBe(3);
     });

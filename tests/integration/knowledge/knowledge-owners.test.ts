@@ -115,19 +115,25 @@ function suite(name: string, make: () => Promise<{ store: KnowledgeStore; cleanu
       expect((await uc.list.execute({ projectContext: 'notes' }, as(carol))).nodes.map((n) => n.thought)).toEqual(['alice secret']);
     });
 
-    it('a bare-name project made before owners were recorded is reachable by everyone until the first identity adds to it', async () => {
+    it('a bare-name project made before owners were recorded: unconfined identities reach it until the first add claims it; confined ones never', async () => {
       // As an older version wrote it: nodes, no owner.
       await store.withLock('legacy', (g) =>
         g.append([{ id: 'old', project: 'legacy', projectContext: 'legacy', thought: 'kept', role: 'actor', tags: [], artifacts: [], parents: [], createdAt: '2026-01-01T00:00:00.000Z' }]),
       );
       expect(await store.owner('legacy')).toEqual({ pathKey: null, identity: null });
-      expect((await uc.projects.execute(undefined, as(bob))).projects.map((p) => p.project)).toEqual(['legacy']);
+      const listed = async (who: Identity) => (await uc.projects.execute(undefined, as(who))).projects.map((p) => p.project);
+      expect(await listed(carol)).toEqual(['legacy']);
+      expect(await listed(alice)).toEqual(['legacy']);
+      // bob is confined to roots: a record with neither a folder nor an owner is not his.
+      expect(await listed(bob)).toEqual([]);
+      expect((await uc.list.execute({ projectContext: 'legacy' }, as(bob))).nodes).toEqual([]);
       expect((await uc.list.execute({ projectContext: 'legacy' }, as(alice))).nodes.map((n) => n.thought)).toEqual(['kept']);
       await uc.add.execute({ projectContext: 'legacy', nodes: [{ thought: 'claimed', role: 'actor', parents: ['old'] }] }, as(alice));
       expect(await store.owner('legacy')).toEqual({ pathKey: null, identity: 'alice' });
       expect((await uc.list.execute({ projectContext: 'legacy' }, as(alice))).nodes.map((n) => n.thought)).toEqual(['claimed', 'kept']);
-      expect((await uc.list.execute({ projectContext: 'legacy' }, as(bob))).nodes).toEqual([]);
-      expect((await uc.projects.execute(undefined, as(bob))).projects).toEqual([]);
+      // Claimed: the other unconfined identity without admin no longer reaches it; admin does; nothing was lost.
+      expect((await uc.list.execute({ projectContext: 'legacy' }, as({ name: 'dave', scopes: ['read'] }))).nodes).toEqual([]);
+      expect((await uc.list.execute({ projectContext: 'legacy' }, as(carol))).nodes).toHaveLength(2);
     });
 
     it('a bare name that is a folder project\'s id follows the folder\'s reach', async () => {

@@ -21,12 +21,14 @@ export function requireContextInReach(projectContext: string, ctx: CallContext |
 /**
  * Whether a project with this owner is within reach: a folder's project when the folder is under the caller's roots,
  * a bare-name project when the caller created it (or has `admin`), a project nobody owns yet (new, or made before
- * owners were recorded) by everyone — its first writer claims it.
+ * owners were recorded) by every identity not confined to roots — the first of them to add to it claims it. A
+ * confined identity reaches no record without a folder or an owner (kernel/reach.ts), so it works in its own project
+ * of that name (see resolveInReach).
  */
 export function ownerInReach(owner: KnowledgeOwner, reach: Reach): boolean {
   if (owner.pathKey !== null) return reach.covers(owner.pathKey);
   if (owner.identity !== null) return reach.owns(owner.identity);
-  return true;
+  return reach.roots === undefined;
 }
 
 /** A project resolved for a caller: `id` is where it is stored, `shown` the id its answers name. */
@@ -59,19 +61,23 @@ export async function resolveInReach(
     return { id, shown: id };
   }
   const reach = reachOf(ctx);
-  if (await mayUse(store, ident.id, reach, opts.claim)) return { id: ident.id, shown: ident.id };
+  if (await mayUse(store, ident.id, reach, opts.claim, false)) return { id: ident.id, shown: ident.id };
   const alt = bareNameAltId(ident.id, reach.identity.name);
-  if (await mayUse(store, alt, reach, opts.claim)) return { id: alt, shown: ident.id };
+  if (await mayUse(store, alt, reach, opts.claim, true)) return { id: alt, shown: ident.id };
   throw new NotFoundError('knowledge project', ident.id, `knowledge project '${ident.id}' not found`);
 }
 
-/** Whether `project` is the caller's to use (claiming it when asked and nobody owns it). */
-async function mayUse(store: KnowledgeStore, project: string, reach: Reach, claim: boolean | undefined): Promise<boolean> {
+/**
+ * Whether `project` is the caller's to use (claiming it when asked and nobody owns it). `ownId`: the id is the
+ * caller's own alternative one, which nobody else owning it makes its own (confined identities included).
+ */
+async function mayUse(store: KnowledgeStore, project: string, reach: Reach, claim: boolean | undefined, ownId: boolean): Promise<boolean> {
+  const inReach = (o: KnowledgeOwner) => ownerInReach(o, reach) || (ownId && o.pathKey === null && o.identity === null);
   const owner = await store.owner(project);
-  if (!ownerInReach(owner, reach)) return false;
+  if (!inReach(owner)) return false;
   if (!claim || owner.pathKey !== null || owner.identity !== null) return true;
   // Another identity may claim it at the same moment: the store's answer says who won.
-  return ownerInReach(await store.claimForIdentity(project, reach.identity.name), reach);
+  return inReach(await store.claimForIdentity(project, reach.identity.name));
 }
 
 /** Whether a project (by its stored id) is within the caller's reach: listings and searches of several projects. */
