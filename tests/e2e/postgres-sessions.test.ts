@@ -57,4 +57,29 @@ describe('PostgreSQL workflow sessions (built servers)', () => {
       await Promise.all([a.close(), b.close()]);
     }
   });
+  it("a workspace's own workflow is pinned in the database: started on one server, continued on another", async () => {
+    const url = await pg.createTestDatabase();
+    const workspace = path.join(tmp.dir, 'repo');
+    fs.mkdirSync(path.join(workspace, '.workgraph', 'workflows'), { recursive: true });
+    const own = { id: 'repo-flow', name: 'Repo flow', description: 'Lives in the repository.', version: '1.0.0', steps: [{ id: 'a', title: 'A', prompt: 'Do A.' }, { id: 'b', title: 'B', prompt: 'Do B.' }] };
+    fs.writeFileSync(path.join(workspace, '.workgraph', 'workflows', 'repo-flow.json'), JSON.stringify(own));
+    const open = (name: string) => connectClient({ dataDir: path.join(tmp.dir, name), args: ['--database-url', url] });
+    const a = await open('ws-a');
+    const b = await open('ws-b');
+    const call = async (conn: typeof a, tool: string, args: Record<string, unknown>) =>
+      ((await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { structuredContent: Answer }).structuredContent;
+    try {
+      const started = await call(a, 'workflow_start', { workflowId: 'repo-flow', workspacePath: workspace });
+      expect(started.step).toMatchObject({ id: 'a' });
+      // The file goes away: the session runs on from the pinned copy, and says the workflow can no longer be loaded.
+      fs.rmSync(path.join(workspace, '.workgraph', 'workflows', 'repo-flow.json'));
+      const next = await call(b, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'did A' } });
+      expect(next.step).toMatchObject({ id: 'b' });
+      const timeline = await call(b, 'workflow_session', { sessionId: started.sessionId });
+      expect(timeline.workflow).toMatchObject({ id: 'repo-flow', newerVersionAvailable: false });
+      expect(timeline.workflow.note).toMatch(/can no longer be loaded/);
+    } finally {
+      await Promise.all([a.close(), b.close()]);
+    }
+  });
 });

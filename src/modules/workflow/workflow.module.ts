@@ -21,6 +21,8 @@ import { FileWorkflowStorage } from './infrastructure/file-workflow-storage';
 import { MultiSourceWorkflowStorage } from './infrastructure/multi-source-workflow-storage';
 import { SchemaValidatingWorkflowStorage } from './infrastructure/schema-validating-workflow-storage';
 import { loadWorkflowSchema } from './infrastructure/workflow-schema-file';
+import { FileWorkspaceWorkflowCatalogs } from './infrastructure/workspace-workflow-catalogs';
+import { WorkspaceWorkflows } from './application/services/workspace-workflows';
 import { Tokens } from '../../kernel/tokens';
 import { WorkflowTokens } from './application/workflow.tokens';
 import type { ModuleRegistration } from '../../kernel/module-registration';
@@ -57,11 +59,16 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   container.register(WorkflowTokens.ReferenceChecker, { useClass: FileReferenceChecker }, singleton);
 
   let storage: CachingWorkflowStorage | undefined;
+  let sourceFolders: FileWorkflowStorage[] | undefined;
+  const sourcesOf = (c: DependencyContainer) => {
+    const logger = c.resolve<Logger>(Tokens.Logger).child({ component: 'workflow-storage' });
+    sourceFolders ??= config.workflowSources.map((s) => new FileWorkflowStorage(s.dir, s.source, logger));
+    return { files: sourceFolders, logger };
+  };
   container.register(WorkflowTokens.WorkflowStorage, {
     useFactory: (c) => {
       if (storage) return storage;
-      const logger = c.resolve<Logger>(Tokens.Logger).child({ component: 'workflow-storage' });
-      const files = config.workflowSources.map((s) => new FileWorkflowStorage(s.dir, s.source, logger));
+      const { files, logger } = sourcesOf(c);
       const validating = new SchemaValidatingWorkflowStorage(
         new MultiSourceWorkflowStorage(files),
         c.resolve<WorkflowDocumentChecker>(WorkflowTokens.WorkflowDocumentChecker),
@@ -71,8 +78,24 @@ export const workflowModule: ModuleRegistration = (container, config) => {
       return storage;
     },
   });
+  // A workspace's own workflows (.workrail/workflows, .workgraph/workflows) over the same source folders.
+  let workspaceCatalogs: FileWorkspaceWorkflowCatalogs | undefined;
+  container.register(WorkflowTokens.WorkspaceCatalogs, {
+    useFactory: instanceCachingFactory((c) => {
+      const { files, logger } = sourcesOf(c);
+      return (workspaceCatalogs = new FileWorkspaceWorkflowCatalogs(files, c.resolve<WorkflowDocumentChecker>(WorkflowTokens.WorkflowDocumentChecker), {
+        ttlMs: config.workflowCacheTtlMs,
+        clock: c.resolve<Clock>(Tokens.Clock),
+        logger,
+      }));
+    }),
+  });
+  container.register(WorkflowTokens.WorkspaceWorkflows, { useClass: WorkspaceWorkflows }, singleton);
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('workflow folder watchers', () => storage?.close());
+    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('workflow folder watchers', () => {
+      storage?.close();
+      workspaceCatalogs?.close();
+    });
   }
 
   container.register(WorkflowTokens.ListWorkflows, { useClass: ListWorkflows }, singleton);

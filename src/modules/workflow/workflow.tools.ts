@@ -23,7 +23,7 @@ export const workflowTools: ToolDefinition[] = [
     name: 'workflow_list',
     title: 'List workflows',
     description:
-      'List the guided workflows available (id, name, description, version, source). Workflow files that failed to load are listed under `invalid` with the file and the reason.',
+      'List the guided workflows available (id, name, description, version, source). With `workspacePath`, also that folder\'s own .workrail/workflows and .workgraph/workflows (source workspace, shadowing others by id). Workflow files that failed to load are listed under `invalid` with the file and the reason.',
     ...workflowListSchemas,
     annotations: { ...readOnly, title: 'List workflows' },
     useCase: WorkflowTokens.ListWorkflows,

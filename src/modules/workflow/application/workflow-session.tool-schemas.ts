@@ -90,7 +90,7 @@ const sessionAnswer = {
     sessionStatus: statusEnum,
     workflow: workflowInfo,
     forked: { type: 'object', properties: { from: { type: 'integer' }, previousHead: { type: 'integer' } } },
-    warnings: { type: 'array', items: { type: 'string' }, description: "workflow_start: the workflow's missing references (workspace ones against workspacePath)." },
+    warnings: { type: 'array', items: { type: 'string' }, description: "workflow_start: the workflow's missing references (workspace ones against workspacePath); a workspace workflow shadowing another source's." },
     replayed: { type: 'boolean', description: 'This exact call was made before; answered as then, nothing new recorded.' },
   },
 } as const;

@@ -17,6 +17,9 @@ export const WorkflowTokens = {
   StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
   /** Resolves a workflow's `references` and checks each exists (ReferenceChecker). */
   ReferenceChecker: Symbol.for('workgraph.ReferenceChecker'),
+  /** The catalogs of workspaces' own workflows (WorkspaceWorkflowCatalogs) and the service choosing one per call. */
+  WorkspaceCatalogs: Symbol.for('workgraph.WorkspaceCatalogs'),
+  WorkspaceWorkflows: Symbol.for('workgraph.WorkspaceWorkflows'),
   // durable sessions
   SessionStore: Symbol.for('workgraph.SessionStore'),
   SessionTokens: Symbol.for('workgraph.SessionTokens'),

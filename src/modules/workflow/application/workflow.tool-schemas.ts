@@ -7,12 +7,17 @@ import { previewStep, returnedStep, stepBlocker, stepGuidance } from './workflow
  * step they answer with is declared in workflow-step.schemas.ts.
  */
 
-const noArguments = { type: 'object', properties: {}, additionalProperties: false } as const;
-
 const stringList = { type: 'array', items: { type: 'string' } } as const;
 
 /** Ids are not pattern-checked here: `workflow_get` of an invalid file's id must say why it is invalid. */
 const workflowId = { type: 'string', minLength: 1, maxLength: 255 } as const;
+
+/** The folder a stateless call works in: its own workflows (source workspace) are served too. */
+const workspacePath = {
+  type: 'string',
+  maxLength: 4_096,
+  description: "The folder you work in (default your first MCP root): its .workrail/workflows and .workgraph/workflows are served too.",
+} as const;
 
 const contextObject = {
   type: 'object',
@@ -38,10 +43,11 @@ const workflowSummary = {
     name: { type: 'string' },
     description: { type: 'string' },
     version: { type: 'string' },
-    source: { type: 'string', description: 'Where it came from: bundled, project, env or flag.' },
+    source: { type: 'string', description: 'Where it came from: bundled, project, env, flag or workspace.' },
     format: { const: 'current', description: "Present for WorkRail's current format." },
     tags: stringList,
     about: { type: 'string' },
+    shadows: { type: 'string', description: 'The source of the workflow of the same id this one replaces.' },
   },
 } as const;
 
@@ -57,13 +63,25 @@ const invalidEntry = {
 } as const;
 
 export const workflowListSchemas = toolSchemas({
-  inputSchema: noArguments,
+  inputSchema: {
+    type: 'object',
+    properties: {
+      workspacePath: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 4_096,
+        description: "Also list this folder's .workrail/workflows and .workgraph/workflows (source workspace); it must be inside your roots.",
+      },
+    },
+    additionalProperties: false,
+  },
   outputSchema: {
     type: 'object',
     required: ['workflows', 'invalid'],
     properties: {
       workflows: { type: 'array', items: workflowSummary },
       invalid: { type: 'array', items: invalidEntry },
+      warnings: { type: 'array', items: { type: 'string' }, description: "Workspace workflows that shadow another source's." },
     },
   },
 });
@@ -75,7 +93,7 @@ export const workflowGetSchemas = toolSchemas({
     properties: {
       id: { ...workflowId, description: 'Workflow id, as workflow_list shows it.' },
       mode: { enum: ['metadata', 'preview'], description: 'Omit for the whole workflow.' },
-      workspacePath: { type: 'string', maxLength: 4_096, description: 'Where `workspace` references resolve; default your first MCP root.' },
+      workspacePath: { ...workspacePath, description: "Default your first MCP root: its own workflows are served, and `workspace` references resolve there." },
     },
     additionalProperties: false,
   },
@@ -100,7 +118,7 @@ export const workflowGetSchemas = toolSchemas({
         description: 'Each reference: resolved path, and found (absent: not checked). Content is never inlined.',
         items: { type: 'object', properties: { id: { type: 'string' }, resolveFrom: { type: 'string' }, path: { type: 'string' }, found: { type: 'boolean' } } },
       },
-      warnings: { ...stringList, description: 'Missing references.' },
+      warnings: { ...stringList, description: 'Missing references; a workspace workflow shadowing another source.' },
     },
   },
 });
@@ -117,6 +135,7 @@ export const workflowNextSchemas = toolSchemas({
         description: 'completionIds of the steps done so far (a step id, or loopId[i].stepId inside loops).',
       },
       context: contextObject,
+      workspacePath,
       output: {
         type: 'object',
         description:
@@ -154,6 +173,7 @@ export const workflowValidateSchemas = toolSchemas({
         description: 'The output to check: text, or JSON (as text, a ```json fence allowed, or as a JSON value) for schema rules.',
       },
       context: { ...contextObject, description: 'Context for rule conditions.' },
+      workspacePath,
     },
     additionalProperties: false,
   },

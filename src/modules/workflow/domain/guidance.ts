@@ -169,3 +169,13 @@ export function moreIssuesNotShown(count: number): string {
 export function firstStepNeedsContext(reason: string): string {
   return `the first step depends on the context: ${reason}`;
 }
+
+/** A workspace workflow replaces another source's workflow of the same id (workflow_list, workflow_start, workflow_get). */
+export function workspaceShadowsNote(workflowId: string, shadowedSource: string, file?: string): string {
+  return `workspace workflow '${workflowId}'${file ? ` (${file})` : ''} shadows the ${shadowedSource} workflow of the same id: this workspace gets its own file`;
+}
+
+/** A session's workspace lies outside the allowed roots: its own workflows are not read. */
+export function workspaceOutOfReachNote(workspace: string, reason: string): string {
+  return `the workflows of workspace ${workspace} are not read (${reason})`;
+}

@@ -218,6 +218,8 @@ export interface WorkflowSummary {
   format?: 'current';
   tags?: string[];
   about?: string;
+  /** The source of the workflow of the same id this one replaces (an earlier source in the override order). */
+  shadows?: string;
 }
 
 export function isLoopStep(step: WorkflowStep): step is LoopStep {

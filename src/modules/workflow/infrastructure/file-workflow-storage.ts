@@ -8,6 +8,17 @@ import type { Workflow } from '../domain/types';
 import { assertSafeName, isInside } from '../../../kernel/files/safe-name';
 import { SnapshotWorkflowCatalog, type CatalogSnapshot, type WorkflowEntry } from './workflow-catalog';
 
+/** How a folder is read beyond its files. */
+export interface FolderOptions {
+  /** A missing folder is normal (a workspace without workflows): not worth a warning. Default false. */
+  optional?: boolean;
+  /**
+   * The folder must resolve (symlinks followed) inside this one, else it is refused as one invalid entry: a workspace's
+   * `.workrail/workflows` that is a link out of the workspace is not read.
+   */
+  confineTo?: string;
+}
+
 /** Files larger than this are reported as invalid instead of being read. Default 5 MiB. */
 export const MAX_WORKFLOW_FILE_BYTES = 5 * 1024 * 1024;
 
@@ -30,6 +41,7 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
     private readonly dir: string,
     private readonly source: string,
     private readonly logger: Logger = silentLogger,
+    private readonly options: FolderOptions = {},
   ) {
     super();
   }
@@ -48,7 +60,7 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') {
-        if (!this.warnedMissing) {
+        if (!this.warnedMissing && !this.options.optional) {
           this.warnedMissing = true;
           this.logger.warn(`workflow folder ${this.dir} (${this.source}) does not exist or is not a folder; it is ignored`, {
             dir: this.dir,
@@ -59,6 +71,11 @@ export class FileWorkflowStorage extends SnapshotWorkflowCatalog {
       throw e;
     }
     this.warnedMissing = false;
+    if (this.options.confineTo !== undefined && !isInside(this.options.confineTo, realDir)) {
+      const bad = this.invalid(path.basename(this.dir), this.dir, `the folder resolves to ${realDir}, outside ${this.options.confineTo}; refused`);
+      this.logOnce(bad);
+      return { workflows: [], invalid: [bad] };
+    }
 
     const results = await Promise.all(names.map((name) => this.load(realDir, name)));
     const snapshot: CatalogSnapshot = { workflows: [], invalid: [] };

@@ -16,6 +16,8 @@ export interface WorkflowEntry {
   source: string;
   /** The file it was read from, when it came from a file. */
   file?: string;
+  /** The workflow of the same id an earlier source held, which this one replaces (MultiSourceWorkflowStorage). */
+  shadows?: { source: string; file?: string };
 }
 
 /** Everything one storage holds at one moment: the loaded workflows and the files that failed. */
@@ -43,7 +45,7 @@ export interface WorkflowCatalog extends WorkflowStorage {
 /** The port's `list()` view of a snapshot. */
 export function listingOf(snapshot: CatalogSnapshot): WorkflowListing {
   return {
-    workflows: snapshot.workflows.map(({ workflow, source }) => ({
+    workflows: snapshot.workflows.map(({ workflow, source, shadows }) => ({
       id: workflow.id,
       name: workflow.name,
       description: workflow.description,
@@ -52,6 +54,7 @@ export function listingOf(snapshot: CatalogSnapshot): WorkflowListing {
       ...(workflow.format === 'current' ? { format: 'current' as const } : {}),
       ...(Array.isArray(workflow.tags) ? { tags: workflow.tags } : {}),
       ...(typeof workflow.about === 'string' ? { about: workflow.about } : {}),
+      ...(shadows ? { shadows: shadows.source } : {}),
     })),
     invalid: snapshot.invalid,
   };
@@ -92,8 +95,8 @@ export abstract class SnapshotWorkflowCatalog implements WorkflowCatalog {
   }
 
   async locate(id: string): Promise<LocatedWorkflow> {
-    const { workflow, source, file } = findEntry(await this.snapshot(), id);
-    return { workflow, source, ...(file !== undefined ? { file } : {}) };
+    const { workflow, source, file, shadows } = findEntry(await this.snapshot(), id);
+    return { workflow, source, ...(file !== undefined ? { file } : {}), ...(shadows ? { shadows } : {}) };
   }
 
   async documents(): Promise<WorkflowDocumentLookup> {

@@ -12,10 +12,12 @@ export interface InvalidWorkflowEntry {
 /** A workflow with where it came from. */
 export interface LocatedWorkflow {
   workflow: Workflow;
-  /** Source label (`bundled`, `project`, `env`, `flag`, `memory`). */
+  /** Source label (`bundled`, `project`, `env`, `flag`, `workspace`, `memory`). */
   source: string;
   /** The file it was read from, when it came from a file (`package` references resolve against its folder). */
   file?: string;
+  /** The workflow of the same id from an earlier source that this one replaces. */
+  shadows?: { source: string; file?: string };
 }
 
 /** A workflow document as its file gives it (before compilation), by id: where templateCall routines are found. */

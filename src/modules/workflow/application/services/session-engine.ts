@@ -12,6 +12,7 @@ import { buildSessionCompleteGuidance, buildSessionStepGuidance, workflowChanged
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { SessionStore } from '../ports/session-store';
 import type { SessionTokens } from '../ports/session-tokens';
+import { WORKSPACE_SOURCE, type WorkspaceWorkflowCatalogs } from '../ports/workspace-workflows';
 import { ConditionEvaluator } from './condition-evaluator';
 import { ValidationEngine } from './validation-engine';
 import { StepOutputChecker } from './step-output-checker';
@@ -63,6 +64,7 @@ export class SessionEngine {
     @inject(WorkflowTokens.ValidationEngine) private readonly validation: ValidationEngine,
     @inject(Tokens.Config) private readonly config: AppConfig,
     @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
+    @inject(WorkflowTokens.WorkspaceCatalogs, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflowCatalogs,
   ) {}
 
   /**
@@ -112,7 +114,12 @@ export class SessionEngine {
   async workflowInfo(state: SessionState): Promise<PinnedWorkflowInfo> {
     const info: PinnedWorkflowInfo = { id: state.workflowId, version: state.workflowVersion, hash: state.workflowHash, newerVersionAvailable: false };
     try {
-      const now = await this.storage.get(state.workflowId);
+      // A session running its workspace's own workflow compares with that file, not with the configured sources.
+      const storage =
+        state.workflowSource === WORKSPACE_SOURCE && state.workspacePath !== undefined && this.workspaces
+          ? await this.workspaces.forWorkspace(state.workspacePath)
+          : this.storage;
+      const now = await storage.get(state.workflowId);
       let hash = this.currentHashes.get(now);
       if (!hash) {
         hash = this.pin(now).hash;

@@ -11,6 +11,8 @@ import { needsOutput } from '../../domain/current-format/output-check';
 import { assessmentAnswers, contractAnswer, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
 import type { PromptStep, Workflow } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
+import type { CallContext } from '../../../../kernel/call-context';
+import { WorkspaceWorkflows } from '../services/workspace-workflows';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
 import { StepOutputChecker } from '../services/step-output-checker';
@@ -56,13 +58,14 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
     @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
+    @inject(WorkflowTokens.WorkspaceWorkflows, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflows,
   ) {}
 
   /**
    * @throws NotFoundError / InvalidWorkflowError from storage; InvalidArgumentsError when completedSteps is not a
    *   list of known completion ids, or a loop needs a context variable (forEach items, for count) that is missing.
    */
-  async execute(input: GetNextStepInput): Promise<GetNextStepOutput> {
+  async execute(input: GetNextStepInput, ctx?: CallContext): Promise<GetNextStepOutput> {
     const completed = input.completedSteps ?? [];
     if (!Array.isArray(completed) || completed.some((c) => typeof c !== 'string')) {
       throw new InvalidArgumentsError('completedSteps must be an array of completion id strings', 'completedSteps');
@@ -70,7 +73,8 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
     if (input.context !== undefined && input.context !== null && !isPlainObject(input.context)) {
       throw new InvalidArgumentsError('context must be an object', 'context');
     }
-    const workflow = await this.storage.get(input.workflowId);
+    const storage = this.workspaces ? (await this.workspaces.storageFor(input.workspacePath, ctx)).storage : this.storage;
+    const workflow = await storage.get(input.workflowId);
     return nextStep(workflow, completed, input.context ?? {}, input.output, this.conditions, this.outputs);
   }
 }

@@ -9,6 +9,7 @@ import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema
 import type { workflowGetSchemas, workflowNextSchemas } from '../workflow.tool-schemas';
 import type { ReferenceChecker } from '../ports/reference-checker';
 import { flagReferences, type ReferenceFlags } from '../services/reference-flags';
+import { defaultWorkspace, WorkspaceWorkflows } from '../services/workspace-workflows';
 import { firstStepNeedsContext } from '../../domain/guidance';
 
 /** The tool's input, as its schema describes it. */
@@ -39,11 +40,17 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.GetNextStep) private readonly nextStep: NextStep,
     @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
+    @inject(WorkflowTokens.WorkspaceWorkflows, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflows,
   ) {}
 
   async execute(input: GetWorkflowInput, ctx?: CallContext): Promise<(Workflow & ReferenceFlags) | WorkflowMetadata | WorkflowPreview> {
-    const { workflow, file } = await this.storage.locate(input.id);
-    const flags = await this.referenceFlags(workflow, file, input.workspacePath, ctx);
+    const workspace = await defaultWorkspace(input.workspacePath, ctx);
+    const catalog = this.workspaces ? await this.workspaces.catalogFor(workspace, ctx, 'workspacePath', false) : { storage: this.storage, warnings: [] };
+    const located = await catalog.storage.locate(input.id);
+    const { workflow, file } = located;
+    const references = await flagReferences(this.references, workflow, file, workspace);
+    const warnings = [...catalog.warnings, ...WorkspaceWorkflows.shadowWarning(located), ...(references.warnings ?? [])];
+    const flags: ReferenceFlags = { ...references, ...(warnings.length > 0 ? { warnings } : {}) };
     if (input.mode === undefined) return { ...workflow, ...flags };
     const metadata: WorkflowMetadata = {
       id: workflow.id,
@@ -59,7 +66,7 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
     };
     if (input.mode === 'metadata') return metadata;
     try {
-      const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {} }, ctx);
+      const next = await this.nextStep.execute({ workflowId: workflow.id, completedSteps: [], context: {}, ...(workspace ? { workspacePath: workspace } : {}) }, ctx);
       // The preview shows the step with its agent-facing text (workflow_next carries that text in guidance.prompt).
       return { ...metadata, firstStep: next.step ? { ...next.step, prompt: next.guidance.prompt } : null };
     } catch (e) {
@@ -70,12 +77,6 @@ export class GetWorkflow implements UseCase<GetWorkflowInput, ToolOutput<typeof 
     }
   }
 
-  /** `workspace` references resolve against workspacePath, else the caller's first MCP root. */
-  private async referenceFlags(workflow: Workflow, file: string | undefined, workspacePath: string | undefined, ctx?: CallContext): Promise<ReferenceFlags> {
-    let workspace = workspacePath || undefined;
-    if (!workspace && ctx?.clientRoots) workspace = (await ctx.clientRoots().catch(() => undefined))?.[0];
-    return flagReferences(this.references, workflow, file, workspace);
-  }
 
 }
 

@@ -5,6 +5,8 @@ import { isPlainObject } from '../../domain/context-path';
 import { contextForLookup, findStep } from '../../domain/step-lookup';
 import { isLoopStep } from '../../domain/types';
 import type { UseCase } from '../../../../kernel/use-case';
+import type { CallContext } from '../../../../kernel/call-context';
+import { WorkspaceWorkflows } from '../services/workspace-workflows';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ValidationEngine, type ValidationResult } from '../services/validation-engine';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
@@ -19,6 +21,7 @@ export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, Tool
   constructor(
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ValidationEngine) private readonly engine: ValidationEngine,
+    @inject(WorkflowTokens.WorkspaceWorkflows, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflows,
   ) {}
 
   /**
@@ -26,11 +29,12 @@ export class ValidateStepOutput implements UseCase<ValidateStepOutputInput, Tool
    * @throws NotFoundError naming the step and workflow when there is no such step; NotFoundError / InvalidWorkflowError
    *   from storage.
    */
-  async execute(input: ValidateStepOutputInput): Promise<ValidationResult> {
+  async execute(input: ValidateStepOutputInput, ctx?: CallContext): Promise<ValidationResult> {
     if (input.context !== undefined && input.context !== null && !isPlainObject(input.context)) {
       throw new InvalidArgumentsError('context must be an object', 'context');
     }
-    const workflow = await this.storage.get(input.workflowId);
+    const storage = this.workspaces ? (await this.workspaces.storageFor(input.workspacePath, ctx)).storage : this.storage;
+    const workflow = await storage.get(input.workflowId);
     const lookup = findStep(workflow, input.stepId);
     if (!lookup) {
       throw new NotFoundError(

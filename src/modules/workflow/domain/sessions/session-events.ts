@@ -57,6 +57,8 @@ export interface SessionStartedEvent extends Base {
   workflowVersion: string;
   /** sha256 of the pinned workflow file's bytes (hex). */
   workflowHash: string;
+  /** Where the workflow came from when it is the workspace's own (`workspace`); absent for the configured sources. */
+  workflowSource?: string;
   goal?: string;
   workspacePath?: string;
   gitBranch?: string;

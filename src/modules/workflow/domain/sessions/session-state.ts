@@ -31,6 +31,8 @@ export interface SessionState {
   workflowId: string;
   workflowVersion: string;
   workflowHash: string;
+  /** `workspace` when the session runs its workspace's own workflow. */
+  workflowSource?: string;
   goal?: string;
   workspacePath?: string;
   gitBranch?: string;
@@ -57,6 +59,7 @@ export function foldSessionEvent(state: SessionState | undefined, event: Session
       workflowId: event.workflowId,
       workflowVersion: event.workflowVersion,
       workflowHash: event.workflowHash,
+      ...(event.workflowSource !== undefined ? { workflowSource: event.workflowSource } : {}),
       ...(event.goal !== undefined ? { goal: event.goal } : {}),
       ...(event.workspacePath !== undefined ? { workspacePath: event.workspacePath } : {}),
       ...(event.gitBranch !== undefined ? { gitBranch: event.gitBranch } : {}),

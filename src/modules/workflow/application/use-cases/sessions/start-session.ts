@@ -14,6 +14,8 @@ import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-sch
 import type { workflowStartSchemas } from '../../workflow-session.tool-schemas';
 import type { ReferenceChecker } from '../../ports/reference-checker';
 import { flagReferences } from '../../services/reference-flags';
+import { WorkspaceWorkflows } from '../../services/workspace-workflows';
+import { WORKSPACE_SOURCE } from '../../ports/workspace-workflows';
 
 /** Retention runs at most this often per process, after a session starts (never delaying the answer). */
 const AUTO_PRUNE_EVERY_MS = 6 * 3_600_000;
@@ -22,7 +24,7 @@ const AUTO_PRUNE_EVERY_MS = 6 * 3_600_000;
 export type StartSessionInput = ToolInput<typeof workflowStartSchemas>;
 
 /**
- * workflow_start: pins the workflow by content hash, creates the session (folder, first event, snapshot, index
+ * workflow_start: finds the workflow (the workspace's own first, when the workspace is in the caller's reach), pins it by content hash, creates the session (folder, first event, snapshot, index
  * entry) and hands out the first step with a continue token and a checkpoint token of the very beginning.
  */
 @injectable()
@@ -35,6 +37,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     @inject(WorkflowTokens.PruneSessions) private readonly prune: PruneSessions,
     @inject(Tokens.Logger) private readonly logger: Logger,
     @inject(WorkflowTokens.ReferenceChecker, { isOptional: true }) private readonly references?: ReferenceChecker,
+    @inject(WorkflowTokens.WorkspaceWorkflows, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflows,
   ) {}
 
   /** Completed sessions past the retention are removed in the background; unfinished ones are never touched here. */
@@ -50,13 +53,16 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
 
   async execute(input: StartSessionInput, ctx?: CallContext): Promise<SessionAnswer> {
     const context = checkContext(input.context) ?? {};
-    const { workflow, file } = await this.engine.storage.locate(input.workflowId);
+    const workspacePath = await this.engine.workspaceOf(input.workspacePath, ctx);
+    requireWorkspaceInReach(workspacePath, ctx);
+    // The workspace's own workflows (.workrail/workflows, .workgraph/workflows) when it lies in the caller's reach.
+    const catalog = this.workspaces ? await this.workspaces.catalogFor(workspacePath, ctx, 'workspacePath', false) : { storage: this.engine.storage, warnings: [] };
+    const located = await catalog.storage.locate(input.workflowId);
+    const { workflow, file } = located;
     const { text, hash } = this.engine.pin(workflow);
     // The session runs the pinned text from now on: parse it back so even the first answer comes from it.
     const pinned = JSON.parse(text) as typeof workflow;
     const first = this.engine.answer(pinned, [], context);
-    const workspacePath = await this.engine.workspaceOf(input.workspacePath, ctx);
-    requireWorkspaceInReach(workspacePath, ctx);
     const event: SessionStartedEvent = {
       kind: 'session_started',
       at: new Date(this.clock.now()).toISOString(),
@@ -65,6 +71,7 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
       workflowId: workflow.id,
       workflowVersion: workflow.version,
       workflowHash: hash,
+      ...(located.source === WORKSPACE_SOURCE ? { workflowSource: WORKSPACE_SOURCE } : {}),
       ...(input.goal ? { goal: input.goal } : {}),
       ...(workspacePath ? { workspacePath } : {}),
       ...(input.gitBranch ? { gitBranch: input.gitBranch } : {}),
@@ -82,7 +89,8 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     this.autoPrune();
     const checkpointToken = await this.engine.tokens.sign({ kind: 'checkpoint', sessionId: state.sessionId, node: 0 });
     // The session's workspace is where its `workspace` references resolve; missing ones are said once, here.
-    const { warnings } = await flagReferences(this.references, workflow, file, workspacePath);
-    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken, ...(warnings ? { warnings } : {}) });
+    const references = await flagReferences(this.references, workflow, file, workspacePath);
+    const warnings = [...catalog.warnings, ...WorkspaceWorkflows.shadowWarning(located), ...(references.warnings ?? [])];
+    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken, ...(warnings.length > 0 ? { warnings } : {}) });
   }
 }
