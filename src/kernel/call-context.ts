@@ -1,6 +1,7 @@
 import { LOCAL_IDENTITY, type Actor, type Identity } from './identity';
 import type { ClientRoots } from './path-policy';
 import type { Sampler } from './sampler';
+import type { CallInput } from './call-input';
 
 /**
  * What the caller of a use case offers it for one call. The RPC layer builds one per tool call; tests build their own
@@ -25,6 +26,12 @@ export interface CallContext {
   readonly identity: Identity;
   /** The `clientInfo.name` the calling agent's MCP client gave in `initialize`, when known (kept beside the actor). */
   readonly client?: string;
+  /**
+   * Asking the caller for input within this call (MCP 2026-07-28 `input_required`): present only when the client can
+   * be asked (the modern era, with the capability the question needs). A use case reads the answer a retried call
+   * carries, or throws {@link InputRequest} to ask; without it, it answers as it always did.
+   */
+  readonly input?: CallInput;
 }
 
 /** The actor a record made by this call keeps: the identity's name and the client's (the local identity without a context). */

@@ -24,6 +24,10 @@ import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvents } from '../kernel/change-events';
 import { installPromptsAndResources } from './prompts-and-resources';
 import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
+import type { ProtocolState } from './protocol-state';
+import { modernToolCall } from './modern-tool-call';
+import { answerTaskResults, installTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
+import type { CallInput } from '../kernel/call-input';
 
 /** The identity a server answers `initialize` with. */
 export interface ServerIdentity {
@@ -85,6 +89,11 @@ export interface WorkgraphServerDeps {
   onWorkflowsChanged?: (listener: () => void) => () => void;
   /** The set request tracking marks refused requests in (default: this server's own). */
   refused?: Set<string | number>;
+  /**
+   * The modern era's state kept in the stores (built on first use): the tasks extension's tasks and the requestState
+   * key. Without it, the modern era runs no tasks and asks no questions.
+   */
+  protocolState?: () => ProtocolState;
 }
 
 
@@ -132,7 +141,7 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
-        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined),
+        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined, deps.protocolState !== undefined),
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
         ...(this.era === 'modern' ? { cacheHints: CACHE_HINTS } : {}),
       },
@@ -220,8 +229,32 @@ export class WorkgraphServer {
 
     if (this.era === 'modern') {
       // Modern: registered with the SDK, so an unknown method is the SDK's own -32601 (404 over HTTP) and tools/call
-      // passes the SDK's input_required seam; the plain workflow methods keep their names.
-      this.sdk.setRequestHandler('tools/call', (request, ctx) => callTool(request as unknown as JSONRPCRequest, ctx) as never);
+      // passes the SDK's input_required seam; the plain workflow methods keep their names. A long-running tool runs as
+      // a task for a client declaring the tasks extension; a use case may ask its caller (input_required).
+      const state = this.deps.protocolState;
+      const tasksAnswered = new Map<unknown, Record<string, unknown>>();
+      const modernCall = async (request: JSONRPCRequest, ctx: ServerContext) => {
+        if (!state) return callTool(request, ctx);
+        const params = toolCallParams(request.params);
+        const def = registry.get(params.name);
+        if (!def || this.refused.has(ctx.mcpReq.id)) return callTool(request, ctx);
+        const result = await modernToolCall(def, params.arguments, ctx, {
+          state: state(),
+          dispatcher,
+          calls: this.deps.calls,
+          identity: (c) => this.identityOf(c),
+          run: (c, fn, input) => this.withCallContext(c, fn, input),
+          taskContext: (c, signal, progress) => ({ ...this.callContext(c, () => signal, undefined), progress }),
+        });
+        if (!isCreateTaskResult(result)) return result;
+        tasksAnswered.set(ctx.mcpReq.id, result);
+        return { content: [] };
+      };
+      this.sdk.setRequestHandler('tools/call', (request, ctx) => modernCall(request as unknown as JSONRPCRequest, ctx) as never);
+      if (state) {
+        answerTaskResults(this.sdk, tasksAnswered);
+        installTasksExtension(this.sdk, () => state().tasks, (c) => this.identityOf(c).name);
+      }
       for (const def of registry.list().filter((t) => t.plainMethod)) {
         this.sdk.setRequestHandler(def.name, { params: ANY_PARAMS }, (_params, ctx) => runPlain(def, { jsonrpc: '2.0', id: ctx.mcpReq.id, method: def.name, params: _params as Record<string, unknown> }, ctx));
       }
@@ -289,12 +322,12 @@ export class WorkgraphServer {
   }
 
   /** Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down. */
-  private async withCallContext<T>(extra: ServerContext, fn: (ctx: CallContext) => Promise<T>): Promise<T> {
+  private async withCallContext<T>(extra: ServerContext, fn: (ctx: CallContext) => Promise<T>, input?: CallInput): Promise<T> {
     const calls = this.deps.calls;
     const done = calls.begin();
     const { signal, dispose } = lazyCallSignal(extra.mcpReq.signal, calls.signal);
     try {
-      const ctx = this.callContext(extra, signal);
+      const ctx = this.callContext(extra, signal, input);
       return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
     } finally {
       dispose();
@@ -302,7 +335,12 @@ export class WorkgraphServer {
     }
   }
 
-  private callContext(extra: ServerContext, signal: () => AbortSignal): CallContext {
+  /** Who a request runs as (see caller-identity.ts). */
+  private identityOf(extra: ServerContext): Identity {
+    return callerIdentity(extra.http?.authInfo as AuthInfoLike | undefined, this.deps.caller ?? LOCAL_IDENTITY);
+  }
+
+  private callContext(extra: ServerContext, signal: () => AbortSignal, input?: CallInput): CallContext {
     const token = extra.mcpReq._meta?.progressToken;
     const progress =
       token === undefined
@@ -326,8 +364,9 @@ export class WorkgraphServer {
       progress,
       sampler,
       clientRoots,
-      identity: callerIdentity(extra.http?.authInfo as AuthInfoLike | undefined, this.deps.caller ?? LOCAL_IDENTITY),
+      identity: this.identityOf(extra),
       ...(clientName ? { client: clientName } : {}),
+      ...(input ? { input } : {}),
     };
   }
 

@@ -1,5 +1,6 @@
 import type { CacheHint, ProtocolEra, ServerCapabilities } from '@modelcontextprotocol/server';
 import { promptsAndResourcesCapabilities } from './prompts-and-resources';
+import { TASKS_EXTENSION } from './tasks-extension/extension-task';
 
 /**
  * What differs between the two protocol eras a connection (stdio) or a request (HTTP) is served in. The era itself is
@@ -15,12 +16,14 @@ import { promptsAndResourcesCapabilities } from './prompts-and-resources';
 export type { ProtocolEra };
 
 /** The capabilities a server of this era announces (in `initialize` or `server/discover`). */
-export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean): ServerCapabilities {
+export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean, runsTasks = false): ServerCapabilities {
   const served = servesPromptsAndResources ? promptsAndResourcesCapabilities(modules) : {};
   if (era === 'legacy') return { tools: { listChanged: true }, logging: {}, ...served };
   const caps: ServerCapabilities = { tools: { listChanged: true } };
   if (served.prompts) caps.prompts = { listChanged: true };
   if (served.resources) caps.resources = { subscribe: true, listChanged: true };
+  // The tasks extension (docs/protocol-eras.md "Tasks"): long-running tools run as tasks for clients declaring it.
+  if (runsTasks) caps.extensions = { [TASKS_EXTENSION]: {} };
   return caps;
 }
 

@@ -98,6 +98,10 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
   const identity = serverIdentity(config, modules, host, logger);
   const onWorkflowsChanged = modules.includes('workflow') ? sharedFolderWatch(() => config.workflowSources.map((s) => s.dir)) : () => () => undefined;
   let announced = false;
+  // The modern era's tasks and requestState key, in the stores: built on the first modern tool call.
+  let protocolState: import('./protocol-state').ProtocolState | undefined;
+  const state = () =>
+    (protocolState ??= (require('./protocol-state') as typeof import('./protocol-state')).createProtocolState(config, logger, () => c().resolve(Tokens.Database)));
   return {
     core: opts.core,
     container: c,
@@ -121,6 +125,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         announcesChanges: sessionOpts.announcesChanges ?? true,
         tracksRequests: sessionOpts.tracksRequests ?? sessionOpts.calls === undefined,
         ...(sessionOpts.refused ? { refused: sessionOpts.refused } : {}),
+        ...(sessionOpts.era === 'modern' ? { protocolState: state } : {}),
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },

@@ -6,6 +6,7 @@ import type { CallContext } from '../kernel/call-context';
 import type { Logger } from '../kernel/logger';
 import type { UseCase } from '../kernel/use-case';
 import { toErrorResult } from './error-mapper';
+import { InputRequest } from '../kernel/call-input';
 import { rememberJson } from './known-json';
 import { requiredScope, ToolResultWithMeta, type ToolDefinition } from '../kernel/tools/tool-definition';
 
@@ -71,6 +72,8 @@ export class ToolDispatcher {
         ...(meta ? { _meta: meta } : {}),
       };
     } catch (e) {
+      // A question for the caller (modern era): the server turns it into an input_required result.
+      if (e instanceof InputRequest) throw e;
       return toErrorResult(e, this.logger);
     }
   }

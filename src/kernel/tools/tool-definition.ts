@@ -55,6 +55,22 @@ export interface ToolDefinition<In = unknown, Out = unknown> {
   plainMethod?: boolean;
   /** Which module declared it (workflow, graph, tasks, knowledge) — for docs and the startup line. */
   module: string;
+  /**
+   * The tool may run long (docs/protocol-eras.md "Tasks"): a 2026-07-28 client that declares the tasks extension
+   * (`io.modelcontextprotocol/tasks`) gets a call of it as a task — answered at once with a task id, run in the
+   * background, its state (progress, result, cancellation) kept in the stores so any instance answers `tasks/get`.
+   * Other clients call it as before.
+   */
+  longRunning?: LongRunning;
+}
+
+/** What a long-running tool says about running as a task. */
+export interface LongRunning {
+  /**
+   * The arguments a task's run is called with, from the caller's: e.g. validate_task_loop waits for the command's
+   * end instead of answering "still running" after `waitSeconds`. Default: the caller's, unchanged.
+   */
+  taskArguments?(args: Record<string, unknown>): Record<string, unknown>;
 }
 
 /** What a built-in tool declaration says besides its schemas. */

@@ -72,6 +72,8 @@ export const tasksTools: ToolDefinition[] = [
     scope: 'run',
     useCase: TasksTokens.ValidateTaskLoop,
     module: 'tasks',
+    // As a task (tasks extension) it waits for the command's end: no "still running" answer to poll again.
+    longRunning: { taskArguments: (args) => ({ ...args, waitSeconds: 3600 }) },
   }),
   defineTool({
     name: 'reset_task_node',

@@ -149,6 +149,8 @@ export class GraphToolPublisher {
       // the hints say so explicitly (the MCP defaults, spelled out for clients that only read what is present).
       annotations: { title: info.name, readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       module: 'graph',
+      // A graph may call slow MCP servers: a client declaring the tasks extension gets a task for each call.
+      longRunning: {},
       handler: async (args: unknown, ctx: CallContext) => {
         const handle = host.executeTool(info.name, args, { signal: ctx.signal, actor: actorOf(ctx) });
         try {

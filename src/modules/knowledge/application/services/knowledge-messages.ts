@@ -12,6 +12,16 @@ export const KnowledgeMessages = {
     );
   },
 
+  /** The confirmation asked of the person (modern era, input_required) instead of refusing a delete with dependents. */
+  confirmDeleteWithDependents(ids: readonly string[], dependents: readonly string[]): string {
+    const shown = dependents.length > 10 ? `${dependents.slice(0, 10).join(', ')} and ${dependents.length - 10} more` : dependents.join(', ');
+    return `Delete ${ids.join(', ')} and the ${dependents.length} node(s) that depend on them (${shown})? A backup is kept; restore_nodes brings them back.`;
+  },
+
+  deleteDeclined(dependents: number): string {
+    return `Nothing was deleted: the deletion of the nodes and their ${dependents} dependent node(s) was not confirmed.`;
+  },
+
   dependentsOf(nodeId: string, count: number): string {
     return `Node ${nodeId} has ${count} dependent node(s)`;
   },

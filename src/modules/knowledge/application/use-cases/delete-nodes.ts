@@ -13,6 +13,10 @@ import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema
 import type { deleteNodesSchemas } from '../knowledge.tool-schemas';
 import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
 import { KnowledgeMessages } from '../services/knowledge-messages';
+import { canAsk, InputRequest } from '../../../../kernel/call-input';
+
+/** The key of the dependents confirmation asked through input_required. */
+export const CONFIRM_DEPENDENTS_KEY = 'confirm_delete_dependents';
 
 /** The tool's input, as its schema in knowledge.tool-schemas.ts describes it. */
 export type DeleteNodesInput = ToolInput<typeof deleteNodesSchemas>;
@@ -27,7 +31,9 @@ export type DeleteNodesOutput = ToolOutput<typeof deleteNodesSchemas>;
  *
  * Under the project lock: the store finds the nodes and their dependents (every node outside the set that descends
  * from it through `parents`). Unknown ids → NotFoundError, nothing deleted. Dependents → `success: false` listing
- * them, nothing deleted. Otherwise the store deletes with a backup (records kept for restore_nodes, the nodes' ids
+ * them, nothing deleted — unless the caller can be asked (modern era, `ctx.input`): then the person confirms deleting
+ * the nodes with their dependents (input_required; the answer is bound to exactly these ids and dependents), and a
+ * yes deletes them all. Otherwise the store deletes with a backup (records kept for restore_nodes, the nodes' ids
  * dropped from other nodes' `parents`). Summary recalculation (when asked) runs after the lock is released.
  */
 @injectable()
@@ -58,16 +64,27 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
           `knowledge node(s) not found in project '${shown}': ${unknown.join(', ')}; nothing was deleted`,
         );
       }
-      if (dependents.size) return { kind: 'dependents' as const, dependents };
+      let deleting = ids;
+      if (dependents.size) {
+        if (!canAsk(ctx?.input, 'confirm')) return { kind: 'dependents' as const, dependents };
+        // The answer counts only for this set and these dependents: one added meanwhile is asked about again.
+        const dependentIds = [...dependents.keys()].sort();
+        const subject = JSON.stringify({ project, ids: [...ids].sort(), dependents: dependentIds });
+        const answer = ctx.input.answer(CONFIRM_DEPENDENTS_KEY, subject);
+        if (!answer) throw new InputRequest(CONFIRM_DEPENDENTS_KEY, 'confirm', KnowledgeMessages.confirmDeleteWithDependents(ids, dependentIds), subject);
+        if (!answer.accepted) return { kind: 'declined' as const, dependents };
+        for (const [id, node] of dependents) found.set(id, node);
+        deleting = [...ids, ...dependentIds];
+      }
       // From here on the graph changes: no cancellation until it is consistent again (deleteWithBackup is all or nothing).
       const timestamp = new Date(this.clock.now()).toISOString();
-      const records: DeletedNodeRecord[] = ids.map((id) => ({ nodeId: id, project, reason, timestamp, nodeData: found.get(id)! }));
+      const records: DeletedNodeRecord[] = deleting.map((id) => ({ nodeId: id, project, reason, timestamp, nodeData: found.get(id)! }));
       const report = await graph.deleteWithBackup(records);
       this.logger.info('knowledge backup created', { project, backupPath: report.backupPath, pruned: report.pruned });
-      return { kind: 'deleted' as const, report };
+      return { kind: 'deleted' as const, report, deleting };
     });
 
-    if (outcome.kind === 'dependents') {
+    if (outcome.kind === 'dependents' || outcome.kind === 'declined') {
       const counts = dependentCountsPerRoot(ids, new Map([...outcome.dependents].map(([id, n]) => [id, n.parents])));
       const warnings = ids.filter((id) => (counts.get(id) ?? 0) > 0).map((id) => KnowledgeMessages.dependentsOf(id, counts.get(id)!));
       this.logger.info('knowledge delete refused: dependents found', {
@@ -84,38 +101,39 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
         warnings,
         backupPath: null,
         summaries: [],
-        message: KnowledgeMessages.deleteRefused(outcome.dependents.size),
+        message: outcome.kind === 'declined' ? KnowledgeMessages.deleteDeclined(outcome.dependents.size) : KnowledgeMessages.deleteRefused(outcome.dependents.size),
       };
     }
 
     const { report } = outcome;
+    const deletedIds = outcome.deleting;
     const { backupPath, summaries: affected } = report;
-    this.logger.info('knowledge nodes deleted', { project, nodeIds: ids, reason, backupPath });
+    this.logger.info('knowledge nodes deleted', { project, nodeIds: deletedIds, reason, backupPath });
     const warnings = malformedWarnings(report, this.store.location(project));
     if (report.malformedCount) this.logger.warn('knowledge graph has malformed lines (kept)', { project, count: report.malformedCount });
 
     let summaries: SummaryRecalculation[] = [];
     if (affected.length && input.recalculateSummaries) {
-      summaries = await this.recalculator.execute({ project, deleted: new Set(ids), summaries: affected }, ctx);
+      summaries = await this.recalculator.execute({ project, deleted: new Set(deletedIds), summaries: affected }, ctx);
       for (const s of summaries) if (s.status !== 'recalculated') warnings.push(s.message);
     } else if (affected.length) {
       summaries = affected.map((s) => ({
         summaryId: s.id,
         status: 'not_recalculated' as const,
         method: null,
-        remainingNodeIds: (s.summarizedSegment ?? []).filter((id) => !ids.includes(id)),
+        remainingNodeIds: (s.summarizedSegment ?? []).filter((id) => !deletedIds.includes(id)),
         message: KnowledgeMessages.summaryNotRecalculated(s.id),
       }));
       for (const s of summaries) warnings.push(s.message);
     }
     return {
       success: true,
-      deletedNodeIds: ids,
+      deletedNodeIds: deletedIds,
       dependentNodes: [],
       warnings,
       backupPath,
       summaries,
-      message: KnowledgeMessages.deleted(ids.length),
+      message: KnowledgeMessages.deleted(deletedIds.length),
     };
   }
 }

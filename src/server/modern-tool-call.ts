@@ -1,0 +1,66 @@
+import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
+import type { CallContext } from '../kernel/call-context';
+import { InputRequest, type CallInput } from '../kernel/call-input';
+import type { Identity } from '../kernel/identity';
+import type { CallTracker } from '../kernel/shutdown-coordinator';
+import type { ToolDefinition } from '../kernel/tools/tool-definition';
+import type { ProtocolState } from './protocol-state';
+import { toErrorResult } from './error-mapper';
+import { declaresTasksExtension } from './tasks-extension/tasks-extension-handlers';
+import type { ToolDispatcher } from './tool-dispatcher';
+
+/** What a modern tools/call needs from the session's server. */
+export interface ModernCallHost {
+  state: ProtocolState;
+  dispatcher: ToolDispatcher;
+  calls: CallTracker;
+  identity(ctx: ServerContext): Identity;
+  /** Runs `fn` with the request's call context (its signal, progress, identity), `input` added. */
+  run<T>(ctx: ServerContext, fn: (callCtx: CallContext) => Promise<T>, input?: CallInput): Promise<T>;
+  /** A call context for a task's run: the task's signal and progress sink instead of the request's. */
+  taskContext(ctx: ServerContext, signal: AbortSignal, progress: CallContext['progress']): CallContext;
+}
+
+/**
+ * A 2026-07-28 `tools/call` of a known tool:
+ * - a long-running tool (`longRunning` in its declaration) called by a client that declares the tasks extension runs
+ *   as a task: answered at once with the CreateTaskResult, its run going on in the background (extension-tasks.ts);
+ * - any other call runs as in the legacy era, with `ctx.input` when the client can be asked: a use case that throws
+ *   {@link InputRequest} ends the call with an `input_required` result (the question, a signed requestState), and the
+ *   retried call carries the answer (input-required.ts).
+ */
+export async function modernToolCall(def: ToolDefinition, args: unknown, ctx: ServerContext, host: ModernCallHost): Promise<CallToolResult | Record<string, unknown>> {
+  const identity = host.identity(ctx);
+  if (def.longRunning && declaresTasksExtension(ctx)) {
+    const taskArgs = def.longRunning.taskArguments && isObject(args) ? def.longRunning.taskArguments(args) : args;
+    return host.state.tasks
+      .start({
+        tool: def.name,
+        owner: identity.name,
+        track: host.calls,
+        run: (signal, report) => {
+          const progress: CallContext['progress'] = (value, total, message) => report(message ?? (total !== undefined ? `${value} of ${total}` : `${value}`));
+          return host.dispatcher.callTool(def, taskArgs, host.taskContext(ctx, signal, progress)) as Promise<Record<string, unknown>>;
+        },
+      })
+      // The task could not be created (its store failed): an error result, as any tool failure.
+      .catch((e) => toErrorResult(e));
+  }
+  const seam = await host.state.seam(ctx, { tool: def.name, caller: identity.name, args });
+  return host.run(
+    ctx,
+    async (callCtx) => {
+      try {
+        return await host.dispatcher.callTool(def, args, callCtx);
+      } catch (e) {
+        if (e instanceof InputRequest) return seam.ask(e);
+        throw e;
+      }
+    },
+    seam.input,
+  );
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
