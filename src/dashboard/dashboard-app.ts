@@ -5,6 +5,7 @@ import type { AppConfig } from '../kernel/config/app-config';
 import { packageRoot } from '../kernel/config/package-root';
 import type { Logger } from '../kernel/logger';
 import { Tokens } from '../kernel/tokens';
+import { changeReachersIn } from '../kernel/change-reachers';
 import { ContainerBackend } from './container-backend';
 import { DataDirWatcher } from './data-dir-watcher';
 import { DashboardHttp, type DashboardHttpOptions } from './http/dashboard-http';
@@ -52,6 +53,7 @@ export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
     allowActions: o.allowActions,
     staticRoot: dashboardStaticRoot(),
     events,
+    reachers: () => changeReachersIn(o.container),
     logger: o.logger.child({ component: 'dashboard' }),
     info: { version: o.config.version, dataDir: o.config.dataDir, sessions: backend.sessionsAvailable },
     ...(o.basePath ? { basePath: o.basePath } : {}),

@@ -18,6 +18,8 @@ export const Tokens = {
   DataFormat: Symbol.for('workgraph.DataFormat'),
   /** The change-event port (kernel/change-events.ts): stores publish, live views subscribe. */
   ChangeEvents: Symbol.for('workgraph.ChangeEvents'),
+  /** Every module's ChangeReacher (kernel/change-reach.ts), one per change kind: resolveAll. */
+  ChangeReachers: Symbol.for('workgraph.ChangeReachers'),
   /** The PostgreSQL database (a PgDatabase), registered only when a database URL is configured. */
   Database: Symbol.for('workgraph.Database'),
   /** Writes the server waits for before it exits (WritesInProgress). */

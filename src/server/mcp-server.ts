@@ -23,6 +23,7 @@ import type { ToolDefinition } from '../kernel/tools/tool-definition';
 import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvents } from '../kernel/change-events';
 import { installPromptsAndResources } from './prompts-and-resources';
+import type { ChangeReacher } from '../kernel/change-reach';
 import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
 import type { ProtocolState } from './protocol-state';
 import { modernToolCall } from './modern-tool-call';
@@ -55,6 +56,8 @@ export interface WorkgraphServerDeps {
   resolve?: <T>(token: InjectionToken<T>) => T;
   /** The process's change-event port: resource subscriptions of this session listen to it. */
   changeEvents?: ChangeEvents;
+  /** The modules' change reachers: a change is announced only to subscribers whose identity reaches it. */
+  reachers?: () => readonly ChangeReacher[];
   /** The modules served (prompts and resources follow them). */
   modules?: readonly string[];
   /** Resource subscriptions this session may hold (`--max-subscriptions`; default 1,000). */
@@ -164,6 +167,7 @@ export class WorkgraphServer {
         modules: deps.modules ?? [],
         era: this.era,
         caller: deps.caller,
+        ...(deps.reachers ? { reachers: deps.reachers } : {}),
         ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
       });
       const previous = this.sdk.onclose;

@@ -5,6 +5,7 @@ import { noopCallContext } from '../kernel/call-context';
 import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
 import { callerIdentity, type AuthInfoLike } from './caller-identity';
 import { ResourceLimitError, WorkgraphError } from '../kernel/errors';
+import { changeInReach, type ChangeReacher } from '../kernel/change-reach';
 import type { UseCase } from '../kernel/use-case';
 import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type WorkflowListing } from '../modules/workflow';
 import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../modules/tasks';
@@ -29,6 +30,11 @@ export interface PromptsAndResourcesDeps {
    * resource-list change).
    */
   era?: 'legacy' | 'modern';
+  /**
+   * The modules' change reachers (kernel/change-reach.ts): a change is announced to a subscriber only when it is
+   * within the reach of the identity that subscribed. Without them only an identity that reaches everything hears.
+   */
+  reachers?: () => readonly ChangeReacher[];
 }
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
@@ -188,9 +194,10 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
    * This session's subscriptions, each with the function that stops hearing other processes' changes to it. Bounded
    * (`maxSubscriptions`), and looked up by URI: a change event costs this session one map lookup however many it holds.
    */
-  const subscribed = new Map<string, () => void>();
+  const subscribed = new Map<string, { stop: () => void; identity: Identity }>();
   const max = deps.maxSubscriptions ?? DEFAULT_MAX_SUBSCRIPTIONS;
-  sdk.setRequestHandler('resources/subscribe', async (request) => {
+  const reachers = deps.reachers ?? (() => []);
+  sdk.setRequestHandler('resources/subscribe', async (request, ctx) => {
     const uri = request.params.uri;
     const target = targetOf(uri) ?? (knowledgeServed ? knowledgeTarget(uri) : undefined);
     if (!target) {
@@ -202,11 +209,14 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
         new ResourceLimitError('subscriptions', max, `this session holds ${max} resource subscriptions, the most it may (--max-subscriptions); unsubscribe from one before subscribing to ${uri}`),
       );
     }
-    subscribed.set(uri, deps.changeEvents?.watch?.(target) ?? (() => undefined));
+    // Subscribing to a resource out of reach succeeds as for one that does not exist (nothing is confirmed); the
+    // identity is kept, and a change is announced only when it is within its reach.
+    const identity = callerIdentity(authOf(ctx).authInfo, deps.caller ?? LOCAL_IDENTITY);
+    subscribed.set(uri, { stop: deps.changeEvents?.watch?.(target) ?? (() => undefined), identity });
     return {};
   });
   sdk.setRequestHandler('resources/unsubscribe', async (request) => {
-    subscribed.get(request.params.uri)?.();
+    subscribed.get(request.params.uri)?.stop();
     subscribed.delete(request.params.uri);
     return {};
   });
@@ -217,21 +227,36 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
       if (modern) {
         const uri = resourceUriOf(e, workflow, tasksServed, knowledgeServed);
         if (!uri) return;
-        void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
-        // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
-        void sdk.sendResourceListChanged().catch(() => undefined);
+        void changeInReach(reachers, e, deps.caller ?? LOCAL_IDENTITY).then((ok) => {
+          if (!ok) return;
+          void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+          // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
+          void sdk.sendResourceListChanged().catch(() => undefined);
+        });
         return;
       }
+      const uris: string[] = [];
       const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
-      if (uri && subscribed.has(uri)) void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+      if (uri && subscribed.has(uri)) uris.push(uri);
       // A knowledge change updates the project's resource and every node resource of it this session holds.
       if (e.kind === 'knowledge') {
-        for (const u of subscribed.keys()) if (knowledgeProjectOf(u) === (e.project ?? e.id)) void sdk.sendResourceUpdated({ uri: u }).catch(() => undefined);
+        for (const u of subscribed.keys()) if (knowledgeProjectOf(u) === (e.project ?? e.id)) uris.push(u);
       }
+      if (uris.length) void announceInReach(e, uris);
     }) ?? (() => undefined);
+  /** One reach lookup per identity among the subscriptions a change touches (a session has one identity). */
+  const announceInReach = async (e: ChangeEvent, uris: string[]) => {
+    const verdicts = new Map<Identity, Promise<boolean>>();
+    for (const u of uris) {
+      const sub = subscribed.get(u);
+      if (!sub) continue;
+      if (!verdicts.has(sub.identity)) verdicts.set(sub.identity, changeInReach(reachers, e, sub.identity));
+      if (await verdicts.get(sub.identity)!) void sdk.sendResourceUpdated({ uri: u }).catch(() => undefined);
+    }
+  };
   return () => {
     stopListening();
-    for (const stop of subscribed.values()) stop();
+    for (const sub of subscribed.values()) sub.stop();
     subscribed.clear();
   };
 }

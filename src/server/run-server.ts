@@ -1,4 +1,5 @@
 import { constants as fsConstants, promises as fs } from 'node:fs';
+import { changeReachersIn } from '../kernel/change-reachers';
 import type { Readable, Writable } from 'node:stream';
 import type { DependencyContainer } from 'tsyringe';
 import type { Logger } from '../kernel/logger';
@@ -116,6 +117,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         pinoLogger: opts.pinoLogger,
         calls,
         resolve: (token) => c().resolve(token),
+        reachers: () => changeReachersIn(c()),
         changeEvents: opts.core.changeEvents,
         modules,
         maxSubscriptions: config.maxSubscriptions,

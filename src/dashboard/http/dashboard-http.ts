@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../../kernel/logger';
 import type { ChangeEvents } from '../../kernel/change-events';
+import type { ChangeReacher } from '../../kernel/change-reach';
 import type { RequestTarget } from '../../kernel/http/request-target';
 import type { DashboardBackend } from '../dashboard-backend';
 import { requestToken } from './access-token';
@@ -29,6 +30,11 @@ export interface DashboardHttpOptions {
   info: { version: string; dataDir: string; sessions: boolean };
   /** Path prefix the dashboard is mounted under (default '/'; e.g. '/dashboard/' on the HTTP transport). */
   basePath?: string;
+  /**
+   * The modules' change reachers: a page hears a change only when its token's identity reaches it. Without them,
+   * only an identity that reaches everything hears changes.
+   */
+  reachers?: () => readonly ChangeReacher[];
 }
 
 type Params = Record<string, string>;
@@ -119,14 +125,15 @@ function optionalInt(q: Query, name: string): number | undefined {
  * path. The API answers 401 without the access token; the page itself loads without it (and shows no data).
  */
 export class DashboardHttp {
-  private readonly hub = new SseHub();
+  private readonly hub: SseHub;
   private readonly routes: Route[];
   private readonly base: string;
   private readonly unsubscribe: () => void;
 
   constructor(private readonly o: DashboardHttpOptions) {
     this.base = (o.basePath ?? '/').replace(/\/?$/, '/');
-    this.unsubscribe = o.events.subscribe((e) => this.hub.publish(e));
+    this.hub = new SseHub(o.reachers);
+    this.unsubscribe = o.events.subscribe((e) => void this.hub.publish(e));
     const b = o.backend;
     this.routes = [
       route('GET', '/meta', async () => ({
@@ -205,7 +212,7 @@ export class DashboardHttp {
       const identity = who === true ? LOCAL_IDENTITY : who;
       if (path === '/events') {
         if (req.method !== 'GET') throw httpError(405, 'invalid_arguments', 'events: use GET');
-        this.hub.add(res);
+        this.hub.add(res, identity);
         return;
       }
       const method = req.method === 'HEAD' ? 'GET' : req.method;

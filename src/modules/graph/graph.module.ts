@@ -2,6 +2,7 @@ import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } 
 import type { Logger } from '../../kernel/logger';
 import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import type { GraphRunStore } from './application/ports/graph-run-store';
+import { GraphRunChangeReach } from './application/services/graph-run-change-reach';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { InspectGraphExecution } from './application/use-cases/inspect-graph-execution';
 import { ListGraphRuns } from './application/use-cases/list-graph-runs';
@@ -100,6 +101,7 @@ export const graphModule: ModuleRegistration = (container, config) => {
       return recordingStore(c, new FileGraphRunStore(config.dataDir, config.graphRunsPerTool));
     }),
   });
+  container.register(Tokens.ChangeReachers, { useFactory: instanceCachingFactory((c) => new GraphRunChangeReach(c.resolve<GraphRunStore>(GraphTokens.GraphRunStore))) });
   container.register(GraphTokens.InspectGraphExecution, { useClass: InspectGraphExecution }, { lifecycle: Scope.Singleton });
   // Read by the dashboard (recorded runs, drawings) and its run form.
   container.register(GraphTokens.ListGraphRuns, { useClass: ListGraphRuns }, { lifecycle: Scope.Singleton });

@@ -23,6 +23,8 @@ import { ListKnowledgeBackups } from './application/use-cases/list-knowledge-bac
 import { ListKnowledgeProjects } from './application/use-cases/list-knowledge-projects';
 import { RestoreKnowledgeBackup } from './application/use-cases/restore-knowledge-backup';
 import type { ModuleRegistration } from '../../kernel/module-registration';
+import type { KnowledgeStore } from './application/ports/knowledge-store';
+import { KnowledgeChangeReach } from './application/services/knowledge-change-reach';
 
 /** The knowledge module: one store (NDJSON files in the data dir, or PostgreSQL), an id generator and the use cases. */
 export const knowledgeModule: ModuleRegistration = (container: DependencyContainer, config: AppConfig) => {
@@ -48,6 +50,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
       return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger, changes });
     }),
   });
+  container.register(Tokens.ChangeReachers, { useFactory: instanceCachingFactory((c) => new KnowledgeChangeReach(c.resolve<KnowledgeStore>(KnowledgeTokens.KnowledgeStore))) });
   container.register(KnowledgeTokens.KnowledgeIdGenerator, { useClass: RandomIdGenerator }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.AddKnowledgeNodes, { useClass: AddNodes }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.ListKnowledgeNodes, { useClass: ListNodes }, { lifecycle: Lifecycle.Singleton });

@@ -35,6 +35,7 @@ import type { ChangeEvents } from '../../kernel/change-events';
 import { ChangePublishingTaskGraphStore } from './infrastructure/change-publishing-task-graph-store';
 import { TasksTokens } from './application/tasks.tokens';
 import type { TaskGraphStore } from './application/ports/task-graph-store';
+import { TasksChangeReach } from './application/services/tasks-change-reach';
 import type { ModuleRegistration } from '../../kernel/module-registration';
 
 /**
@@ -58,6 +59,7 @@ export const tasksModule: ModuleRegistration = (container, config) => {
     const format = container.isRegistered(Tokens.DataFormat, true) ? container.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
     container.register(TasksTokens.TaskGraphStore, { useValue: published(new FileTaskGraphStore(new ProjectLayout(config.dataDir), {}, format)) });
   }
+  container.register(Tokens.ChangeReachers, { useFactory: instanceCachingFactory((c) => new TasksChangeReach(c.resolve<TaskGraphStore>(TasksTokens.TaskGraphStore))) });
   const runner = new ShellCommandRunner();
   const writes = container.isRegistered(Tokens.WritesInProgress, true) ? container.resolve<WritesInProgress>(Tokens.WritesInProgress) : untrackedWrites;
   // A run's promise ends with its verdict (or its cancel record) written: shutdown waits for it.

@@ -37,6 +37,8 @@ import { ListSessions } from './application/use-cases/sessions/list-sessions';
 import { GetSessionTimeline } from './application/use-cases/sessions/get-session-timeline';
 import { PruneSessions } from './application/use-cases/sessions/prune-sessions';
 import { FileSessionStore } from './infrastructure/sessions/file-session-store';
+import { SessionChangeReach } from './application/services/session-change-reach';
+import type { SessionStore } from './application/ports/session-store';
 import { HmacSessionTokens } from './infrastructure/sessions/hmac-session-tokens';
 
 /**
@@ -121,6 +123,7 @@ export const workflowModule: ModuleRegistration = (container, config) => {
     });
     container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory(() => new HmacSessionTokens(path.join(sessionsDir, 'token.key'))) });
   }
+  container.register(Tokens.ChangeReachers, { useFactory: instanceCachingFactory((c) => new SessionChangeReach(c.resolve<SessionStore>(WorkflowTokens.SessionStore))) });
   container.register(WorkflowTokens.SessionEngine, { useClass: SessionEngine }, singleton);
   container.register(WorkflowTokens.StartSession, { useClass: StartSession }, singleton);
   container.register(WorkflowTokens.ContinueSession, { useClass: ContinueSession }, singleton);

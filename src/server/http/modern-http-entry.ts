@@ -6,6 +6,10 @@ import type { Logger } from '../../kernel/logger';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { servedModules } from '../builtin-tools';
 import { resourceUriOf } from '../prompts-and-resources';
+import { callerIdentity, type AuthInfoLike } from '../caller-identity';
+import { changeReachersIn } from '../../kernel/change-reachers';
+import { LOCAL_IDENTITY } from '../../kernel/identity';
+import { ReachEventBus } from './reach-event-bus';
 import type { ServerHost } from '../run-server';
 
 /** The envelope key a 2026-07-28 request names its protocol version under (in `params._meta`). */
@@ -50,16 +54,19 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
   if (host.core.config.database) host.container();
   // One call tracker for every modern request: the shutdown coordinator drains it with the sessions'.
   const calls = host.core.lifecycle.openSession();
+  // Each listen stream hears only changes within its identity's reach (reach-event-bus.ts).
+  const bus = new ReachEventBus(() => changeReachersIn(host.container()));
   const handler: McpHttpHandler = createMcpHandler(
     () => host.newSession({ era: 'modern', isolateLogs: true, announcesChanges: false, calls, tracksRequests: true }).server.sdk,
     {
       legacy: 'reject',
+      bus,
       maxRequestBodySize: opts.maxBodyBytes,
       onerror: (e) => logger.debug('modern http exchange', { err: e.message }),
     },
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: opts.maxBodyBytes, onerror: (e) => logger.warn('modern http request failed', { err: e.message }) });
-  const stopPublishing = publishChanges(handler, host.core.changeEvents, host.core.registry, servedModules(host.core.config));
+  const stopPublishing = publishChanges(handler, bus, host.core.changeEvents, host.core.registry, servedModules(host.core.config));
   const stopPrompts = host.onWorkflowsChanged(() => handler.notify.promptsChanged());
 
   return {
@@ -67,7 +74,8 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
       if (!namesModernRevision(req, parsed)) return false;
       return !(await isLegacyRequest(await toWebRequest(req, parsed), parsed, { maxRequestBodySize: opts.maxBodyBytes }));
     },
-    handle: (req, res, parsed) => node(req, res, parsed),
+    handle: (req, res, parsed) =>
+      bus.runAs(callerIdentity((req as http.IncomingMessage & { auth?: AuthInfoLike }).auth, LOCAL_IDENTITY), () => node(req, res, parsed)),
     close: async () => {
       stopPublishing();
       stopPrompts();
@@ -88,13 +96,10 @@ function namesModernRevision(req: http.IncomingMessage, parsed: unknown): boolea
 }
 
 /** Publishes the process's changes on the handler's `subscriptions/listen` bus; returns the function that stops. */
-function publishChanges(handler: McpHttpHandler, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[]): () => void {
+function publishChanges(handler: McpHttpHandler, bus: ReachEventBus, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[]): () => void {
   const stopChanges = changes.subscribe((e) => {
     const uri = resourceUriOf(e, modules.includes('workflow'), modules.includes('tasks'), modules.includes('knowledge'));
-    if (!uri) return;
-    handler.notify.resourceUpdated(uri);
-    // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
-    handler.notify.resourcesChanged();
+    if (uri) void bus.publishChange(e, uri);
   });
   const stopTools = registry.onChange(() => handler.notify.toolsChanged());
   return () => {
