@@ -34,6 +34,8 @@ import { Tokens } from '../../kernel/tokens';
 import type { ChangeEvents } from '../../kernel/change-events';
 import { ChangePublishingTaskGraphStore } from './infrastructure/change-publishing-task-graph-store';
 import { TasksTokens } from './application/tasks.tokens';
+import { WorkflowTokens } from '../workflow';
+import { taskPlanContractRule } from './application/services/task-plan-contract';
 import type { TaskGraphStore } from './application/ports/task-graph-store';
 import { TasksChangeReach } from './application/services/tasks-change-reach';
 import type { ModuleRegistration } from '../../kernel/module-registration';
@@ -44,6 +46,8 @@ import type { ModuleRegistration } from '../../kernel/module-registration';
  * commands), the host facts for run leases, the scaffold writer and the seven use cases.
  */
 export const tasksModule: ModuleRegistration = (container, config) => {
+  // A workflow step whose output contract is a task plan is checked as init_project_graph / add_tasks would check it.
+  container.register(WorkflowTokens.ContractRules, { useValue: taskPlanContractRule });
   // PostgreSQL when a database URL is configured (its adapter and the driver load only then), else the data dir;
   // either way every write is announced on the change-event port when the container has one (servers do).
   const changes = container.isRegistered(Tokens.ChangeEvents, true) ? container.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;

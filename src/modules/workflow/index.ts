@@ -15,6 +15,7 @@ export type { ListSessionsOutput } from './application/use-cases/sessions/list-s
 export type { PruneSessionsOutput } from './application/use-cases/sessions/prune-sessions';
 export type { SessionTimeline } from './application/use-cases/sessions/get-session-timeline';
 export type { SessionStore } from './application/ports/session-store';
+export type { ContractRule } from './application/ports/contract-rules';
 
 /** The workflow module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */
 export function workflowDatabaseMigrations(): import('../../kernel/postgres/migrations').Migration[] {

@@ -8,6 +8,7 @@ import { checkWorkflowStructure } from '../../../src/modules/workflow/domain/str
 import { loadWorkflow } from './workflow-test-helpers';
 import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { workflowUseCases } from './use-case-container';
+import { taskPlanContractRule } from '../../../src/modules/tasks/application/services/task-plan-contract';
 
 /** One expected step of a walk: its completion id, text its prompt must contain, context the agent adds, its output. */
 interface Expected {
@@ -19,9 +20,9 @@ interface Expected {
 
 // review-change is written in the current format: compiled as the storage compiles it (no routines needed).
 const compiled = (w: Workflow) => (detectFormat(w).format === 'current' ? compileCurrentWorkflow(w as never, () => undefined).workflow : w);
-const workflows = ['implement-feature', 'fix-failing-test', 'review-change'].map((id) => compiled(loadWorkflow(`workflows/${id}.json`)));
+const workflows = ['implement-feature', 'fix-failing-test', 'review-change', 'plan-from-document'].map((id) => compiled(loadWorkflow(`workflows/${id}.json`)));
 const codeReview = loadWorkflow('tests/fixtures/workflows/code-review.json');
-const { next, validate } = workflowUseCases([...workflows, codeReview]);
+const { next, validate } = workflowUseCases([...workflows, codeReview], [taskPlanContractRule]);
 
 /**
  * Walks a workflow through GetNextStep like an agent: checks each step returned against `expected`, validates the
@@ -48,7 +49,7 @@ async function walk(useCases: { next: GetNextStep; validate: ValidateStepOutput 
 
 test('every bundled workflow file is one of the walked ones and its id matches its file name', () => {
   const files = readdirSync(join(__dirname, '..', '..', '..', 'workflows')).filter((f) => f.endsWith('.json'));
-  expect(files.sort()).toEqual(['fix-failing-test.json', 'implement-feature.json', 'review-change.json']);
+  expect(files.sort()).toEqual(['fix-failing-test.json', 'implement-feature.json', 'plan-from-document.json', 'review-change.json']);
   for (const w of workflows) expect(checkWorkflowStructure(w)).toEqual([]);
 });
 
@@ -188,6 +189,41 @@ describe('review-change', () => {
   test('the verdict must follow the schema', async () => {
     const r = await validate.execute({ workflowId: 'review-change', stepId: 'verdict', output: '{"verdict":"ship it","summary":"fine enough","findings":[]}' });
     expect(r.issues).toEqual(['The review must be the JSON object described: /verdict: must be one of "approve", "request-changes", "comment"']);
+  });
+});
+
+describe('plan-from-document', () => {
+  const reading: Expected[] = [
+    { completionId: 'read-document', promptContains: '## Goal\nRead docs/prd.md', output: 'Goal: find documents by words. In scope: index and query. Out of scope: ranking. Acceptance: answers in 100 ms.' },
+    { completionId: 'cut-tasks', promptContains: 'validation_command', output: 'index (npm test -- index), query (npm test -- query), review with the owner (no command: a person decides).' },
+    { completionId: 'order-tasks', output: 'query depends on index; review depends on query.' },
+  ];
+  const nodes = [
+    { id: 'index', title: 'Index', validation_command: 'npm test -- index' },
+    { id: 'query', title: 'Query', depends_on: ['index'], validation_command: 'npm test -- query' },
+  ];
+  const artifact = (n: unknown[]) => ({ kind: 'wr.task_plan', version: 1, projectName: 'Search', nodes: n });
+
+  test('walks to the plan; the plan step refuses a cycle by name and accepts a sound plan', async () => {
+    const completed: string[] = [];
+    let ctx: Record<string, unknown> = { document: 'docs/prd.md' };
+    for (const exp of reading) {
+      const r = await next.execute({ workflowId: 'plan-from-document', completedSteps: completed, context: ctx });
+      expect(r.step?.completionId).toBe(exp.completionId);
+      if (exp.promptContains) expect(r.guidance.prompt).toContain(exp.promptContains);
+      expect(await validate.execute({ workflowId: 'plan-from-document', stepId: exp.completionId, output: exp.output, context: ctx })).toMatchObject({ valid: true });
+      ctx = r.context;
+      completed.push(exp.completionId);
+    }
+    const last = await next.execute({ workflowId: 'plan-from-document', completedSteps: completed, context: ctx });
+    expect(last.step).toMatchObject({ id: 'hand-in-plan', outputContract: { contractRef: 'wr.contracts.task_plan' } });
+    expect(last.guidance.prompt).toContain('call init_project_graph');
+    const done = [...completed, 'hand-in-plan'];
+    const cyclic = await next.execute({ workflowId: 'plan-from-document', completedSteps: done, context: ctx, output: { artifacts: [artifact([{ ...nodes[0], depends_on: ['query'] }, nodes[1]])] } });
+    expect(cyclic.blocked).toBe(true);
+    expect(cyclic.blockers?.map((b) => b.message)).toEqual([expect.stringMatching(/dependency cycle: (index -> query -> index|query -> index -> query)$/)]);
+    const sound = await next.execute({ workflowId: 'plan-from-document', completedSteps: done, context: ctx, output: { artifacts: [artifact(nodes)] } });
+    expect(sound).toMatchObject({ step: null, isComplete: true });
   });
 });
 

@@ -10,12 +10,13 @@ import type { Workflow } from '../../../src/modules/workflow/domain/types';
 import { MapWorkflowStorage } from './workflow-test-helpers';
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
+import type { ContractRule } from '../../../src/modules/workflow/application/ports/contract-rules';
 
 /**
  * A child container wired the way the workflow DI module wires production (real services, tokens and decorators),
- * with an in-memory WorkflowStorage holding `workflows`.
+ * with an in-memory WorkflowStorage holding `workflows` and the contract rules other modules would register.
  */
-export function workflowUseCases(workflows: Workflow[]): {
+export function workflowUseCases(workflows: Workflow[], rules: ContractRule[] = []): {
   container: DependencyContainer;
   next: GetNextStep;
   validate: ValidateStepOutput;
@@ -26,6 +27,7 @@ export function workflowUseCases(workflows: Workflow[]): {
   c.registerSingleton(WorkflowTokens.ConditionEvaluator, ConditionEvaluator);
   c.registerSingleton(WorkflowTokens.ValidationEngine, ValidationEngine);
   c.registerSingleton(WorkflowTokens.ContractSchemas, ContractSchemaFiles);
+  for (const rule of rules) c.register(WorkflowTokens.ContractRules, { useValue: rule });
   c.registerSingleton(WorkflowTokens.StepOutputChecker, StepOutputChecker);
   c.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep });
   c.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput });

@@ -15,6 +15,8 @@ export const WorkflowTokens = {
   /** The output-contract JSON Schemas of spec/contracts/ (ContractSchemaSource). */
   ContractSchemas: Symbol.for('workgraph.ContractSchemas'),
   StepOutputChecker: Symbol.for('workgraph.StepOutputChecker'),
+  /** Checks of contract artifacts beyond their schema that other modules register (ContractRule, any number). */
+  ContractRules: Symbol.for('workgraph.ContractRules'),
   /** Resolves a workflow's `references` and checks each exists (ReferenceChecker). */
   ReferenceChecker: Symbol.for('workgraph.ReferenceChecker'),
   /** The catalogs of workspaces' own workflows (WorkspaceWorkflowCatalogs) and the service choosing one per call. */

@@ -76,6 +76,18 @@ export const CONTRACTS: Readonly<Record<string, ContractInfo>> = Object.fromEntr
         noGosHints: ['A marketplace'],
       },
     }),
+    contract('task_plan', 'wr.task_plan', {
+      version: 1,
+      projectName: 'Catalog cache',
+      mode: 'init',
+      source: 'docs/design/catalog-cache.md',
+      nodes: [
+        { id: 'cache', title: 'Cache the catalog in memory', validation_command: 'npm test -- catalog-cache', priority: 'high' },
+        { id: 'watch', title: 'Drop the cache when a file changes', depends_on: ['cache'], validation_command: 'npm test -- catalog-watch' },
+        { id: 'docs', title: 'Document the cache', depends_on: ['cache'] },
+      ],
+      uncheckedTasks: [{ id: 'docs', reason: 'Prose is reviewed by a person.' }],
+    }),
   ].map((c) => [c.id, c]),
 );
 
