@@ -245,6 +245,8 @@ async function publishGraphTools(
   const publisher = new GraphToolPublisher(host, registry, logger.child({ component: 'graphs' }), paths);
   lifecycle.onShutdown('graph file watchers', () => publisher.close());
   await publisher.start();
+  // The authoring tools' writes reload through it, so the served list changes at once.
+  c.register(GraphTokens.GraphFileSync, { useValue: publisher });
   return host;
 }
 

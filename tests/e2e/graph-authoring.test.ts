@@ -3,7 +3,19 @@ import * as path from 'node:path';
 import { connectClient, tempDir } from './helpers/server-process';
 
 const ROOT = path.resolve(__dirname, '../..');
-const AUTHORING = ['graph_server', 'graph_tool_list', 'graph_tool_get', 'graph_test_jsonata', 'graph_test_json_logic'];
+const AUTHORING = [
+  'graph_server',
+  'graph_tool_list',
+  'graph_tool_get',
+  'graph_mcp_server_list',
+  'graph_mcp_tool_get',
+  'graph_test_jsonata',
+  'graph_test_json_logic',
+  'graph_tool_run',
+  'graph_tool_add',
+  'graph_tool_update',
+  'graph_tool_delete',
+];
 
 /** The sum_to_n loop's history after three increments (what its switch and exit see). */
 const loopHistory = [
@@ -72,6 +84,7 @@ describe('graph authoring tools (built server, SDK client)', () => {
       graphs: [
         {
           file: fs.realpathSync(file) === file ? file : expect.any(String),
+          revision: expect.stringMatching(/^[0-9a-f]{16}$/),
           format: 'older',
           server: { name: 'loopExample', version: '1.0.0', description: 'Example with a loop using history functions' },
           executionLimits: { maxNodeExecutions: expect.any(Number), maxExecutionTimeMs: expect.any(Number) },

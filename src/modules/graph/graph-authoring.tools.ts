@@ -8,6 +8,9 @@ import {
   graphToolListSchemas,
 } from './application/graph-authoring.tool-schemas';
 import { graphMcpServerListSchemas, graphMcpToolGetSchemas } from './application/graph-mcp-servers.tool-schemas';
+import { graphToolAddSchemas, graphToolDeleteSchemas, graphToolRunSchemas, graphToolUpdateSchemas } from './application/graph-tool-edit.tool-schemas';
+
+const writes = (title: string, destructiveHint: boolean) => ({ title, readOnlyHint: false, destructiveHint, idempotentHint: false, openWorldHint: false }) as const;
 
 const readOnly = (title: string) => ({ title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false }) as const;
 
@@ -82,6 +85,45 @@ export const graphAuthoringTools: ToolDefinition[] = [
     ...graphTestJsonLogicSchemas,
     annotations: readOnly('Test a JSON Logic rule'),
     useCase: GraphTokens.TestJsonLogic,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_tool_run',
+    title: 'Run a graph tool or a draft',
+    description:
+      "Run a served graph tool (`name`) or a tool definition not saved (`tool`, in `file`'s graph with its MCP servers and limits, else alone) with `arguments`: the same engine, limits and run record as any run. Answers the status, result or error and the last node executions; a failed run is an answer, a definition that would not load an invalid_graph error.",
+    ...graphToolRunSchemas,
+    annotations: { title: 'Run a graph tool or a draft', readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
+    useCase: GraphTokens.RunGraphToolDraft,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_tool_add',
+    title: 'Add a graph tool',
+    description:
+      "Add a tool to a graph file --graphs names (inside your roots), given the revision you read: checked as workgraph validate checks a file, written atomically with comments and the other tools kept, served at once. A file changed since is a conflict; a problem is refused with file:line:col.",
+    ...graphToolAddSchemas,
+    annotations: writes('Add a graph tool', false),
+    useCase: GraphTokens.AddGraphTool,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_tool_update',
+    title: 'Update a graph tool',
+    description:
+      'Replace a served graph tool in its file (it may be renamed), given the revision you read: the same checks, atomic write and conflict rule as graph_tool_add; the served list changes at once.',
+    ...graphToolUpdateSchemas,
+    annotations: writes('Update a graph tool', true),
+    useCase: GraphTokens.UpdateGraphTool,
+    module: 'graph',
+  }),
+  defineTool({
+    name: 'graph_tool_delete',
+    title: 'Delete a graph tool',
+    description: 'Remove a served graph tool from its file, given the revision you read: the same checks, atomic write and conflict rule as graph_tool_add; it is no longer served.',
+    ...graphToolDeleteSchemas,
+    annotations: writes('Delete a graph tool', true),
+    useCase: GraphTokens.DeleteGraphTool,
     module: 'graph',
   }),
 ];

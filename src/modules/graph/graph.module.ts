@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { Lifecycle as Scope, instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { Logger } from '../../kernel/logger';
 import type { PgDatabase } from '../../kernel/postgres/pg-database';
@@ -16,6 +17,9 @@ import { ListServedGraphTools } from './application/use-cases/authoring/list-ser
 import { GetGraphToolDefinition } from './application/use-cases/authoring/get-graph-tool-definition';
 import { TestJsonata, TestJsonLogic } from './application/use-cases/authoring/test-expressions';
 import { GetMcpServerTool, ListMcpServers } from './application/use-cases/authoring/list-mcp-servers';
+import { AddGraphTool, DeleteGraphTool, UpdateGraphTool } from './application/use-cases/authoring/change-graph-tool';
+import { RunGraphToolDraft } from './application/use-cases/authoring/run-graph-tool-draft';
+import type { GraphFileSync } from './application/ports/graph-file-editor';
 import type { McpClientPool } from './application/ports/mcp-client-pool';
 import type { GraphHost } from './infrastructure/graph-host';
 import type { Lifecycle } from '../../kernel/lifecycle';
@@ -118,6 +122,25 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.TestJsonLogic, { useClass: TestJsonLogic }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.ListMcpServers, { useClass: ListMcpServers }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.GetMcpServerTool, { useClass: GetMcpServerTool }, { lifecycle: Scope.Singleton });
+  // The graph files the authoring tools change (those --graphs names), locked per file under the data dir.
+  container.register(GraphTokens.GraphFileEditor, {
+    useFactory: instanceCachingFactory((c) => {
+      const { GraphFileAuthor } = require('./infrastructure/graph-file-author') as typeof import('./infrastructure/graph-file-author');
+      return new GraphFileAuthor(c.resolve<GraphHost>(GraphTokens.GraphHost), config.graphPaths, path.join(config.dataDir, 'graph-file-locks'));
+    }),
+  });
+  // Replaced by the server's GraphToolPublisher when it serves graph files (run-server.ts); alone, a reload of the host.
+  container.register(GraphTokens.GraphFileSync, {
+    useFactory: instanceCachingFactory((c): GraphFileSync => ({
+      reload: async (file) => {
+        await c.resolve<GraphHost>(GraphTokens.GraphHost).reloadFiles([file]);
+      },
+    })),
+  });
+  container.register(GraphTokens.AddGraphTool, { useClass: AddGraphTool }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.UpdateGraphTool, { useClass: UpdateGraphTool }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.DeleteGraphTool, { useClass: DeleteGraphTool }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.RunGraphToolDraft, { useClass: RunGraphToolDraft }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
     container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
   }

@@ -35,6 +35,7 @@ export const graphServerSchemas = toolSchemas({
           type: 'object',
           properties: {
             file: { type: 'string' },
+            revision: { type: 'string', description: 'The revision of the file as loaded: what graph_tool_add, _update and _delete are given.' },
             format: { type: 'string', description: 'The mcpgraph format the file was read as: older, nested or newest.' },
             server: serverInfo,
             executionLimits: {
@@ -45,7 +46,7 @@ export const graphServerSchemas = toolSchemas({
             mcpServers: { type: 'array', items: { type: 'string' }, description: 'Names of the MCP servers the graph can call (its own and --mcp-config).' },
             tools: { type: 'array', items: { type: 'string' } },
           },
-          required: ['file', 'format', 'server', 'executionLimits', 'mcpServers', 'tools'],
+          required: ['file', 'revision', 'format', 'server', 'executionLimits', 'mcpServers', 'tools'],
         },
       },
     },
@@ -89,6 +90,7 @@ export const graphToolGetSchemas = toolSchemas({
       name: { type: 'string' },
       description: { type: 'string', description: 'As served.' },
       file: { type: 'string' },
+      revision: { type: 'string', description: 'The revision of its file as loaded (for graph_tool_update and graph_tool_delete).' },
       inputSchema: { type: 'object' },
       outputSchema: { type: 'object', description: 'As served: a non-object output schema is wrapped as {result}.' },
       nodes: {
@@ -97,7 +99,7 @@ export const graphToolGetSchemas = toolSchemas({
         items: { type: 'object' },
       },
     },
-    required: ['name', 'description', 'file', 'inputSchema', 'outputSchema', 'nodes'],
+    required: ['name', 'description', 'file', 'revision', 'inputSchema', 'outputSchema', 'nodes'],
   },
 });
 

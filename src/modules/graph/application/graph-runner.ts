@@ -159,6 +159,21 @@ export class GraphRunner {
   executeTool(name: string, args: unknown, options: ExecutionOptions = {}): ExecutionHandle {
     const compiled = this.tools.get(name);
     if (!compiled) throw new NotFoundError('graph tool', name);
+    return this.start(compiled, args, options);
+  }
+
+  /**
+   * Starts a run of tool `name` of a graph that is not served (the authoring tools' inline run of a draft): the same
+   * engine, limits, recent-run keeping and recording as a served tool's run.
+   * @throws NotFoundError when `graph` has no tool `name`.
+   */
+  executeDraft(graph: CompiledGraph, name: string, args: unknown, options: ExecutionOptions = {}): ExecutionHandle {
+    const compiled = graph.tools.get(name);
+    if (!compiled) throw new NotFoundError('graph tool', name);
+    return this.start(compiled, args, options);
+  }
+
+  private start(compiled: CompiledTool, args: unknown, options: ExecutionOptions): ExecutionHandle {
     const clock = this.options.clock;
     const executionId = `${this.prefix}-${(++runCounter).toString(36)}-${Date.now().toString(36)}`;
     const run = new GraphRun(

@@ -18,4 +18,10 @@ export const GraphTokens = {
   TestJsonLogic: Symbol.for('workgraph.TestJsonLogic'),
   ListMcpServers: Symbol.for('workgraph.ListMcpServers'),
   GetMcpServerTool: Symbol.for('workgraph.GetMcpServerTool'),
+  GraphFileEditor: Symbol.for('workgraph.GraphFileEditor'),
+  GraphFileSync: Symbol.for('workgraph.GraphFileSync'),
+  AddGraphTool: Symbol.for('workgraph.AddGraphTool'),
+  UpdateGraphTool: Symbol.for('workgraph.UpdateGraphTool'),
+  DeleteGraphTool: Symbol.for('workgraph.DeleteGraphTool'),
+  RunGraphToolDraft: Symbol.for('workgraph.RunGraphToolDraft'),
 } as const;

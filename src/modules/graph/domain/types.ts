@@ -140,6 +140,8 @@ export interface GraphTool {
 export interface GraphConfig {
   /** The file it came from (absolute), when loaded from a file. */
   file?: string;
+  /** The revision of the text it was read from (a hash: what the authoring tools' writes are checked against). */
+  revision?: string;
   format: GraphFormat;
   server: GraphServerInfo;
   executionLimits: ExecutionLimits;

@@ -10,6 +10,7 @@ import { compileGraph, type CompileOptions, type CompiledGraph } from '../applic
 import { packageRoot } from '../../../kernel/config/package-root';
 import { parseGraphDocument } from './graph-document';
 import type { McpServerConfig } from '../domain/types';
+import { graphFileRevision } from './graph-file-revision';
 
 /** One problem of a graph file, as `workgraph validate` prints it: `file:line:column: message`. */
 export interface GraphFileProblem {
@@ -109,6 +110,7 @@ export class GraphFileLoader {
 
     const { config, issues: shapeIssues } = normalizeGraphConfig(doc.value, doc.positionOf);
     config.file = file;
+    config.revision = graphFileRevision(text);
     // --mcp-config servers first, the file's own servers win (as mcpgraph -m merges them).
     if (this.options.mcpServers) config.mcpServers = { ...this.options.mcpServers, ...config.mcpServers };
     addLater(shapeIssues);

@@ -7,6 +7,7 @@ import type { CompiledGraph } from '../application/engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../application/engine/execution-types';
 import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../application/graph-runner';
 import { GraphFileLoader, type GraphFileLoaderOptions } from './graph-file-loader';
+import type { GraphIssue } from '../domain/graph-issue';
 
 export interface LoadGraphOptions extends GraphFileLoaderOptions, GraphRunnerOptions {
   /** Tool names the graphs may not use (the server's built-in tools). */
@@ -117,6 +118,14 @@ export class GraphHost {
     return pool.describeServer(server, signal);
   }
 
+  /**
+   * Checks a graph file's would-be text with every check a load makes (`workgraph validate`'s), without serving it.
+   * @returns the compiled graph, or every problem.
+   */
+  checkText(file: string, text: string): Promise<{ graph?: CompiledGraph; issues: GraphIssue[] }> {
+    return this.loader.readText(path.resolve(file), text);
+  }
+
   /** Reads and checks a graph file without serving it (to draw the graph of a recorded run). */
   async readGraphFile(file: string): Promise<GraphConfig> {
     return (await this.loader.load(path.resolve(file))).config;
@@ -129,6 +138,22 @@ export class GraphHost {
   /** See GraphRunner.executeTool. */
   executeTool(name: string, args: unknown, options?: ExecutionOptions): ExecutionHandle {
     return this.runner.executeTool(name, args, options);
+  }
+
+  /** See GraphRunner.executeDraft. */
+  executeDraft(graph: CompiledGraph, name: string, args: unknown, options?: ExecutionOptions): ExecutionHandle {
+    return this.runner.executeDraft(graph, name, args, options);
+  }
+
+  /**
+   * Whether `graph` could be served as (the new version of) `file` beside the other loaded files: its tool names clash
+   * with no built-in tool and no other file's tool.
+   * @throws InvalidGraphError naming the clash, as a reload would.
+   */
+  checkServable(file: string, graph: CompiledGraph): void {
+    const candidate = new Map(this.byFile);
+    candidate.set(path.resolve(file), graph);
+    new GraphRunner().setGraphs([...candidate.values()], this.reserved);
   }
 
   getExecution(executionId: string): ExecutionController | undefined {

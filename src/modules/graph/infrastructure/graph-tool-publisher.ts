@@ -64,6 +64,17 @@ export class GraphToolPublisher {
     for (const w of this.watchers.splice(0)) w.close();
   }
 
+  /**
+   * Reloads `file` now (after the authoring tools wrote it) and republishes its tools, whatever its size and mtime
+   * say; resolves once the served list changed.
+   */
+  reload(file: string): Promise<void> {
+    for (const known of [...this.fingerprints.keys()]) {
+      if (known === file || realpathOr(known) === file) this.fingerprints.delete(known);
+    }
+    return this.sync();
+  }
+
   /** Re-reads the paths: loads new and changed files, unloads deleted ones, republishes what changed. */
   sync(): Promise<void> {
     this.reloading = this.reloading.then(() => this.doSync()).catch((e) => {
@@ -211,5 +222,13 @@ export class GraphToolPublisher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = setTimeout(() => void this.sync(), this.options.debounceMs ?? 150);
     this.timer.unref();
+  }
+}
+
+function realpathOr(file: string): string {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return file;
   }
 }

@@ -1,6 +1,7 @@
 import type { GraphConfig, GraphTool, McpServerConfig } from '../../domain/types';
 import type { McpServerDescription, McpServerRef } from './mcp-client-pool';
-import type { ExecutionHandle, ExecutionOptions } from '../engine/execution-types';
+import type { ExecutionHandle, ExecutionOptions, ExecutionState } from '../engine/execution-types';
+import type { CompiledGraph } from '../engine/compiled-graph';
 import type { GraphToolInfo } from '../graph-runner';
 
 /** The graph tools a process serves, as the dashboard's use cases see them (GraphHost implements it). */
@@ -16,6 +17,10 @@ export interface GraphToolCatalog {
   mcpConfigServers(): Record<string, McpServerConfig>;
   /** Lists an MCP server's tools. @throws ExternalToolError naming the server; CancelledError. */
   describeMcpServer(server: McpServerRef, signal?: AbortSignal): Promise<McpServerDescription>;
+  /** Runs a tool of a graph that is not served (an inline run). @throws NotFoundError when it has no such tool. */
+  executeDraft(graph: CompiledGraph, name: string, args: unknown, options?: ExecutionOptions): ExecutionHandle;
+  /** The state of a kept run (its history). @throws NotFoundError. */
+  getExecutionState(executionId: string): ExecutionState;
   /** @throws NotFoundError for a tool not served. */
   executeTool(name: string, args: unknown, options?: ExecutionOptions): ExecutionHandle;
 }

@@ -21,6 +21,7 @@ export class GetGraphServer implements UseCase<GraphServerInput, GraphServerOutp
   async execute(input: GraphServerInput): Promise<GraphServerOutput> {
     const graphs = this.catalog.graphs().map(({ config }) => ({
       file: config.file ?? '(in-memory graph)',
+      revision: config.revision ?? '',
       format: config.format,
       server: { ...config.server },
       executionLimits: { ...config.executionLimits },

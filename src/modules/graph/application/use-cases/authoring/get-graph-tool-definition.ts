@@ -23,6 +23,7 @@ export class GetGraphToolDefinition implements UseCase<GraphToolGetInput, GraphT
     const served = this.catalog.toolDefinition(input.name);
     if (!served) throw new NotFoundError('graph tool', input.name);
     const { name, description, inputSchema, outputSchema, nodes } = graphToolDefinition(served.tool);
-    return { name, description, file: served.file ?? '(in-memory graph)', inputSchema, outputSchema, nodes };
+    const revision = this.catalog.graphs().find((g) => g.config.file === served.file)?.config.revision ?? '';
+    return { name, description, file: served.file ?? '(in-memory graph)', revision, inputSchema, outputSchema, nodes };
   }
 }
