@@ -38,7 +38,7 @@ export function livingPlanFixture(store: TaskGraphStore, clock = new FakeClock()
     { claimTtlMs: TTL },
   );
   const uc = taskUseCases({ store, clock, service, policy: new RootsPathPolicy([root]), host: host.host, claimTtlMs: TTL });
-  return { ...uc, clock, root, host: host.host, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
+  return { ...uc, store, clock, root, host: host.host, cleanup: () => fs.rmSync(root, { recursive: true, force: true }) };
 }
 
 /** A call context whose identity is `name` (what the transport's authentication sets). */
@@ -211,6 +211,62 @@ export function livingPlanContract(name: string, make: () => Promise<{ store: Ta
       const released = await fx.release.execute({ project: 'plan', nodeId: 'b', agent: 'two' }, as('bob'));
       expect(released.node).toMatchObject({ status: 'READY' });
       expect(released.node.claim).toBeUndefined();
+    });
+
+    it('actors: every transition keeps who made it (identity and MCP client name), get_task_details and the history show them', async () => {
+      const by = (name: string, client?: string) => ({ ...as(name), ...(client ? { client } : {}) });
+      await fx.init.execute({ projectName: 'plan', projectRoot: fx.root, nodes: [
+        { id: 'a', title: 'A', validation_command: 'false', max_attempts: 2 },
+        { id: 'b', title: 'B' },
+        { id: 'c', title: 'C', depends_on: ['b'] },
+      ] } as never, by('alice', 'planner-app'));
+      await fx.start.execute({ project: 'plan', nodeId: 'a', agent: 'one' }, by('bob', 'claude-code'));
+      await fx.validate.execute({ project: 'plan', nodeId: 'a', agent: 'one' }, by('bob', 'claude-code'));
+      await fx.validate.execute({ project: 'plan', nodeId: 'a', agent: 'one' }, by('bob', 'claude-code'));
+      await fx.reset.execute({ project: 'plan', nodeId: 'a' }, by('carol'));
+      const claimed = await fx.claimNext.execute({ project: 'plan', agent: 'two' }, by('dave', 'cursor'));
+      await fx.release.execute({ project: 'plan', nodeId: claimed.node!.id, agent: 'two' }, by('dave', 'cursor'));
+      await fx.start.execute({ project: 'plan', nodeId: 'b' }, by('erin'));
+      await fx.validate.execute({ project: 'plan', nodeId: 'b' }, by('erin'));
+      await fx.start.execute({ project: 'plan', nodeId: 'c' }, by('frank', 'zed'));
+      fx.clock.advance(TTL + 1);
+      await fx.graph.execute({ project: 'plan' }, by('gina', 'dashboard'));
+
+      const seen = async (id: string) => (await fx.details.execute({ project: 'plan', nodeId: id })).transitions.map((t) => [t.from, t.to, t.actor]);
+      const alice = { name: 'alice', client: 'planner-app' };
+      const bob = { name: 'bob', client: 'claude-code' };
+      const dave = { name: 'dave', client: 'cursor' };
+      const aClaimed = claimed.node!.id === 'a';
+      expect(await seen('a')).toEqual([
+        ['READY', 'READY', alice],
+        ['READY', 'IN_PROGRESS', bob],
+        ['IN_PROGRESS', 'VALIDATING', bob],
+        ['VALIDATING', 'RETRYING', bob],
+        ['RETRYING', 'IN_PROGRESS', bob],
+        ['IN_PROGRESS', 'VALIDATING', bob],
+        ['VALIDATING', 'FAILED', bob],
+        ['FAILED', 'READY', { name: 'carol' }],
+        ...(aClaimed ? [['READY', 'IN_PROGRESS', dave], ['IN_PROGRESS', 'READY', dave]] : []),
+      ]);
+      expect(await seen('b')).toEqual([
+        ['READY', 'READY', alice],
+        ...(aClaimed ? [] : [['READY', 'IN_PROGRESS', dave], ['IN_PROGRESS', 'READY', dave]]),
+        ['READY', 'IN_PROGRESS', { name: 'erin' }],
+        ['IN_PROGRESS', 'VALIDATING', { name: 'erin' }],
+        ['VALIDATING', 'COMPLETED', { name: 'erin' }],
+      ]);
+      // c: unlocked by erin's verdict, started by frank, its lapsed claim put back by gina's read.
+      expect(await seen('c')).toEqual([
+        ['PENDING', 'PENDING', alice],
+        ['PENDING', 'READY', { name: 'erin' }],
+        ['READY', 'IN_PROGRESS', { name: 'frank', client: 'zed' }],
+        ['IN_PROGRESS', 'READY', { name: 'gina', client: 'dashboard' }],
+      ]);
+      // The store's own log, read back (a new read, not the answer of the call that wrote it).
+      expect((await fx.store.readTransitions('plan', { nodes: ['c'] })).map((t) => t.actor?.name)).toEqual(['alice', 'erin', 'frank', 'gina']);
+      const history = (await fx.details.execute({ project: 'plan', nodeId: 'a' })).history;
+      expect((await fx.graph.execute({ project: 'plan' })).history[0].actor).toEqual({ identity: 'alice', agent: null, host: fx.host, client: 'planner-app' });
+      expect(history.find((h) => h.action === 'validate_task_loop')!.actor).toEqual({ identity: 'bob', agent: 'one', host: fx.host, client: 'claude-code' });
     });
 
     it('claim_next_task: priority first, then how many tasks each unblocks; filters; nothing ready says what blocks', async () => {

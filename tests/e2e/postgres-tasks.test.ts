@@ -51,11 +51,12 @@ describe('PostgreSQL task store (built server)', () => {
   it('db status shows pending migrations, db migrate applies them, and neither prints the password', async () => {
     const before = await run(process.execPath, [CLI, 'db', 'status', '--database-url', url]).catch((e) => e);
     expect(before.code).toBe(1);
-    expect(before.stdout).toMatch(/tasks\s+applied 0, known 3: 3 pending/);
+    expect(before.stdout).toMatch(/tasks\s+applied 0, known 4: 4 pending/);
     const migrated = await run(process.execPath, [CLI, 'db', 'migrate', '--database-url', url]);
     expect(migrated.stdout).toMatch(/applied tasks 1: task graphs and transition log/);
     expect(migrated.stdout).toMatch(/applied tasks 2: attempt records in the transition log/);
     expect(migrated.stdout).toMatch(/applied tasks 3: history of plan changes/);
+    expect(migrated.stdout).toMatch(/applied tasks 4: a row per task, actors on transitions/);
     expect(migrated.stdout).toMatch(/applied workflow 1: workflow sessions, their event log and the token key/);
     expect(migrated.stdout).toMatch(/applied knowledge 1: knowledge nodes, deletion records and backups/);
     expect(migrated.stdout).toMatch(/applied knowledge 2: knowledge backup names/);
@@ -65,7 +66,7 @@ describe('PostgreSQL task store (built server)', () => {
     // Every module with a PostgreSQL schema is listed: tasks, knowledge, workflow sessions, graph runs.
     expect(status.modules).toEqual(
       expect.arrayContaining([
-        { module: 'tasks', applied: 3, known: 3, pending: [] },
+        { module: 'tasks', applied: 4, known: 4, pending: [] },
         { module: 'knowledge', applied: 4, known: 4, pending: [] },
         { module: 'workflow', applied: 1, known: 1, pending: [] },
         { module: 'graph', applied: 1, known: 1, pending: [] },

@@ -9,6 +9,7 @@ export { tasksTools } from './tasks.tools';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraphStore } from './application/ports/task-graph-store';
 export type { TaskProjectSummary } from './application/use-cases/list-task-projects';
+export type { TaskDetails } from './application/use-cases/get-task-details';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';
 
 /** The tasks module's PostgreSQL schema migrations (loaded when a database is migrated, not at start). */

@@ -39,7 +39,7 @@ const planChange = {
   properties: {
     revision: { type: 'integer' },
     time: { type: 'string' },
-    actor: { type: 'object', properties: claimant },
+    actor: { type: 'object', properties: { ...claimant, client: { type: 'string' } } },
     action: { type: 'string' },
     reason: { type: 'string' },
     nodes: { type: 'array', items: { type: 'string' } },
@@ -426,7 +426,20 @@ export const getTaskDetailsSchemas = toolSchemas({
         description: 'Its status changes, oldest first (with those of the task it was split from).',
         items: {
           type: 'object',
-          properties: { node: { type: 'string' }, from: status, to: status, time: { type: 'string' }, attempt: { type: 'integer' }, record: errorLog },
+          properties: {
+            node: { type: 'string' },
+            from: status,
+            to: status,
+            time: { type: 'string' },
+            attempt: { type: 'integer' },
+            record: errorLog,
+            actor: {
+              type: 'object',
+              description: "Who made the change: the identity's name and the agent's client name",
+              required: ['name'],
+              properties: { name: { type: 'string' }, client: { type: 'string' } },
+            },
+          },
         },
       },
       dependents: { type: 'array', items: { type: 'string' } },

@@ -1,4 +1,5 @@
 import { ClaimedError } from '../../../kernel/errors';
+import type { Actor } from '../../../kernel/identity';
 import type { Claimant, TaskClaim, TaskGraph, TaskNode, TaskTransition } from './task-graph';
 import { TaskStatus } from './task-status';
 
@@ -9,6 +10,12 @@ export const DEFAULT_CLAIM_TTL_MS = 30 * 60 * 1000;
 export function describeClaimant(c: Claimant): string {
   const who = c.identity ?? 'anonymous';
   return `${who}${c.agent ? ` (agent ${c.agent})` : ''} on host ${c.host}`;
+}
+
+/** The actor a transition made by `who` keeps: the identity's name (`anonymous` without one) and the client's name. */
+export function transitionActor(who: Claimant): Actor {
+  const name = who.identity ?? 'anonymous';
+  return who.client ? { name, client: who.client } : { name };
 }
 
 export function sameClaimant(a: Claimant, b: Claimant): boolean {

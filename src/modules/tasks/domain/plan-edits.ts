@@ -27,62 +27,129 @@ export function checkRevision(graph: TaskGraph, expected: number | undefined): v
   );
 }
 
-/** A working copy of a graph's nodes by id, in graph order, recording status changes. */
+/** Lookups of a graph's nodes by a linear scan before a draft builds an index of them (a map of every node costs more than a few scans of a large plan). */
+const SCANS_BEFORE_INDEX = 16;
+
+/**
+ * A working copy of a graph's nodes by id, recording status changes: the graph's nodes stay as they are and the
+ * draft keeps only what the edit changes, added or removed, so an edit of a few tasks in a large plan costs a few
+ * lookups and one pass that builds the new node list.
+ */
 class Draft {
-  readonly nodes = new Map<string, TaskNode>();
   readonly transitions: TaskTransition[] = [];
   readonly cascaded = new Map<string, TaskStatus>();
+  /** Nodes put by the edit (changed or added), by id. */
+  private readonly changed = new Map<string, TaskNode>();
+  private readonly removed = new Set<string>();
+  /** Ids the graph did not have, in the order they were put. */
+  private readonly added: string[] = [];
+  /** Where ids are in the graph's node list (-1: not there): the ones looked up so far, or all once indexed. */
+  private readonly seen = new Map<string, number>();
+  private indexed = false;
 
-  constructor(readonly graph: TaskGraph, readonly now: string) {
-    for (const n of graph.nodes) this.nodes.set(n.id, n);
-  }
+  constructor(readonly graph: TaskGraph, readonly now: string) {}
 
   node(id: string): TaskNode | undefined {
-    return this.nodes.get(id);
+    if (this.removed.has(id)) return undefined;
+    return this.changed.get(id) ?? this.base(id);
   }
 
   put(node: TaskNode): void {
-    this.nodes.set(node.id, node);
+    if (!this.changed.has(node.id) && !this.base(node.id)) this.added.push(node.id);
+    this.removed.delete(node.id);
+    this.changed.set(node.id, node);
+  }
+
+  remove(id: string): void {
+    this.removed.add(id);
+    this.changed.delete(id);
+  }
+
+  /** Every node of the draft: the graph's in their order (as changed), then the added ones. */
+  *values(): IterableIterator<TaskNode> {
+    for (const n of this.graph.nodes) if (!this.removed.has(n.id)) yield this.changed.get(n.id) ?? n;
+    for (const id of this.added) if (!this.removed.has(id)) yield this.changed.get(id)!;
   }
 
   setStatus(id: string, to: TaskStatus, extra: Partial<TaskNode> = {}, cascade = true): void {
-    const n = this.nodes.get(id)!;
+    const n = this.node(id)!;
     if (n.status !== to) {
       this.transitions.push({ node: id, from: n.status, to, time: this.now, attempt: extra.current_attempt ?? n.current_attempt });
       if (cascade) this.cascaded.set(id, to);
     }
     const next: TaskNode = { ...n, ...extra, status: to, updated_at: n.status !== to ? this.now : n.updated_at };
     if (to !== TaskStatus.InProgress && to !== TaskStatus.Validating && to !== TaskStatus.Retrying) delete next.claim;
-    this.nodes.set(id, next);
+    this.put(next);
   }
 
-  statusOf = (id: string): TaskStatus | undefined => this.nodes.get(id)?.status;
+  statusOf = (id: string): TaskStatus | undefined => this.node(id)?.status;
 
   /** Direct dependents of every node, computed once per edit (O(edges)). */
   dependents(): Map<string, string[]> {
     const out = new Map<string, string[]>();
-    for (const n of this.nodes.values()) for (const d of n.depends_on) (out.get(d) ?? out.set(d, []).get(d)!).push(n.id);
+    for (const n of this.values()) for (const d of n.depends_on) (out.get(d) ?? out.set(d, []).get(d)!).push(n.id);
     return out;
   }
 
   /** READY ↔ PENDING for not-yet-started nodes whose dependencies changed state. */
   settle(ids: Iterable<string>): void {
     for (const id of ids) {
-      const n = this.nodes.get(id);
+      const n = this.node(id);
       if (!n || (n.status !== TaskStatus.Pending && n.status !== TaskStatus.Ready)) continue;
       const to = initialStatus(n.depends_on, this.statusOf);
       if (to !== n.status) this.setStatus(id, to);
     }
   }
 
-  build(order: string[], nodes: string[]): PlanEdit {
-    const list = order.map((id) => this.nodes.get(id)!).filter(Boolean);
+  /**
+   * The edit's result: the graph's nodes in their order (changed ones replaced, removed ones gone), the added ones at
+   * the end — or, with `inPlaceOf`, right where that node of the graph is (a split).
+   */
+  build(nodes: string[], opts: { inPlaceOf?: string } = {}): PlanEdit {
+    const addedNodes = this.added.filter((id) => !this.removed.has(id)).map((id) => this.changed.get(id)!);
+    let list: TaskNode[];
+    if (this.removed.size === 0 && opts.inPlaceOf === undefined) {
+      // The common edit: a copy of the list with the changed nodes put in their places (each was looked up).
+      list = this.graph.nodes.slice();
+      for (const [id, node] of this.changed) {
+        const i = this.indexOf(id);
+        if (i >= 0) list[i] = node;
+      }
+      list.push(...addedNodes);
+    } else {
+      list = [];
+      for (const n of this.graph.nodes) {
+        if (!this.removed.has(n.id)) list.push(this.changed.get(n.id) ?? n);
+        if (n.id === opts.inPlaceOf) list.push(...addedNodes);
+      }
+      if (opts.inPlaceOf === undefined) list.push(...addedNodes);
+    }
     return {
       graph: { ...this.graph, updated_at: this.now, nodes: list },
       transitions: this.transitions,
       nodes,
       cascaded: [...this.cascaded].map(([id, status]) => ({ id, status })),
     };
+  }
+
+  /** A node of the graph as it was. */
+  private base(id: string): TaskNode | undefined {
+    const i = this.indexOf(id);
+    return i < 0 ? undefined : this.graph.nodes[i];
+  }
+
+  /** Where a node is in the graph's list (-1: not there): a scan for the first few ids, then an index of all. */
+  private indexOf(id: string): number {
+    const known = this.seen.get(id);
+    if (known !== undefined || this.indexed) return known ?? -1;
+    if (this.seen.size < SCANS_BEFORE_INDEX) {
+      const i = this.graph.nodes.findIndex((n) => n.id === id);
+      this.seen.set(id, i);
+      return i;
+    }
+    this.graph.nodes.forEach((n, i) => this.seen.set(n.id, i));
+    this.indexed = true;
+    return this.seen.get(id) ?? -1;
   }
 }
 
@@ -140,7 +207,7 @@ export function addTasks(graph: TaskGraph, defs: readonly TaskNodeDefinition[], 
     draft.put({ ...draft.node(n.id)!, status });
     draft.transitions.push({ node: n.id, from: status, to: status, time: now, attempt: 0 });
   }
-  return draft.build([...graph.nodes.map((n) => n.id), ...added.map((n) => n.id)], added.map((n) => n.id));
+  return draft.build(added.map((n) => n.id));
 }
 
 /** The fields `update_task` may change (`description: null` or `validation_command: ""` remove them). */
@@ -199,14 +266,14 @@ export function updateTask(graph: TaskGraph, nodeId: string, patch: TaskPatch, n
     next.depends_on = deps;
   }
   draft.put(next);
-  if (depsChanged) refuseCycle(draft.nodes.values());
+  if (depsChanged) refuseCycle(draft.values());
   const commandChanged = (next.validation_command ?? '') !== (node.validation_command ?? '');
   if (node.status === TaskStatus.Completed && (depsChanged || commandChanged)) {
     sendBack(draft, nodeId);
   } else if (depsChanged) {
     draft.settle([nodeId]);
   }
-  return draft.build(graph.nodes.map((n) => n.id), [nodeId]);
+  return draft.build([nodeId]);
 }
 
 /** A COMPLETED task's "done" changed: it and everything downstream go back (see {@link updateTask}). */
@@ -272,7 +339,7 @@ export function removeTasks(graph: TaskGraph, ids: readonly string[], repoint: R
     }
     draft.put({ ...n, depends_on: nextDeps });
   }
-  const blocking = [...draft.nodes.values()].filter((n) => !gone.has(n.id) && n.depends_on.some((d) => gone.has(d)));
+  const blocking = [...draft.values()].filter((n) => !gone.has(n.id) && n.depends_on.some((d) => gone.has(d)));
   if (blocking.length) {
     throw new HasDependentsError(
       `cannot remove ${[...gone].join(', ')}: remaining task(s) ${blocking.map((n) => `${n.id} (depends on ${n.depends_on.filter((d) => gone.has(d)).join(', ')})`).join('; ')} ` +
@@ -280,10 +347,10 @@ export function removeTasks(graph: TaskGraph, ids: readonly string[], repoint: R
       blocking.map((n) => n.id),
     );
   }
-  if (Object.keys(repoint).length) refuseCycle([...draft.nodes.values()].filter((n) => !gone.has(n.id)));
-  for (const id of gone) draft.nodes.delete(id);
+  if (Object.keys(repoint).length) refuseCycle([...draft.values()].filter((n) => !gone.has(n.id)));
+  for (const id of gone) draft.remove(id);
   draft.settle(Object.keys(repoint));
-  return draft.build(graph.nodes.filter((n) => !gone.has(n.id)).map((n) => n.id), [...gone, ...Object.keys(repoint)]);
+  return draft.build([...gone, ...Object.keys(repoint)]);
 }
 
 /**
@@ -315,15 +382,15 @@ export function splitTask(graph: TaskGraph, nodeId: string, into: readonly TaskN
     return n;
   });
   const leaves = made.filter((n) => !dependedOn.has(n.id)).map((n) => n.id);
-  draft.nodes.delete(nodeId);
+  draft.remove(nodeId);
   for (const n of made) draft.put(n);
   const repointed: string[] = [];
-  for (const n of [...draft.nodes.values()]) {
+  for (const n of [...draft.values()]) {
     if (!n.depends_on.includes(nodeId) || newIds.has(n.id)) continue;
     draft.put({ ...n, depends_on: [...new Set(n.depends_on.flatMap((d) => (d === nodeId ? leaves : [d])))] });
     repointed.push(n.id);
   }
-  refuseCycle(draft.nodes.values());
+  refuseCycle(draft.values());
   for (const n of topological(made)) {
     const status = initialStatus(n.depends_on, draft.statusOf);
     draft.put({ ...draft.node(n.id)!, status });
@@ -334,8 +401,7 @@ export function splitTask(graph: TaskGraph, nodeId: string, into: readonly TaskN
     }
   }
   draft.settle(repointed);
-  const order = graph.nodes.flatMap((n) => (n.id === nodeId ? made.map((m) => m.id) : [n.id]));
-  return draft.build(order, [nodeId, ...made.map((m) => m.id).filter((id) => id !== nodeId), ...repointed]);
+  return draft.build([nodeId, ...made.map((m) => m.id).filter((id) => id !== nodeId), ...repointed], { inPlaceOf: nodeId });
 }
 
 /** New nodes in an order where each comes after the new nodes it depends on (they hold no cycle). */

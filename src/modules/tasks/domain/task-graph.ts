@@ -1,3 +1,4 @@
+import type { Actor } from '../../../kernel/identity';
 import type { TaskStatus } from './task-status';
 
 /** Defaults of a node definition (docs/tasks.md). */
@@ -23,6 +24,11 @@ export interface Claimant {
   identity: string | null;
   agent: string | null;
   host: string;
+  /**
+   * The `clientInfo.name` the caller's MCP client gave, when known: kept in the history and on transitions beside the
+   * identity, but no part of who the claimant is (claims do not keep it).
+   */
+  client?: string;
 }
 
 /** The claim on a started task: its claimant, since when, and when it lapses unless renewed by the claimant's calls. */
@@ -197,6 +203,11 @@ export interface TaskTransition {
   attempt: number;
   /** On a failed attempt: its record, so the log keeps every attempt after the node keeps only the latest ones. */
   record?: TaskErrorLog;
+  /**
+   * Who made the change: the caller's identity name and its MCP client's `clientInfo.name` (a verdict: whoever asked
+   * for the validation run; a lapsed claim: the call that put it back). Absent in logs written before actors were kept.
+   */
+  actor?: Actor;
 }
 
 /** Finds a node or returns undefined. */

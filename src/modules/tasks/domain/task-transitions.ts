@@ -1,6 +1,7 @@
 import { ConflictError, HasDependentsError, InvalidTransitionError, NotFoundError } from '../../../kernel/errors';
 import { ATTEMPT_RECORD_TAIL_BYTES, MAX_ATTEMPT_RECORDS, utf8Tail } from './output-tail';
 import { NO_HOST_FACTS, runOwnership, type HostFacts } from './run-lease';
+import type { Actor } from '../../../kernel/identity';
 import type { RunLease, TaskErrorLog, TaskGraph, TaskNode, TaskRunResult, TaskTransition } from './task-graph';
 import { ALLOWED_CALLS, isPastReady, TaskStatus, type TaskCall } from './task-status';
 
@@ -151,6 +152,20 @@ export function applyTaskEvent(graph: TaskGraph, nodeId: string, event: TaskEven
     unlocked: draft.unlocked,
     reverted: draft.reverted,
   };
+}
+
+/** The log's first line for each task of a new graph: its initial status, at the graph's creation, by `actor`. */
+export function creationTransitions(graph: TaskGraph, actor?: Actor): TaskTransition[] {
+  return graph.nodes.map((n) => withActor({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }, actor));
+}
+
+/** `transitions` with `actor` on each that has none yet (the same array when there is no actor). */
+export function stampActor(transitions: readonly TaskTransition[], actor: Actor | undefined): TaskTransition[] {
+  return actor ? transitions.map((t) => (t.actor ? t : withActor(t, actor))) : [...transitions];
+}
+
+function withActor(t: TaskTransition, actor: Actor | undefined): TaskTransition {
+  return actor ? { ...t, actor } : t;
 }
 
 /** The entity name used in refusals; a PENDING node also says what it waits for. */

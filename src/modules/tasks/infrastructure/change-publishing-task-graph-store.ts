@@ -1,6 +1,6 @@
 import type { ChangeEvents } from '../../../kernel/change-events';
 import type { PlanChange, TaskGraph, TaskTransition } from '../domain/task-graph';
-import type { CreateOptions, ImportOptions, TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import type { CreateOptions, ImportOptions, TaskGraphChange, TaskGraphStore, TransitionQuery } from '../application/ports/task-graph-store';
 
 /**
  * A decorator over any TaskGraphStore that publishes `{kind: 'tasks', project, id}` on the change-event port after
@@ -42,8 +42,8 @@ export class ChangePublishingTaskGraphStore implements TaskGraphStore {
     return this.inner.readHistory(projectId, opts);
   }
 
-  readTransitions(projectId: string): Promise<TaskTransition[]> {
-    return this.inner.readTransitions(projectId);
+  readTransitions(projectId: string, opts?: TransitionQuery): Promise<TaskTransition[]> {
+    return this.inner.readTransitions(projectId, opts);
   }
 
   listProjects(): Promise<string[]> {

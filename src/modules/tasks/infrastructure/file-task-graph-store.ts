@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
 import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel/errors';
-import { readStoredTaskGraph, type ArchivedAttemptRecord, type PlanChange, type TaskGraph, type TaskTransition } from '../domain';
-import type { CreateOptions, ImportOptions, NewPlanChange, TaskGraphChange, TaskGraphStore } from '../application/ports/task-graph-store';
+import { creationTransitions, readStoredTaskGraph, type ArchivedAttemptRecord, type PlanChange, type TaskGraph, type TaskTransition } from '../domain';
+import type { CreateOptions, ImportOptions, NewPlanChange, TaskGraphChange, TaskGraphStore, TransitionQuery } from '../application/ports/task-graph-store';
 import { historyLines, readHistoryLog } from './history-log';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { FileLockOptions } from '../../../kernel/files/file-lock';
@@ -84,7 +84,7 @@ export class FileTaskGraphStore implements TaskGraphStore {
     const projectId = graph.project_id;
     const doc = this.document(projectId);
     await this.format?.assertWritable();
-    const created = graph.nodes.map((n) => ({ node: n.id, from: n.status, to: n.status, time: graph.created_at, attempt: 0 }));
+    const created = creationTransitions(graph, opts.actor);
     let revision = 0;
     return doc.swap(
       'create the task graph of project folder',
@@ -164,8 +164,11 @@ export class FileTaskGraphStore implements TaskGraphStore {
     }
   }
 
-  async readTransitions(projectId: string): Promise<TaskTransition[]> {
-    return (await this.readTransitionLog(projectId)).transitions;
+  async readTransitions(projectId: string, opts: TransitionQuery = {}): Promise<TaskTransition[]> {
+    const all = (await this.readTransitionLog(projectId)).transitions;
+    if (!opts.nodes) return all;
+    const wanted = new Set(opts.nodes);
+    return all.filter((t) => wanted.has(t.node));
   }
 
   /**

@@ -26,13 +26,16 @@ export interface TransitionLogContents {
   torn: TornLogLine[];
 }
 
-/** Serialises status changes (and archived records) as log lines. Field order of a transition: from, to, node, time, attempt. */
+/** Serialises status changes (and archived records) as log lines. Field order of a transition: from, to, node, time, attempt, record, actor. */
 export function logLines(transitions: readonly TaskTransition[], archived: readonly ArchivedAttemptRecord[] = []): string {
   const lines = archived.map((a) =>
     JSON.stringify({ kind: 'attempt_record', node: a.node, attempt: a.record.attempt, time: a.record.time, record: a.record }),
   );
   for (const t of transitions) {
-    lines.push(JSON.stringify(t.record ? { from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt, record: t.record } : { from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt }));
+    const line: TaskTransition = { from: t.from, to: t.to, node: t.node, time: t.time, attempt: t.attempt };
+    if (t.record) line.record = t.record;
+    if (t.actor) line.actor = t.actor;
+    lines.push(JSON.stringify(line));
   }
   return lines.length ? lines.join('\n') + '\n' : '';
 }

@@ -1,3 +1,4 @@
+import type { Actor } from '../../../../kernel/identity';
 import type { PlanChange, TaskGraph, TaskTransition } from '../../domain/task-graph';
 
 /** A history entry as a change hands it to the store, which stamps the revision it writes. */
@@ -49,8 +50,8 @@ export interface TaskGraphStore {
    * one of `nodes` when given.
    */
   readHistory(projectId: string, opts?: { nodes?: readonly string[]; limit?: number }): Promise<PlanChange[]>;
-  /** The transition log of a project, oldest first (empty when none). */
-  readTransitions(projectId: string): Promise<TaskTransition[]>;
+  /** The transition log of a project, oldest first (empty when none); only the transitions of `nodes` when given. */
+  readTransitions(projectId: string, opts?: TransitionQuery): Promise<TaskTransition[]>;
   /** Every project id that has a task graph, sorted. */
   listProjects(): Promise<string[]>;
   /**
@@ -65,6 +66,13 @@ export interface CreateOptions {
   replace?: boolean;
   check?: (existing: TaskGraph) => void;
   history?: NewPlanChange;
+  /** Who created it: kept on each task's first transition. */
+  actor?: Actor;
+}
+
+export interface TransitionQuery {
+  /** Only the transitions of these tasks. */
+  nodes?: readonly string[];
 }
 
 export interface ImportOptions {

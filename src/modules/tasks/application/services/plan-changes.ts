@@ -1,7 +1,7 @@
 import type { CallContext } from '../../../../kernel/call-context';
 import type { Clock } from '../../../../kernel/clock';
 import { LOCAL_IDENTITY_NAME } from '../../../../kernel/identity';
-import { checkRevision, DEFAULT_CLAIM_TTL_MS, describeClaimant, lapseClaims, type Claimant, type TaskGraph, type TaskTransition } from '../../domain';
+import { checkRevision, DEFAULT_CLAIM_TTL_MS, describeClaimant, lapseClaims, stampActor, transitionActor, type Claimant, type TaskGraph, type TaskTransition } from '../../domain';
 import type { NewPlanChange, TaskGraphStore } from '../ports/task-graph-store';
 import { requireInReach, timeOf } from './task-graph-views';
 import type { Reach } from '../../../../kernel/reach';
@@ -53,9 +53,11 @@ export class PlanChanges {
     readonly claimTtlMs: number = DEFAULT_CLAIM_TTL_MS,
   ) {}
 
-  /** The claimant of a call: its identity, the agent name it gave and this server's host. */
+  /** The claimant of a call: its identity, the agent name it gave and this server's host (and its MCP client's name). */
   claimant(ctx: CallContext | undefined, agent: string | undefined): Claimant {
-    return { identity: identityOf(ctx), agent: agent ?? null, host: this.host };
+    const who: Claimant = { identity: identityOf(ctx), agent: agent ?? null, host: this.host };
+    if (ctx?.client) who.client = ctx.client;
+    return who;
   }
 
   now(): { iso: string; ms: number } {
@@ -85,17 +87,21 @@ export class PlanChanges {
       const revision = wrote ? current.revision + 1 : current.revision;
       return {
         graph: wrote,
-        transitions: [...lapse.transitions, ...(out.transitions ?? [])],
+        // Every status change the call made carries its actor (a lapse too: this call put the task back).
+        transitions: stampActor([...lapse.transitions, ...(out.transitions ?? [])], transitionActor(call.who)),
         history,
         value: { value: out.value, revision, graph: wrote ? { ...wrote, revision } : current },
       };
     });
   }
 
-  /** A read that puts lapsed claims back first (written, so every reader and the log agree), then the graph. */
-  async settled(projectId: string, graph: TaskGraph): Promise<TaskGraph> {
+  /**
+   * A read that puts lapsed claims back first (written, so every reader and the log agree), then the graph. The
+   * transitions it writes carry the reader as their actor.
+   */
+  async settled(projectId: string, graph: TaskGraph, ctx?: CallContext): Promise<TaskGraph> {
     if (!lapseClaims(graph, this.now()).lapsed.length) return graph;
-    const { graph: after } = await this.change(projectId, { who: { identity: null, agent: null, host: this.host }, action: 'read' }, () => ({ nodes: [], reason: '', value: undefined }));
+    const { graph: after } = await this.change(projectId, { who: this.claimant(ctx, undefined), action: 'read' }, () => ({ nodes: [], reason: '', value: undefined }));
     return after;
   }
 }

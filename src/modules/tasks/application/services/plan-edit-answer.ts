@@ -12,8 +12,12 @@ export interface PlanEditAnswer {
 
 /** The answer of an edit: the tasks it concerns as they are now (those still there), the cascade and the revision. */
 export function editAnswer(edit: PlanEdit, revision: number, what: string, removed?: string[]): PlanEditAnswer {
-  const byId = new Map(edit.graph.nodes.map((n) => [n.id, n]));
-  const nodes = edit.nodes.map((id) => byId.get(id)).filter((n): n is TaskNode => n !== undefined);
+  // A few tasks are found by a scan; a map of every task only pays off for many.
+  const find: (id: string) => TaskNode | undefined =
+    edit.nodes.length <= 16
+      ? (id) => edit.graph.nodes.find((n) => n.id === id)
+      : ((byId) => (id: string) => byId.get(id))(new Map(edit.graph.nodes.map((n) => [n.id, n])));
+  const nodes = edit.nodes.map(find).filter((n): n is TaskNode => n !== undefined);
   const answer: PlanEditAnswer = { nodes, cascaded: edit.cascaded, message: TaskMessages.edited(what, edit.cascaded), revision };
   if (removed) answer.removed = removed;
   return answer;

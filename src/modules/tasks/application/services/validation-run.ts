@@ -6,6 +6,8 @@ import {
   DEFAULT_OUTPUT_TAIL_BYTES,
   requireClaimant,
   setClaim,
+  stampActor,
+  transitionActor,
   type Claimant,
   LEASE_RENEW_MS,
   LEASE_TTL_MS,
@@ -145,7 +147,7 @@ export class ValidationRunService {
       project: projectId, node: nodeId, exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, cancelled: result.cancelled,
     });
     if (result.cancelled) {
-      await this.change(projectId, nodeId, { type: 'cancel', runId });
+      await this.change(projectId, nodeId, { type: 'cancel', runId }, who);
       throw new CancelledError(TaskMessages.cancelled(nodeId));
     }
     const passed = result.exitCode === 0;
@@ -176,7 +178,7 @@ export class ValidationRunService {
     const claimedGraph = setClaim(started.graph, nodeId, claimFor(who, now, this.claimTtlMs, before?.claim));
     const begun = { ...started, graph: claimedGraph, node: claimedGraph.nodes.find((n) => n.id === nodeId)! };
     if (begun.node.validation_command) {
-      return { graph: begun.graph, transitions: begun.transitions, value: { node: begun.node, projectRoot: graph.project_root, verdict: undefined } };
+      return { graph: begun.graph, transitions: stampActor(begun.transitions, transitionActor(who)), value: { node: begun.node, projectRoot: graph.project_root, verdict: undefined } };
     }
     const run: RunOutcome = {
       finished_at: at.iso, command_ran: false, exit_code: null, signal: null, duration_ms: 0, timed_out: false, stdout_tail: '', stderr_tail: '', truncated: false,
@@ -184,7 +186,7 @@ export class ValidationRunService {
     const passed = applyTaskEvent(begun.graph, nodeId, { type: 'pass', runId, run }, at);
     return {
       graph: passed.graph,
-      transitions: [...begun.transitions, ...passed.transitions],
+      transitions: stampActor([...begun.transitions, ...passed.transitions], transitionActor(who)),
       history: [verdictEntry(at.iso, who, passed.node, true, passed.unlocked)],
       value: { node: passed.node, projectRoot: graph.project_root, verdict: { node: passed.node, unlocked: passed.unlocked, revision: graph.revision + 1 } },
     };
@@ -244,7 +246,10 @@ export class ValidationRunService {
     });
   }
 
-  /** A compare-and-swap applying one event to one node; a verdict (`who` given) goes into the history too. */
+  /**
+   * A compare-and-swap applying one event to one node; with `who` (the caller that asked for the run) its status
+   * changes carry that actor, and a verdict goes into the history too.
+   */
   private change(projectId: string, nodeId: string, event: TaskEvent, who?: Claimant) {
     return this.deps.store.update(projectId, (graph) => {
       const at = timeOf(this.deps.clock.now());
@@ -257,7 +262,8 @@ export class ValidationRunService {
       // An event that changed nothing (a result already marked delivered) writes nothing.
       const wrote = r.graph !== graph;
       const history = who && wrote && (event.type === 'pass' || event.type === 'fail') ? [verdictEntry(at.iso, who, r.node, event.type === 'pass', r.unlocked)] : [];
-      return { graph: wrote ? r.graph : undefined, transitions: r.transitions, history, value: { ...r, revision: wrote ? graph.revision + 1 : graph.revision } };
+      const transitions = who ? stampActor(r.transitions, transitionActor(who)) : r.transitions;
+      return { graph: wrote ? r.graph : undefined, transitions, history, value: { ...r, revision: wrote ? graph.revision + 1 : graph.revision } };
     });
   }
 }

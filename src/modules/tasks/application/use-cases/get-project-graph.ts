@@ -25,7 +25,7 @@ export class GetProjectGraph implements UseCase<GetProjectGraphInput, ToolOutput
 
   async execute(input: GetProjectGraphInput, ctx?: CallContext): Promise<ProjectGraphView> {
     const loaded = await loadProjectGraph(this.store, input.project, reachOf(ctx));
-    const graph = await this.plan.settled(loaded.projectId, loaded.graph);
+    const graph = await this.plan.settled(loaded.projectId, loaded.graph, ctx);
     return projectGraphView(graph, await this.store.readHistory(loaded.projectId, { limit: RECENT_HISTORY }));
   }
 }

@@ -29,7 +29,7 @@ export class GetReadyTasks implements UseCase<GetReadyTasksInput, GetReadyTasksO
 
   async execute(input: GetReadyTasksInput, ctx?: CallContext): Promise<GetReadyTasksOutput> {
     const loaded = await loadProjectGraph(this.store, input.project, reachOf(ctx));
-    const graph = await this.plan.settled(loaded.projectId, loaded.graph);
+    const graph = await this.plan.settled(loaded.projectId, loaded.graph, ctx);
     const filter = { tags: input.tags, metadata: input.metadata as Record<string, TaskMetadataValue> | undefined };
     const ready = rankReadyTasks(graph, { filter }).map(({ node: n, unblocks }) => {
       const item: GetReadyTasksOutput['ready_tasks'][number] = { id: n.id, title: n.title, status: n.status, priority: n.priority ?? 'medium', unblocks };

@@ -35,7 +35,7 @@ export class GetTaskDetails implements UseCase<GetTaskDetailsInput, TaskDetails>
     const { projectId, graph } = await loadProjectGraph(this.store, input.project, reachOf(ctx));
     const node = requireNode(graph, input.nodeId);
     const ids = node.split_from ? [node.id, node.split_from] : [node.id];
-    const transitions = (await this.store.readTransitions(projectId)).filter((t) => ids.includes(t.node));
+    const transitions = await this.store.readTransitions(projectId, { nodes: ids });
     const history = await this.store.readHistory(projectId, { nodes: ids });
     return { project: projectId, node, transitions, dependents: dependentsOf(graph, node.id).map((n) => n.id), history, revision: graph.revision };
   }

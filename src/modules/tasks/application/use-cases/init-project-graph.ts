@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { reachOf } from '../../../../kernel/reach';
 import { AlreadyExistsError, ConflictError } from '../../../../kernel/errors';
-import { createTaskGraph, runOwnership, TaskStatus, type TaskNodeDefinition } from '../../domain';
+import { createTaskGraph, runOwnership, transitionActor, TaskStatus, type TaskNodeDefinition } from '../../domain';
 import { Tokens } from '../../../../kernel/tokens';
 import { TasksTokens } from '../tasks.tokens';
 import type { Clock } from '../../../../kernel/clock';
@@ -50,6 +50,7 @@ export class InitProjectGraph implements UseCase<InitProjectGraphInput, ToolOutp
     const revision = await this.store.create(graph, {
       replace: input.replace ?? false,
       history: { time: now.iso, actor: who, action: 'init_project_graph', reason, nodes: [] },
+      actor: transitionActor(who),
       check: (existing) => {
         // Another identity's project (outside the caller's roots) is never replaced, nor said to be where it is.
         if (!reachOf(ctx).covers(existing.project_root)) throw new AlreadyExistsError('project', projectId, 'it is not yours to replace: choose another projectName');
