@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { Client as PgClient } from 'pg';
 import { connectClient, tempDir } from './helpers/server-process';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 
@@ -80,6 +81,67 @@ describe('PostgreSQL workflow sessions (built servers)', () => {
       expect(timeline.workflow.note).toMatch(/can no longer be loaded/);
     } finally {
       await Promise.all([a.close(), b.close()]);
+    }
+  });
+
+  it("bounded sessions in PostgreSQL: one output's artifacts and a session's log are capped (limit_exceeded, nothing written)", async () => {
+    // Before, --session-log-mb held only the file store's events.ndjson: a PostgreSQL session's log grew without bound.
+    const url = await pg.createTestDatabase();
+    const conn = await connectClient({
+      dataDir: path.join(tmp.dir, 'bounded'),
+      args: ['--workflows', WORKFLOWS, '--database-url', url, '--session-artifacts-mb', '0.01', '--session-log-mb', '0.03'],
+    });
+    const raw = async (tool: string, args: Record<string, unknown>) =>
+      (await conn.client.callTool({ name: tool, arguments: args }, undefined, { timeout: 60_000 })) as { isError?: boolean; structuredContent?: Answer; content: Array<{ text?: string }>; _meta?: Answer };
+    const code = (r: Awaited<ReturnType<typeof raw>>) => r._meta?.['workgraph/errorCode'];
+    const events = async (sessionId: string) => (await raw('workflow_session', { sessionId, limit: 500 })).structuredContent!;
+    try {
+      const files = Array.from({ length: 20 }, (_, i) => `f${i}.ts`);
+      const s = (await raw('workflow_start', { workflowId: 'session-demo', workspacePath: '/srv/bounded', context: { files } })).structuredContent!;
+      const big = await raw('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'plan', artifacts: [{ text: 'x'.repeat(11_000) }] } });
+      expect(code(big)).toBe('limit_exceeded');
+      expect(big.content[0]!.text).toContain('--session-artifacts-mb');
+      expect((await events(s.sessionId)).totalEvents).toBe(1);
+
+      let token: string = s.continueToken;
+      let steps = 0;
+      let refused: Awaited<ReturnType<typeof raw>> | undefined;
+      for (let i = 0; i < 20 && !refused; i++) {
+        const before = await events(s.sessionId);
+        const r = await raw('workflow_continue', { continueToken: token, output: { notesMarkdown: `step ${i}`, artifacts: [{ text: 'y'.repeat(6_000) }] } });
+        if (r.isError) {
+          refused = r;
+          // Nothing half-written: the timeline is exactly what it was, and the same token still names the head.
+          expect(await events(s.sessionId)).toEqual(before);
+        } else {
+          token = r.structuredContent!.continueToken;
+          steps++;
+        }
+      }
+      expect(code(refused!)).toBe('limit_exceeded');
+      expect(refused!.content[0]!.text).toContain('--session-log-mb');
+      expect(steps).toBeGreaterThan(1);
+      const timeline = await events(s.sessionId);
+      expect(timeline.totalEvents).toBe(steps + 1);
+      // What the database holds stays under the cap, counted as the file store's NDJSON would hold it.
+      const db = new PgClient({ connectionString: url });
+      await db.connect();
+      try {
+        const [row] = (
+          await db.query(
+            `SELECT s.log_bytes::int AS counted, (SELECT sum(octet_length(e.event::text) + 1)::int FROM wg_session_events e WHERE e.session_id = s.session_id) AS stored
+             FROM wg_sessions s WHERE s.session_id = $1`,
+            [s.sessionId],
+          )
+        ).rows;
+        expect(row.counted).toBe(row.stored);
+        expect(row.stored).toBeLessThanOrEqual(0.03 * 1024 * 1024);
+        expect(row.stored).toBeGreaterThan(0.03 * 1024 * 1024 - 7_000);
+      } finally {
+        await db.end();
+      }
+    } finally {
+      await conn.close();
     }
   });
 });

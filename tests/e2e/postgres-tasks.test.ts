@@ -68,7 +68,7 @@ describe('PostgreSQL task store (built server)', () => {
       expect.arrayContaining([
         { module: 'tasks', applied: 4, known: 4, pending: [] },
         { module: 'knowledge', applied: 4, known: 4, pending: [] },
-        { module: 'workflow', applied: 1, known: 1, pending: [] },
+        { module: 'workflow', applied: 2, known: 2, pending: [] },
         { module: 'graph', applied: 1, known: 1, pending: [] },
       ]),
     );

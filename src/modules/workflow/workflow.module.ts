@@ -113,7 +113,7 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   const changesOf = (c: DependencyContainer) => (c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined);
   if (config.database) {
     const pg = () => require('./infrastructure/postgres/pg-session-store') as typeof import('./infrastructure/postgres/pg-session-store');
-    container.register(WorkflowTokens.SessionStore, { useFactory: instanceCachingFactory((c) => new (pg().PgSessionStore)(c.resolve<PgDatabase>(Tokens.Database))) });
+    container.register(WorkflowTokens.SessionStore, { useFactory: instanceCachingFactory((c) => new (pg().PgSessionStore)(c.resolve<PgDatabase>(Tokens.Database), config.sessions.logMaxBytes)) });
     container.register(WorkflowTokens.SessionTokens, { useFactory: instanceCachingFactory((c) => new HmacSessionTokens(pg().databaseTokenKey(c.resolve<PgDatabase>(Tokens.Database)))) });
   } else {
     container.register(WorkflowTokens.SessionStore, {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { AlreadyExistsError, NotFoundError } from '../../../../kernel/errors';
+import { AlreadyExistsError, LimitExceededError, NotFoundError } from '../../../../kernel/errors';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
 import { foldSessionEvents, sameSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
 import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
@@ -16,15 +16,19 @@ import { importedState } from '../sessions/imported-session';
  * `workgraph_changes` with `{kind: "session", id}`; this process hears it back through the PgChangeBridge.
  */
 export class PgSessionStore implements SessionStore {
-  constructor(private readonly db: PgDatabase) {}
+  /** `logMaxBytes`: the largest log a session may hold (--session-log-mb, default 64 MiB), as the file store's. */
+  constructor(
+    private readonly db: PgDatabase,
+    private readonly logMaxBytes = 64 * 1024 * 1024,
+  ) {}
 
   async create(first: SessionStartedEvent, workflowText: string): Promise<SessionState> {
     const state = foldSessionEvents(undefined, [first]) as SessionState;
     await this.db.transaction(async (tx) => {
       const inserted = await tx.query(
-        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
-        [first.sessionId, ...this.row(state), workflowText],
+        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text, log_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (session_id) DO NOTHING RETURNING session_id`,
+        [first.sessionId, ...this.row(state), workflowText, logBytes([first])],
       );
       if (!inserted.length) throw new AlreadyExistsError('session', first.sessionId);
       await this.insertEvents(tx, first.sessionId, 0, [first]);
@@ -46,9 +50,9 @@ export class PgSessionStore implements SessionStore {
         await tx.query('DELETE FROM wg_sessions WHERE session_id = $1', [id]);
       }
       await tx.query(
-        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, ...this.row(state), workflowText],
+        `INSERT INTO wg_sessions (session_id, state, summary, status, workflow_id, workspace_path, updated_at, workflow_text, log_bytes)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [id, ...this.row(state), workflowText, logBytes(events)],
       );
       for (let i = 0; i < events.length; i += 1000) await this.insertEvents(tx, id, i, events.slice(i, i + 1000));
       await this.notify(tx, id);
@@ -66,17 +70,28 @@ export class PgSessionStore implements SessionStore {
   async update<T>(sessionId: string, decide: (state: SessionState, history: () => Promise<SessionHistory>) => Promise<SessionChange<T>>): Promise<T> {
     if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
     const result = await this.db.transaction(async (tx) => {
-      const rows = await tx.query<{ state: SessionState }>('SELECT state FROM wg_sessions WHERE session_id = $1 FOR UPDATE', [sessionId]);
+      const rows = await tx.query<{ state: SessionState; log_bytes: string }>(
+        'SELECT state, log_bytes::text AS log_bytes FROM wg_sessions WHERE session_id = $1 FOR UPDATE',
+        [sessionId],
+      );
       if (!rows.length) throw this.notFound(sessionId);
       const current = rows[0].state;
       const change = await decide(current, () => this.readHistory(tx, sessionId));
       if (!change.events.length) return change.result;
+      // Checked before anything is written: the transaction then ends with nothing of the continue stored.
+      const grown = Number(rows[0].log_bytes) + logBytes(change.events);
+      if (grown > this.logMaxBytes) {
+        throw new LimitExceededError(
+          `session '${sessionId}': its log would grow to ${grown} bytes, past the ${this.logMaxBytes} a session's log may hold (--session-log-mb); nothing was written — start a new session to go on`,
+          { limit: 'session-log-mb', max: this.logMaxBytes, size: grown, sessionId },
+        );
+      }
       const [{ seq }] = await tx.query<{ seq: number }>('SELECT coalesce(max(seq), 0)::int AS seq FROM wg_session_events WHERE session_id = $1', [sessionId]);
       await this.insertEvents(tx, sessionId, seq, change.events);
       const next = foldSessionEvents(current, change.events) as SessionState;
       await tx.query(
-        'UPDATE wg_sessions SET state = $2, summary = $3, status = $4, workflow_id = $5, workspace_path = $6, updated_at = $7 WHERE session_id = $1',
-        [sessionId, ...this.row(next)],
+        'UPDATE wg_sessions SET state = $2, summary = $3, status = $4, workflow_id = $5, workspace_path = $6, updated_at = $7, log_bytes = $8 WHERE session_id = $1',
+        [sessionId, ...this.row(next), grown],
       );
       await this.notify(tx, sessionId);
       return change.result;
@@ -169,4 +184,9 @@ export function databaseTokenKey(db: PgDatabase): () => Promise<Buffer> {
     const [row] = await db.query<{ value: string }>("SELECT value FROM wg_settings WHERE name = 'session_token_key'");
     return Buffer.from(row.value, 'base64');
   };
+}
+
+/** The bytes `events` take in a session log as NDJSON (each event's JSON and its newline), as the file store counts. */
+function logBytes(events: readonly SessionEvent[]): number {
+  return events.reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e)) + 1, 0);
 }

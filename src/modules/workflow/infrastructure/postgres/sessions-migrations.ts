@@ -34,4 +34,15 @@ export const workflowMigrations: Migration[] = [
       );
     `,
   },
+  {
+    module: 'workflow',
+    version: 2,
+    name: "a session's log size (bytes of its events as NDJSON), so --session-log-mb is checked in O(1)",
+    // What the file store's events.ndjson would hold: each event's JSON and its newline. Rows already there are
+    // counted once, here.
+    sql: `
+      ALTER TABLE wg_sessions ADD COLUMN log_bytes bigint NOT NULL DEFAULT 0;
+      UPDATE wg_sessions s SET log_bytes = (SELECT coalesce(sum(octet_length(e.event::text) + 1), 0) FROM wg_session_events e WHERE e.session_id = s.session_id);
+    `,
+  },
 ];
