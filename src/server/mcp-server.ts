@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { ProtocolError, Server, type JSONRPCRequest, type LoggingLevel, type ServerContext, type StandardSchemaV1, type Transport } from '@modelcontextprotocol/server';
+import { LOG_LEVEL_META_KEY, ProtocolError, Server, type JSONRPCRequest, type LoggingLevel, type ServerContext, type StandardSchemaV1, type Transport } from '@modelcontextprotocol/server';
 import type { CallContext } from '../kernel/call-context';
 import { LOCAL_IDENTITY, type Identity } from '../kernel/identity';
 import { callerIdentity, type AuthInfoLike } from './caller-identity';
@@ -24,6 +24,7 @@ import type { InjectionToken } from 'tsyringe';
 import type { ChangeEvents } from '../kernel/change-events';
 import { installPromptsAndResources } from './prompts-and-resources';
 import type { ChangeReacher } from '../kernel/change-reach';
+import type { ListenedResources } from './listened-resources';
 import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
 import type { ProtocolState } from './protocol-state';
 import { modernToolCall } from './modern-tool-call';
@@ -97,10 +98,13 @@ export interface WorkgraphServerDeps {
    * key. Without it, the modern era runs no tasks and asks no questions.
    */
   protocolState?: () => ProtocolState;
+  /** Modern stdio: the URIs the connection's listen streams name (listened-resources.ts). */
+  listened?: ListenedResources;
 }
 
 
 let sessionCount = 0;
+let requestLogCount = 0;
 
 /** The params schema of a plain method in the modern era: any object (the tool's own input schema checks it). */
 const ANY_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
@@ -168,6 +172,7 @@ export class WorkgraphServer {
         era: this.era,
         caller: deps.caller,
         ...(deps.reachers ? { reachers: deps.reachers } : {}),
+        ...(deps.listened ? { listened: deps.listened } : {}),
         ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
       });
       const previous = this.sdk.onclose;
@@ -276,8 +281,8 @@ export class WorkgraphServer {
       };
     }
 
-    // MCP logging: forward only once the client asked for it, at the level it asked for.
-    // (The modern era has no logging/setLevel: its server announces no logging and never forwards log entries.)
+    // MCP logging: forward only once the client asked for it, at the level it asked for. (The modern era has no
+    // logging/setLevel: a request names its level in its envelope and hears its own call's entries, withRequestLog.)
     if (this.era === 'legacy') {
       this.sdk.setRequestHandler('logging/setLevel', async (request) => {
         this.mcpLogLevel = request.params.level;
@@ -332,10 +337,30 @@ export class WorkgraphServer {
     const { signal, dispose } = lazyCallSignal(extra.mcpReq.signal, calls.signal);
     try {
       const ctx = this.callContext(extra, signal, input);
+      const level = this.era === 'modern' ? (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] : undefined;
+      if (level) return await this.withRequestLog(extra, () => fn(ctx));
       return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
     } finally {
       dispose();
       done();
+    }
+  }
+
+  /**
+   * Modern era: a request that names a log level in its envelope (`io.modelcontextprotocol/logLevel`) hears the log
+   * entries its own call writes, at that level and above, as notifications/message on its own answer (the SDK's
+   * `ctx.mcpReq.log` applies the level); a request without it hears none. Each such call is its own log origin, so
+   * concurrent calls on one connection never hear each other's entries.
+   */
+  private async withRequestLog<T>(extra: ServerContext, fn: () => Promise<T>): Promise<T> {
+    const origin = `${this.logOrigin}-request-${++requestLogCount}`;
+    const remove = this.deps.pinoLogger?.addSink((level, msg, fields, from) => {
+      if (from === origin) void extra.mcpReq.log(TO_MCP_LEVEL[level], { msg, ...fields }, 'workgraph').catch(() => undefined);
+    });
+    try {
+      return await runAsLogOrigin(origin, fn);
+    } finally {
+      remove?.();
     }
   }
 

@@ -11,6 +11,7 @@ import { WorkflowTokens, type ListSessionsOutput, type SessionTimeline, type Wor
 import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../modules/tasks';
 import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
+import type { ListenedResources } from './listened-resources';
 import { knowledgeProjectOf, knowledgeResourceTemplates, knowledgeTarget, listKnowledgeResources, readKnowledgeResource } from './knowledge-resources';
 
 export interface PromptsAndResourcesDeps {
@@ -35,6 +36,8 @@ export interface PromptsAndResourcesDeps {
    * within the reach of the identity that subscribed. Without them only an identity that reaches everything hears.
    */
   reachers?: () => readonly ChangeReacher[];
+  /** Modern era: the URIs this connection's listen streams name (knowledge node URIs are announced from it). */
+  listened?: ListenedResources;
 }
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
@@ -230,6 +233,8 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
         void changeInReach(reachers, e, deps.caller ?? LOCAL_IDENTITY).then((ok) => {
           if (!ok) return;
           void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
+          // A knowledge change updates its project's node resources too: those a listen stream names.
+          if (e.kind === 'knowledge') for (const node of deps.listened?.nodeUrisOf(e.project ?? e.id) ?? []) void sdk.sendResourceUpdated({ uri: node }).catch(() => undefined);
           // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
           void sdk.sendResourceListChanged().catch(() => undefined);
         });
@@ -272,7 +277,14 @@ export function resourceUriOf(e: ChangeEvent, workflow: boolean, tasksServed: bo
   return undefined;
 }
 
-/** The change target a resource URI names. */
+/** The change target a resource URI names, when the modules served serve it. */
+export function resourceTargetOf(uri: string, modules: readonly string[]): ChangeTarget | undefined {
+  const target = targetOf(uri);
+  if (target) return (target.kind === 'session' ? modules.includes('workflow') : modules.includes('tasks')) ? target : undefined;
+  return modules.includes('knowledge') ? knowledgeTarget(uri) : undefined;
+}
+
+/** The change target a session or task-graph URI names. */
 function targetOf(uri: string): ChangeTarget | undefined {
   const session = SESSION_URI.exec(uri);
   if (session) return { kind: 'session', id: session[1] };

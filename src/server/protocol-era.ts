@@ -9,7 +9,8 @@ import { TASKS_EXTENSION } from './tasks-extension/extension-task';
  *
  * - legacy (2025-11-25 and older, `initialize`): exactly what workgraph served before the modern era — MCP logging,
  *   client roots, sampling, unsolicited `list_changed` and `resources/updated` to `resources/subscribe`rs.
- * - modern (2026-07-28): no handshake, no roots, no sampling requests, no `logging/setLevel`; every list can change
+ * - modern (2026-07-28): no handshake, no roots, no sampling requests, no `logging/setLevel` (a request names its log
+ *   level in its envelope and hears its own call's log entries); every list can change
  *   (`subscriptions/listen` delivers `list_changed` and the resource updates a listener names) and the cacheable
  *   results carry the hints below.
  */
@@ -19,7 +20,8 @@ export type { ProtocolEra };
 export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean, runsTasks = false): ServerCapabilities {
   const served = servesPromptsAndResources ? promptsAndResourcesCapabilities(modules) : {};
   if (era === 'legacy') return { tools: { listChanged: true }, logging: {}, ...served };
-  const caps: ServerCapabilities = { tools: { listChanged: true } };
+  // Logging (deprecated in 2026-07-28, still in it): per request, by the level its envelope names.
+  const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };
   if (served.prompts) caps.prompts = { listChanged: true };
   if (served.resources) caps.resources = { subscribe: true, listChanged: true };
   // The tasks extension (docs/protocol-eras.md "Tasks"): long-running tools run as tasks for clients declaring it.

@@ -12,6 +12,8 @@ import type { Lifecycle } from '../kernel/lifecycle';
 import type { PinoLogger } from '../kernel/logging/pino-logger';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { trackRequests } from './request-tracking';
+import { ListenedResources, trackListens } from './listened-resources';
+import { resourceTargetOf } from './prompts-and-resources';
 import { sharedFolderWatch } from './folder-changes';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { LineTransport, type LineTransportOptions } from './line-transport';
@@ -45,6 +47,8 @@ export interface SessionOptions {
   refused?: Set<string | number>;
   /** Whether connecting the server tracks its requests; default: when no `calls` are given. */
   tracksRequests?: boolean;
+  /** Modern stdio: the URIs the connection's listen streams name (listened-resources.ts). */
+  listened?: ListenedResources;
 }
 
 /** A protocol server built for one client session, with the end of that session. */
@@ -128,6 +132,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         tracksRequests: sessionOpts.tracksRequests ?? sessionOpts.calls === undefined,
         ...(sessionOpts.refused ? { refused: sessionOpts.refused } : {}),
         ...(sessionOpts.era === 'modern' ? { protocolState: state } : {}),
+        ...(sessionOpts.listened ? { listened: sessionOpts.listened } : {}),
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },
@@ -195,12 +200,14 @@ export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): P
     await session?.server.close();
   };
   transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
+  // Modern: what the connection's listen streams name is watched in the data dir, and its knowledge nodes announced.
+  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, servedModules(host.core.config)));
   // The SDK's stdio entry decides the era from the opening exchange (an `initialize` or any message without the
   // 2026-07-28 envelope: legacy; an enveloped request: modern) and pins one server per connection, built here.
   sdkServeStdio(
     ({ era }) => {
       // Beside HTTP other clients share the process: this session's log entries are kept to itself.
-      session = host.newSession({ isolateLogs: !alone, era, calls, refused });
+      session = host.newSession({ isolateLogs: !alone, era, calls, refused, ...(era === 'modern' ? { listened } : {}) });
       return session.server.sdk;
     },
     { transport, onerror: (e) => logger.debug('stdio protocol error', { err: e.message }) },
@@ -218,6 +225,7 @@ export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): P
     logger.debug('transport error', { err: e.message });
   };
   trackRequests(transport, { calls, refused, logger });
+  trackListens(transport, listened);
 
   // The start line needs the workflow module: it is loaded once the client's handshake and first request have been
   // answered, so `initialize` and `tools/list` never wait for it.

@@ -69,7 +69,8 @@ describe('the modern era (2026-07-28) beside the legacy one', () => {
     // server/discover: identity (result _meta), capabilities, instructions.
     expect(client.getServerVersion()).toMatchObject({ name: 'workgraph' });
     expect(client.getServerCapabilities()).toMatchObject({ tools: { listChanged: true }, resources: { subscribe: true, listChanged: true } });
-    expect(client.getServerCapabilities()).not.toHaveProperty('logging');
+    // Logging per request (its envelope's log level): tests/e2e/modern-era-ops.test.ts.
+    expect(client.getServerCapabilities()).toHaveProperty('logging');
     expect(client.getInstructions()).toContain('task DAG');
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['workflow_next', 'validate_task_loop', 'add_nodes', 'graph_inspect', 'sum_to_n']));

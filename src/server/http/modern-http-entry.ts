@@ -5,7 +5,8 @@ import type { ChangeEvents } from '../../kernel/change-events';
 import type { Logger } from '../../kernel/logger';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { servedModules } from '../builtin-tools';
-import { resourceUriOf } from '../prompts-and-resources';
+import { resourceTargetOf, resourceUriOf } from '../prompts-and-resources';
+import { ListenedResources, listenedUris } from '../listened-resources';
 import { callerIdentity, type AuthInfoLike } from '../caller-identity';
 import { changeReachersIn } from '../../kernel/change-reachers';
 import { LOCAL_IDENTITY } from '../../kernel/identity';
@@ -66,7 +67,10 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
     },
   );
   const node = toNodeHandler(handler, { maxRequestBodySize: opts.maxBodyBytes, onerror: (e) => logger.warn('modern http request failed', { err: e.message }) });
-  const stopPublishing = publishChanges(handler, bus, host.core.changeEvents, host.core.registry, servedModules(host.core.config));
+  const modules = servedModules(host.core.config);
+  // What the open listen streams name: watched in the data dir (other processes' changes), knowledge nodes announced.
+  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, modules));
+  const stopPublishing = publishChanges(handler, bus, host.core.changeEvents, host.core.registry, modules, listened);
   const stopPrompts = host.onWorkflowsChanged(() => handler.notify.promptsChanged());
 
   return {
@@ -74,8 +78,11 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
       if (!namesModernRevision(req, parsed)) return false;
       return !(await isLegacyRequest(await toWebRequest(req, parsed), parsed, { maxRequestBodySize: opts.maxBodyBytes }));
     },
-    handle: (req, res, parsed) =>
-      bus.runAs(callerIdentity((req as http.IncomingMessage & { auth?: AuthInfoLike }).auth, LOCAL_IDENTITY), () => node(req, res, parsed)),
+    handle: (req, res, parsed) => {
+      const uris = listenedUris(parsed);
+      if (uris) res.once('close', listened.open(uris));
+      return bus.runAs(callerIdentity((req as http.IncomingMessage & { auth?: AuthInfoLike }).auth, LOCAL_IDENTITY), () => node(req, res, parsed));
+    },
     close: async () => {
       stopPublishing();
       stopPrompts();
@@ -96,10 +103,11 @@ function namesModernRevision(req: http.IncomingMessage, parsed: unknown): boolea
 }
 
 /** Publishes the process's changes on the handler's `subscriptions/listen` bus; returns the function that stops. */
-function publishChanges(handler: McpHttpHandler, bus: ReachEventBus, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[]): () => void {
+function publishChanges(handler: McpHttpHandler, bus: ReachEventBus, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[], listened: ListenedResources): () => void {
   const stopChanges = changes.subscribe((e) => {
     const uri = resourceUriOf(e, modules.includes('workflow'), modules.includes('tasks'), modules.includes('knowledge'));
-    if (uri) void bus.publishChange(e, uri);
+    // A knowledge change updates its project's node resources too: those a listen stream names.
+    if (uri) void bus.publishChange(e, uri, e.kind === 'knowledge' ? listened.nodeUrisOf(e.project ?? e.id) : []);
   });
   const stopTools = registry.onChange(() => handler.notify.toolsChanged());
   return () => {

@@ -41,10 +41,11 @@ export class ReachEventBus implements ServerEventBus {
     };
   }
 
-  /** Announces a change of the resource `uri` to the listeners whose identity reaches it. */
-  publishChange(change: ChangeEvent, uri: string): Promise<void> {
+  /** Announces a change of the resource `uri` (and of `also`: its parts, a knowledge graph's nodes) to the listeners whose identity reaches it. */
+  publishChange(change: ChangeEvent, uri: string, also: readonly string[] = []): Promise<void> {
     return this.router.route(change, (l) => {
       deliver(l, { kind: 'resource_updated', uri });
+      for (const part of also) deliver(l, { kind: 'resource_updated', uri: part });
       // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
       deliver(l, { kind: 'resources_list_changed' });
     });
