@@ -8,7 +8,8 @@ const { performance } = require('node:perf_hooks');
 
 const ROOT = path.resolve(__dirname, '..');
 const CLI = path.join(ROOT, 'dist', 'cli', 'main.js');
-const ECHO = path.join(__dirname, 'fixtures', 'echo-server.js');
+// The bare SDK baseline: the SDK's v2 (`serveStdio`), as workgraph is built on; the v1 client speaks its legacy era.
+const ECHO = path.join(__dirname, 'fixtures', 'echo-v2.js');
 
 function tempDir(prefix) {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
@@ -94,6 +95,7 @@ function round(x) {
  * - `sdk`: plus what the SDK client's listTools() then does with it — compile every tool's output schema with Ajv
  *   (Client.cacheToolMetadata, called exactly as listTools calls it). That part grows with the tool list on the wire,
  *   not with the server's start: a build serving more tools pays more of it in the client.
+ * Beside them `tools` and `bytes`: how many tools the answer listed and its size as JSON.
  */
 async function coldStartOnce(start) {
   const { ListToolsResultSchema } = require('@modelcontextprotocol/sdk/types.js');
@@ -104,7 +106,8 @@ async function coldStartOnce(start) {
   client.cacheToolMetadata(result.tools);
   const sdk = performance.now() - t0;
   await client.close();
-  return { server, sdk, tools: result.tools.length };
+  // The tools/list answer's size as JSON (what the wire carries of it, but the JSON-RPC frame).
+  return { server, sdk, tools: result.tools.length, bytes: Buffer.byteLength(JSON.stringify(result)) };
 }
 
 const LOADED_MODULES_HOOK = path.join(ROOT, 'tests', 'helpers', 'loaded-modules-hook.js');

@@ -1,5 +1,5 @@
-// 10,000 sequential tools/call workflow_next through the SDK's real client, beside the bare SDK echo server measured
-// the same way in the same run. Goal: median within 1.5x of the echo server's.
+// 10,000 sequential tools/call workflow_next through the SDK's real client, beside the bare SDK v2 echo server
+// (bench/fixtures/echo-v2.js, `serveStdio`) measured the same way in the same run. Goal: median within 1.5x of the echo server's.
 //
 // Each server first gets a warm-up (the JIT settles after a few thousand calls); then the calls are made in short
 // rounds that alternate between the servers, so a change in the machine's load hits all of them alike. The figures are
