@@ -34,6 +34,9 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   graphRunsKeep: 'integer',
   maxSubscriptions: 'integer',
   claimTtl: 'string',
+  maxVerificationAttempts: 'integer',
+  verificationTimeout: 'string',
+  agentVerification: 'boolean',
   sessionArtifactsMb: 'integer',
   sessionLogMb: 'integer',
   // serve's HTTP transport (src/cli/resolve-http-config.ts)

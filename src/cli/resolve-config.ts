@@ -46,6 +46,12 @@ export interface CommonFlags {
   maxSubscriptions?: string | number;
   /** `serve`: how long a task's claim holds without a call of its claimant (`30m`, `90s`, `1h`; a bare number is seconds). */
   claimTtl?: string | number;
+  /** `serve`: failed verification runs in a row on one step before it needs a person (default 5). */
+  maxVerificationAttempts?: string | number;
+  /** `serve`: a verification command's time limit (`10m`, `90s`; a bare number is seconds). */
+  verificationTimeout?: string | number;
+  /** `serve`: never run verification commands on the server (env WORKGRAPH_AGENT_VERIFICATION=1). */
+  agentVerification?: boolean;
 }
 
 /**
@@ -132,6 +138,23 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
       ]),
       defaults.claimTtlMs!,
     ),
+    verification: {
+      maxAttempts: setting(
+        '--max-verification-attempts',
+        flags.maxVerificationAttempts ?? env.WORKGRAPH_MAX_VERIFICATION_ATTEMPTS ?? (file.maxVerificationAttempts as number | undefined),
+        defaults.verification!.maxAttempts,
+      ),
+      timeoutMs: duration(
+        ...firstOf([
+          ['--verification-timeout', flags.verificationTimeout],
+          ['WORKGRAPH_VERIFICATION_TIMEOUT', env.WORKGRAPH_VERIFICATION_TIMEOUT],
+          [`config file ${configFile}: verificationTimeout`, file.verificationTimeout],
+        ]),
+        defaults.verification!.timeoutMs,
+      ),
+      agentOnly:
+        flags.agentVerification ?? envSwitch(env.WORKGRAPH_AGENT_VERIFICATION, 'WORKGRAPH_AGENT_VERIFICATION') ?? (file.agentVerification as boolean | undefined) ?? defaults.verification!.agentOnly,
+    },
     graph: {
       historyMaxBytes: mebibytes(flags, env, file, 'graphHistoryMb', 'WORKGRAPH_GRAPH_HISTORY_MB', defaults.graph!.historyMaxBytes),
       runHistoryMaxBytes: mebibytes(flags, env, file, 'graphRunHistoryMb', 'WORKGRAPH_GRAPH_RUN_HISTORY_MB', defaults.graph!.runHistoryMaxBytes),

@@ -35,6 +35,18 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
     flags: '--claim-ttl <duration>',
     description: "how long a started task stays claimed by its agent without a call of theirs on it, e.g. 30m; then it is READY again (env WORKGRAPH_CLAIM_TTL; default 30m)",
   },
+  {
+    flags: '--max-verification-attempts <n>',
+    description: 'failed verification commands in a row on one session step before it needs a person (env WORKGRAPH_MAX_VERIFICATION_ATTEMPTS; default 5)',
+  },
+  {
+    flags: '--verification-timeout <duration>',
+    description: "a workflow verification command's time limit unless the step sets timeout_ms, e.g. 10m (env WORKGRAPH_VERIFICATION_TIMEOUT; default 10m)",
+  },
+  {
+    flags: '--agent-verification',
+    description: 'never run workflow verification commands on the server: hand them to the agent, marked unverified (env WORKGRAPH_AGENT_VERIFICATION=1)',
+  },
   { flags: '--http <[host:]port>', description: 'serve MCP over streamable HTTP at /mcp (env WORKGRAPH_HTTP; host default 127.0.0.1)' },
   { flags: '--stdio', description: 'with --http: serve stdio too (end of stdin then closes only the stdio session)' },
   { flags: '--auth-token-file <file>', description: 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)' },

@@ -55,6 +55,13 @@ export interface AppConfig {
    */
   sessions: { maxBlockedAttempts: number; completedRetentionDays: number; artifactsMaxBytes?: number; logMaxBytes?: number };
   /**
+   * Workflow verification steps (a step's `verification {command}`). `maxAttempts` (default 5,
+   * --max-verification-attempts): failed runs in a row before the step needs a person; `timeoutMs` (default 10
+   * minutes, --verification-timeout): a command's time limit unless the step sets `timeout_ms`; `agentOnly` (default
+   * false, --agent-verification): never run the commands on the server — hand them to the agent, marked unverified.
+   */
+  verification?: { maxAttempts: number; timeoutMs: number; agentOnly: boolean };
+  /**
    * The modules whose tools are served (`--modules`, WORKGRAPH_MODULES, comma-separated). Default all four. The
    * plain JSON-RPC workflow methods are answered only when `workflow` is served.
    */

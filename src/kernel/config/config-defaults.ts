@@ -30,6 +30,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     maxSubscriptions: 1_000,
     claimTtlMs: 30 * 60 * 1000,
     sessions: { maxBlockedAttempts: 3, completedRetentionDays: 30, artifactsMaxBytes: 1 * MIB, logMaxBytes: 64 * MIB },
+    verification: { maxAttempts: 5, timeoutMs: 10 * 60 * 1000, agentOnly: false },
     graphRunsPerTool: 20,
     modules: [...MODULE_NAMES],
     onlyGraphs: false,

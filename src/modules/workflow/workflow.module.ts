@@ -40,6 +40,10 @@ import { FileSessionStore } from './infrastructure/sessions/file-session-store';
 import { SessionChangeReach } from './application/services/session-change-reach';
 import type { SessionStore } from './application/ports/session-store';
 import { HmacSessionTokens } from './infrastructure/sessions/hmac-session-tokens';
+import { VerificationService } from './application/services/verification-service';
+import type { VerificationRunner } from './application/ports/verification-runner';
+import { TasksTokens } from '../tasks';
+import { CommandFailedError } from '../../kernel/errors';
 
 /**
  * The workflow module. WorkflowTokens.WorkflowStorage is
@@ -100,6 +104,16 @@ export const workflowModule: ModuleRegistration = (container, config) => {
     });
   }
 
+  // Verification commands run through the tasks module's runner (one runner per server: its process trees are killed on
+  // shutdown with the tasks'); a container without the tasks module cannot run them and says so.
+  container.register(WorkflowTokens.VerificationRunner, {
+    useFactory: instanceCachingFactory<VerificationRunner>((c) =>
+      c.isRegistered(TasksTokens.CommandRunner, true)
+        ? c.resolve<VerificationRunner>(TasksTokens.CommandRunner)
+        : { run: async (req) => Promise.reject(new CommandFailedError(`no command runner is configured to run '${req.command}'`, { cwd: req.cwd })) },
+    ),
+  });
+  container.register(WorkflowTokens.VerificationService, { useClass: VerificationService }, singleton);
   container.register(WorkflowTokens.ListWorkflows, { useClass: ListWorkflows }, singleton);
   container.register(WorkflowTokens.GetWorkflow, { useClass: GetWorkflow }, singleton);
   container.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep }, singleton);

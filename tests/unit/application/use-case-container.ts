@@ -11,6 +11,11 @@ import { MapWorkflowStorage } from './workflow-test-helpers';
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
 import type { ContractRule } from '../../../src/modules/workflow/application/ports/contract-rules';
+import { VerificationService } from '../../../src/modules/workflow/application/services/verification-service';
+import { ShellCommandRunner } from '../../../src/modules/tasks/infrastructure/process/shell-command-runner';
+import { AllowedRootsPolicy } from '../../../src/kernel/files/allowed-roots-policy';
+import { configDefaults } from '../../../src/kernel/config/config-defaults';
+import { systemClock, systemTimers } from '../../../src/kernel/clock';
 
 /**
  * A child container wired the way the workflow DI module wires production (real services, tokens and decorators),
@@ -29,6 +34,8 @@ export function workflowUseCases(workflows: Workflow[], rules: ContractRule[] = 
   c.registerSingleton(WorkflowTokens.ContractSchemas, ContractSchemaFiles);
   for (const rule of rules) c.register(WorkflowTokens.ContractRules, { useValue: rule });
   c.registerSingleton(WorkflowTokens.StepOutputChecker, StepOutputChecker);
+  // Verification steps run through the real runner, in folders under the default roots (home, temp).
+  c.registerInstance(WorkflowTokens.VerificationService, new VerificationService(new ShellCommandRunner(), new AllowedRootsPolicy([]), configDefaults(), systemClock, systemTimers));
   c.register(WorkflowTokens.GetNextStep, { useClass: GetNextStep });
   c.register(WorkflowTokens.ValidateStepOutput, { useClass: ValidateStepOutput });
   return { container: c, next: c.resolve<GetNextStep>(WorkflowTokens.GetNextStep), validate: c.resolve<ValidateStepOutput>(WorkflowTokens.ValidateStepOutput) };

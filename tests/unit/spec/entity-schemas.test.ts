@@ -86,7 +86,7 @@ describe('spec/*.schema.json against the typed declarations', () => {
       properties: { ...(defs.promptStep.properties as Schema), ...(defs.currentPromptStep.properties as Schema) },
     };
     /** What the answers add to a step: where it sits, and the current format's resolved extras. */
-    const derived = ['completionId', 'loop', 'confirmation', 'assessments', 'delegations', 'fragments'];
+    const derived = ['completionId', 'loop', 'confirmation', 'assessments', 'delegations', 'fragments', 'verificationCommand'];
 
     /** The session tools' step is `sessionStep`: the step object, or null when the run is complete. */
     const sessionObject = sessionStep.anyOf[0] as Schema;

@@ -92,6 +92,9 @@ const sessionAnswer = {
     forked: { type: 'object', properties: { from: { type: 'integer' }, previousHead: { type: 'integer' } } },
     warnings: { type: 'array', items: { type: 'string' }, description: "workflow_start: the workflow's missing references (workspace ones against workspacePath); a workspace workflow shadowing another source's." },
     replayed: { type: 'boolean', description: 'This exact call was made before; answered as then, nothing new recorded.' },
+    // The same shapes as workflow_next's (verificationOutcome, sentBack), left open here to keep tools/list small.
+    verification: { type: 'object', description: "The verification of the step just completed: workflow_next's verification object." },
+    sentBack: { type: 'object', description: 'An audit sent the session back to the audited step: {to, note} (a fork; the old branch is kept).' },
   },
 } as const;
 

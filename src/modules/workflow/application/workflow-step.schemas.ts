@@ -27,6 +27,42 @@ export const stepCore = {
 
 const core = stepCore.properties;
 
+/** A verification step as handed out: its command and whether the server runs it (else the agent does, unverified). */
+export const stepVerification = {
+  type: 'object',
+  required: ['command', 'runsOn'],
+  description: 'A verification step: the command proving the previous step, run by the server when you complete this step (runsOn "server") or by you (runsOn "agent", recorded unverified; reason says why).',
+  properties: {
+    command: { type: 'string' },
+    runsOn: { enum: ['server', 'agent'] },
+    reason: { type: 'string' },
+    timeoutMs: { type: 'integer' },
+  },
+} as const;
+
+/** One verification attempt as answers carry it (the verification_run event's fields). */
+export const verificationOutcome = {
+  type: 'object',
+  required: ['command', 'ranBy', 'exitCode', 'signal', 'timedOut', 'cancelled', 'durationMs', 'stdoutTail', 'stderrTail', 'truncated', 'verified'],
+  description: 'The verification of the step just completed: who ran the command, how it ended, the output tails; verified only when the server ran it and it exited 0.',
+  properties: {
+    command: { type: 'string' },
+    ranBy: { enum: ['server', 'agent'] },
+    reason: { type: 'string' },
+    cwd: { type: 'string' },
+    exitCode: { type: ['integer', 'null'] },
+    signal: { type: ['string', 'null'] },
+    timedOut: { type: 'boolean' },
+    cancelled: { type: 'boolean' },
+    durationMs: { type: 'integer' },
+    stdoutTail: { type: 'string' },
+    stderrTail: { type: 'string' },
+    truncated: { type: 'boolean' },
+    verified: { type: 'boolean' },
+    timeoutMs: { type: 'integer' },
+  },
+} as const;
+
 /** The stateless answers say what to do with the completionId (sessions keep it for the agent). */
 const completionId = { ...core.completionId, description: 'Append exactly this string to completedSteps when the step is done.' } as const;
 
@@ -55,8 +91,13 @@ export const returnedStep = {
       description: 'Current format: assessments to send (wr.assessment artifacts), with their dimensions, allowed levels and an example.',
       items: { type: 'object' },
     },
-    delegations: { type: 'array', items: { type: 'object' }, description: 'Current format, parallel steps: the delegations that apply now.' },
+    delegations: {
+      type: 'array',
+      items: { type: 'object' },
+      description: 'Current format, parallel steps: the delegations that apply now (goal; allowedTools is a hint, nothing restricts them); a synthesis step: each one\'s goal and result slot.',
+    },
     fragments: { type: 'array', items: { type: 'string' } },
+    verificationCommand: stepVerification,
   },
 } as const;
 

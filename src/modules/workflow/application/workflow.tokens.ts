@@ -33,4 +33,7 @@ export const WorkflowTokens = {
   ListSessions: Symbol.for('workgraph.ListSessions'),
   GetSessionTimeline: Symbol.for('workgraph.GetSessionTimeline'),
   PruneSessions: Symbol.for('workgraph.PruneSessions'),
+  /** The command runner verification steps run through (the tasks module's, wired by workflow.module.ts). */
+  VerificationRunner: Symbol.for('workgraph.VerificationRunner'),
+  VerificationService: Symbol.for('workgraph.VerificationService'),
 } as const;

@@ -1,5 +1,5 @@
 import { toolSchemas } from '../../../kernel/tools/tool-schema';
-import { previewStep, returnedStep, stepBlocker, stepGuidance } from './workflow-step.schemas';
+import { previewStep, returnedStep, stepBlocker, stepGuidance, verificationOutcome } from './workflow-step.schemas';
 
 /**
  * The input and output schemas of the workflow module's stateless tools, each written once: workflow.tools.ts declares
@@ -135,7 +135,7 @@ export const workflowNextSchemas = toolSchemas({
         description: 'completionIds of the steps done so far (a step id, or loopId[i].stepId inside loops).',
       },
       context: contextObject,
-      workspacePath,
+      workspacePath: { ...workspacePath, description: 'The folder you work in (default your first MCP root): its own workflows are served, and the server runs verification commands there (run scope).' },
       output: {
         type: 'object',
         description:
@@ -158,6 +158,13 @@ export const workflowNextSchemas = toolSchemas({
       blockers: { type: 'array', items: blocker },
       contractSchema: { type: 'object', description: "With a blocked contract artifact: the contract's JSON Schema." },
       followup: { type: 'string', description: 'An assessment asked for a follow-up: step is the same step, to be done again with this guidance.' },
+      verification: verificationOutcome,
+      sentBack: {
+        type: 'object',
+        required: ['to', 'removeFromCompletedSteps', 'note'],
+        description: 'An audit rated the audited step below its bar: step is that step again; remove these completionIds first.',
+        properties: { to: { type: 'string' }, removeFromCompletedSteps: { type: 'array', items: { type: 'string' } }, note: { type: 'string' } },
+      },
     },
   },
 });

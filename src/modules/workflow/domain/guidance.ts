@@ -83,8 +83,10 @@ export function currentFormatSections(step: ResolvedStep, contract: ContractAnsw
   const delegations = step.extras?.delegations;
   if (delegations) {
     const lines = delegations.map((d) => {
-      const bits = [`\`${d.workflowId}\``];
+      const bits = [`\`${d.workflowId}\`${d.goal ? `: ${d.goal}` : ''}`];
       if (d.modelTier) bits.push(`model tier ${d.modelTier}`);
+      // A hint for the helper the agent spawns, as WorkRail documents it: nothing restricts the tools by it.
+      if (d.allowedTools?.length) bits.push(`allowed tools (a hint, not enforced) ${d.allowedTools.join(', ')}`);
       if (d.args && Object.keys(d.args).length > 0) bits.push(`args ${JSON.stringify(d.args)}`);
       if (d.contextMapping) bits.push(`context ${JSON.stringify(d.contextMapping)}`);
       return `- ${bits.join('; ')}`;
@@ -93,6 +95,7 @@ export function currentFormatSections(step: ResolvedStep, contract: ContractAnsw
       `## Parallel delegations\n${lines.length > 0 ? `Run these in parallel (each a workflow you start for a helper), then bring their results together yourself:\n${lines.join('\n')}` : 'No delegation applies in this context: do the step yourself.'}`,
     );
   }
+  if (step.extras?.synthesis) parts.push(synthesisSection(step.extras.synthesis));
   const send: string[] = [];
   if (contract) {
     send.push(
@@ -178,4 +181,83 @@ export function workspaceShadowsNote(workflowId: string, shadowedSource: string,
 /** A session's workspace lies outside the allowed roots: its own workflows are not read. */
 export function workspaceOutOfReachNote(workspace: string, reason: string): string {
   return `the workflows of workspace ${workspace} are not read (${reason})`;
+}
+
+/** How a verification step is answered: the server runs its command here, or the agent does (and why). */
+export type VerificationMode = { server: true } | { server: false; reason: string };
+
+/** What each reason the server does not run a verification command means, for the agent. */
+const AGENT_REASONS: Record<string, string> = {
+  disabled: 'the operator turned server-run verification off (--agent-verification)',
+  no_run_scope: "your identity lacks the 'run' scope",
+  no_workspace: 'no workspace is known for this run (workflow_next takes workspacePath; a session its workspacePath)',
+  workspace_outside_roots: 'the workspace is outside the folders your identity may reach',
+};
+
+export function agentVerificationReason(reason: string): string {
+  return AGENT_REASONS[reason] ?? reason;
+}
+
+/** The task text of a verification step, by mode (WorkRail's own text is what the agent gets when it runs the command). */
+export function verificationTaskText(command: string, mode: VerificationMode, agentPrompt: string, guidance: string | undefined, stateless: boolean): string {
+  const call = stateless ? 'workflow_next with this completionId appended' : 'workflow_continue';
+  if (mode.server) {
+    return [
+      `The server verifies the previous step: when you call ${call}, it runs this command in the workspace itself and moves on only if it exits 0.`,
+      `\`\`\`bash\n${command}\n\`\`\``,
+      'Do not run it yourself to complete this step (you may, to check first). A failure answers `blocked` on this step with the exit code and the output tails; fix the cause, then call again.',
+      ...(guidance ? [guidance] : []),
+    ].join('\n\n');
+  }
+  return `${agentPrompt}\n\nThe server does not run this command here: ${agentVerificationReason(mode.reason)}. Run it yourself and report its exit code and output in your notes; this step is recorded as unverified.`;
+}
+
+/** The progress message while a verification command runs. */
+export function verificationProgress(command: string, seconds: number, lastLine: string | undefined): string {
+  return `verifying \`${command}\`: running ${seconds.toFixed(0)}s${lastLine ? `: ${lastLine}` : ''}`;
+}
+
+/** The fields of a verification outcome the texts read. */
+export interface VerificationOutcomeText {
+  command: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  durationMs: number;
+  stdoutTail: string;
+  stderrTail: string;
+  timeoutMs?: number;
+}
+
+/** The one-line reason a verification run failed (the blocker's message). */
+export function verificationFailedMessage(o: VerificationOutcomeText): string {
+  const how = o.timedOut
+    ? `was killed at its time limit (${Math.round((o.timeoutMs ?? o.durationMs) / 1000)} s) with everything it started`
+    : o.exitCode === null
+      ? `was ended by ${o.signal ?? 'a failure to start'}`
+      : `exited ${o.exitCode}`;
+  return `verification command \`${o.command}\` ${how} after ${o.durationMs} ms`;
+}
+
+/** The section a failed verification adds to the blocked answer: the tails and the step's guidance. */
+export function verificationFailedSection(o: VerificationOutcomeText, guidance: string | undefined): string {
+  const tail = (label: string, text: string) => {
+    const lines = text.trimEnd().split('\n');
+    const shown = lines.slice(-40).join('\n');
+    return text.trim() ? `${label}${lines.length > 40 ? ` (last 40 of ${lines.length} lines)` : ''}:\n\`\`\`\n${shown}\n\`\`\`` : `${label}: (empty)`;
+  };
+  return [`## Verification failed\n${verificationFailedMessage(o)}.`, tail('stderr', o.stderrTail), tail('stdout', o.stdoutTail), ...(guidance ? [`## What to check\n${guidance}`] : [])].join('\n\n');
+}
+
+/** The guidance an audit below its bar sends the agent back to the audited step with. */
+export function auditSentBackText(parentTitle: string, below: readonly { id: string; level: string; bar: string; criterion?: string }[], note: string | undefined): string {
+  const lines = below.map((b) => `- \`${b.id}\`${b.criterion ? ` (${b.criterion})` : ''}: rated ${b.level}, needs at least ${b.bar}`);
+  return `The audit of '${parentTitle}' found it below the bar:\n${lines.join('\n')}${note && note.trim() ? `\n\nThe auditor's note:\n${note.trim()}` : ''}\n\nDo '${parentTitle}' again with these fixed; its verification and audit follow again.`;
+}
+
+/** The synthesis section: each delegation with its goal and the slot its result is reported under. */
+export function synthesisSection(rows: readonly { workflowId: string; goal?: string; slot: string }[]): string {
+  if (rows.length === 0) return '## Delegation results\nNo delegation applied in this context: synthesize what the parallel step itself produced.';
+  const lines = rows.map((r) => `- \`${r.slot}\`: ${r.goal ?? `Run ${r.workflowId}`} (workflow \`${r.workflowId}\`)`);
+  return `## Delegation results\nBring together the result of each delegation, one heading per result slot in your notes:\n${lines.join('\n')}`;
 }

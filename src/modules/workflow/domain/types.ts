@@ -110,7 +110,40 @@ export interface ParallelDelegation {
   args?: Record<string, unknown>;
   contextMapping?: Record<string, string>;
   modelTier?: string;
+  /** What the delegation is for: shown beside it in the parallel step's prompt and the synthesis step's. */
+  goal?: string;
+  /** Tool names handed to the agent as a hint for the helper it spawns; nothing is restricted by them. */
+  allowedTools?: string[];
 }
+
+/** `verification` on a step: a shell command proving its deliverables (expanded to `<id>__verification`). */
+export interface VerificationConfig {
+  command?: string;
+  prompt?: string;
+  /** The command's time limit; default --verification-timeout. */
+  timeout_ms?: number;
+}
+
+/** One rubric dimension of an audit: WorkRail's criterion text, or workgraph's `{id, criterion, levels?, bar?}`. */
+export type AuditRubricItem = string | { id: string; criterion: string; levels?: string[]; bar?: string };
+
+/** `audit` on a step: a self-audit against the rubric (expanded to `<id>__audit`). */
+export interface AuditConfig {
+  prompt?: string;
+  rubric?: AuditRubricItem[];
+}
+
+/** `synthesis` on a parallel step: the fan-in after its delegations (expanded to `<id>__synthesis`). */
+export interface SynthesisConfig {
+  prompt?: string;
+  outputContract?: OutputContractRef;
+}
+
+/** What a step the compiler added (verification, audit, synthesis) is, and which step it follows. */
+export type VirtualStepInfo =
+  | { kind: 'verification'; parentStepId: string; command: string; prompt?: string; timeoutMs?: number }
+  | { kind: 'audit'; parentStepId: string; assessmentId: string; bars: Record<string, string>; note?: string }
+  | { kind: 'synthesis'; parentStepId: string; delegations: ParallelDelegation[] };
 
 export interface PromptStep extends StepBase {
   type?: 'prompt';
@@ -130,6 +163,11 @@ export interface PromptStep extends StepBase {
   /** The metricsProfile footer this step carries (compiled from the workflow's metricsProfile). */
   metricsFooter?: string;
   notesOptional?: boolean;
+  verification?: VerificationConfig;
+  audit?: AuditConfig;
+  synthesis?: SynthesisConfig;
+  /** Set by the compiler on the steps it adds after a step's verification, audit or synthesis. */
+  virtual?: VirtualStepInfo;
 }
 
 export type LoopType = 'while' | 'until' | 'for' | 'forEach';

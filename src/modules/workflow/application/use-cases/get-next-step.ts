@@ -1,8 +1,20 @@
 import { inject, injectable } from 'tsyringe';
 import { WorkflowTokens } from '../workflow.tokens';
-import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { CancelledError, InvalidArgumentsError } from '../../../../kernel/errors';
+import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
+import { forEachStep } from '../../domain/workflow-index';
 import { isPlainObject } from '../../domain/context-path';
-import { buildBlockedSection, buildCompletionGuidance, buildStepGuidance, currentFormatSections } from '../../domain/guidance';
+import {
+  auditSentBackText,
+  buildBlockedSection,
+  buildCompletionGuidance,
+  buildStepGuidance,
+  currentFormatSections,
+  verificationFailedMessage,
+  verificationFailedSection,
+  verificationTaskText,
+  type VerificationMode,
+} from '../../domain/guidance';
 import { resolveNextStep, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
 import { completionIdPatterns, unknownCompletionIds } from '../../domain/completion-id-check';
 import { findStep } from '../../domain/step-lookup';
@@ -10,8 +22,9 @@ import { ENGINE_KEY } from '../../domain/current-format/compile';
 import { needsOutput } from '../../domain/current-format/output-check';
 import { assessmentAnswers, contractAnswer, type AssessmentAnswer, type ContractAnswer } from '../../domain/current-format/answer-parts';
 import type { PromptStep, Workflow } from '../../domain/types';
+import { VIRTUAL_SUFFIX } from '../../domain/current-format/virtual-steps';
+import type { VerificationOutcome, VerificationService } from '../services/verification-service';
 import type { UseCase } from '../../../../kernel/use-case';
-import type { CallContext } from '../../../../kernel/call-context';
 import { WorkspaceWorkflows } from '../services/workspace-workflows';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import { ConditionEvaluator } from '../services/condition-evaluator';
@@ -58,6 +71,7 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
     @inject(WorkflowTokens.WorkflowStorage) private readonly storage: WorkflowStorage,
     @inject(WorkflowTokens.ConditionEvaluator) private readonly conditions: ConditionEvaluator,
     @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
+    @inject(WorkflowTokens.VerificationService) private readonly verifier: VerificationService,
     @inject(WorkflowTokens.WorkspaceWorkflows, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflows,
   ) {}
 
@@ -65,7 +79,7 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
    * @throws NotFoundError / InvalidWorkflowError from storage; InvalidArgumentsError when completedSteps is not a
    *   list of known completion ids, or a loop needs a context variable (forEach items, for count) that is missing.
    */
-  async execute(input: GetNextStepInput, ctx?: CallContext): Promise<GetNextStepOutput> {
+  async execute(input: GetNextStepInput, ctx: CallContext = noopCallContext()): Promise<GetNextStepOutput> {
     const completed = input.completedSteps ?? [];
     if (!Array.isArray(completed) || completed.some((c) => typeof c !== 'string')) {
       throw new InvalidArgumentsError('completedSteps must be an array of completion id strings', 'completedSteps');
@@ -75,8 +89,38 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
     }
     const storage = this.workspaces ? (await this.workspaces.storageFor(input.workspacePath, ctx)).storage : this.storage;
     const workflow = await storage.get(input.workflowId);
-    return nextStep(workflow, completed, input.context ?? {}, input.output, this.conditions, this.outputs);
+    const context = input.context ?? {};
+    if (!hasVerificationSteps(workflow)) return nextStep(workflow, completed, context, input.output, this.conditions, this.outputs);
+    assertKnownCompletionIds(workflow, completed);
+    const policy = await this.verifier.policy(await workspaceOf(input.workspacePath, ctx), ctx);
+    const mode: VerificationMode = policy.server ? { server: true } : { server: false, reason: policy.reason };
+    const verification: NextStepVerification = { mode, stateless: true };
+    // The verification step being completed: the server runs its command now (or records that the agent does).
+    const last = completed[completed.length - 1];
+    const step = last !== undefined ? (findStep(workflow, last)?.step as PromptStep | undefined) : undefined;
+    if (step?.virtual?.kind === 'verification' && memoryOf(context).accepted !== last) {
+      verification.outcome = policy.server
+        ? await this.verifier.run(step.virtual, policy.cwd, ctx, `next\u0000${ctx.identity.name}\u0000${workflow.id}\u0000${policy.cwd}\u0000${last}`)
+        : this.verifier.agentOutcome(step.virtual, policy.reason);
+      if (verification.outcome.cancelled) throw new CancelledError(`the verification command of '${last}' was cancelled and its process tree killed; call workflow_next again to run it`);
+    }
+    return nextStep(workflow, completed, context, input.output, this.conditions, this.outputs, { trusted: true, verification });
   }
+}
+
+/** What the caller of {@link nextStep} knows about verification steps (it runs their commands; the engine does no I/O). */
+export interface NextStepVerification {
+  /** How a verification step handed out is answered: run by the server, or handed to the agent. */
+  mode?: VerificationMode;
+  /** The outcome of the verification step being completed (the last completionId), when the caller ran (or handed) it. */
+  outcome?: VerificationOutcome;
+  /** Texts read from the answer of workflow_next (stateless) rather than the sessions'. */
+  stateless?: boolean;
+}
+
+export interface NextStepOptions {
+  trusted?: boolean;
+  verification?: NextStepVerification;
 }
 
 /**
@@ -90,8 +134,9 @@ export function nextStep(
   output: unknown,
   conditions: ConditionEvaluator,
   outputs: StepOutputChecker,
-  opts: { trusted?: boolean } = {},
+  opts: NextStepOptions = {},
 ): GetNextStepOutput {
+  const v = opts.verification ?? {};
   // A session's own list was handed out by this engine step by step (checked as it grew): checking it again on
   // every call would cost O(its length).
   if (!opts.trusted) assertKnownCompletionIds(workflow, completed);
@@ -100,47 +145,109 @@ export function nextStep(
     if (output !== undefined) {
       throw new InvalidArgumentsError(`output is read for current-format workflows only; '${workflow.id}' is a classic workflow (check output with workflow_validate)`, 'output');
     }
-    return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {});
+    return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {}, v);
   }
 
   const memory = memoryOf(context);
   const last = completed[completed.length - 1];
   const lookup = last !== undefined ? findStep(workflow, last) : undefined;
   const step = lookup?.step as PromptStep | undefined;
-  const mustCheck = lookup && step && (step as { type?: string }).type !== 'loop' && (output !== undefined || (needsOutput(step) && memory.accepted !== last));
-  if (!mustCheck) return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {});
+  const verifying = step?.virtual?.kind === 'verification' && v.outcome !== undefined && memory.accepted !== last;
+  const mustCheck = lookup && step && (step as { type?: string }).type !== 'loop' && (verifying || output !== undefined || (needsOutput(step) && memory.accepted !== last));
+  if (!mustCheck) return answer(workflow, resolveNextStep(workflow, completed, context, evaluate), {}, v);
+
+  const again = () => resolveNextStep(workflow, completed.slice(0, -1), context, evaluate);
+  if (verifying && step.virtual?.kind === 'verification') {
+    const o = v.outcome as VerificationOutcome;
+    const shown = verificationAnswer(o);
+    if (o.ranBy === 'server' && !o.verified) {
+      const blockers = [{ code: 'verification_failed' as const, pointer: '/verification', message: verificationFailedMessage(o) }];
+      return answer(workflow, again(), { blocked: true, blockers, verification: shown }, v, [verificationFailedSection(o, step.virtual.prompt)]);
+    }
+    // Verified by the server, or handed to the agent (recorded unverified): the step is done.
+    return answer(workflow, resolveNextStep(workflow, completed, withEngineMemory(context, { ...memory, accepted: last }), evaluate), { verification: shown }, v);
+  }
 
   const verdict = outputs.check(workflow, lookup, output);
-  const again = () => resolveNextStep(workflow, completed.slice(0, -1), context, evaluate);
   if (verdict.blockers.length > 0) {
     const schemaId = verdict.blockers.some((b) => b.code.startsWith('contract')) ? step.outputContract?.contractRef : undefined;
     const schema = schemaId ? outputs.contracts.schema(schemaId) : undefined;
-    return answer(workflow, again(), { blocked: true, blockers: verdict.blockers, ...(schema ? { contractSchema: schema } : {}) });
+    return answer(workflow, again(), { blocked: true, blockers: verdict.blockers, ...(schema ? { contractSchema: schema } : {}) }, v);
+  }
+  if (verdict.sendBack) {
+    // The audit found the audited step below its bar: back to that step (its verification and audit follow again).
+    const prefix = last.slice(0, last.length - step.id.length);
+    const to = `${prefix}${verdict.sendBack.parentStepId}`;
+    const removed = [to, `${to}${VIRTUAL_SUFFIX.verification}`, last].filter((c) => completed.includes(c));
+    const remaining = completed.filter((c) => !removed.includes(c));
+    const parentTitle = findStep(workflow, to)?.step.title ?? verdict.sendBack.parentStepId;
+    const note = auditSentBackText(parentTitle, verdict.sendBack.below, verdict.sendBack.note);
+    const followup = v.stateless ? `${note}\n\nRemove ${removed.map((r) => `"${r}"`).join(', ')} from completedSteps before you call workflow_next again.` : note;
+    const withMemory = withEngineMemory(context, { ...memory, accepted: undefined });
+    return answer(workflow, resolveNextStep(workflow, remaining, withMemory, evaluate), { followup, sentBack: { to, removeFromCompletedSteps: removed, note } }, v);
   }
   const remembered: EngineMemory = { ...memory, accepted: last };
   if (verdict.loopDecision) remembered.loopControl = { ...memory.loopControl, [verdict.loopDecision.loopStepId]: verdict.loopDecision.decision };
   if (verdict.followup && !memory.followups?.[last]) {
     // The follow-up is handed out once per completionId; the redone step's next output is accepted as it is.
     const withMemory = withEngineMemory(context, { ...remembered, accepted: undefined, followups: { ...memory.followups, [last]: true } });
-    return answer(workflow, resolveNextStep(workflow, completed.slice(0, -1), withMemory, evaluate), { followup: verdict.followup });
+    return answer(workflow, resolveNextStep(workflow, completed.slice(0, -1), withMemory, evaluate), { followup: verdict.followup }, v);
   }
-  return answer(workflow, resolveNextStep(workflow, completed, withEngineMemory(context, remembered), evaluate), {});
+  return answer(workflow, resolveNextStep(workflow, completed, withEngineMemory(context, remembered), evaluate), {}, v);
 }
 
-function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNextStepOutput>): GetNextStepOutput {
+/** A verification outcome as answers carry it. */
+export function verificationAnswer(o: VerificationOutcome): NonNullable<GetNextStepOutput['verification']> {
+  return { ...o };
+}
+
+function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNextStepOutput>, v: NextStepVerification, more: string[] = []): GetNextStepOutput {
   if (!result.step) {
     return { step: null, guidance: { prompt: buildCompletionGuidance(workflow, result.notes) }, isComplete: result.isComplete, context: result.context, ...extra };
   }
   const contract = workflow.format === 'current' ? contractAnswer(result.step) : undefined;
   const assessments = workflow.format === 'current' ? assessmentAnswers(workflow, result.step) : undefined;
   const sections = workflow.format === 'current' ? currentFormatSections(result.step, contract, assessments) : [];
-  if (extra.blockers) sections.unshift(buildBlockedSection(extra.blockers));
-  const prompt = buildStepGuidance(result.step, result.notes, {
+  if (extra.blockers) sections.unshift(buildBlockedSection(extra.blockers), ...more);
+  const virtual = result.step.virtual;
+  if (virtual?.kind === 'verification') {
+    // The task text depends on who runs the command: the server (here, now) or the agent (WorkRail's way).
+    const mode = v.mode ?? { server: false, reason: 'no_workspace' };
+    const text = verificationTaskText(virtual.command, mode, result.step.extras?.prompt ?? result.step.prompt, virtual.prompt, v.stateless ?? false);
+    result = { ...result, step: { ...result.step, ...(result.step.extras ? { extras: { ...result.step.extras, prompt: text } } : { prompt: text }) } };
+  }
+  const step = result.step as NonNullable<NextStepResult['step']>;
+  const prompt = buildStepGuidance(step, result.notes, {
     followup: extra.followup,
     sections,
     sendsOutput: contract !== undefined || assessments !== undefined,
   });
-  return { step: stepAnswer(result.step, contract, assessments), guidance: { prompt }, isComplete: false, context: result.context, ...extra };
+  const out = stepAnswer(step, contract, assessments);
+  if (virtual?.kind === 'verification') {
+    const mode = v.mode ?? { server: false, reason: 'no_workspace' };
+    out.verificationCommand = { command: virtual.command, runsOn: mode.server ? 'server' : 'agent', ...(mode.server ? {} : { reason: mode.reason }), ...(virtual.timeoutMs ? { timeoutMs: virtual.timeoutMs } : {}) };
+  }
+  return { step: out, guidance: { prompt }, isComplete: false, context: result.context, ...extra };
+}
+
+/** The folder a stateless call works in: the one given, else the calling client's first MCP root. */
+async function workspaceOf(given: string | undefined, ctx: CallContext): Promise<string | undefined> {
+  if (given) return given;
+  const roots = ctx.clientRoots ? await ctx.clientRoots().catch(() => undefined) : undefined;
+  return roots?.[0];
+}
+
+const verificationSteps = new WeakMap<Workflow, boolean>();
+
+/** Whether a workflow has any verification step (known once per loaded workflow). */
+function hasVerificationSteps(workflow: Workflow): boolean {
+  let known = verificationSteps.get(workflow);
+  if (known === undefined) {
+    known = false;
+    if (workflow.format === 'current') forEachStep(workflow.steps, (s) => (known ||= (s as PromptStep).virtual?.kind === 'verification'));
+    verificationSteps.set(workflow, known);
+  }
+  return known;
 }
 
 function memoryOf(context: Record<string, unknown>): EngineMemory {
@@ -184,6 +291,7 @@ export function stepAnswer(step: ResolvedStep, contract: ContractAnswer | undefi
   if (contract) out.outputContract = contract;
   if (assessments) out.assessments = assessments;
   if (step.extras?.delegations) out.delegations = step.extras.delegations;
+  if (step.extras?.synthesis) out.delegations = step.extras.synthesis;
   if (step.extras && step.extras.fragments.length > 0) out.fragments = step.extras.fragments;
   return out;
 }

@@ -29,6 +29,9 @@ const CURRENT_STEP = [
   'notesOptional',
   'hasValidation',
   'expectedOutput',
+  'verification',
+  'audit',
+  'synthesis',
 ] as const;
 
 /**

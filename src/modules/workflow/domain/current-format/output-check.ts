@@ -2,6 +2,7 @@ import { isPlainObject } from '../context-path';
 import type { StepLookup } from '../step-lookup';
 import type { AssessmentDefinition, PromptStep, Workflow } from '../types';
 import { ASSESSMENT_KIND, CONTRACTS, LOOP_CONTROL } from './contracts';
+import { dimensionsBelowBar } from './virtual-steps';
 
 /** What the agent sends with workflow_next for the step it just completed. */
 export interface StepOutput {
@@ -33,6 +34,8 @@ export interface OutputVerdict {
   loopDecision?: { loopStepId: string; decision: 'continue' | 'stop' };
   /** The guidance of the first assessment consequence the levels trigger. */
   followup?: string;
+  /** An audit step rated a dimension below its bar: the agent goes back to the audited step. */
+  sendBack?: { parentStepId: string; below: { id: string; level: string; bar: string; criterion?: string }[]; note?: string };
 }
 
 /** Whether a step's completion needs an output checked: a required contract, or assessments to give. */
@@ -115,6 +118,11 @@ export function checkStepOutput(workflow: Workflow, lookup: StepLookup, output: 
       }
       const levels = checkAssessment(def, match.a as Record<string, unknown>, match.i, blockers);
       if (levels && verdict.followup === undefined) verdict.followup = triggeredFollowup(step, def, levels);
+      if (levels && step.virtual?.kind === 'audit' && step.virtual.assessmentId === def.id) {
+        const below = dimensionsBelowBar(def, step.virtual.bars, levels);
+        const note = isPlainObject(output) && typeof output.notesMarkdown === 'string' ? output.notesMarkdown : undefined;
+        if (below.length) verdict.sendBack = { parentStepId: step.virtual.parentStepId, below, ...(note ? { note } : {}) };
+      }
     }
     for (const { a, i } of given) {
       const id = (a as Record<string, unknown>).assessmentId;
@@ -123,7 +131,10 @@ export function checkStepOutput(workflow: Workflow, lookup: StepLookup, output: 
       }
     }
   }
-  if (blockers.length > 0) delete verdict.followup;
+  if (blockers.length > 0) {
+    delete verdict.followup;
+    delete verdict.sendBack;
+  }
   return verdict;
 }
 

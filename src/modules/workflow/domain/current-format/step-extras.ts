@@ -2,6 +2,7 @@ import type { EvaluateCondition } from '../conditions';
 import { isPlainObject } from '../context-path';
 import { substitutePlaceholders } from '../template';
 import type { ConfirmationRule, ParallelDelegation, PromptStep } from '../types';
+import { resultSlots } from './virtual-steps';
 
 /** Who must confirm before the agent goes on, and why. */
 export interface Confirmation {
@@ -19,6 +20,8 @@ export interface StepExtras {
   /** The delegations of a parallel step whose conditions hold, args with placeholders filled. */
   delegations?: ParallelDelegation[];
   confirmation?: Confirmation;
+  /** A synthesis step: the parallel step's delegations that applied, each with its goal and result slot. */
+  synthesis?: { workflowId: string; goal?: string; slot: string }[];
 }
 
 /**
@@ -39,6 +42,14 @@ export function currentStepExtras(step: PromptStep, prompt: string, context: Rec
     extras.delegations = step.parallelDelegations
       .filter((d) => d.runCondition === undefined || evaluate(d.runCondition, context))
       .map((d) => (d.args ? { ...d, args: fillArgs(d.args, context) } : d));
+  }
+  if (step.virtual?.kind === 'synthesis') {
+    const all = step.virtual.delegations;
+    const slots = resultSlots(step.virtual.parentStepId, all);
+    extras.synthesis = all
+      .map((d, k) => ({ d, slot: slots[k] }))
+      .filter(({ d }) => d.runCondition === undefined || evaluate(d.runCondition, context))
+      .map(({ d, slot }) => ({ workflowId: d.workflowId, ...(d.goal ? { goal: substitutePlaceholders(d.goal, context, true) } : {}), slot }));
   }
   const confirmation = confirmationOf(step.requireConfirmation, context, evaluate);
   if (confirmation) extras.confirmation = confirmation;

@@ -1,0 +1,141 @@
+import { inject, injectable } from 'tsyringe';
+import { Tokens } from '../../../../kernel/tokens';
+import { WorkflowTokens } from '../workflow.tokens';
+import { CommandFailedError } from '../../../../kernel/errors';
+import { hasScope } from '../../../../kernel/identity';
+import type { AppConfig } from '../../../../kernel/config/app-config';
+import type { CallContext } from '../../../../kernel/call-context';
+import type { Clock, Timers } from '../../../../kernel/clock';
+import type { PathPolicy } from '../../../../kernel/path-policy';
+import type { VirtualStepInfo } from '../../domain/types';
+import { verificationProgress } from '../../domain/guidance';
+import type { CommandResult, VerificationRunner } from '../ports/verification-runner';
+
+/** Why the server hands a verification command to the agent instead of running it. */
+export type AgentVerificationReason = 'disabled' | 'no_run_scope' | 'no_workspace' | 'workspace_outside_roots';
+
+/** Whether the server runs a verification command for this caller, and where. */
+export type VerificationPolicy = { server: true; cwd: string } | { server: false; reason: AgentVerificationReason };
+
+export type VerificationInfo = Extract<VirtualStepInfo, { kind: 'verification' }>;
+
+/** One verification attempt as answers and the session timeline carry it (the `verification_run` event's fields). */
+export interface VerificationOutcome {
+  command: string;
+  ranBy: 'server' | 'agent';
+  reason?: AgentVerificationReason;
+  cwd?: string;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  stdoutTail: string;
+  stderrTail: string;
+  truncated: boolean;
+  verified: boolean;
+  timeoutMs?: number;
+}
+
+/** Progress notifications while a command runs: about one a second (as validate_task_loop sends them). */
+const PROGRESS_INTERVAL_MS = 1_000;
+
+/**
+ * Runs verification commands for workflow_next and the sessions: decides whether the caller may have the server run
+ * one (the `run` scope, a workspace inside the caller's roots, the operator not having turned it off), runs it with
+ * the tasks module's runner in that workspace, and turns the result into the outcome the answers and the timeline
+ * carry. The progress and cancel path is validate_task_loop's: a progress notification about every second with the
+ * elapsed time and the latest output line, and the call's abort signal (client cancellation, server shutdown) kills the
+ * command's process tree. One run per key at a time in this process: a second call for the same step joins it.
+ */
+@injectable()
+export class VerificationService {
+  private readonly running = new Map<string, Promise<VerificationOutcome>>();
+
+  constructor(
+    @inject(WorkflowTokens.VerificationRunner) private readonly runner: VerificationRunner,
+    @inject(Tokens.PathPolicy) private readonly paths: PathPolicy,
+    @inject(Tokens.Config) private readonly config: AppConfig,
+    @inject(Tokens.Clock) private readonly clock: Clock,
+    @inject(Tokens.Timers) private readonly timers: Timers,
+  ) {}
+
+  /** Failed runs in a row on one verification step before it needs a person (--max-verification-attempts). */
+  get maxAttempts(): number {
+    return this.config.verification?.maxAttempts ?? 5;
+  }
+
+  /** Whether the server runs the command for this caller in `workspacePath`, or why not. */
+  async policy(workspacePath: string | undefined, ctx: CallContext | undefined): Promise<VerificationPolicy> {
+    if (this.config.verification?.agentOnly) return { server: false, reason: 'disabled' };
+    if (!ctx || !hasScope(ctx.identity, 'run')) return { server: false, reason: 'no_run_scope' };
+    if (!workspacePath) return { server: false, reason: 'no_workspace' };
+    try {
+      const cwd = await this.paths.resolveAllowedDirectory(workspacePath, 'workspacePath', { clientRoots: ctx.clientRoots, identity: ctx.identity });
+      return { server: true, cwd };
+    } catch {
+      return { server: false, reason: 'workspace_outside_roots' };
+    }
+  }
+
+  /** The outcome of a verification handed to the agent: nothing ran here, so it is not verified. */
+  agentOutcome(info: VerificationInfo, reason: AgentVerificationReason): VerificationOutcome {
+    return {
+      command: info.command, ranBy: 'agent', reason, exitCode: null, signal: null, timedOut: false, cancelled: false, durationMs: 0,
+      stdoutTail: '', stderrTail: '', truncated: false, verified: false,
+    };
+  }
+
+  /**
+   * Runs the command in `cwd` to its end, its time limit or the call's cancellation (a second call with the same
+   * `key` joins the run in progress). A command that cannot start is a failed run whose stderr says why.
+   */
+  run(info: VerificationInfo, cwd: string, ctx: CallContext, key: string): Promise<VerificationOutcome> {
+    const joined = this.running.get(key);
+    if (joined) return joined;
+    const run = this.execute(info, cwd, ctx).finally(() => this.running.delete(key));
+    this.running.set(key, run);
+    return run;
+  }
+
+  private async execute(info: VerificationInfo, cwd: string, ctx: CallContext): Promise<VerificationOutcome> {
+    const timeoutMs = info.timeoutMs ?? this.config.verification?.timeoutMs ?? 10 * 60 * 1000;
+    const started = this.clock.now();
+    let lastLine: string | undefined;
+    const stopProgress = this.timers.every(PROGRESS_INTERVAL_MS, () => {
+      const s = Math.max(0, this.clock.now() - started) / 1000;
+      ctx.progress(Math.round(s * 10) / 10, undefined, verificationProgress(info.command, s, lastLine));
+    });
+    let result: CommandResult;
+    try {
+      result = await this.runner.run({
+        command: info.command,
+        cwd,
+        timeoutMs,
+        signal: ctx.signal,
+        onOutput: (line) => (lastLine = line),
+        maxOutputBytes: this.config.outputTailBytes,
+      });
+    } catch (e) {
+      if (!(e instanceof CommandFailedError)) throw e;
+      result = { exitCode: null, signal: null, durationMs: 0, stdout: '', stderr: e.message, truncated: false, timedOut: false, cancelled: false };
+    } finally {
+      stopProgress();
+    }
+    return {
+      command: info.command,
+      ranBy: 'server',
+      cwd,
+      exitCode: result.exitCode,
+      signal: result.signal,
+      timedOut: result.timedOut,
+      cancelled: result.cancelled,
+      durationMs: result.durationMs,
+      stdoutTail: result.stdout,
+      stderrTail: result.stderr,
+      truncated: result.truncated,
+      verified: result.exitCode === 0 && !result.timedOut && !result.cancelled,
+      timeoutMs,
+    };
+  }
+}
