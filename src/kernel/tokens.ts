@@ -10,6 +10,8 @@ export const Tokens = {
   /** Timers beside the clock (setInterval/setTimeout behind a port). */
   Timers: Symbol.for('workgraph.Timers'),
   PathPolicy: Symbol.for('workgraph.PathPolicy'),
+  /** The one shell command runner (src/kernel/command-runner.ts), registered by the tasks module. */
+  CommandRunner: Symbol.for('workgraph.CommandRunner'),
   ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),

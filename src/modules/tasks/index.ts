@@ -8,7 +8,6 @@ export { TasksTokens } from './application/tasks.tokens';
 export { tasksTools } from './tasks.tools';
 export type { ProjectGraphView } from './application/services/task-graph-views';
 export type { TaskGraphStore } from './application/ports/task-graph-store';
-export type { CommandRequest, CommandResult, CommandRunner } from './application/ports/command-runner';
 export type { TaskProjectSummary } from './application/use-cases/list-task-projects';
 export type { TaskDetails } from './application/use-cases/get-task-details';
 export type { TaskGraph, TaskNode, TaskStatus } from './domain';

@@ -42,7 +42,6 @@ import type { SessionStore } from './application/ports/session-store';
 import { HmacSessionTokens } from './infrastructure/sessions/hmac-session-tokens';
 import { VerificationService } from './application/services/verification-service';
 import type { VerificationRunner } from './application/ports/verification-runner';
-import { TasksTokens } from '../tasks';
 import { CommandFailedError } from '../../kernel/errors';
 
 /**
@@ -108,8 +107,8 @@ export const workflowModule: ModuleRegistration = (container, config) => {
   // shutdown with the tasks'); a container without the tasks module cannot run them and says so.
   container.register(WorkflowTokens.VerificationRunner, {
     useFactory: instanceCachingFactory<VerificationRunner>((c) =>
-      c.isRegistered(TasksTokens.CommandRunner, true)
-        ? c.resolve<VerificationRunner>(TasksTokens.CommandRunner)
+      c.isRegistered(Tokens.CommandRunner, true)
+        ? c.resolve<VerificationRunner>(Tokens.CommandRunner)
         : { run: async (req) => Promise.reject(new CommandFailedError(`no command runner is configured to run '${req.command}'`, { cwd: req.cwd })) },
     ),
   });

@@ -1,7 +1,10 @@
+import { Tokens } from '../../../kernel/tokens';
+
 /** The tasks module's injection tokens (registered by tasks.module.ts; use cases inject them). */
 export const TasksTokens = {
   TaskGraphStore: Symbol.for('workgraph.TaskGraphStore'),
-  CommandRunner: Symbol.for('workgraph.CommandRunner'),
+  /** The kernel's command runner token (the tasks module registers the runner under it). */
+  CommandRunner: Tokens.CommandRunner,
   ValidationRunRegistry: Symbol.for('workgraph.ValidationRunRegistry'),
   ValidationRunService: Symbol.for('workgraph.ValidationRunService'),
   HostInfo: Symbol.for('workgraph.HostInfo'),

@@ -21,7 +21,7 @@ import {
   type TaskNode,
 } from '../../domain';
 import type { Clock, Timers } from '../../../../kernel/clock';
-import type { CommandResult, CommandRunner } from '../ports/command-runner';
+import type { CommandResult, CommandRunner } from '../../../../kernel/command-runner';
 import type { HostInfo } from '../ports/host-info';
 import type { IdGenerator } from '../../../../kernel/id-generator';
 import type { Logger } from '../../../../kernel/logger';

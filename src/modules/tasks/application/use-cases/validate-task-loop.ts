@@ -6,7 +6,7 @@ import { TasksTokens } from '../tasks.tokens';
 import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
 import { reachOf } from '../../../../kernel/reach';
 import type { Clock, Timers } from '../../../../kernel/clock';
-import type { CommandResult } from '../ports/command-runner';
+import type { CommandResult } from '../../../../kernel/command-runner';
 import type { TaskGraphStore } from '../ports/task-graph-store';
 import type { UseCase } from '../../../../kernel/use-case';
 import { TaskMessages } from '../services/task-messages';

@@ -5,7 +5,7 @@ import {
   type CommandRequest,
   type CommandResult,
   type CommandRunner,
-} from '../../application/ports/command-runner';
+} from '../../../../kernel/command-runner';
 import { COMMAND_MARKER_VAR, RunningCommands, killProcessTree, newCommandMarker } from './running-commands';
 import { TailBuffer, lastLineOf } from './tail-buffer';
 

@@ -1,12 +1,11 @@
-import type { CommandRequest, CommandResult } from '../../../tasks';
+import type { CommandRequest, CommandResult } from '../../../../kernel/command-runner';
 
 /**
- * What a verification step needs to run its command: the tasks module's command runner (shell, timeout, output
- * tails, process-tree kill on timeout and cancel, every process tracked for shutdown). The composition root
- * (workflow.module.ts) hands the tasks module's own instance over, so nothing else spawns commands.
+ * What a verification step needs to run its command: the server's one command runner (the kernel's port, which the
+ * tasks module implements: shell, timeout, output tails, process-tree kill on timeout and cancel, every process
+ * tracked for shutdown). workflow.module.ts hands over the instance registered under `Tokens.CommandRunner`, so
+ * nothing else spawns commands.
  */
-export interface VerificationRunner {
-  run(request: CommandRequest): Promise<CommandResult>;
-}
+export type VerificationRunner = { run(request: CommandRequest): Promise<CommandResult> };
 
 export type { CommandRequest, CommandResult };

@@ -1,3 +1,10 @@
+/**
+ * The command runner port: the one way the server runs shell commands (task validations, workflow verification
+ * steps). The tasks module implements it (infrastructure/process/shell-command-runner.ts) and registers its one
+ * instance under `Tokens.CommandRunner`; the workflow module runs its verification commands through the same
+ * instance, so every process tree is tracked and killed on shutdown in one place. Types only.
+ */
+
 /** Output cap per stream: 64 KiB, the tail is kept. */
 export const DEFAULT_OUTPUT_CAP_BYTES = 64 * 1024;
 
