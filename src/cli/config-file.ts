@@ -24,6 +24,7 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   modules: 'strings',
   onlyGraphs: 'boolean',
   graphAuthoring: 'boolean',
+  ui: 'boolean',
   mcpConfig: 'paths',
   databaseUrl: 'string',
   databasePoolSize: 'integer',

@@ -42,6 +42,10 @@ export interface CommonFlags {
   graphRunsKeep?: string | number;
   /** `serve`: the graph authoring tools (env WORKGRAPH_GRAPH_AUTHORING=1). */
   graphAuthoring?: boolean;
+  /** `serve`: `--no-ui` gives false (commander's default for the switch is true: not given). */
+  ui?: boolean;
+  /** `serve`: the dashboard's and the MCP Apps views' actions. */
+  allowActions?: boolean;
   /** `serve`: MCP resource subscriptions one client session may hold (default 1,000). */
   maxSubscriptions?: string | number;
   /** `serve`: how long a task's claim holds without a call of its claimant (`30m`, `90s`, `1h`; a bare number is seconds). */
@@ -99,6 +103,11 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     modules: parseModules(flags.modules ?? env.WORKGRAPH_MODULES ?? file.modules?.join(',')) ?? defaults.modules,
     onlyGraphs: flags.onlyGraphs ?? file.onlyGraphs ?? defaults.onlyGraphs,
     graphAuthoring: flags.graphAuthoring ?? envSwitch(env.WORKGRAPH_GRAPH_AUTHORING, 'WORKGRAPH_GRAPH_AUTHORING') ?? file.graphAuthoring ?? defaults.graphAuthoring,
+    ui: {
+      // `--no-ui` is the only way the flag is false; true is commander's default for it (not given).
+      enabled: (flags.ui === false ? false : undefined) ?? envSwitch(env.WORKGRAPH_UI, 'WORKGRAPH_UI') ?? (file.ui as boolean | undefined) ?? defaults.ui.enabled,
+      actions: flags.allowActions ?? (file.allowActions as boolean | undefined) ?? defaults.ui.actions,
+    },
     mcpConfigFiles: flags.mcpConfig?.length ? flags.mcpConfig.map(abs) : (file.mcpConfig ?? defaults.mcpConfigFiles),
     ...databaseSettings(flags, env, file),
     knowledge: {

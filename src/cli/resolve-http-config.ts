@@ -61,11 +61,10 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
       ['--session-idle-timeout', flags.sessionIdleTimeout],
       ['--max-sessions', flags.maxSessions],
       ['--dashboard', flags.dashboard],
-      ['--allow-actions', flags.allowActions],
     ] as const) {
       if (set === undefined) continue;
       throw new Error(
-        flag === '--dashboard' || flag === '--allow-actions'
+        flag === '--dashboard'
           ? `${flag}: the dashboard is mounted on the HTTP transport: give --http [HOST:]PORT too (or run \`workgraph dashboard\`)`
           : `${flag} applies to the HTTP transport: give --http [HOST:]PORT too`,
       );
@@ -90,7 +89,7 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
   }
   const dashboard = flags.dashboard ?? flag01(env.WORKGRAPH_DASHBOARD, 'WORKGRAPH_DASHBOARD') ?? file.dashboard ?? false;
   const allowActions = flags.allowActions ?? file.allowActions ?? false;
-  if (allowActions && !dashboard) throw new Error('--allow-actions: enables the dashboard\'s actions: give --dashboard too');
+  // Without --dashboard, --allow-actions enables the MCP Apps views' actions only (resolve-config.ts).
   return {
     listen,
     stdio: flags.stdio ?? file.stdio ?? false,

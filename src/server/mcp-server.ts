@@ -30,6 +30,7 @@ import type { ProtocolState } from './protocol-state';
 import { modernToolCall } from './modern-tool-call';
 import { answerTaskResults, installTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
 import type { CallInput } from '../kernel/call-input';
+import { declaresApps, requestCapabilities, servedViews, toolUiMeta, type AppsPolicy } from './mcp-apps';
 
 /** The identity a server answers `initialize` with. */
 export interface ServerIdentity {
@@ -100,6 +101,11 @@ export interface WorkgraphServerDeps {
   protocolState?: () => ProtocolState;
   /** Modern stdio: the URIs the connection's listen streams name (listened-resources.ts). */
   listened?: ListenedResources;
+  /**
+   * MCP Apps (mcp-apps.ts): whether tools announce their views and the `ui://workgraph/…` resources are served to
+   * clients that declare the extension (`--no-ui` turns it off), and whether the views offer actions. Default off.
+   */
+  apps?: AppsPolicy;
 }
 
 
@@ -173,6 +179,7 @@ export class WorkgraphServer {
         caller: deps.caller,
         ...(deps.reachers ? { reachers: deps.reachers } : {}),
         ...(deps.listened ? { listened: deps.listened } : {}),
+        ...(deps.apps?.enabled ? { apps: { policy: deps.apps, views: servedViews(deps.registry.list()), showsViews: (ctx) => this.showsViews(ctx) } } : {}),
         ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
       });
       const previous = this.sdk.onclose;
@@ -182,6 +189,12 @@ export class WorkgraphServer {
       };
     }
     answerSchemaFailuresAsInvalidParams(this.sdk);
+  }
+
+  /** Whether this request's client shows MCP Apps views (it declared the extension) and they are on. */
+  private showsViews(ctx: ServerContext | undefined): boolean {
+    if (!this.deps.apps?.enabled) return false;
+    return declaresApps(requestCapabilities(ctx as { mcpReq?: { envelope?: Record<string, unknown> } } | undefined, this.sdk.getClientCapabilities()));
   }
 
   async connect(transport: Transport): Promise<void> {
@@ -201,7 +214,10 @@ export class WorkgraphServer {
   private installHandlers(): void {
     const { registry, dispatcher } = this.deps;
 
-    this.sdk.setRequestHandler('tools/list', async () => ({
+    this.sdk.setRequestHandler('tools/list', async (_request, ctx) => {
+      // A host that shows MCP Apps views learns each tool's view; any other client gets exactly the list without them.
+      const apps = this.showsViews(ctx);
+      return {
       tools: registry.list().map((t) => ({
         name: t.name,
         ...(t.title ? { title: t.title } : {}),
@@ -210,8 +226,10 @@ export class WorkgraphServer {
         // Built-in tools serve their output schemas without prose; a graph file's tools are served as the file wrote them.
         outputSchema: (t.handler ? t.outputSchema : wireOutputSchema(t.outputSchema)) as { type: 'object' },
         annotations: t.annotations,
+        ...(apps && t.view ? { _meta: toolUiMeta(t) } : {}),
       })),
-    }));
+      };
+    });
 
     // `tools/call` is answered here rather than through setRequestHandler(CallToolRequestSchema): see tool-call-params.ts.
     const callTool = async (request: JSONRPCRequest, ctx: ServerContext) => {

@@ -12,6 +12,9 @@ import { TasksTokens, type ProjectGraphView, type TaskProjectSummary } from '../
 import { toJsonRpcError } from './error-mapper';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 import type { ListenedResources } from './listened-resources';
+import { readView, viewResources, type AppsPolicy } from './mcp-apps';
+import type { AppView } from '../kernel/tools/app-views';
+import type { ServerContext } from '@modelcontextprotocol/server';
 import { knowledgeProjectOf, knowledgeResourceTemplates, knowledgeTarget, listKnowledgeResources, readKnowledgeResource } from './knowledge-resources';
 
 export interface PromptsAndResourcesDeps {
@@ -38,6 +41,8 @@ export interface PromptsAndResourcesDeps {
   reachers?: () => readonly ChangeReacher[];
   /** Modern era: the URIs this connection's listen streams name (knowledge node URIs are announced from it). */
   listened?: ListenedResources;
+  /** MCP Apps views (mcp-apps.ts): listed and read only for a request whose client `showsViews`. */
+  apps?: { policy: AppsPolicy; views: readonly AppView[]; showsViews: (ctx: ServerContext) => boolean };
 }
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
@@ -132,8 +137,10 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, authOf(ctx))).sessions : [];
     const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, authOf(ctx))).projects : [];
     const knowledge = knowledgeServed ? await listKnowledgeResources((token, input) => call(token, input, authOf(ctx))) : [];
+    const views = deps.apps?.showsViews(ctx) ? viewResources(deps.apps.views) : [];
     return {
       resources: [
+        ...views,
         ...sessions.map((s) => ({
           uri: `workgraph://sessions/${s.sessionId}`,
           name: `session ${s.sessionId}`,
@@ -171,7 +178,11 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
       throw e;
     }
   });
-  const readResource = async (uri: string, ctx: { http?: { authInfo?: unknown } }) => {
+  const readResource = async (uri: string, ctx: ServerContext) => {
+    if (deps.apps?.showsViews(ctx)) {
+      const view = await readView(uri, deps.apps.views, deps.apps.policy, callerIdentity(authOf(ctx).authInfo, deps.caller ?? LOCAL_IDENTITY));
+      if (view) return view as never;
+    }
     const session = workflow ? SESSION_URI.exec(uri) : null;
     if (session) {
       const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, authOf(ctx));

@@ -133,6 +133,7 @@ export async function createServerHost(opts: ServerHostOptions): Promise<ServerH
         ...(sessionOpts.refused ? { refused: sessionOpts.refused } : {}),
         ...(sessionOpts.era === 'modern' ? { protocolState: state } : {}),
         ...(sessionOpts.listened ? { listened: sessionOpts.listened } : {}),
+        apps: config.ui ?? { enabled: false, actions: false },
       });
       return { server, end: (o) => lifecycle.endSession(calls, o) };
     },

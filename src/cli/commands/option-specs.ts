@@ -26,9 +26,14 @@ export function takesValue(spec: OptionSpec): boolean {
   return spec.flags.includes('<');
 }
 
-/** The key commander gives the option's value (`data-dir` → `dataDir`). */
+/** Whether the option is a negated switch (`--no-ui`): commander gives its key (`ui`) true unless it is given. */
+export function isNegated(spec: OptionSpec): boolean {
+  return optionName(spec).startsWith('no-') && !takesValue(spec);
+}
+
+/** The key commander gives the option's value (`data-dir` → `dataDir`, `no-ui` → `ui`). */
 export function optionKey(spec: OptionSpec): string {
-  return optionName(spec).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+  return optionName(spec).replace(/^no-/, isNegated(spec) ? '' : 'no-').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
 }
 
 /** The next value of an option given `previous` (undefined the first time). */

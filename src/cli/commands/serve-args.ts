@@ -1,4 +1,4 @@
-import { COMMON_OPTIONS, optionKey, optionName, readOptionValue, takesValue, type OptionSpec } from './option-specs';
+import { COMMON_OPTIONS, isNegated, optionKey, optionName, readOptionValue, takesValue, type OptionSpec } from './option-specs';
 import { SERVE_OPTIONS } from './serve-options';
 import type { CommonFlags } from '../resolve-config';
 import type { HttpFlags } from '../resolve-http-config';
@@ -27,7 +27,7 @@ export function parseServeArgs(args: readonly string[]): ServeFlags | undefined 
     const key = optionKey(spec);
     if (!takesValue(spec)) {
       if (eq >= 0) return undefined;
-      flags[key] = true;
+      flags[key] = !isNegated(spec);
       continue;
     }
     const value = eq >= 0 ? arg.slice(eq + 1) : args[++i];
@@ -38,5 +38,7 @@ export function parseServeArgs(args: readonly string[]): ServeFlags | undefined 
       return undefined;
     }
   }
+  // As commander: a negated switch not given (`--no-ui`) is true.
+  for (const spec of byName.values()) if (isNegated(spec)) flags[optionKey(spec)] ??= true;
   return flags as ServeFlags;
 }

@@ -58,5 +58,9 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flags: '--session-idle-timeout <duration>', description: 'close HTTP sessions idle this long, e.g. 30m (env WORKGRAPH_SESSION_IDLE_TIMEOUT; default 30m)' },
   { flags: '--max-sessions <n>', description: 'open HTTP sessions at most (env WORKGRAPH_MAX_SESSIONS; default 100)' },
   { flags: '--dashboard', description: 'with --http: serve the web dashboard at /dashboard/ under the same tokens as /mcp (env WORKGRAPH_DASHBOARD=1)' },
-  { flags: '--allow-actions', description: "with --dashboard: enable the dashboard's actions (reset a task, restore knowledge, run a graph tool), each logged" },
+  {
+    flags: '--allow-actions',
+    description: "enable actions, each logged: the MCP Apps views' (reset a task, release a claim, approve a step) and, with --dashboard, the dashboard's (reset, restore knowledge, run a graph tool)",
+  },
+  { flags: '--no-ui', description: "don't announce the MCP Apps views (ui://workgraph/…) to hosts that show them (env WORKGRAPH_UI=0)" },
 ];

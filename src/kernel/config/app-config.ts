@@ -76,6 +76,14 @@ export interface AppConfig {
    * (graph server metadata, graph tool list/get, JSONata and JSON Logic testers). Default false: none is listed.
    */
   graphAuthoring: boolean;
+  /**
+   * MCP Apps views (docs/mcp-apps.md): `enabled` — tools announce their `ui://workgraph/…` view to clients that
+   * declare the `io.modelcontextprotocol/ui` extension, which can read those resources (default true; `--no-ui`,
+   * WORKGRAPH_UI=0, config `ui: false`); `actions` — the views offer their actions (reset a task, release a claim,
+   * approve a step), as tool calls through the host (`--allow-actions`, config `allowActions`; default false: read-only,
+   * the dashboard's policy).
+   */
+  ui: { enabled: boolean; actions: boolean };
   /** `--mcp-config FILE` (repeatable; mcpgraph's `-m`): MCP server definitions merged into every graph's servers. */
   mcpConfigFiles: string[];
   /**

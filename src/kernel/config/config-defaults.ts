@@ -35,6 +35,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     modules: [...MODULE_NAMES],
     onlyGraphs: false,
     graphAuthoring: false,
+    ui: { enabled: true, actions: false },
     mcpConfigFiles: [],
     shutdownGraceMs: 10_000,
     graph: { historyMaxBytes: 256 * MIB, runHistoryMaxBytes: 1024 * MIB, resultMaxBytes: 16 * MIB },

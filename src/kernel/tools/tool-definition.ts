@@ -3,6 +3,7 @@ import type { CallContext } from '../call-context';
 import type { Scope } from '../identity';
 import type { UseCase } from '../use-case';
 import type { ObjectSchema, Static, StaticAnswer, ToolSchemas } from './tool-schema';
+import type { AppView } from './app-views';
 
 /** A JSON Schema object (draft 2020-12 / 07 subset Ajv understands). */
 export type JsonSchema = Record<string, unknown>;
@@ -62,6 +63,11 @@ export interface ToolDefinition<In = unknown, Out = unknown> {
    * Other clients call it as before.
    */
   longRunning?: LongRunning;
+  /**
+   * The MCP Apps view that shows this tool's result (`ui://workgraph/<view>`, app-views.ts). Announced as
+   * `_meta.ui.resourceUri` on tools/list only to clients that declare the extension, unless `--no-ui`.
+   */
+  view?: AppView;
 }
 
 /** What a long-running tool says about running as a task. */

@@ -50,6 +50,7 @@ export const tasksTools: ToolDefinition[] = [
     annotations: { title: 'Show a project task graph', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: TasksTokens.GetProjectGraph,
     module: 'tasks',
+    view: 'task-dag',
   }),
   defineTool({
     name: 'start_task',
@@ -74,6 +75,7 @@ export const tasksTools: ToolDefinition[] = [
     module: 'tasks',
     // As a task (tasks extension) it waits for the command's end: no "still running" answer to poll again.
     longRunning: { taskArguments: (args) => ({ ...args, waitSeconds: 3600 }) },
+    view: 'task-dag',
   }),
   defineTool({
     name: 'reset_task_node',
@@ -152,6 +154,7 @@ export const tasksTools: ToolDefinition[] = [
     annotations: { title: 'Show one task with its history', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: TasksTokens.GetTaskDetails,
     module: 'tasks',
+    view: 'task-dag',
   }),
   defineTool({
     name: 'scaffold_project_docs',

@@ -5,11 +5,18 @@ const TOKEN_KEY = 'workgraph-dashboard-token';
 
 function readToken(): string {
   const fromUrl = new URLSearchParams(window.location.search).get('token');
+  // A sandboxed document (an MCP Apps view, which never calls this API) has no sessionStorage: reading it throws.
+  let storage: Storage | undefined;
+  try {
+    storage = window.sessionStorage;
+  } catch {
+    storage = undefined;
+  }
   if (fromUrl) {
-    sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    storage?.setItem(TOKEN_KEY, fromUrl);
     return fromUrl;
   }
-  return sessionStorage.getItem(TOKEN_KEY) ?? '';
+  return storage?.getItem(TOKEN_KEY) ?? '';
 }
 
 export const token = readToken();

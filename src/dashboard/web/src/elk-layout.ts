@@ -35,6 +35,12 @@ export interface RoutedLayout {
   height: number;
 }
 
+/**
+ * Whether ELK's worker is there: the MCP Apps views are built without it (their CSP allows no worker), and then lay
+ * DAGs out with the linear layout (layout.ts).
+ */
+export const elkAvailable = Boolean(elkWorkerUrl);
+
 let elk: InstanceType<typeof ELK> | undefined;
 function engine(): InstanceType<typeof ELK> {
   elk ??= new ELK({ workerUrl: elkWorkerUrl });

@@ -6,7 +6,7 @@
  * layers, then one barycentre sweep to order each layer by its parents' rows — a 5,000-node DAG lays out in
  * milliseconds and its first screen shows titles at once (edges are then drawn straight, layer to layer).
  */
-import { elkLayout, type RoutedEdge } from './elk-layout';
+import { elkAvailable, elkLayout, type RoutedEdge } from './elk-layout';
 
 /** A task's box: wide enough for three lines of title at reading size. */
 export const NODE_W = 200;
@@ -99,7 +99,7 @@ export const edgeId = (dep: string, task: string) => `${dep}->${task}`;
  * are ELK's columns, so the layer list, collapsing and the drawing agree.
  */
 export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
-  if (nodes.length > ELK_MAX_NODES || nodes.length === 0) return linearLayout(nodes);
+  if (nodes.length > ELK_MAX_NODES || nodes.length === 0 || !elkAvailable) return linearLayout(nodes);
   const ids = new Set(nodes.map((n) => n.id));
   const edges = nodes.flatMap((n) => [...new Set(n.deps)].filter((d) => ids.has(d) && d !== n.id).map((d) => ({ id: edgeId(d, n.id), source: d, target: n.id })));
   // ELK's crossing minimisation repeats its sweeps `thoroughness` times: fewer past a few hundred tasks keeps the

@@ -1,15 +1,17 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
-import { api, useApi } from '../api';
+import { useApi } from '../api';
 import { useMeta } from '../meta';
 import { edgeId, layout, NODE_H, NODE_W, type Layout } from '../layout';
 import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
 import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
-import { Load, Time } from '../components/common';
-import { ClaimRows, PlanHistory } from '../components/PlanViews';
-import type { PlanChange, TaskGraphData, TaskNode, TaskTransition } from '../types';
+import { Load } from '../components/common';
+import { PlanHistory } from '../components/PlanViews';
+import { TaskDetails } from '../components/TaskDetails';
+import { dashboardTaskSource, TaskSourceContext } from '../components/task-source';
+import type { TaskGraphData, TaskNode } from '../types';
 
 const nodeTypes = { task: TaskNodeView, layer: LayerNodeView };
 const edgeTypes = { routed: RoutedEdgeView };
@@ -31,15 +33,22 @@ type Viewport = { x: number; y: number; zoom: number };
 
 export function TaskDag({ project }: { project: string }) {
   const res = useApi<TaskGraphData>(`/projects/${encodeURIComponent(project)}/tasks`, (e) => e.kind === 'tasks' && e.project === project);
+  const meta = useMeta();
+  const source = useMemo(() => dashboardTaskSource(meta?.allowActions === true), [meta?.allowActions]);
   return (
-    <Load res={res}>
-      {(g) => <DagLayout graph={g} />}
-    </Load>
+    <TaskSourceContext.Provider value={source}>
+      <Load res={res}>
+        {(g) => <DagLayout graph={g} />}
+      </Load>
+    </TaskSourceContext.Provider>
   );
 }
 
-/** Lays the DAG out (in ELK's worker for all but the largest DAGs), again only when its shape changes. */
-function DagLayout({ graph }: { graph: TaskGraphData }) {
+/**
+ * Lays the DAG out (in ELK's worker for all but the largest DAGs), again only when its shape changes; `initialSelected`
+ * opens a task's details (an MCP Apps view handed one task's result). Inside a TaskSourceContext.
+ */
+export function DagLayout({ graph, initialSelected }: { graph: TaskGraphData; initialSelected?: string }) {
   // The layout depends only on the DAG's shape: a status change re-colours nodes without moving them.
   const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
   const [lay, setLay] = useState<{ key: string; layout: Layout }>();
@@ -57,14 +66,17 @@ function DagLayout({ graph }: { graph: TaskGraphData }) {
   if (!lay) return <div className="muted">Laying out {graph.nodes.length} tasks…</div>;
   return (
     <ReactFlowProvider>
-      <DagView graph={graph} lay={lay.layout} />
+      <DagView graph={graph} lay={lay.layout} initialSelected={initialSelected} />
     </ReactFlowProvider>
   );
 }
 
-function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
+function DagView({ graph, lay, initialSelected }: { graph: TaskGraphData; lay: Layout; initialSelected?: string }) {
   const flow = useReactFlow();
-  const [selected, setSelected] = useState<string>();
+  const [selected, setSelected] = useState<string | undefined>(initialSelected);
+  useEffect(() => {
+    if (initialSelected) setSelected(initialSelected);
+  }, [initialSelected]);
   const [collapsed, setCollapsed] = useState<Set<number>>(new Set());
   const [query, setQuery] = useState('');
   const [matchIndex, setMatchIndex] = useState(0);
@@ -339,97 +351,3 @@ function DagView({ graph, lay }: { graph: TaskGraphData; lay: Layout }) {
   );
 }
 
-interface TaskDetailData {
-  node: TaskNode;
-  transitions: TaskTransition[];
-  dependents: string[];
-  history?: PlanChange[];
-}
-
-function TaskDetails({ project, node, revision, onClose }: { project: string; node: TaskNode; revision: number; onClose: () => void }) {
-  const meta = useMeta();
-  const path = `/projects/${encodeURIComponent(project)}/tasks/${encodeURIComponent(node.id)}`;
-  const res = useApi<TaskDetailData>(`${path}?r=${revision}`);
-  const [actionError, setActionError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const reset = async () => {
-    setBusy(true);
-    setActionError(undefined);
-    try {
-      await api(`${path}/reset`, { method: 'POST', body: {} });
-    } catch (e) {
-      setActionError((e as Error).message);
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <aside className="details" data-testid="task-details">
-      <div className="details-head">
-        <h2>{node.title}</h2>
-        <button className="close" onClick={onClose} aria-label="Close details">×</button>
-      </div>
-      <div className="kv">
-        <span>Id</span><code>{node.id}</code>
-        <span>Status</span><span><StatusBadge status={node.status} /></span>
-        <span>Priority</span><span data-testid="task-priority" className={`priority priority-${node.priority ?? 'medium'}`}>{node.priority ?? 'medium'}</span>
-        <span>Tags</span>
-        <span data-testid="task-tags">{node.tags?.length ? node.tags.map((t) => <span key={t} className="tag">{t}</span>) : <span className="muted">—</span>}</span>
-        <ClaimRows claim={node.claim} />
-        <span>Attempts</span><span>{node.current_attempt} of {node.max_attempts}</span>
-        <span>Depends on</span><span>{node.depends_on.length ? node.depends_on.join(', ') : '—'}</span>
-        <span>Updated</span><Time iso={node.updated_at} />
-        {node.metadata && Object.keys(node.metadata).length ? (
-          <>
-            <span>Metadata</span>
-            <span className="small">{Object.entries(node.metadata).map(([k, v]) => <div key={k}><span className="muted">{k}:</span> {String(v)}</div>)}</span>
-          </>
-        ) : null}
-      </div>
-      {node.description ? <p className="description">{node.description}</p> : null}
-      <h3>Validation command</h3>
-      {node.validation_command ? <pre className="code">{node.validation_command}</pre> : <div className="muted">None: the task completes without a check.</div>}
-      {meta?.allowActions ? (
-        <div className="actions">
-          <button onClick={reset} disabled={busy} data-testid="reset-task">Reset task</button>
-          {actionError ? <div className="error">{actionError}</div> : null}
-        </div>
-      ) : null}
-      <h3>Failed attempts</h3>
-      {node.error_logs.length === 0 ? (
-        <div className="muted">None.</div>
-      ) : (
-        node.error_logs.map((log, i) => (
-          <details key={i} className="attempt" open={i === node.error_logs.length - 1}>
-            <summary>
-              Attempt {log.attempt}: {log.timed_out ? 'timed out' : log.signal ? `signal ${log.signal}` : `exit code ${log.exit_code}`} ·{' '}
-              {log.duration_ms} ms · <Time iso={log.time} />
-            </summary>
-            {log.stdout_tail ? (<><div className="small muted">stdout (tail)</div><pre className="code">{log.stdout_tail}</pre></>) : null}
-            {log.stderr_tail ? (<><div className="small muted">stderr (tail)</div><pre className="code">{log.stderr_tail}</pre></>) : null}
-            {!log.stdout_tail && !log.stderr_tail ? <div className="muted small" data-testid="no-output">(no output)</div> : null}
-          </details>
-        ))
-      )}
-      <h3>History of changes</h3>
-      <Load res={res}>{(d) => <PlanHistory changes={d.history ?? []} testId="task-history" />}</Load>
-      <h3>Transitions</h3>
-      <Load res={res}>
-        {(d) =>
-          d.transitions.length === 0 ? (
-            <div className="muted">No transitions logged.</div>
-          ) : (
-            <ol className="timeline" data-testid="transitions">
-              {d.transitions.map((t, i) => (
-                <li key={i}>
-                  {t.from === t.to ? <>created as <StatusBadge status={t.to} /></> : <><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></>}
-                  <span className="muted small"> attempt {t.attempt} · <Time iso={t.time} /></span>
-                </li>
-              ))}
-            </ol>
-          )
-        }
-      </Load>
-    </aside>
-  );
-}

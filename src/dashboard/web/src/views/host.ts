@@ -1,0 +1,162 @@
+/**
+ * An MCP Apps view's side of the host bridge (the `io.modelcontextprotocol/ui` extension, through the extension's
+ * own App class): the tool input and results the host hands the view, the host's context (theme, style variables,
+ * display mode, container size), and tool calls back through the host — under the caller's identity and scopes, as
+ * an agent's call would be. Nothing here touches the network: the document's CSP allows none (vite.config.mjs).
+ */
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { App, PostMessageTransport, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+
+/** The settings the server wrote into the document (`<meta name="workgraph-view">`, src/server/mcp-apps.ts). */
+export interface ViewSettings {
+  /** The server allows the views' actions for this caller (`--allow-actions` and the `write` scope). */
+  actions: boolean;
+}
+
+export function viewSettings(): ViewSettings {
+  const raw = document.querySelector('meta[name="workgraph-view"]')?.getAttribute('content');
+  try {
+    const parsed = raw ? (JSON.parse(raw) as Partial<ViewSettings>) : {};
+    return { actions: parsed.actions === true };
+  } catch {
+    return { actions: false };
+  }
+}
+
+/** A tool result as the view uses it: the structured content, or the error's text. */
+export interface ToolResult {
+  structured?: Record<string, unknown>;
+  error?: string;
+}
+
+interface HostState {
+  connected: boolean;
+  error?: string;
+  context: McpUiHostContext;
+  input?: Record<string, unknown>;
+  /** Every result handed to the view, newest last (a later result updates the view). */
+  results: ToolResult[];
+}
+
+let state: HostState = { connected: false, context: {}, results: [] };
+const listeners = new Set<() => void>();
+function update(next: Partial<HostState>): void {
+  state = { ...state, ...next };
+  for (const l of listeners) l();
+}
+
+function textOf(result: { content?: Array<{ type: string; text?: string }> }): string {
+  return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n').trim();
+}
+
+function toResult(r: { isError?: boolean; structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string }> }): ToolResult {
+  if (r.isError) return { error: textOf(r) || 'the tool call failed' };
+  return { structured: r.structuredContent ?? undefined };
+}
+
+function applyContext(ctx: McpUiHostContext): void {
+  if (ctx.theme) applyDocumentTheme(ctx.theme);
+  if (ctx.styles?.variables) applyHostStyleVariables(ctx.styles.variables);
+  if (ctx.styles?.css?.fonts) applyHostFonts(ctx.styles.css.fonts);
+  const root = document.documentElement;
+  if (ctx.displayMode) root.dataset.displayMode = ctx.displayMode;
+  const dims = ctx.containerDimensions as { height?: number; maxHeight?: number } | undefined;
+  // The drawing's height: the frame's, less the view's title and counts lines.
+  const frame = dims?.height ?? (dims?.maxHeight ? Math.min(dims.maxHeight, 720) : undefined);
+  if (frame) root.style.setProperty('--view-height', `${Math.max(240, frame - 96)}px`);
+}
+
+let app: App | undefined;
+
+/** Connects once to the host (the window that framed this document). */
+export function connectHost(name: string): App {
+  if (app) return app;
+  app = new App({ name: `workgraph ${name}`, version: '1' }, { availableDisplayModes: ['inline', 'fullscreen'] }, { autoResize: true });
+  app.ontoolinput = (p) => update({ input: p.arguments ?? {} });
+  app.ontoolresult = (r) => update({ results: [...state.results, toResult(r as never)] });
+  app.onhostcontextchanged = (ctx) => {
+    const context = { ...state.context, ...ctx };
+    applyContext(context);
+    update({ context });
+  };
+  app
+    .connect(new PostMessageTransport(window.parent, window.parent))
+    .then(() => {
+      const context = app!.getHostContext() ?? {};
+      applyContext(context);
+      update({ connected: true, context: { ...context, ...state.context } });
+    })
+    .catch((e: Error) => update({ error: `could not connect to the host: ${e.message}` }));
+  return app;
+}
+
+/** The host's state, re-rendering on every change. */
+export function useHost(): HostState {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+    () => state,
+  );
+}
+
+/** Calls a server tool through the host; rejects with the tool's error text. */
+export async function callTool<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T> {
+  if (!app) throw new Error('not connected to the host');
+  const r = await app.callServerTool({ name, arguments: args });
+  const result = toResult(r as never);
+  if (result.error !== undefined) throw new Error(result.error);
+  return (result.structured ?? {}) as T;
+}
+
+/** Asks the host for another display mode (inline ⇄ fullscreen) where it offers one. */
+export function useDisplayMode(): { mode: string; canToggle: boolean; toggle: () => void } {
+  const { context } = useHost();
+  const mode = context.displayMode ?? 'inline';
+  const canToggle = (context.availableDisplayModes ?? []).includes(mode === 'fullscreen' ? 'inline' : 'fullscreen');
+  return {
+    mode,
+    canToggle,
+    toggle: () => void app?.requestDisplayMode({ mode: mode === 'fullscreen' ? 'inline' : 'fullscreen' }).catch(() => undefined),
+  };
+}
+
+/**
+ * Calls `load` again when the view becomes visible again or its frame gets focus after a while (changes made
+ * meanwhile); not more often than every 10 s (a click into the frame focuses it too).
+ */
+export function useRefreshOnReturn(load: () => void): void {
+  useEffect(() => {
+    let last = Date.now();
+    const on = () => {
+      if (document.visibilityState !== 'visible' || Date.now() - last < 10_000) return;
+      last = Date.now();
+      load();
+    };
+    document.addEventListener('visibilitychange', on);
+    window.addEventListener('focus', on);
+    return () => {
+      document.removeEventListener('visibilitychange', on);
+      window.removeEventListener('focus', on);
+    };
+  }, [load]);
+}
+
+/** A value kept in state and set from async work, with its error. */
+export function useAsync<T>(): [T | undefined, string | undefined, (p: Promise<T>) => void] {
+  const [value, setValue] = useState<T>();
+  const [error, setError] = useState<string>();
+  return [
+    value,
+    error,
+    (p) =>
+      void p.then(
+        (v) => {
+          setValue(v);
+          setError(undefined);
+        },
+        (e: Error) => setError(e.message),
+      ),
+  ];
+}

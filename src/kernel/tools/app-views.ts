@@ -1,0 +1,19 @@
+/**
+ * The MCP Apps views (the `io.modelcontextprotocol/ui` extension) workgraph serves: each is one self-contained HTML
+ * document built from the dashboard's components (src/dashboard/web/views), served as `ui://workgraph/<view>` to
+ * clients that declare the extension (src/server/mcp-apps.ts). A tool names the view that shows its result in its
+ * declaration (`view` in tool-definition.ts). Pure: names only.
+ */
+export const APP_VIEWS = ['task-dag'] as const;
+
+export type AppView = (typeof APP_VIEWS)[number];
+
+/** What each view shows (the resource's title and description). */
+export const APP_VIEW_TITLES: Record<AppView, { title: string; description: string }> = {
+  'task-dag': { title: 'Task DAG', description: "A project's task DAG: statuses, claims, the selected task's runs and output tails." },
+};
+
+/** The resource URI of a view. */
+export function appViewUri(view: AppView): string {
+  return `ui://workgraph/${view}`;
+}

@@ -1,0 +1,103 @@
+/**
+ * Drives an MCP Apps view in headless Chromium inside the test host page (apps-host/host-page.ts: the extension
+ * SDK's AppBridge), its tool calls forwarded to a real SDK client of the real built server.
+ */
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Frame, Page } from 'playwright-core';
+import type { Browser } from '../../helpers/browser';
+
+let hostScript: string | undefined;
+
+/** The host page's script, bundled once per test file. */
+export function hostPageScript(): string {
+  if (hostScript) return hostScript;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-apps-host-'));
+  const out = path.join(dir, 'host.js');
+  execFileSync(process.execPath, [path.join(__dirname, 'apps-host', 'build-host.mjs'), out], { stdio: ['ignore', 'ignore', 'inherit'], cwd: path.resolve(__dirname, '../../..') });
+  hostScript = fs.readFileSync(out, 'utf8');
+  fs.rmSync(dir, { recursive: true, force: true });
+  return hostScript;
+}
+
+type Json = Record<string, unknown>;
+export type CallTool = (name: string, args: Json) => Promise<Json>;
+
+export interface HostedView {
+  page: Page;
+  /** The view's frame (the sandboxed iframe). */
+  view: Frame;
+  /** Tool calls the view made through the host, in order. */
+  calls(): Promise<Array<{ name: string; arguments?: Json }>>;
+  sendResult(result: Json): Promise<void>;
+  setContext(context: Json): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens a page with the host, frames `html` in it at `width`×`height` and hands it `result` (and `input`). */
+export async function hostView(browser: Browser, o: { html: string; result: Json; input?: Json; context?: Json; width: number; height: number; callTool: CallTool }): Promise<HostedView> {
+  const page = await browser.context.newPage();
+  await page.setViewportSize({ width: Math.max(o.width + 40, 480), height: o.height + 40 });
+  await page.exposeFunction('hostCallTool', (name: string, args: Json) => o.callTool(name, args));
+  await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:16px;background:#eee"></body></html>');
+  await page.addScriptTag({ content: hostPageScript() });
+  await page.evaluate((opts) => (globalThis as any).wgHost.load(opts), { html: o.html, result: o.result, input: o.input, context: o.context, width: o.width, height: o.height });
+  const handle = await page.waitForSelector('iframe[data-testid="view-frame"]');
+  const view = (await handle.contentFrame())!;
+  return {
+    page,
+    view,
+    calls: () => page.evaluate(() => (globalThis as any).wgHost.calls),
+    sendResult: (r) => page.evaluate((x) => (globalThis as any).wgHost.sendResult(x), r),
+    setContext: (c) => page.evaluate((x) => (globalThis as any).wgHost.setContext(x), c),
+    close: () => page.close(),
+  };
+}
+
+/** A tool result as the host hands it to a view (what the SDK client returned, untouched). */
+export function asResult(r: unknown): Json {
+  return r as Json;
+}
+
+/** The capabilities a host that shows MCP Apps views declares. */
+export const APPS_CAPABILITIES = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+
+/** The built server over stdio, driven by the SDK v2 client as a host that declares (or not) the extension. */
+export async function connectHost(opts: { dataDir: string; args?: string[]; apps?: boolean; modern?: boolean }): Promise<{ client: import('@modelcontextprotocol/client').Client; close: () => Promise<void>; stderr: () => string }> {
+  const { Client } = await import('@modelcontextprotocol/client');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/client/stdio');
+  const { CLI, assertBuilt, serverEnv } = await import('./server-process');
+  assertBuilt();
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', ...(opts.args ?? [])], env: serverEnv({ dataDir: opts.dataDir }), stderr: 'pipe' });
+  let err = '';
+  transport.stderr?.on('data', (d: Buffer) => (err += d.toString()));
+  const client = new Client(
+    { name: 'workgraph-apps-host', version: '1.0.0' },
+    { capabilities: opts.apps === false ? {} : APPS_CAPABILITIES, ...(opts.modern ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {}) },
+  );
+  await client.connect(transport);
+  return { client, close: () => client.close(), stderr: () => err };
+}
+
+/** A view's HTML as the server serves it (resources/read). */
+export async function readViewHtml(client: import('@modelcontextprotocol/client').Client, view: string): Promise<string> {
+  const r = await client.readResource({ uri: `ui://workgraph/${view}` });
+  return (r.contents[0] as { text: string }).text;
+}
+
+/** Reads `get` until `check` passes (it throws until then), for up to `ms`; then fails with check's last error. */
+export async function until<T>(get: () => Promise<T> | T, check: (value: T) => void, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await get();
+    try {
+      check(value);
+      return;
+    } catch (e) {
+      if (Date.now() > end) throw e;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
