@@ -20,7 +20,7 @@ interface Expected {
 
 // review-change is written in the current format: compiled as the storage compiles it (no routines needed).
 const compiled = (w: Workflow) => (detectFormat(w).format === 'current' ? compileCurrentWorkflow(w as never, () => undefined).workflow : w);
-const workflows = ['implement-feature', 'fix-failing-test', 'review-change', 'plan-from-document'].map((id) => compiled(loadWorkflow(`workflows/${id}.json`)));
+const workflows = ['implement-feature', 'fix-failing-test', 'review-change', 'plan-from-document', 'author-graph-tool'].map((id) => compiled(loadWorkflow(`workflows/${id}.json`)));
 const codeReview = loadWorkflow('tests/fixtures/workflows/code-review.json');
 const { next, validate } = workflowUseCases([...workflows, codeReview], [taskPlanContractRule]);
 
@@ -49,7 +49,7 @@ async function walk(useCases: { next: GetNextStep; validate: ValidateStepOutput 
 
 test('every bundled workflow file is one of the walked ones and its id matches its file name', () => {
   const files = readdirSync(join(__dirname, '..', '..', '..', 'workflows')).filter((f) => f.endsWith('.json'));
-  expect(files.sort()).toEqual(['fix-failing-test.json', 'implement-feature.json', 'plan-from-document.json', 'review-change.json']);
+  expect(files.sort()).toEqual(['author-graph-tool.json', 'fix-failing-test.json', 'implement-feature.json', 'plan-from-document.json', 'review-change.json']);
   for (const w of workflows) expect(checkWorkflowStructure(w)).toEqual([]);
 });
 
@@ -224,6 +224,43 @@ describe('plan-from-document', () => {
     expect(cyclic.blockers?.map((b) => b.message)).toEqual([expect.stringMatching(/dependency cycle: (index -> query -> index|query -> index -> query)$/)]);
     const sound = await next.execute({ workflowId: 'plan-from-document', completedSteps: done, context: ctx, output: { artifacts: [artifact(nodes)] } });
     expect(sound).toMatchObject({ step: null, isComplete: true });
+  });
+});
+
+describe('author-graph-tool', () => {
+  const draft = {
+    name: 'count_md',
+    description: 'Counts the Markdown files in a folder',
+    inputSchema: { type: 'object', properties: { folder: { type: 'string' } }, required: ['folder'] },
+    outputSchema: { type: 'object', properties: { count: { type: 'number' } } },
+    nodes: [
+      { id: 'entry', type: 'entry', next: 'list' },
+      { id: 'list', type: 'mcp', server: 'files', tool: 'list_directory', args: { path: { expr: '$.entry.folder' } }, next: 'count' },
+      { id: 'count', type: 'transform', transform: { expr: '{"count": $count($split($.list.content, "\\n")[$contains($, ".md")])}' }, next: 'exit' },
+      { id: 'exit', type: 'exit' },
+    ],
+  };
+
+  test('walks from the need through discovery, the draft (checked as a tool definition), the tests and the inline run to saving', async () => {
+    await walk(
+      { next, validate },
+      'author-graph-tool',
+      [
+        { completionId: 'understand-need', promptContains: 'counts Markdown files', output: 'count_md: counts the .md files in {folder: string}; answers {count: number}. graph_tool_list has nothing close. File graphs/tools.yaml, revision 0123456789abcdef.' },
+        { completionId: 'discover-servers', promptContains: 'graph_mcp_server_list', output: 'files.list_directory {path} answers {content: "[FILE] a.md\\n..."}.' },
+        { completionId: 'draft-tool', promptContains: '{name, description, inputSchema, outputSchema, nodes}', output: `\`\`\`json\n${JSON.stringify(draft)}\n\`\`\`` },
+        { completionId: 'test-expressions', promptContains: 'graph_test_jsonata', output: 'count expr over {list: {content: "[FILE] a.md"}} answered {"count": 1}.' },
+        { completionId: 'run-inline', promptContains: 'graph_tool_run', output: 'graph_tool_run {folder: "docs"}: status completed, result {count: 2}; an empty folder: completed, {count: 0}.' },
+        { completionId: 'save-tool', promptContains: 'graph_tool_add', output: 'Saved to graphs/tools.yaml (revision fedcba9876543210); count_md {folder: "docs"} answered {count: 2}.' },
+      ],
+      { need: 'counts Markdown files' },
+    );
+  });
+
+  test('the draft step refuses a definition that is not one (no nodes, a non-object outputSchema)', async () => {
+    const verdict = await validate.execute({ workflowId: 'author-graph-tool', stepId: 'draft-tool', output: JSON.stringify({ ...draft, nodes: undefined, outputSchema: { type: 'string' } }) });
+    expect(verdict.valid).toBe(false);
+    expect(verdict.issues.join(' ')).toMatch(/nodes/);
   });
 });
 
