@@ -57,7 +57,8 @@ export const CONFIG_FILE_KEYS: Record<string, 'string' | 'strings' | 'path' | 'p
   oauth: 'oauth',
 };
 
-const OAUTH_KEYS = ['issuer', 'audience', 'jwksUrl'];
+const OAUTH_URL_KEYS = ['issuer', 'audience', 'jwksUrl'];
+const OAUTH_KEYS = [...OAUTH_URL_KEYS, 'rootsClaim', 'subjects', 'unmappedRoots'];
 
 /** A config file that cannot be read, or a setting in it (or in a flag) that is malformed: a usage error (exit 2). */
 export class ConfigFileError extends UsageError {}
@@ -112,7 +113,18 @@ export function readConfigFile(file: string, cwd = process.cwd()): ConfigFileSet
         if (typeof v !== 'object' || v === null || Array.isArray(v)) throw wrong('a section with issuer, audience (and jwksUrl)');
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
           if (!OAUTH_KEYS.includes(k)) throw new ConfigFileError(`config file ${abs}: unknown setting "oauth.${k}" (known: ${OAUTH_KEYS.join(', ')})`);
-          if (typeof x !== 'string' || !x) throw new ConfigFileError(`config file ${abs}: "oauth.${k}" must be a URL`);
+          if (k === 'subjects') {
+            // subject → its roots: absolute folders, a list or one string separated by ':' (as a token file's roots=).
+            if (typeof x !== 'object' || x === null || Array.isArray(x)) throw new ConfigFileError(`config file ${abs}: "oauth.subjects" must map each subject (sub) to its roots`);
+            for (const [sub, roots] of Object.entries(x as Record<string, unknown>)) {
+              const list = typeof roots === 'string' ? roots.split(':').filter(Boolean) : roots;
+              if (!Array.isArray(list) || list.some((r) => typeof r !== 'string' || !path.isAbsolute(r))) {
+                throw new ConfigFileError(`config file ${abs}: "oauth.subjects.${sub}" must be absolute folders (a list, or one string separated by ':')`);
+              }
+            }
+            continue;
+          }
+          if (typeof x !== 'string' || !x) throw new ConfigFileError(`config file ${abs}: "oauth.${k}" must be ${OAUTH_URL_KEYS.includes(k) ? 'a URL' : 'a string'}`);
         }
         out[key] = v;
         break;

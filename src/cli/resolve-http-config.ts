@@ -1,6 +1,7 @@
 import { ConfigFileError, readConfigFile } from './config-file';
 import { resolveAuthTokens } from './auth-tokens';
-import type { HttpConfig } from '../server/http/http-config';
+import * as path from 'node:path';
+import type { HttpConfig, OAuthSettings } from '../server/http/http-config';
 
 /** The serve command's HTTP flags (commander's camel-cased names). */
 export interface HttpFlags {
@@ -10,6 +11,8 @@ export interface HttpFlags {
   /** `--oauth-issuer` / `--oauth-audience`: accept this authorization server's JWT access tokens. */
   oauthIssuer?: string;
   oauthAudience?: string;
+  /** `--oauth-roots-claim`: the access-token claim naming an OAuth identity's roots. */
+  oauthRootsClaim?: string;
   allowedOrigins?: string[];
   allowedHosts?: string[];
   publicUrl?: string;
@@ -30,7 +33,7 @@ interface HttpFileSettings {
   authTokenFile?: string;
   oauthIssuer?: string;
   oauthAudience?: string;
-  oauth?: { issuer?: string; audience?: string; jwksUrl?: string };
+  oauth?: { issuer?: string; audience?: string; jwksUrl?: string; rootsClaim?: string; subjects?: Record<string, string | string[]>; unmappedRoots?: string };
   allowedOrigins?: string[];
   allowedHosts?: string[];
   publicUrl?: string;
@@ -55,6 +58,7 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
       ['--auth-token-file', flags.authTokenFile],
       ['--oauth-issuer', flags.oauthIssuer],
       ['--oauth-audience', flags.oauthAudience],
+      ['--oauth-roots-claim', flags.oauthRootsClaim],
       ['--allowed-origins', flags.allowedOrigins],
       ['--allowed-hosts', flags.allowedHosts],
       ['--public-url', flags.publicUrl],
@@ -123,7 +127,7 @@ export function resolveHttpConfig(flags: HttpFlags, env: NodeJS.ProcessEnv = pro
  * WORKGRAPH_OAUTH_AUDIENCE; config file `oauthIssuer`/`oauthAudience` or an `oauth: {issuer, audience, jwksUrl}`
  * section), both or neither, each an http(s) URL.
  */
-function resolveOAuth(flags: HttpFlags, env: NodeJS.ProcessEnv, file: HttpFileSettings): { issuer: string; audience: string; jwksUrl?: string } | undefined {
+function resolveOAuth(flags: HttpFlags, env: NodeJS.ProcessEnv, file: HttpFileSettings): OAuthSettings | undefined {
   const issuer = flags.oauthIssuer ?? nonEmpty(env.WORKGRAPH_OAUTH_ISSUER) ?? file.oauthIssuer ?? file.oauth?.issuer;
   const audience = flags.oauthAudience ?? nonEmpty(env.WORKGRAPH_OAUTH_AUDIENCE) ?? file.oauthAudience ?? file.oauth?.audience;
   const jwksUrl = file.oauth?.jwksUrl;
@@ -133,7 +137,17 @@ function resolveOAuth(flags: HttpFlags, env: NodeJS.ProcessEnv, file: HttpFileSe
   for (const [setting, url] of [['--oauth-issuer', issuer], ['--oauth-audience', audience], ['oauth.jwksUrl (config file)', jwksUrl]] as const) {
     if (url !== undefined && !/^https?:\/\/[^/\s]+\S*$/.test(url)) throw new ConfigFileError(`${setting}: expected an http(s) URL, got '${url}'`);
   }
-  return { issuer, audience, ...(jwksUrl ? { jwksUrl } : {}) };
+  const rootsClaim = flags.oauthRootsClaim ?? nonEmpty(env.WORKGRAPH_OAUTH_ROOTS_CLAIM) ?? file.oauth?.rootsClaim ?? 'workgraph_roots';
+  if (!/^[A-Za-z0-9_.:/-]{1,128}$/.test(rootsClaim)) throw new ConfigFileError(`--oauth-roots-claim: expected a claim name (letters, digits, _ . : / -), got '${rootsClaim}'`);
+  const unmapped = nonEmpty(env.WORKGRAPH_OAUTH_UNMAPPED_ROOTS) ?? file.oauth?.unmappedRoots ?? 'operator';
+  if (unmapped !== 'operator' && unmapped !== 'none') {
+    throw new ConfigFileError(`oauth.unmappedRoots (WORKGRAPH_OAUTH_UNMAPPED_ROOTS): expected 'operator' or 'none', got '${unmapped}'`);
+  }
+  const subjects: Record<string, string[]> = {};
+  for (const [sub, roots] of Object.entries(file.oauth?.subjects ?? {})) {
+    subjects[sub] = (typeof roots === 'string' ? roots.split(':').filter(Boolean) : roots).map((r) => path.resolve(r));
+  }
+  return { issuer, audience, ...(jwksUrl ? { jwksUrl } : {}), rootsClaim, subjects, unmappedRoots: unmapped };
 }
 
 /** `90` (seconds), `90s`, `30m`, `1h`, `500ms` → milliseconds. */

@@ -24,9 +24,12 @@ describe('OAuth access tokens', () => {
   let audience: string;
   let jwksFetches = 0;
 
-  const token = (claims: { sub?: string; scope?: string; iss?: string; aud?: string; exp?: number; nbf?: number }, signWith: KeyLike = key) => {
+  const token = (
+    claims: { sub?: string; scope?: string; iss?: string; aud?: string; exp?: number; nbf?: number; extra?: Record<string, unknown> },
+    signWith: KeyLike = key,
+  ) => {
     const now = Math.floor(Date.now() / 1000);
-    const jwt = new SignJWT({ ...(claims.scope !== undefined ? { scope: claims.scope } : {}) })
+    const jwt = new SignJWT({ ...(claims.scope !== undefined ? { scope: claims.scope } : {}), ...claims.extra })
       .setProtectedHeader({ alg: 'RS256', kid: 'k1', typ: 'at+jwt' })
       .setIssuer(claims.iss ?? issuer)
       .setAudience(claims.aud ?? audience)
@@ -124,6 +127,61 @@ describe('OAuth access tokens', () => {
       await conn.close();
     }
   });
+
+  it('OAuth identities get roots: the workgraph_roots claim, else the config file\'s oauth.subjects, else unmappedRoots', async () => {
+    // Before, an OAuth identity was never confined beyond --allow-root: every token reached every project.
+    const base = fs.realpathSync(tmp.dir);
+    const rootA = path.join(base, 'ra');
+    const rootB = path.join(base, 'rb');
+    fs.mkdirSync(rootA);
+    fs.mkdirSync(rootB);
+    const probe = http.createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const aud = `http://127.0.0.1:${port}/mcp`;
+    const config = path.join(base, 'oauth-roots.json');
+    fs.writeFileSync(config, JSON.stringify({ oauth: { issuer, audience: aud, subjects: { bob: [rootB] }, unmappedRoots: 'none' } }));
+    const confined = await HttpServerProcess.start({ dataDir: path.join(base, 'data-roots'), address: `127.0.0.1:${port}`, args: ['--config', config, '--allow-root', base] });
+    const conns: Array<Awaited<ReturnType<HttpServerProcess['connect']>>> = [];
+    const as = async (sub: string, extra?: Record<string, unknown>) => {
+      const c = await confined.connect({ token: await token({ sub, scope: 'read write', aud, extra }) });
+      conns.push(c);
+      return async (name: string, args: Record<string, unknown>) => {
+        const r = (await c.client.callTool({ name, arguments: args })) as CallToolResult & { structuredContent?: Record<string, any> };
+        return { code: (r._meta as Record<string, unknown> | undefined)?.['workgraph/errorCode'], value: r.structuredContent ?? {} };
+      };
+    };
+    const nodes = [{ id: 't', title: 'T', depends_on: [] }];
+    try {
+      // alice's token names her roots in the claim; bob's has none, and the config file maps his subject.
+      const alice = await as('alice', { workgraph_roots: [rootA] });
+      const bob = await as('bob');
+      expect((await alice('init_project_graph', { projectName: 'Alpha', projectRoot: rootA, nodes })).code).toBeUndefined();
+      expect((await alice('init_project_graph', { projectName: 'Out', projectRoot: rootB, nodes })).code).toBe('path_not_allowed');
+      expect((await bob('init_project_graph', { projectName: 'Beta', projectRoot: rootB, nodes })).code).toBeUndefined();
+      expect((await bob('get_project_graph', { project: 'Alpha' })).code).toBe('not_found');
+      expect((await alice('get_project_graph', { project: 'Beta' })).code).toBe('not_found');
+      // The claim may be one string separated by ':', as a token file's roots=.
+      const both = await as('ci', { workgraph_roots: `${rootA}:${rootB}` });
+      expect((await both('get_project_graph', { project: 'Beta' })).value.project_root).toBe(rootB);
+      expect((await both('get_project_graph', { project: 'Alpha' })).value.project_root).toBe(rootA);
+      // Neither claim nor mapping, with unmappedRoots "none": no folder at all.
+      const carol = await as('carol');
+      expect((await carol('get_project_graph', { project: 'Alpha' })).code).toBe('not_found');
+      expect((await carol('init_project_graph', { projectName: 'Gamma', projectRoot: rootA, nodes })).code).toBe('path_not_allowed');
+      // A claim that is not absolute folders makes the token invalid (a malformed claim never widens a reach).
+      const bad = await rawRequest(confined.url, {
+        method: 'POST',
+        headers: { ...MCP_POST_HEADERS, Authorization: `Bearer ${await token({ sub: 'mallory', aud, extra: { workgraph_roots: ['relative/dir'] } })}` },
+        body: initializeBody(),
+      });
+      expect(bad.status).toBe(401);
+    } finally {
+      await Promise.all(conns.map((c) => c.close()));
+      confined.kill();
+    }
+  }, 60_000);
 });
 
 function keyPair() {

@@ -52,6 +52,7 @@ export const SERVE_OPTIONS: readonly OptionSpec[] = [
   { flags: '--auth-token-file <file>', description: 'bearer tokens, one per line (env WORKGRAPH_AUTH_TOKEN_FILE, or WORKGRAPH_AUTH_TOKENS=a,b)' },
   { flags: '--oauth-issuer <url>', description: 'also accept JWT access tokens of this OAuth authorization server (env WORKGRAPH_OAUTH_ISSUER; with --oauth-audience)' },
   { flags: '--oauth-audience <url>', description: "the audience those tokens must name: this server's public MCP URL (env WORKGRAPH_OAUTH_AUDIENCE)" },
+  { flags: '--oauth-roots-claim <name>', description: "the access-token claim naming an OAuth identity's roots (env WORKGRAPH_OAUTH_ROOTS_CLAIM; default workgraph_roots)" },
   { flags: '--allowed-origins <origins>', description: 'extra allowed Origin values, comma-separated or repeated (env WORKGRAPH_ALLOWED_ORIGINS)', parse: 'csv' },
   { flags: '--allowed-hosts <hosts>', description: 'extra allowed Host values, comma-separated or repeated (env WORKGRAPH_ALLOWED_HOSTS)', parse: 'csv' },
   { flags: '--public-url <url>', description: 'the URL clients reach the server at, behind a proxy (env WORKGRAPH_PUBLIC_URL)' },

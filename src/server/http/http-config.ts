@@ -13,7 +13,7 @@ export interface HttpConfig {
    */
   tokens: TokenEntry[];
   /** `--oauth-issuer` / `--oauth-audience`: JWT access tokens of this authorization server are accepted too. */
-  oauth?: { issuer: string; audience: string; jwksUrl?: string };
+  oauth?: OAuthSettings;
   allowedHosts: string[];
   allowedOrigins: string[];
   /** The URL clients use when a proxy sits in front (`--public-url`); named in the protected-resource metadata. */
@@ -29,3 +29,19 @@ export interface HttpConfig {
 }
 
 export const HTTP_DEFAULTS = { sessionIdleTimeoutMs: 30 * 60_000, maxSessions: 100 } as const;
+
+/** The OAuth resource server's settings (docs/http.md "OAuth"). */
+export interface OAuthSettings {
+  issuer: string;
+  audience: string;
+  jwksUrl?: string;
+  /** The access-token claim naming the identity's roots (`--oauth-roots-claim`; default `workgraph_roots`). */
+  rootsClaim: string;
+  /** Roots per subject (`sub`), from the config file's `oauth.subjects`: used when a token has no roots claim. */
+  subjects: Record<string, string[]>;
+  /**
+   * What a token with neither reaches: `operator` (default) the operator's `--allow-root` roots, unnarrowed, like a
+   * plain token line; `none` no folder at all (it sees no task project, session or folder-named knowledge project).
+   */
+  unmappedRoots: 'operator' | 'none';
+}

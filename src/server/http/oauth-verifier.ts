@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
 import { isScope, type Scope } from '../../kernel/identity';
 import type { Logger } from '../../kernel/logger';
@@ -11,6 +12,12 @@ export interface OAuthConfig {
   audience: string;
   /** The issuer's JWKS; default: the `jwks_uri` its metadata (RFC 8414, else OpenID discovery) names. */
   jwksUrl?: string;
+  /** The claim naming the identity's roots (default `workgraph_roots`). */
+  rootsClaim?: string;
+  /** Roots per subject, for tokens without the claim. */
+  subjects?: Record<string, string[]>;
+  /** A token with neither: `operator` (default) the operator's roots unnarrowed, `none` no folder. */
+  unmappedRoots?: 'operator' | 'none';
 }
 
 /** Clock skew allowed on `exp` and `nbf`, seconds. */
@@ -21,8 +28,11 @@ const FETCH_TIMEOUT_MS = 5_000;
  * OAuth 2.1 resource server (docs/http.md "OAuth"): accepts the JWT access tokens of one authorization server —
  * signature checked against the issuer's JWKS (fetched, cached and refreshed on an unknown key id by `jose`), `iss`,
  * `aud` (this server), `exp` (required) and `nbf` — and maps `sub` to the identity's name and `scope` (space-separated,
- * or an `scp` list) to its scopes; scopes workgraph does not know are ignored. An OAuth identity is not confined to
- * roots beyond the operator's `--allow-root`.
+ * or an `scp` list) to its scopes; scopes workgraph does not know are ignored. Its roots (narrowing `--allow-root`, as
+ * a token file's `roots=`) come from the token's roots claim (`workgraph_roots`: absolute folders, a list or one
+ * string separated by ':'), else the config file's `oauth.subjects` entry for its `sub`, else `unmappedRoots`
+ * decides: `operator` (default) not confined beyond `--allow-root`, `none` no folder at all. A roots claim that is
+ * not absolute folders makes the token invalid: a malformed claim never widens a reach.
  */
 export class OAuthTokenVerifier implements TokenVerifier {
   private jwks?: Promise<ReturnType<typeof createRemoteJWKSet>>;
@@ -50,7 +60,26 @@ export class OAuthTokenVerifier implements TokenVerifier {
     }
     const name = String(payload.sub);
     const scopes = scopesOf(payload);
-    return { token, clientId: name, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), identity: { name, scopes }, kind: 'oauth' };
+    const roots = this.rootsOf(payload, name);
+    if (roots === false) return undefined;
+    const identity = { name, ...(roots ? { roots } : {}), scopes };
+    return { token, clientId: name, scopes, ...(payload.exp !== undefined ? { expiresAt: payload.exp } : {}), identity, kind: 'oauth' };
+  }
+
+  /** The identity's roots (undefined: not confined beyond --allow-root); false: a malformed claim, refuse the token. */
+  private rootsOf(payload: JWTPayload, sub: string): string[] | undefined | false {
+    const claim = payload[this.config.rootsClaim ?? 'workgraph_roots'];
+    if (claim !== undefined) {
+      const list = typeof claim === 'string' ? claim.split(':').filter(Boolean) : claim;
+      if (!Array.isArray(list) || list.some((r) => typeof r !== 'string' || r.includes('\0') || !path.isAbsolute(r))) {
+        this.logger.debug('oauth access token refused', { reason: `claim ${this.config.rootsClaim ?? 'workgraph_roots'}: expected absolute folders` });
+        return false;
+      }
+      return (list as string[]).map((r) => path.resolve(r));
+    }
+    const mapped = this.config.subjects?.[sub];
+    if (mapped) return [...mapped];
+    return this.config.unmappedRoots === 'none' ? [] : undefined;
   }
 
   /** The JWKS, discovered once; a failed discovery is tried again on the next token. */

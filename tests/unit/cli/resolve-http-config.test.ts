@@ -135,7 +135,7 @@ describe('OAuth settings', () => {
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('flags, environment or a config-file section; both or neither; OAuth alone allows a non-loopback bind', () => {
-    const oauth = { issuer: 'https://auth.example.com', audience: 'https://mcp.example.com/mcp' };
+    const oauth = { issuer: 'https://auth.example.com', audience: 'https://mcp.example.com/mcp', rootsClaim: 'workgraph_roots', subjects: {}, unmappedRoots: 'operator' };
     expect(resolveHttpConfig({ http: '0.0.0.0:1', oauthIssuer: oauth.issuer, oauthAudience: oauth.audience }, {}, dir)?.oauth).toEqual(oauth);
     expect(resolveHttpConfig({ http: '1' }, { WORKGRAPH_OAUTH_ISSUER: oauth.issuer, WORKGRAPH_OAUTH_AUDIENCE: oauth.audience }, dir)?.oauth).toEqual(oauth);
     const cfg = path.join(dir, 'w.yaml');
@@ -145,5 +145,17 @@ describe('OAuth settings', () => {
     expect(() => resolveHttpConfig({ http: '1', oauthIssuer: 'auth.example.com', oauthAudience: oauth.audience }, {}, dir)).toThrow("--oauth-issuer: expected an http(s) URL, got 'auth.example.com'");
     fs.writeFileSync(cfg, 'http: "1"\noauth:\n  issuer: x\n  scopes: all\n');
     expect(() => resolveHttpConfig({ config: cfg }, {}, dir)).toThrow(/unknown setting "oauth.scopes"/);
+  });
+
+  it("OAuth identities' roots: the claim's name, roots per subject, what an unmapped token reaches — each checked", () => {
+    const cfg = path.join(dir, 'w.yaml');
+    const base = 'http: "1"\noauth:\n  issuer: https://auth.example.com\n  audience: https://mcp.example.com/mcp\n';
+    fs.writeFileSync(cfg, `${base}  rootsClaim: wg/roots\n  subjects:\n    alice: /srv/a:/srv/b\n    bob: [/srv/b]\n  unmappedRoots: none\n`);
+    expect(resolveHttpConfig({ config: cfg }, {}, dir)?.oauth).toMatchObject({ rootsClaim: 'wg/roots', subjects: { alice: ['/srv/a', '/srv/b'], bob: ['/srv/b'] }, unmappedRoots: 'none' });
+    expect(resolveHttpConfig({ config: cfg, oauthRootsClaim: 'roots' }, { WORKGRAPH_OAUTH_UNMAPPED_ROOTS: 'operator' }, dir)?.oauth).toMatchObject({ rootsClaim: 'roots', unmappedRoots: 'operator' });
+    expect(() => resolveHttpConfig({ config: cfg }, { WORKGRAPH_OAUTH_UNMAPPED_ROOTS: 'all' }, dir)).toThrow("oauth.unmappedRoots (WORKGRAPH_OAUTH_UNMAPPED_ROOTS): expected 'operator' or 'none', got 'all'");
+    expect(() => resolveHttpConfig({ config: cfg, oauthRootsClaim: 'a b' }, {}, dir)).toThrow(/^--oauth-roots-claim: expected a claim name/);
+    fs.writeFileSync(cfg, `${base}  subjects:\n    alice: relative/dir\n`);
+    expect(() => resolveHttpConfig({ config: cfg }, {}, dir)).toThrow(/"oauth.subjects.alice" must be absolute folders/);
   });
 });
