@@ -1,7 +1,8 @@
 /**
  * The task page shows the living plan, in headless Chromium at 900 px wide: a task claimed through the MCP client
  * (claim_next_task with an agent name) shows its claimant, when the claim lapses and its priority without a reload; an
- * update_task (tags, priority, a reason) turns up in the plan's recent changes and in the task's own history.
+ * update_task (tags, priority, a reason) turns up in the plan's recent changes and in the task's own history; each
+ * transition names its actor (identity and MCP client).
  */
 import type { Page } from 'playwright-core';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -60,6 +61,11 @@ test('a claim and an edit by an agent show on the open task page without a reloa
   await expectText(details.locator('[data-testid="task-claim"]'), 'agent-a');
   await expectText(details.locator('[data-testid="task-claim-lapse"]'), 'in ');
   await expectText(details.locator('[data-testid="task-priority"]'), 'high');
+  // Each status change names who made it: the identity (stdio: local) and the MCP client it called through.
+  const start = details.locator('[data-testid="transitions"] li[data-to="IN_PROGRESS"] [data-testid="transition-actor"]');
+  await expectText(start, 'by local');
+  await expectText(start, 'via workgraph-e2e');
+  await expectText(details.locator('[data-testid="transitions"] li').first(), 'created as');
 
   await call(mcp.client, 'update_task', { project: 'Plan', nodeId: 'api', agent: 'agent-a', priority: 'medium', tags: ['backend', 'urgent'], reason: 'the API waits on a review' });
   await expectText(details.locator('[data-testid="task-priority"]'), 'medium');

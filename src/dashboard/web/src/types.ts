@@ -78,6 +78,8 @@ export interface Claimant {
   identity: string | null;
   agent: string | null;
   host: string;
+  /** The caller's MCP client name (`clientInfo.name`), when known (history entries; claims do not keep it). */
+  client?: string;
 }
 export interface TaskClaim extends Claimant {
   since: string;
@@ -108,4 +110,6 @@ export interface TaskTransition {
   to: string;
   time: string;
   attempt: number;
+  /** Who made the change: the identity's name and its MCP client's name (absent in lines logged before actors were kept). */
+  actor?: { name: string; client?: string };
 }

@@ -1,11 +1,40 @@
 import { useEffect, useState } from 'react';
-import type { Claimant, PlanChange, TaskClaim } from '../types';
+import type { Claimant, PlanChange, TaskClaim, TaskTransition } from '../types';
 import { Time } from './common';
+import { StatusBadge } from './StatusBadge';
 
 /** Who acted: the agent name and the caller's identity, then the host ("agent-a (alice) on build-3"). */
 export function actorLabel(a: Claimant): string {
   const who = a.agent && a.identity ? `${a.agent} (${a.identity})` : a.agent ?? a.identity ?? 'anonymous';
-  return `${who} on ${a.host}`;
+  return `${who} on ${a.host}${a.client ? ` via ${a.client}` : ''}`;
+}
+
+/**
+ * A task's status changes, oldest first: from → to (or "created as"), the attempt, who made it (identity, and the MCP
+ * client it called through) and when.
+ */
+export function TransitionList({ transitions }: { transitions: TaskTransition[] }) {
+  if (transitions.length === 0) return <div className="muted">No transitions logged.</div>;
+  return (
+    <ol className="timeline" data-testid="transitions">
+      {transitions.map((t, i) => (
+        <li key={i} data-to={t.to}>
+          {t.from === t.to ? <>created as <StatusBadge status={t.to} /></> : <><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></>}
+          <span className="muted small"> attempt {t.attempt} · <Time iso={t.time} /></span>
+          <div className="small" data-testid="transition-actor">
+            {t.actor ? (
+              <>
+                by <strong>{t.actor.name}</strong>
+                {t.actor.client ? <span className="muted"> via {t.actor.client}</span> : null}
+              </>
+            ) : (
+              <span className="muted">by — (logged before actors were kept)</span>
+            )}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
 }
 
 /** "in 29 min" / "lapsed 2 min ago", re-rendered every 30 s so it stays true on an open page. */

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { StatusBadge } from './StatusBadge';
 import { Load, Time } from './common';
-import { ClaimRows, PlanHistory } from './PlanViews';
+import { ClaimRows, PlanHistory, TransitionList } from './PlanViews';
 import { useTaskSource, type TaskAction } from './task-source';
 import type { TaskNode } from '../types';
 
@@ -75,22 +75,7 @@ export function TaskDetails({ project, node, revision, onClose }: { project: str
       <h3>History of changes</h3>
       <Load res={res}>{(d) => <PlanHistory changes={d.history ?? []} testId="task-history" />}</Load>
       <h3>Transitions</h3>
-      <Load res={res}>
-        {(d) =>
-          d.transitions.length === 0 ? (
-            <div className="muted">No transitions logged.</div>
-          ) : (
-            <ol className="timeline" data-testid="transitions">
-              {d.transitions.map((t, i) => (
-                <li key={i}>
-                  {t.from === t.to ? <>created as <StatusBadge status={t.to} /></> : <><StatusBadge status={t.from} /> → <StatusBadge status={t.to} /></>}
-                  <span className="muted small"> attempt {t.attempt} · <Time iso={t.time} /></span>
-                </li>
-              ))}
-            </ol>
-          )
-        }
-      </Load>
+      <Load res={res}>{(d) => <TransitionList transitions={d.transitions} />}</Load>
     </aside>
   );
 }
