@@ -94,4 +94,16 @@ describe('GraphFileAuthor', () => {
     fs.symlinkSync(outside, path.join(dir, 'graphs', 'link.yaml'));
     await expect(author.locate(path.join(dir, 'graphs', 'link.yaml'), 'file')).rejects.toThrow(/is not a graph file this server serves/);
   });
+
+  it('a tool named like one another served file declares, or like a built-in tool, is refused naming both; nothing written', async () => {
+    const other = write('graphs/other.yaml', `${header}tools:\n  - ${JSON.stringify(mcpTool('taken', 'x'))}\n`);
+    const file = write('graphs/g.yaml', `${header}tools: []\n`);
+    host = new GraphHost({ reservedToolNames: ['workflow_list'] });
+    await host.load([other, file]);
+    author = new GraphFileAuthor(host, [path.join(dir, 'graphs')], path.join(dir, 'locks'));
+    const revision = graphFileRevision(fs.readFileSync(file, 'utf8'));
+    await expect(author.change(file, revision, { kind: 'add', tool: mcpTool('taken', 'x') })).rejects.toThrow(`${file}: tool 'taken' is also declared in ${other}`);
+    await expect(author.change(file, revision, { kind: 'add', tool: mcpTool('workflow_list', 'x') })).rejects.toThrow(/clashes with workgraph's built-in tool 'workflow_list'/);
+    expect(fs.readFileSync(file, 'utf8')).toBe(`${header}tools: []\n`);
+  });
 });
