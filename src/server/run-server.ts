@@ -259,6 +259,10 @@ async function publishGraphTools(
   return host;
 }
 
+/** Said beside the graph module's line with --graph-authoring. */
+const GRAPH_AUTHORING_INSTRUCTIONS =
+  'and tools to author them (graph_mcp_server_list, graph_test_jsonata, graph_tool_run, graph_tool_add: the author-graph-tool workflow walks you through)';
+
 const MODULE_INSTRUCTIONS: Record<ModuleName, string> = {
   workflow: 'guided workflows (workflow_list, workflow_next: follow the steps in order)',
   graph: 'graph tools (graph_inspect shows a run)',
@@ -284,7 +288,7 @@ function serverIdentity(config: AppConfig, modules: readonly ModuleName[], host:
   return {
     name: 'workgraph',
     version: config.version,
-    instructions: `workgraph: ${modules.map((m) => MODULE_INSTRUCTIONS[m]).join('; ')}.`,
+    instructions: `workgraph: ${modules.map((m) => (m === 'graph' && config.graphAuthoring ? `${MODULE_INSTRUCTIONS[m]}, ${GRAPH_AUTHORING_INSTRUCTIONS}` : MODULE_INSTRUCTIONS[m])).join('; ')}.`,
   };
 }
 

@@ -56,6 +56,7 @@ describe('graph authoring tools (built server, SDK client)', () => {
       expect(names).toContain('graph_inspect');
       expect(names).toContain('sum_to_n');
       for (const n of AUTHORING) expect(names).not.toContain(n);
+      expect(plain.client.getInstructions()).not.toContain('author-graph-tool');
       await expect(plain.client.callTool({ name: 'graph_test_jsonata', arguments: { expression: '1' } })).rejects.toThrow(/Unknown tool/);
     } finally {
       await plain.close();
@@ -67,6 +68,8 @@ describe('graph authoring tools (built server, SDK client)', () => {
     const names = tools.map((t) => t.name);
     for (const n of AUTHORING) expect(names).toContain(n);
     expect(names).toContain('sum_to_n');
+    // The server's instructions point the agent at them and at the workflow that walks through them.
+    expect(conn.client.getInstructions()).toMatch(/graph tools \(graph_inspect shows a run\), and tools to author them \(.*graph_tool_add: the author-graph-tool workflow walks you through\)/);
     // The bars of tools-list-size.test.ts (which serves without the flag): 400 characters a tool, 200 an input field.
     const fieldDescriptions = (s: unknown): string[] =>
       Array.isArray(s) ? s.flatMap(fieldDescriptions) : s && typeof s === 'object' ? Object.entries(s).flatMap(([k, v]) => (k === 'description' && typeof v === 'string' ? [v] : fieldDescriptions(v))) : [];
