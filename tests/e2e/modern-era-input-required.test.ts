@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { HttpServerProcess, rawRequest } from './helpers/http-server';
@@ -34,9 +35,28 @@ async function seed(client: Client, project: string): Promise<void> {
   });
 }
 
+/** A workflow whose first step needs the person's confirmation. */
+const CONFIRMED = {
+  id: 'confirmed-plan',
+  name: 'Confirmed plan',
+  description: 'A plan the person confirms, then the build.',
+  version: '1.0.0',
+  steps: [
+    { id: 'plan', title: 'Plan', prompt: 'Write the plan.', requireConfirmation: true },
+    { id: 'build', title: 'Build', prompt: 'Build it.' },
+  ],
+};
+
+function workflowsDir(dir: string): string {
+  const workflows = path.join(dir, 'workflows');
+  fs.mkdirSync(workflows, { recursive: true });
+  fs.writeFileSync(path.join(workflows, 'confirmed-plan.json'), JSON.stringify(CONFIRMED));
+  return workflows;
+}
+
 const ids = async (client: Client, project: string) => ((await call(client, 'list_nodes', { projectContext: project })).nodes as Answer[]).map((n) => n.id).sort();
 
-describe('input_required (2026-07-28): delete_nodes asks to confirm its dependents', () => {
+describe('input_required (2026-07-28): confirmations asked of the person', () => {
   let tmp: ReturnType<typeof tempDir>;
   beforeEach(() => (tmp = tempDir('wg-input-required-')));
   afterEach(() => tmp.cleanup());
@@ -79,13 +99,51 @@ describe('input_required (2026-07-28): delete_nodes asks to confirm its dependen
     }
   });
 
-  it('stdio, a client without elicitation: today\'s answer (refused, listing the dependents)', async () => {
-    const conn = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data') });
+  it('stdio, a client without elicitation: today\'s answers (delete refused listing the dependents; the step advances, its guidance says to ask)', async () => {
+    const conn = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data'), args: ['--workflows', workflowsDir(tmp.dir)] });
     try {
       await seed(conn.client, 'no');
       const refused = await call(conn.client, 'delete_nodes', { projectContext: 'no', nodeIds: ['a'] });
       expect(refused).toMatchObject({ success: false, deletedNodeIds: [] });
       expect(refused.message).toMatch(/Call delete_nodes again with the dependent node ids included/);
+      const started = await call(conn.client, 'workflow_start', { workflowId: 'confirmed-plan' });
+      expect(started.guidance.prompt).toMatch(/Ask for the confirmation this step requires/);
+      const next = await call(conn.client, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'the plan' } });
+      expect(next).toMatchObject({ status: 'advanced', step: { id: 'build' } });
+    } finally {
+      await conn.close();
+    }
+  });
+
+  it('stdio, SDK v2 client: a requireConfirmation step of a session waits for the person: yes advances, no blocks it (the same output replayed, a new one asked about)', async () => {
+    const asked: Answer[] = [];
+    let answer: Answer = { action: 'accept', content: { confirm: false } };
+    const conn = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data'), args: ['--workflows', workflowsDir(tmp.dir)], capabilities: ELICITATION });
+    conn.client.setRequestHandler('elicitation/create', async (request) => {
+      asked.push(request.params);
+      return answer as never;
+    });
+    try {
+      const started = await call(conn.client, 'workflow_start', { workflowId: 'confirmed-plan' });
+      expect(started.step.id).toBe('plan');
+      const refused = await call(conn.client, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'Plan v1: rewrite everything.' } });
+      expect(asked).toHaveLength(1);
+      expect(asked[0].message).toMatch(/Accept the result of step "Plan".*Plan v1: rewrite everything\./);
+      expect(refused).toMatchObject({ status: 'blocked', step: { id: 'plan' } });
+      expect(refused.blockers).toEqual([expect.objectContaining({ code: 'not_confirmed', message: expect.stringContaining('did not confirm') })]);
+      // The same output again is the same answer (replayed, not asked again).
+      const again = await call(conn.client, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'Plan v1: rewrite everything.' } });
+      expect(again.status).toBe('blocked');
+      expect(asked).toHaveLength(1);
+      answer = { action: 'accept', content: { confirm: true } };
+      const done = await call(conn.client, 'workflow_continue', { continueToken: refused.retryToken, output: { notesMarkdown: 'Plan v2: one module at a time.' } });
+      expect(asked).toHaveLength(2);
+      expect(asked[1].message).toContain('Plan v2');
+      expect(done).toMatchObject({ status: 'advanced', step: { id: 'build' } });
+      // The build step needs no confirmation: no question.
+      const end = await call(conn.client, 'workflow_continue', { continueToken: done.continueToken, output: { notesMarkdown: 'built' } });
+      expect(end.status).toBe('complete');
+      expect(asked).toHaveLength(2);
     } finally {
       await conn.close();
     }

@@ -261,3 +261,24 @@ export function synthesisSection(rows: readonly { workflowId: string; goal?: str
   const lines = rows.map((r) => `- \`${r.slot}\`: ${r.goal ?? `Run ${r.workflowId}`} (workflow \`${r.workflowId}\`)`);
   return `## Delegation results\nBring together the result of each delegation, one heading per result slot in your notes:\n${lines.join('\n')}`;
 }
+
+/**
+ * The confirmation a step's result needs before the step counts as done: the current format's rule as it applied
+ * (`extras.confirmation`), or the classic `requireConfirmation: true` (by the person).
+ */
+export function stepConfirmation(step: ResolvedStep): { by: 'user' | 'coordinator'; reason?: string } | undefined {
+  return step.extras ? step.extras.confirmation : step.requireConfirmation === true ? { by: 'user' } : undefined;
+}
+
+/** What the person (or the coordinating agent) is asked when a session step that needs confirmation is handed in. */
+export function confirmationQuestion(title: string, by: 'user' | 'coordinator', notes: string | undefined): string {
+  const who = by === 'coordinator' ? 'As the coordinating agent: accept' : 'Accept';
+  const shown = notes && notes.trim() ? ` The agent reports: ${notes.trim().length > 600 ? `${notes.trim().slice(0, 597)}...` : notes.trim()}` : '';
+  return `${who} the result of step "${title}" and let the workflow go on?${shown}`;
+}
+
+/** The blocker of a session step whose result was not confirmed. */
+export function notConfirmedBlocker(title: string, by: 'user' | 'coordinator'): string {
+  const who = by === 'coordinator' ? 'The coordinating agent' : 'The person';
+  return `${who} did not confirm the result of step "${title}": ask what to change, redo the step and send the new output`;
+}

@@ -24,6 +24,11 @@ import { checkContext, pointerOf, SessionEngine, type SessionOutput } from '../.
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowContinueSchemas } from '../../workflow-session.tool-schemas';
+import { canAsk, InputRequest } from '../../../../../kernel/call-input';
+import { confirmationQuestion, notConfirmedBlocker, stepConfirmation } from '../../../domain/guidance';
+
+/** The key of a step's confirmation asked through input_required. */
+export const CONFIRM_STEP_KEY = 'confirm_step';
 
 /** The tool's input, as its schema describes it. */
 export type ContinueSessionInput = ToolInput<typeof workflowContinueSchemas>;
@@ -34,7 +39,10 @@ export type ContinueSessionInput = ToolInput<typeof workflowContinueSchemas>;
  *   node, attempt counted; at the limit the session needs a person);
  * - the same call made before (same token, same output and context): answered as it was, nothing recorded;
  * - an older token with a different output: `conflict` naming the head token, unless `fork: true` or the token is a
- *   checkpoint token — then the run forks from that point and the old branch stays in the log.
+ *   checkpoint token — then the run forks from that point and the old branch stays in the log;
+ * - a step that needs confirmation (`requireConfirmation`), when the caller can be asked (modern era, `ctx.input`):
+ *   the person (or coordinator) is asked before the step counts as done (input_required, bound to this session point,
+ *   step and output); a no blocks the step (as an assessment follow-up does), a new output is asked about again.
  */
 @injectable()
 export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput<typeof workflowContinueSchemas>> {
@@ -51,7 +59,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     return this.engine.store.update(claims.sessionId, async (state, history) => {
       requireSessionVisible(state, ctx);
       const workflow = await this.engine.workflowOf(state);
-      const change = await this.decide(workflow, state, history, claims, input, patch, hash);
+      const change = await this.decide(workflow, state, history, claims, input, patch, hash, ctx);
       // Every event this call writes keeps who made it.
       const actor = actorOf(ctx);
       return { ...change, events: change.events.map((e) => ({ ...e, actor })) };
@@ -66,6 +74,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     input: ContinueSessionInput,
     patch: Record<string, unknown> | undefined,
     hash: string,
+    ctx: CallContext | undefined,
   ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
     const last = state.lastOutcome;
     // The fast path of a retried call (client timeout, the loser of a race with the same output): O(1).
@@ -79,7 +88,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     }
     if (claims.node === state.head.node) {
       const events = claims.kind === 'resume' ? [this.event<SessionEvent>({ kind: 'session_resumed', node: claims.node })] : [];
-      return this.proceed(workflow, state, history, state.head, events, input, patch, hash);
+      return this.proceed(workflow, state, history, state.head, events, input, patch, hash, ctx);
     }
 
     // Off the head: read the whole log once.
@@ -103,7 +112,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
         via: input.fork ? 'fork' : 'checkpoint',
         state: base,
       });
-      return this.proceed(workflow, state, history, base, [forked], input, patch, hash, { from: claims.node, previousHead: state.head.node });
+      return this.proceed(workflow, state, history, base, [forked], input, patch, hash, ctx, { from: claims.node, previousHead: state.head.node });
     }
     const headToken = await this.engine.tokens.sign({ kind: 'continue', sessionId: state.sessionId, node: state.head.node });
     const where = state.head.current ? `step '${state.head.current.title}' (${state.head.current.completionId})` : 'completion';
@@ -123,6 +132,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     input: ContinueSessionInput,
     patch: Record<string, unknown> | undefined,
     hash: string,
+    ctx: CallContext | undefined,
     forked?: { from: number; previousHead: number },
   ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
     const extra = forked ? { forked } : {};
@@ -159,6 +169,20 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
       ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
       ...(Object.keys(withMemory).length ? { contextPatch: withMemory } : {}),
     };
+    const confirmation = blockers.length || followup ? undefined : stepConfirmation(step);
+    if (confirmation && canAsk(ctx?.input, 'confirm')) {
+      // The answer counts for this point of this session, this step and this very output only.
+      const subject = JSON.stringify({ session: state.sessionId, node: base.node, step: step.completionId, output: hash });
+      const answer = ctx.input.answer(CONFIRM_STEP_KEY, subject);
+      if (!answer) throw new InputRequest(CONFIRM_STEP_KEY, 'confirm', confirmationQuestion(step.title, confirmation.by, input.output?.notesMarkdown), subject);
+      if (!answer.accepted) {
+        const shown: Blocker[] = [{ code: 'not_confirmed', pointer: '', message: notConfirmedBlocker(step.title, confirmation.by) }];
+        const attempt = Math.max(base.blockedAttempts, 1);
+        const events = [...pre, this.event<SessionEvent>({ kind: 'output_blocked', node: base.node, blockers: shown, attempt, exhausted: false, ...common })];
+        const after = foldSessionEvents(state, events) as SessionState;
+        return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, shown, attempt, false, extra) };
+      }
+    }
     if (blockers.length || followup) {
       // An assessment follow-up sends the agent back to the same step with guidance: answered like a blocked output
       // (code assessment_followup) but not counted as a failed attempt.
