@@ -8,7 +8,14 @@
 /** What a question asks for. */
 export type InputKind =
   /** A yes/no confirmation by the person (or the coordinating agent) behind the client. */
-  | 'confirm';
+  | 'confirm'
+  /** A completion by the client's LLM (sampling): on the retry, the call's `ctx.sampler` answers with it. */
+  | 'sample';
+
+/** One question of a round. */
+export type InputQuestion =
+  | { key: string; kind: 'confirm'; question: string }
+  | { key: string; kind: 'sample'; systemPrompt?: string; prompt: string; maxTokens: number };
 
 /** The caller's answer to one question. */
 export interface InputAnswer {
@@ -26,24 +33,29 @@ export interface CallInput {
    * then ask (again).
    */
   answer(key: string, subject: string): InputAnswer | undefined;
+  /** True when this call retries a round the server asked (its state verified): do not ask that round again. */
+  readonly retried: boolean;
 }
 
 /**
- * Thrown by a use case that needs an answer to go on: the server ends the call with the question and a signed state
- * naming `subject` (what is being confirmed: the ids, the step), and the retried call's `ctx.input.answer(key,
- * subject)` gives the answer. Only thrown when `ctx.input` offers `kind`.
+ * Thrown by a use case that needs answers to go on: the server ends the call with the questions (one round) and a
+ * signed state naming `subject` (what is being decided: the ids, the step), and the retried call's
+ * `ctx.input.answer(key, subject)` gives a confirmation's answer, its `ctx.sampler` the sampled completions (matched
+ * by their prompt). Only thrown for kinds `ctx.input` offers.
  */
 export class InputRequest extends Error {
   constructor(
-    readonly key: string,
-    readonly kind: InputKind,
-    /** The question as the person reads it. */
-    readonly question: string,
-    /** What the answer is about, as the use case computes it again on the retry. */
+    readonly questions: readonly InputQuestion[],
+    /** What the answers are about, as the use case computes it again on the retry. */
     readonly subject: string,
   ) {
-    super(question);
+    super(questions.map((q) => (q.kind === 'confirm' ? q.question : `a completion for ${q.key}`)).join('; '));
     this.name = 'InputRequest';
+  }
+
+  /** One confirmation. */
+  static confirm(key: string, question: string, subject: string): InputRequest {
+    return new InputRequest([{ key, kind: 'confirm', question }], subject);
   }
 }
 

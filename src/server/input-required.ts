@@ -9,6 +9,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import type { CallInput, InputKind, InputRequest } from '../kernel/call-input';
+import type { Sampler } from '../kernel/sampler';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
 
 /** How long a question's requestState stays valid: ten minutes for the person to answer. */
@@ -20,17 +21,22 @@ interface QuestionState {
   tool: string;
   caller: string;
   args: string;
-  key: string;
-  kind: InputKind;
   subject: string;
+  /** The round's questions: a sampling one with the digest of its prompt (its answer serves that prompt only). */
+  questions: Array<{ key: string; kind: InputKind; prompt?: string }>;
 }
 
 /** The input requests' answers a retried call carries, read for one tool call. */
 export interface InputSeam {
   input?: CallInput;
+  /** On a retry: the sampled completions it carries, answering the prompts they were asked for. */
+  sampler?: Sampler;
   /** The `input_required` result that asks `request` (its state signed). */
   ask(request: InputRequest): Promise<Record<string, unknown>>;
 }
+
+const digest = (text: string) => createHash('sha256').update(text).digest('base64url');
+const promptDigest = (systemPrompt: string | undefined, prompt: string) => digest(`${systemPrompt ?? ''}\0${prompt}`);
 
 /** Why the SDK's codec refused a state, as the client reads it. */
 const REFUSALS: Record<string, string> = {
@@ -53,9 +59,11 @@ export async function inputSeam(
   call: { tool: string; caller: string; args: unknown },
   codec: () => Promise<RequestStateCodec<QuestionState>>,
 ): Promise<InputSeam> {
-  const caps = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] as { elicitation?: unknown } | undefined;
-  const kinds: InputKind[] = caps?.elicitation !== undefined ? ['confirm'] : [];
-  const args = createHash('sha256').update(JSON.stringify(call.args ?? {})).digest('base64url');
+  const caps = ctx.mcpReq.envelope?.[CLIENT_CAPABILITIES_META_KEY as keyof typeof ctx.mcpReq.envelope] as { elicitation?: unknown; sampling?: unknown } | undefined;
+  const kinds: InputKind[] = [...(caps?.elicitation !== undefined ? (['confirm'] as const) : []), ...(caps?.sampling !== undefined ? (['sample'] as const) : [])];
+  // The arguments' digest only when a state is read or minted: a plain call pays nothing for it.
+  let argsDigest: string | undefined;
+  const args = () => (argsDigest ??= digest(JSON.stringify(call.args ?? {})));
   const raw = ctx.mcpReq.requestState<unknown>();
   let state: QuestionState | undefined;
   if (typeof raw === 'string') {
@@ -65,7 +73,7 @@ export async function inputSeam(
       const reason = (e as Error).message;
       throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `requestState refused: ${REFUSALS[reason] ?? REFUSALS.malformed}`, { reason: 'invalid_request_state', detail: reason });
     }
-    if (state.tool !== call.tool || state.caller !== call.caller || state.args !== args) {
+    if (state.tool !== call.tool || state.caller !== call.caller || state.args !== args()) {
       throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `requestState refused: ${REFUSALS.bind} (${state.tool}, not this ${call.tool} call)`, { reason: 'invalid_request_state', detail: 'bind' });
     }
   }
@@ -75,30 +83,56 @@ export async function inputSeam(
       ? undefined
       : {
           kinds,
+          retried: state !== undefined,
           answer: (key, subject) => {
-            if (!state || state.key !== key || state.subject !== subject) return undefined;
+            if (!state || state.subject !== subject || !state.questions.some((q) => q.key === key && q.kind === 'confirm')) return undefined;
             const view = inputResponse(responses, key);
             if (view.kind !== 'elicit') return undefined;
             return { accepted: view.action === 'accept' && view.content?.confirm === true };
           },
         };
+  const sampled = new Map<string, string>();
+  for (const q of state?.questions ?? []) {
+    const view = q.kind === 'sample' && q.prompt ? inputResponse(responses, q.key) : undefined;
+    const content = view?.kind === 'sampling' ? view.result.content : undefined;
+    const first = Array.isArray(content) ? content[0] : content;
+    if (first && first.type === 'text' && q.prompt) sampled.set(q.prompt, first.text);
+  }
+  const sampler: Sampler | undefined = state?.questions.some((q) => q.kind === 'sample')
+    ? {
+        complete: async ({ systemPrompt, prompt }) => {
+          const text = sampled.get(promptDigest(systemPrompt, prompt));
+          if (text === undefined) throw new Error('the client sent no completion for this prompt');
+          return text;
+        },
+      }
+    : undefined;
   return {
     ...(input ? { input } : {}),
+    ...(sampler ? { sampler } : {}),
     ask: async (request) => {
-      const requestState = await (await codec()).mint({ tool: call.tool, caller: call.caller, args, key: request.key, kind: request.kind, subject: request.subject });
-      return inputRequired({
-        inputRequests: {
-          [request.key]: inputRequired.elicit({
-            message: request.question,
-            requestedSchema: {
-              type: 'object',
-              properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'true to go ahead, false to stop' } },
-              required: ['confirm'],
-            },
-          }),
-        },
-        requestState,
-      }) as unknown as Record<string, unknown>;
+      const questions = request.questions.map((q) => ({ key: q.key, kind: q.kind, ...(q.kind === 'sample' ? { prompt: promptDigest(q.systemPrompt, q.prompt) } : {}) }));
+      const requestState = await (await codec()).mint({ tool: call.tool, caller: call.caller, args: args(), subject: request.subject, questions });
+      const inputRequests = Object.fromEntries(
+        request.questions.map((q) => [
+          q.key,
+          q.kind === 'confirm'
+            ? inputRequired.elicit({
+                message: q.question,
+                requestedSchema: {
+                  type: 'object',
+                  properties: { confirm: { type: 'boolean', title: 'Confirm', description: 'true to go ahead, false to stop' } },
+                  required: ['confirm'],
+                },
+              })
+            : inputRequired.createMessage({
+                messages: [{ role: 'user', content: { type: 'text', text: q.prompt } }],
+                ...(q.systemPrompt !== undefined ? { systemPrompt: q.systemPrompt } : {}),
+                maxTokens: q.maxTokens,
+              }),
+        ]),
+      );
+      return inputRequired({ inputRequests, requestState }) as unknown as Record<string, unknown>;
     },
   };
 }

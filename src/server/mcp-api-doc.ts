@@ -30,6 +30,7 @@ export function renderMcpApi(tools: readonly ToolDefinition[]): string {
       if (hints.length) out.push(`Annotations: ${hints.join(', ')}.`, '');
       out.push(`Scope: \`${requiredScope(t)}\` (docs/http.md "Scopes"; without it: \`forbidden\`).`, '');
       if (t.plainMethod) out.push('Also a plain JSON-RPC method of the same name (no `initialize` needed).', '');
+      if (t.longRunning) out.push('Long-running: a 2026-07-28 client that declares the tasks extension gets a call of it as a task (docs/protocol-eras.md "Tasks").', '');
       out.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '');
       out.push('Output schema:', '', '```json', JSON.stringify(t.outputSchema, null, 2), '```', '');
     }
@@ -61,6 +62,10 @@ const PROTOCOL_NOTES = `## Protocol
   answered with the latest one (2025-11-25); a supported older revision is kept. Requests sent before \`initialize\`
   (\`ping\`, \`tools/list\`, \`tools/call\`, the plain methods) are served: the SDK does not gate them. A second
   \`initialize\` is answered again and negotiates the revision anew; the session goes on.
+- MCP 2026-07-28 beside it (docs/protocol-eras.md): per-request \`_meta\` envelope, \`server/discover\`; long-running tools
+  run as tasks of the tasks extension (\`io.modelcontextprotocol/tasks\`: \`tasks/get\`, \`tasks/update\`, \`tasks/cancel\`)
+  for a client that declares it; where workgraph needs the person's word or the client's LLM (\`delete_nodes\`
+  dependents and summaries, a session step's confirmation) it answers \`input_required\` with a signed \`requestState\`.
 - Shutdown (tested in tests/e2e/shutdown.test.ts; docs/configuration.md "Shutdown"): SIGTERM, SIGINT, SIGHUP and the
   end of stdin end the server the same way, with exit code 0 and no stack trace. Every request already received is
   answered: calls in flight get the grace period (\`--shutdown-grace\`, default 10 s), then are cancelled and answered

@@ -270,7 +270,7 @@ export class WorkgraphServer {
           dispatcher,
           calls: this.deps.calls,
           identity: (c) => this.identityOf(c),
-          run: (c, fn, input) => this.withCallContext(c, fn, input),
+          run: (c, fn, seam) => this.withCallContext(c, fn, seam),
           taskContext: (c, signal, progress) => ({ ...this.callContext(c, () => signal, undefined), progress }),
         });
         if (!isCreateTaskResult(result)) return result;
@@ -349,12 +349,12 @@ export class WorkgraphServer {
   }
 
   /** Runs `fn` with the call's context. Its signal aborts when the request is cancelled or the server shuts down. */
-  private async withCallContext<T>(extra: ServerContext, fn: (ctx: CallContext) => Promise<T>, input?: CallInput): Promise<T> {
+  private async withCallContext<T>(extra: ServerContext, fn: (ctx: CallContext) => Promise<T>, seam?: { input?: CallInput; sampler?: Sampler }): Promise<T> {
     const calls = this.deps.calls;
     const done = calls.begin();
     const { signal, dispose } = lazyCallSignal(extra.mcpReq.signal, calls.signal);
     try {
-      const ctx = this.callContext(extra, signal, input);
+      const ctx = this.callContext(extra, signal, seam);
       const level = this.era === 'modern' ? (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[LOG_LEVEL_META_KEY] : undefined;
       if (level) return await this.withRequestLog(extra, () => fn(ctx));
       return await (this.deps.isolateLogs ? runAsLogOrigin(this.logOrigin, () => fn(ctx)) : fn(ctx));
@@ -387,7 +387,7 @@ export class WorkgraphServer {
     return callerIdentity(extra.http?.authInfo as AuthInfoLike | undefined, this.deps.caller ?? LOCAL_IDENTITY);
   }
 
-  private callContext(extra: ServerContext, signal: () => AbortSignal, input?: CallInput): CallContext {
+  private callContext(extra: ServerContext, signal: () => AbortSignal, seam?: { input?: CallInput; sampler?: Sampler }): CallContext {
     const token = extra.mcpReq._meta?.progressToken;
     const progress =
       token === undefined
@@ -400,7 +400,9 @@ export class WorkgraphServer {
               })
               .catch(() => undefined);
           };
-    const sampler = this.sampler();
+    // Modern: no request to the client; a retried call's sampled completions (input_required) answer instead.
+    const sampler = this.era === 'modern' ? seam?.sampler : this.sampler();
+    const input = seam?.input;
     const clientName = this.sdk.getClientVersion()?.name;
     // The session's own trust boundary: its client's roots, read once per session (again after roots/list_changed).
     const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;

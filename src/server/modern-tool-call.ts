@@ -1,6 +1,7 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { CallContext } from '../kernel/call-context';
 import { InputRequest, type CallInput } from '../kernel/call-input';
+import type { Sampler } from '../kernel/sampler';
 import type { Identity } from '../kernel/identity';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
@@ -15,8 +16,8 @@ export interface ModernCallHost {
   dispatcher: ToolDispatcher;
   calls: CallTracker;
   identity(ctx: ServerContext): Identity;
-  /** Runs `fn` with the request's call context (its signal, progress, identity), `input` added. */
-  run<T>(ctx: ServerContext, fn: (callCtx: CallContext) => Promise<T>, input?: CallInput): Promise<T>;
+  /** Runs `fn` with the request's call context (its signal, progress, identity), the seam's input and sampler added. */
+  run<T>(ctx: ServerContext, fn: (callCtx: CallContext) => Promise<T>, seam: { input?: CallInput; sampler?: Sampler }): Promise<T>;
   /** A call context for a task's run: the task's signal and progress sink instead of the request's. */
   taskContext(ctx: ServerContext, signal: AbortSignal, progress: CallContext['progress']): CallContext;
 }
@@ -57,7 +58,7 @@ export async function modernToolCall(def: ToolDefinition, args: unknown, ctx: Se
         throw e;
       }
     },
-    seam.input,
+    seam,
   );
 }
 

@@ -99,6 +99,55 @@ describe('input_required (2026-07-28): confirmations asked of the person', () =>
     }
   });
 
+  it('stdio, SDK v2 client: summary recalculation asks for sampled summaries in the same round as the confirmation; without sampling, the extractive one', async () => {
+    const sampled: Answer[] = [];
+    const conn = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data'), capabilities: { ...ELICITATION, sampling: {} } });
+    conn.client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { confirm: true } }) as never);
+    conn.client.setRequestHandler('sampling/createMessage', async (request) => {
+      sampled.push(request.params);
+      return { model: 'e2e-model', role: 'assistant', content: { type: 'text', text: 'A cache and retries, sampled.' } } as never;
+    });
+    const plain = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data') });
+    try {
+      await call(conn.client, 'add_nodes', {
+        projectContext: 'sum',
+        nodes: [
+          { id: 'a', thought: 'Add a cache in front of the store. It halves reads.', role: 'actor' },
+          { id: 'b', thought: 'Retry failed writes with backoff. Three tries.', role: 'actor' },
+          { id: 'c', thought: 'Typo node, to be removed.', role: 'actor' },
+          { id: 'c2', thought: 'Depends on the typo.', role: 'actor', parents: ['c'] },
+          { id: 'sum', thought: 'Old summary of a, b, c and c2.', role: 'summary', summarizedSegment: ['a', 'b', 'c', 'c2'] },
+        ],
+      });
+      const result = await call(conn.client, 'delete_nodes', { projectContext: 'sum', nodeIds: ['c'], recalculateSummaries: true });
+      expect(result).toMatchObject({ success: true, deletedNodeIds: ['c', 'c2'] });
+      expect(result.summaries).toEqual([expect.objectContaining({ summaryId: 'sum', status: 'recalculated', method: 'sampling', remainingNodeIds: ['a', 'b'] })]);
+      // The client's LLM was asked once, about the nodes that remain once the confirmed delete is done.
+      expect(sampled).toHaveLength(1);
+      const asked = JSON.stringify(sampled[0].messages);
+      expect(asked).toContain('Add a cache in front of the store');
+      expect(asked).not.toContain('Typo node');
+      expect(asked).not.toContain('Depends on the typo');
+      expect((await call(conn.client, 'get_node', { projectContext: 'sum', id: 'sum' })).node.thought).toBe('A cache and retries, sampled.');
+
+      // A client that cannot sample gets the extractive summary, as in the legacy era without sampling.
+      await call(plain.client, 'add_nodes', {
+        projectContext: 'ext',
+        nodes: [
+          { id: 'a', thought: 'Add a cache in front of the store. It halves reads.', role: 'actor' },
+          { id: 'c', thought: 'Typo node.', role: 'actor' },
+          { id: 'sum', thought: 'Old summary.', role: 'summary', summarizedSegment: ['a', 'c'] },
+        ],
+      });
+      const extractive = await call(plain.client, 'delete_nodes', { projectContext: 'ext', nodeIds: ['c'], recalculateSummaries: true });
+      expect(extractive.summaries).toEqual([expect.objectContaining({ summaryId: 'sum', status: 'recalculated', method: 'extractive' })]);
+      expect(sampled).toHaveLength(1);
+    } finally {
+      await conn.close();
+      await plain.close();
+    }
+  });
+
   it('stdio, a client without elicitation: today\'s answers (delete refused listing the dependents; the step advances, its guidance says to ask)', async () => {
     const conn = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data'), args: ['--workflows', workflowsDir(tmp.dir)] });
     try {

@@ -16,6 +16,8 @@ export interface ExtensionTaskStore {
   isCancelRequested(taskId: string): Promise<boolean>;
   /** Forgets the task (past its TTL). */
   remove(taskId: string): Promise<void>;
+  /** Forgets every task whose TTL ended before `now` (ms); returns how many. */
+  purgeExpired(now: number): Promise<number>;
   /** The key that signs this server's `requestState`s: the same for every instance of the store, made on first use. */
   signingKey(): Promise<Buffer>;
 }

@@ -41,6 +41,8 @@ export class ExtensionTasks {
   private readonly staleMs: number;
   /** The tasks this instance runs: a cancellation asked here aborts at once. */
   private readonly running = new Map<string, AbortController>();
+  /** When expired tasks were last purged (ms): at most every 10 minutes, on a task's creation. */
+  private purgedAt = 0;
 
   constructor(
     private readonly store: () => ExtensionTaskStore,
@@ -71,6 +73,12 @@ export class ExtensionTasks {
     };
     await this.store().create(record);
     void this.run(record, spec);
+    if (this.now() - this.purgedAt >= 600_000) {
+      this.purgedAt = this.now();
+      void this.store()
+        .purgeExpired(this.now())
+        .catch((e) => this.logger.warn('cannot purge expired tasks', { err: (e as Error).message }));
+    }
     return { resultType: 'task', ...taskFields(record) };
   }
 

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { StorageError } from '../../kernel/errors';
 import { makeDir } from '../../kernel/files/make-dir';
 import { writeFileAtomic, writeFileIfAbsent } from '../../kernel/files/atomic-write';
-import { isTerminal, type ExtensionTaskRecord } from './extension-task';
+import { isExpired, isTerminal, type ExtensionTaskRecord } from './extension-task';
 import type { ExtensionTaskStore } from './extension-task-store';
 
 /** Bytes of the requestState signing key. */
@@ -65,6 +65,26 @@ export class FileExtensionTaskStore implements ExtensionTaskStore {
     if (!TASK_ID.test(taskId)) return;
     await fs.rm(this.file(taskId, 'json'), { force: true });
     await fs.rm(this.file(taskId, 'cancel'), { force: true });
+  }
+
+  async purgeExpired(now: number): Promise<number> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw new StorageError(`cannot list ${this.dir}: ${(e as Error).message}`, { dir: this.dir });
+    }
+    let purged = 0;
+    for (const name of names) {
+      if (!name.endsWith('.json')) continue;
+      const record = await this.get(name.slice(0, -5)).catch(() => undefined);
+      if (record && isExpired(record, now)) {
+        await this.remove(record.taskId);
+        purged++;
+      }
+    }
+    return purged;
   }
 
   signingKey(): Promise<Buffer> {

@@ -48,6 +48,11 @@ export class PgExtensionTaskStore implements ExtensionTaskStore {
     await this.db.query('DELETE FROM wg_extension_tasks WHERE task_id = $1', [taskId]);
   }
 
+  async purgeExpired(now: number): Promise<number> {
+    const rows = await this.db.query('DELETE FROM wg_extension_tasks WHERE expires_at < $1 RETURNING task_id', [new Date(now).toISOString()]);
+    return rows.length;
+  }
+
   signingKey(): Promise<Buffer> {
     return (this.key ??= (async () => {
       await this.db.query("INSERT INTO wg_protocol_keys (name, value) VALUES ('request_state_key', $1) ON CONFLICT (name) DO NOTHING", [randomBytes(32).toString('base64')]);

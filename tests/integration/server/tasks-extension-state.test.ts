@@ -45,6 +45,19 @@ describe('tasks extension state and requestState', () => {
     await expect(tasks.get('../../etc/passwd', 'alice')).rejects.toMatchObject({ code: -32602 });
   });
 
+  it('expired tasks nobody asks about are purged when a later task is created', async () => {
+    let now = Date.now();
+    const tasks = new ExtensionTasks(() => new FileExtensionTaskStore(dir), silentLogger, { ttlMs: 60_000, pollIntervalMs: 20 }, () => now);
+    const old = await tasks.start(run({ content: [] }));
+    await new Promise((r) => setTimeout(r, 100));
+    now += 11 * 60_000;
+    const fresh = await tasks.start(run({ content: [] }));
+    await new Promise((r) => setTimeout(r, 100));
+    const left = fs.readdirSync(path.join(dir, 'protocol', 'tasks')).filter((f) => f.endsWith('.json'));
+    expect(left).toEqual([`${fresh.taskId}.json`]);
+    expect(left).not.toContain(`${old.taskId}.json`);
+  });
+
   it('a working task whose instance stopped its heartbeat is answered failed, not working forever', async () => {
     let now = Date.now();
     const store = new FileExtensionTaskStore(dir);
@@ -79,7 +92,7 @@ describe('tasks extension state and requestState', () => {
       const first = await inputSeam(ctx(), call, codec);
       expect(first.input?.kinds).toEqual(['confirm']);
       expect(first.input?.answer('confirm_it', 'subject-1')).toBeUndefined();
-      const asked = await first.ask(new InputRequest('confirm_it', 'confirm', 'Delete a?', 'subject-1'));
+      const asked = await first.ask(InputRequest.confirm('confirm_it', 'Delete a?', 'subject-1'));
       expect(asked).toMatchObject({ resultType: 'input_required', inputRequests: { confirm_it: { method: 'elicitation/create' } } });
       const retry = await inputSeam(ctx(asked.requestState as string, yes), call, codec);
       expect(retry.input?.answer('confirm_it', 'subject-1')).toEqual({ accepted: true });

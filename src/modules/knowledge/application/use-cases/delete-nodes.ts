@@ -11,9 +11,9 @@ import { dependentCountsPerRoot, toDependentInfo, type DeletedNodeRecord } from 
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { deleteNodesSchemas } from '../knowledge.tool-schemas';
-import { RecalculateSummaries, type SummaryRecalculation } from './recalculate-summaries';
+import { RecalculateSummaries, SUMMARY_MAX_TOKENS, type SummaryRecalculation } from './recalculate-summaries';
 import { KnowledgeMessages } from '../services/knowledge-messages';
-import { canAsk, InputRequest } from '../../../../kernel/call-input';
+import { canAsk, InputRequest, type InputQuestion } from '../../../../kernel/call-input';
 
 /** The key of the dependents confirmation asked through input_required. */
 export const CONFIRM_DEPENDENTS_KEY = 'confirm_delete_dependents';
@@ -33,7 +33,8 @@ export type DeleteNodesOutput = ToolOutput<typeof deleteNodesSchemas>;
  * from it through `parents`). Unknown ids → NotFoundError, nothing deleted. Dependents → `success: false` listing
  * them, nothing deleted — unless the caller can be asked (modern era, `ctx.input`): then the person confirms deleting
  * the nodes with their dependents (input_required; the answer is bound to exactly these ids and dependents), and a
- * yes deletes them all. Otherwise the store deletes with a backup (records kept for restore_nodes, the nodes' ids
+ * yes deletes them all; with `recalculateSummaries`, a client that can sample is asked for the summaries' new texts in
+ * the same round, before anything changes. Otherwise the store deletes with a backup (records kept for restore_nodes, the nodes' ids
  * dropped from other nodes' `parents`). Summary recalculation (when asked) runs after the lock is released.
  */
 @injectable()
@@ -65,17 +66,27 @@ export class DeleteNodes implements UseCase<DeleteNodesInput, DeleteNodesOutput>
         );
       }
       let deleting = ids;
+      const questions: InputQuestion[] = [];
+      let subject = JSON.stringify({ project, ids: [...ids].sort() });
       if (dependents.size) {
         if (!canAsk(ctx?.input, 'confirm')) return { kind: 'dependents' as const, dependents };
         // The answer counts only for this set and these dependents: one added meanwhile is asked about again.
         const dependentIds = [...dependents.keys()].sort();
-        const subject = JSON.stringify({ project, ids: [...ids].sort(), dependents: dependentIds });
+        subject = JSON.stringify({ project, ids: [...ids].sort(), dependents: dependentIds });
         const answer = ctx.input.answer(CONFIRM_DEPENDENTS_KEY, subject);
-        if (!answer) throw new InputRequest(CONFIRM_DEPENDENTS_KEY, 'confirm', KnowledgeMessages.confirmDeleteWithDependents(ids, dependentIds), subject);
-        if (!answer.accepted) return { kind: 'declined' as const, dependents };
+        if (!answer) questions.push({ key: CONFIRM_DEPENDENTS_KEY, kind: 'confirm', question: KnowledgeMessages.confirmDeleteWithDependents(ids, dependentIds) });
+        else if (!answer.accepted) return { kind: 'declined' as const, dependents };
         for (const [id, node] of dependents) found.set(id, node);
         deleting = [...ids, ...dependentIds];
       }
+      // Sampled summaries (modern era): asked for before anything changes, in the same round as the confirmation; the
+      // retry's ctx.sampler answers the recalculation with them (the extractive summary where one is missing).
+      if (input.recalculateSummaries && canAsk(ctx?.input, 'sample') && !ctx.input.retried) {
+        const affected = (await graph.findSummariesMentioning(new Set(deleting), signal)).filter((s) => (s.summarizedSegment ?? []).some((id) => deleting.includes(id)));
+        const prompts = await this.recalculator.prompts({ project, deleted: new Set(deleting), summaries: affected }, signal);
+        for (const p of prompts) questions.push({ key: `summary_${questions.length}`, kind: 'sample', systemPrompt: p.systemPrompt, prompt: p.prompt, maxTokens: SUMMARY_MAX_TOKENS });
+      }
+      if (questions.length) throw new InputRequest(questions, subject);
       // From here on the graph changes: no cancellation until it is consistent again (deleteWithBackup is all or nothing).
       const timestamp = new Date(this.clock.now()).toISOString();
       const records: DeletedNodeRecord[] = deleting.map((id) => ({ nodeId: id, project, reason, timestamp, nodeData: found.get(id)! }));

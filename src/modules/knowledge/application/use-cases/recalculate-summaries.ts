@@ -41,6 +41,27 @@ export class RecalculateSummaries {
     private readonly clock: Clock = systemClock,
   ) {}
 
+  /**
+   * The prompts a recalculation of `summaries` would give the client's LLM (one per summary with remaining nodes): what
+   * a modern call asks its client for before the delete (input_required), so that the retry's sampler answers them.
+   */
+  async prompts(
+    input: { project: string; deleted: ReadonlySet<string>; summaries: readonly StoredKnowledgeNode[] },
+    signal?: AbortSignal,
+  ): Promise<Array<{ summaryId: string; systemPrompt: string; prompt: string }>> {
+    const wanted = new Set<string>();
+    for (const s of input.summaries) for (const id of remainingSegment(s, input.deleted)) wanted.add(id);
+    const sources = await this.store.reader(input.project).findByIds(wanted, signal);
+    const out: Array<{ summaryId: string; systemPrompt: string; prompt: string }> = [];
+    for (const s of input.summaries) {
+      const nodes = remainingSegment(s, input.deleted)
+        .filter((id) => sources.has(id))
+        .map((id) => sources.get(id)!);
+      if (nodes.length) out.push({ summaryId: s.id, ...summaryPrompt(s.thought, nodes) });
+    }
+    return out;
+  }
+
   async execute(
     input: { project: string; deleted: ReadonlySet<string>; summaries: readonly StoredKnowledgeNode[] },
     ctx?: CallContext,

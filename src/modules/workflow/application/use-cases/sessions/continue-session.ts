@@ -174,7 +174,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
       // The answer counts for this point of this session, this step and this very output only.
       const subject = JSON.stringify({ session: state.sessionId, node: base.node, step: step.completionId, output: hash });
       const answer = ctx.input.answer(CONFIRM_STEP_KEY, subject);
-      if (!answer) throw new InputRequest(CONFIRM_STEP_KEY, 'confirm', confirmationQuestion(step.title, confirmation.by, input.output?.notesMarkdown), subject);
+      if (!answer) throw InputRequest.confirm(CONFIRM_STEP_KEY, confirmationQuestion(step.title, confirmation.by, input.output?.notesMarkdown), subject);
       if (!answer.accepted) {
         const shown: Blocker[] = [{ code: 'not_confirmed', pointer: '', message: notConfirmedBlocker(step.title, confirmation.by) }];
         const attempt = Math.max(base.blockedAttempts, 1);
