@@ -27,8 +27,8 @@ import type { ChangeReacher } from '../kernel/change-reach';
 import type { ListenedResources } from './listened-resources';
 import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
 import type { ProtocolState } from './protocol-state';
-import { modernToolCall } from './modern-tool-call';
-import { answerTaskResults, installTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
+import { installModernToolCall } from './modern-tool-call';
+import { installTasksExtension } from './tasks-extension/tasks-extension-handlers';
 import type { CallInput } from '../kernel/call-input';
 import { declaresApps, requestCapabilities, servedViews, toolUiMeta, type AppsPolicy } from './mcp-apps';
 
@@ -259,27 +259,22 @@ export class WorkgraphServer {
       // passes the SDK's input_required seam; the plain workflow methods keep their names. A long-running tool runs as
       // a task for a client declaring the tasks extension; a use case may ask its caller (input_required).
       const state = this.deps.protocolState;
-      const tasksAnswered = new Map<unknown, Record<string, unknown>>();
-      const modernCall = async (request: JSONRPCRequest, ctx: ServerContext) => {
-        if (!state) return callTool(request, ctx);
-        const params = toolCallParams(request.params);
-        const def = registry.get(params.name);
-        if (!def || this.refused.has(ctx.mcpReq.id)) return callTool(request, ctx);
-        const result = await modernToolCall(def, params.arguments, ctx, {
-          state: state(),
-          dispatcher,
-          calls: this.deps.calls,
-          identity: (c) => this.identityOf(c),
-          run: (c, fn, seam) => this.withCallContext(c, fn, seam),
-          taskContext: (c, signal, progress) => ({ ...this.callContext(c, () => signal, undefined), progress }),
+      if (!state) this.sdk.setRequestHandler('tools/call', (request, ctx) => callTool(request as unknown as JSONRPCRequest, ctx) as never);
+      else {
+        installModernToolCall(this.sdk, {
+          registry,
+          state,
+          fallback: (request, ctx) => (this.refused.has(ctx.mcpReq.id) ? callTool(request, ctx) : undefined),
+          host: () => ({
+            state: state(),
+            dispatcher,
+            calls: this.deps.calls,
+            identity: (c) => this.identityOf(c),
+            run: (c, fn, seam) => this.withCallContext(c, fn, seam),
+            taskContext: (c, signal, progress) => ({ ...this.callContext(c, () => signal, undefined), progress }),
+          }),
+          callTool,
         });
-        if (!isCreateTaskResult(result)) return result;
-        tasksAnswered.set(ctx.mcpReq.id, result);
-        return { content: [] };
-      };
-      this.sdk.setRequestHandler('tools/call', (request, ctx) => modernCall(request as unknown as JSONRPCRequest, ctx) as never);
-      if (state) {
-        answerTaskResults(this.sdk, tasksAnswered);
         installTasksExtension(this.sdk, () => state().tasks, (c) => this.identityOf(c).name);
       }
       for (const def of registry.list().filter((t) => t.plainMethod)) {

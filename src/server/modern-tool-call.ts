@@ -7,7 +7,10 @@ import type { CallTracker } from '../kernel/shutdown-coordinator';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
 import type { ProtocolState } from './protocol-state';
 import { toErrorResult } from './error-mapper';
-import { declaresTasksExtension } from './tasks-extension/tasks-extension-handlers';
+import { answerTaskResults, declaresTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
+import type { JSONRPCRequest, Server } from '@modelcontextprotocol/server';
+import type { ToolRegistry } from '../kernel/tools/tool-registry';
+import { toolCallParams } from './tool-call-params';
 import type { ToolDispatcher } from './tool-dispatcher';
 
 /** What a modern tools/call needs from the session's server. */
@@ -64,4 +67,33 @@ export async function modernToolCall(def: ToolDefinition, args: unknown, ctx: Se
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** What {@link installModernToolCall} needs from the session's server. */
+export interface ModernToolCallOptions {
+  registry: ToolRegistry;
+  state: () => ProtocolState;
+  host: () => ModernCallHost;
+  /** The answer for a request that must not run (shutdown started), if it is one. */
+  fallback(request: JSONRPCRequest, ctx: ServerContext): Promise<CallToolResult> | undefined;
+  /** The plain tools/call (an unknown tool's error, the same answer as the legacy era). */
+  callTool(request: JSONRPCRequest, ctx: ServerContext): Promise<CallToolResult>;
+}
+
+/** Registers the modern era's `tools/call` on `sdk`: {@link modernToolCall} for known tools, CreateTaskResults answered as they are. */
+export function installModernToolCall(sdk: Server, opts: ModernToolCallOptions): void {
+  const tasksAnswered = new Map<unknown, Record<string, unknown>>();
+  const handle = async (request: JSONRPCRequest, ctx: ServerContext) => {
+    const params = toolCallParams(request.params);
+    const def = opts.registry.get(params.name);
+    if (!def) return opts.callTool(request, ctx);
+    const refused = opts.fallback(request, ctx);
+    if (refused) return refused;
+    const result = await modernToolCall(def, params.arguments, ctx, opts.host());
+    if (!isCreateTaskResult(result)) return result;
+    tasksAnswered.set(ctx.mcpReq.id, result);
+    return { content: [] };
+  };
+  sdk.setRequestHandler('tools/call', (request, ctx) => handle(request as unknown as JSONRPCRequest, ctx) as never);
+  answerTaskResults(sdk, tasksAnswered);
 }
