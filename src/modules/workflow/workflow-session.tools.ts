@@ -28,6 +28,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     useCase: WorkflowTokens.StartSession,
     plainMethod: true,
     module: 'workflow',
+    view: 'session',
   }),
   defineTool({
     name: 'workflow_continue',
@@ -39,6 +40,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     useCase: WorkflowTokens.ContinueSession,
     plainMethod: true,
     module: 'workflow',
+    view: 'session',
   }),
   defineTool({
     name: 'workflow_checkpoint',
@@ -81,6 +83,7 @@ export const workflowSessionTools: ToolDefinition[] = [
     useCase: WorkflowTokens.GetSessionTimeline,
     plainMethod: true,
     module: 'workflow',
+    view: 'session',
   }),
 ];
 

@@ -160,3 +160,10 @@ export function useAsync<T>(): [T | undefined, string | undefined, (p: Promise<T
       ),
   ];
 }
+
+/** Sends a message to the chat as the person (where the host takes messages); false when it does not. */
+export async function sendChatMessage(text: string): Promise<boolean> {
+  if (!app?.getHostCapabilities()?.message) return false;
+  const r = await app.sendMessage({ role: 'user', content: [{ type: 'text', text }] });
+  return !r.isError;
+}
