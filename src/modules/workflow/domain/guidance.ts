@@ -106,6 +106,7 @@ export function currentFormatSections(step: ResolvedStep, contract: ContractAnsw
     send.push(`- Assessment \`${a.id}\`: a \`wr.assessment\` artifact rating ${a.dimensions.map((d) => `${d.id} (${d.levels.join(' | ')})`).join(', ')}.`);
   }
   if (send.length > 0) parts.push(`## Output to send\nWith the call that completes this step, send \`output: {notesMarkdown?, artifacts: [...]}\`:\n${send.join('\n')}`);
+  if (step.hintsSection) parts.unshift(step.hintsSection);
   if (step.metricsFooter) parts.push(step.metricsFooter);
   return parts;
 }

@@ -162,6 +162,8 @@ export interface PromptStep extends StepBase {
   parallelDelegations?: ParallelDelegation[];
   /** The metricsProfile footer this step carries (compiled from the workflow's metricsProfile). */
   metricsFooter?: string;
+  /** Functions, expected output and model tier as markdown (compiled by current-format/step-hints.ts). */
+  hintsSection?: string;
   notesOptional?: boolean;
   verification?: VerificationConfig;
   audit?: AuditConfig;
@@ -233,6 +235,10 @@ export interface Workflow {
   features?: unknown[];
   assessments?: AssessmentDefinition[];
   metricsProfile?: 'none' | 'coding' | 'research' | 'design' | 'review' | 'ticket';
+  tips?: string[];
+  autoRecognitionPatterns?: unknown;
+  /** The default model tier of the steps (a hint shown in each step's prompt). */
+  modelTier?: string;
 }
 
 /** A document a current-format workflow points to; its content is never inlined. */

@@ -4,6 +4,7 @@ import { WorkflowTokens } from '../workflow.tokens';
 import { checkWorkflowStructure } from '../../domain/structure-checks';
 import { compileCurrentWorkflow, type RoutineLookup } from '../../domain/current-format/compile';
 import { detectFormat } from '../../domain/current-format/detect-format';
+import { refusalOf } from '../../domain/current-format/refused-fields';
 import { isPlainObject } from '../../domain/context-path';
 import type { Workflow, WorkflowFormat } from '../../domain/types';
 import type { SchemaRegistry } from '../../../../kernel/schema-registry';
@@ -59,7 +60,13 @@ export class WorkflowDocumentChecker {
       if (!problems.some((q) => q.pointer === p.pointer && q.message === p.message)) problems.push(p);
     };
     const result = this.schemas.validate(this.partSchema(format), document);
-    if (!result.valid) for (const { pointer, message, keyword } of result.errors) add({ pointer, message, keyword });
+    if (!result.valid) {
+      for (const { pointer, message, keyword } of result.errors) {
+        // A field refused on purpose says why, not only that it is not allowed.
+        const refused = keyword === 'additionalProperties' ? refusalOf(decodeURIComponent(pointer.slice(pointer.lastIndexOf('/') + 1))) : undefined;
+        add({ pointer, message: refused ?? message, keyword });
+      }
+    }
     if (!isPlainObject(document) || !Array.isArray(document.steps)) return { format, formatReason: reason, problems };
 
     let workflow = document as unknown as Workflow;

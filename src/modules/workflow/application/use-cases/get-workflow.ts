@@ -92,6 +92,9 @@ const CURRENT_METADATA = [
   'features',
   'assessments',
   'metricsProfile',
+  'tips',
+  'autoRecognitionPatterns',
+  'modelTier',
 ] as const;
 
 function currentMetadata(workflow: Workflow): Partial<Workflow> {

@@ -6,6 +6,7 @@ import { renderPromptBlocks, resolveFeatures, type PromptBlocks, type RenderProb
 import type { FeatureDefinition } from './standard-texts';
 import { fillArgs, routineIdOf } from './template-call';
 import { virtualStepsAfter } from './virtual-steps';
+import { placeStepHints } from './step-hints';
 
 /** Where the engine keeps what it must remember between calls, inside the context the agent sends back. */
 export const ENGINE_KEY = '__workgraph';
@@ -54,6 +55,7 @@ export function compileCurrentWorkflow(raw: Record<string, unknown>, lookupRouti
   if (ctx.audits.length) workflow.assessments = [...(Array.isArray(raw.assessments) ? (raw.assessments as AssessmentDefinition[]) : []), ...ctx.audits];
   checkGeneratedIds(steps, problems);
   placeMetricsFooter(workflow);
+  placeStepHints(workflow, problems);
   return { workflow, problems };
 }
 
