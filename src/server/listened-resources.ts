@@ -1,5 +1,7 @@
-import type { Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type { ChangeEvents, ChangeTarget } from '../kernel/change-events';
+import { ResourceLimitError } from '../kernel/errors';
+import { toJsonRpcError } from './error-mapper';
 import { knowledgeProjectOf } from './knowledge-resources';
 
 /**
@@ -21,7 +23,22 @@ export class ListenedResources {
     private readonly changeEvents: ChangeEvents | undefined,
     /** The change target a resource URI names, when it is one this server serves. */
     private readonly targetOf: (uri: string) => ChangeTarget | undefined,
+    /** The most resources one stream may name (`--max-subscriptions`, as for a legacy session's subscriptions). */
+    private readonly max: number,
   ) {}
+
+  /**
+   * The answer refusing a listen request that names more resources than one stream may (`resource_limit`), or
+   * undefined when it may be served.
+   */
+  refusal(id: string | number, uris: readonly string[]): JSONRPCMessage | undefined {
+    const count = new Set(uris).size;
+    if (count <= this.max) return undefined;
+    const e = toJsonRpcError(
+      new ResourceLimitError('subscriptions', this.max, `subscriptions/listen: resourceSubscriptions names ${count} resources; one stream may name at most ${this.max} (--max-subscriptions)`),
+    );
+    return { jsonrpc: '2.0', id, error: { code: e.code, message: e.message, data: e.data } } as JSONRPCMessage;
+  }
 
   /** A stream opened with these URIs; returns the function to call when it ends (idempotent). */
   open(uris: readonly string[]): () => void {
@@ -84,6 +101,8 @@ export function trackListens(transport: Transport, listened: ListenedResources):
     const uris = listenedUris(message);
     const id = (message as { id?: string | number }).id;
     if (uris && id !== undefined) {
+      const refused = listened.refusal(id, uris);
+      if (refused) return void transport.send(refused).catch(() => undefined);
       end(id);
       open.set(id, listened.open(uris));
     }

@@ -202,7 +202,7 @@ export async function serveStdio(host: ServerHost, opts: StdioSessionOptions): P
   };
   transport.oninputend = () => void (alone ? shutdown('end of stdin') : endSession());
   // Modern: what the connection's listen streams name is watched in the data dir, and its knowledge nodes announced.
-  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, servedModules(host.core.config)));
+  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, servedModules(host.core.config)), host.core.config.maxSubscriptions);
   // The SDK's stdio entry decides the era from the opening exchange (an `initialize` or any message without the
   // 2026-07-28 envelope: legacy; an enveloped request: modern) and pins one server per connection, built here.
   sdkServeStdio(

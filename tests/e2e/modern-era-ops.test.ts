@@ -110,6 +110,36 @@ describe('the modern era: per-request log level, knowledge node URIs, other proc
     }
   });
 
+  it('a listen stream naming more resources than --max-subscriptions is refused with resource_limit (stdio and HTTP)', async () => {
+    const args = ['--max-subscriptions', '2'];
+    const uris = ['workgraph://projects/a/tasks', 'workgraph://projects/b/tasks', 'workgraph://knowledge/c'];
+    const expectRefusedThenServed = async (client: Client) => {
+      const refused = await client.listen({ resourceSubscriptions: uris }).then(
+        () => undefined,
+        (e: { code?: number; message?: string; data?: unknown }) => e,
+      );
+      expect(refused?.message).toMatch(/resourceSubscriptions names 3 resources; one stream may name at most 2 \(--max-subscriptions\)/);
+      expect(refused?.data).toMatchObject({ code: 'resource_limit' });
+      const sub = await client.listen({ resourceSubscriptions: uris.slice(0, 2) });
+      expect(sub.honoredFilter.resourceSubscriptions).toEqual(uris.slice(0, 2));
+      await sub.close();
+    };
+    const stdio = await connectModernStdio({ dataDir: path.join(tmp.dir, 'data'), args });
+    try {
+      await expectRefusedThenServed(stdio.client);
+    } finally {
+      await stdio.close();
+    }
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args });
+    const http = await connectModernHttp(server.url);
+    try {
+      await expectRefusedThenServed(http.client);
+    } finally {
+      await http.close();
+      server.kill();
+    }
+  });
+
   it('file mode: a listen stream on one process hears what another process changes in the same data dir', async () => {
     const dataDir = path.join(tmp.dir, 'shared');
     const root = path.join(tmp.dir, 'proj');

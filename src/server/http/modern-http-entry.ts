@@ -7,6 +7,7 @@ import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { servedModules } from '../builtin-tools';
 import { resourceTargetOf, resourceUriOf } from '../prompts-and-resources';
 import { ListenedResources, listenedUris } from '../listened-resources';
+import { sendJson } from './http-answers';
 import { callerIdentity, type AuthInfoLike } from '../caller-identity';
 import { changeReachersIn } from '../../kernel/change-reachers';
 import { LOCAL_IDENTITY } from '../../kernel/identity';
@@ -69,7 +70,7 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
   const node = toNodeHandler(handler, { maxRequestBodySize: opts.maxBodyBytes, onerror: (e) => logger.warn('modern http request failed', { err: e.message }) });
   const modules = servedModules(host.core.config);
   // What the open listen streams name: watched in the data dir (other processes' changes), knowledge nodes announced.
-  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, modules));
+  const listened = new ListenedResources(host.core.changeEvents, (uri) => resourceTargetOf(uri, modules), host.core.config.maxSubscriptions);
   const stopPublishing = publishChanges(handler, bus, host.core.changeEvents, host.core.registry, modules, listened);
   const stopPrompts = host.onWorkflowsChanged(() => handler.notify.promptsChanged());
 
@@ -80,7 +81,12 @@ export function createModernHttpEntry(opts: ModernHttpOptions): ModernHttpEntry 
     },
     handle: (req, res, parsed) => {
       const uris = listenedUris(parsed);
-      if (uris) res.once('close', listened.open(uris));
+      if (uris) {
+        const refused = listened.refusal((parsed as { id: string | number }).id, uris);
+        // As the SDK answers a listen request it refuses: a JSON-RPC error, HTTP 200.
+        if (refused) return Promise.resolve(sendJson(res, 200, refused));
+        res.once('close', listened.open(uris));
+      }
       return bus.runAs(callerIdentity((req as http.IncomingMessage & { auth?: AuthInfoLike }).auth, LOCAL_IDENTITY), () => node(req, res, parsed));
     },
     close: async () => {
