@@ -8,6 +8,7 @@ import type { FileLockOptions } from '../../../kernel/files/file-lock';
 import { LockedDocument, type DocumentCodec } from '../../../kernel/files/locked-document';
 import { ProjectLayout, projectIdFromName } from '../../../kernel/files/project-layout';
 import { storageFailure } from './storage-failure';
+import { freezeGraph, GraphFileMemo, serializeGraph } from './graph-file-text';
 import { logLines, TransitionLog, type TransitionLogContents } from './transition-log';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
 
@@ -55,6 +56,9 @@ const RECOVER_HINT =
  * line, so a torn line never hides the next one. See docs/tasks.md, "Where files live".
  */
 export class FileTaskGraphStore implements TaskGraphStore {
+  /** The graph files this store last read or wrote, with what they parsed to (see graph-file-text.ts). */
+  private readonly memo = new GraphFileMemo<ReadGraph>();
+
   constructor(
     private readonly layout: ProjectLayout,
     private readonly lockOptions: FileLockOptions = {},
@@ -231,12 +235,34 @@ export class FileTaskGraphStore implements TaskGraphStore {
 
   /** A project's graph file as a locked document: the project folder's lock (shared with the knowledge store) guards it. */
   private document(projectId: string): LockedDocument<ReadGraph, StoredDocument> {
-    return new LockedDocument(this.graphFile(projectId), this.layout.projectDir(projectId), TASK_GRAPH_CODEC, {
+    const file = this.graphFile(projectId);
+    return new LockedDocument(file, this.layout.projectDir(projectId), this.codecFor(file), {
       name: 'the task graph file',
       lock: this.lockOptions,
       failure: storageFailure,
       beforeRead: async () => this.format?.assertReadable(),
     });
+  }
+
+  /**
+   * The graph file's codec: text this store last saw for the file is not parsed again, and what it writes is
+   * remembered as what it will read back. Graphs handed out are frozen: the memo shares them between calls.
+   */
+  private codecFor(file: string): DocumentCodec<ReadGraph, StoredDocument> {
+    return {
+      parse: (text, f) =>
+        this.memo.parse(f, text, (t) => {
+          const reading = TASK_GRAPH_CODEC.parse(t, f);
+          freezeGraph(reading.graph);
+          return reading;
+        }),
+      serialize: (doc) => {
+        const text = serializeGraph(doc);
+        const { transition_log_bytes: logBytes, history_log_bytes: historyBytes, ...graph } = doc;
+        this.memo.remember(file, text, { graph: freezeGraph({ ...graph, nodes: [...graph.nodes] }), logBytes, historyBytes, archived: [] });
+        return text;
+      },
+    };
   }
 
   /** Every project id with a task graph file (for listings, export and the dashboard). */
