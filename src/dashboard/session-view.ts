@@ -91,6 +91,14 @@ export function sessionSummary(s: SessionListEntryLike) {
   };
 }
 
+/** `{name: "alice", client: "claude-code"}` → `alice (claude-code)`; undefined for a record without an actor. */
+export function actorText(actor: unknown): string | undefined {
+  if (typeof actor !== 'object' || actor === null) return undefined;
+  const { name, client } = actor as { name?: unknown; client?: unknown };
+  if (typeof name !== 'string' || !name) return undefined;
+  return typeof client === 'string' && client ? `${name} (${client})` : name;
+}
+
 function counts(p: ProgressCounts): ProgressCounts {
   return { done: p.done, total: p.total, skipped: p.skipped };
 }
@@ -176,10 +184,11 @@ function stepsOf(path: Advance[], base: ReadonlyArray<{ id: string; title: strin
  */
 export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowStepLike[]) {
   const blocked: Array<{ at: string; stepId: string; issues: string[] }> = [];
-  const timeline: Array<{ at: string; kind: string; label: string }> = [];
+  const timeline: Array<{ at: string; kind: string; label: string; actor?: string }> = [];
   let summary: string | undefined;
   for (const e of t.events) {
     const id = String(e.completionId ?? '');
+    const before = timeline.length;
     switch (e.kind) {
       case 'session_started':
         timeline.push({ at: e.at, kind: 'created', label: `started${e.goal ? `: ${String(e.goal)}` : ''}` });
@@ -209,6 +218,9 @@ export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowSt
       default:
         timeline.push({ at: e.at, kind: 'step', label: e.kind });
     }
+    // Who made it (the identity, and the agent's MCP client): events written before actors were kept have none.
+    const who = actorText(e.actor);
+    if (who) for (let i = before; i < timeline.length; i++) timeline[i]!.actor = who;
   }
   const tree = sessionTree(t.events);
   const headPath = tree.path(tree.head);

@@ -57,6 +57,8 @@ export function promptsAndResourcesCapabilities(modules: readonly string[]): Rec
 
 const EXPECTED_URIS = 'workgraph://sessions/<id>, workgraph://projects/<id>/tasks, workgraph://knowledge/<project> or workgraph://knowledge/<project>/nodes/<id>';
 const SESSION_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})$/;
+/** A session's timeline from a page on: `workgraph://sessions/<id>?cursor=<nextCursor of the page before>`. */
+const SESSION_PAGE_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})(?:\?cursor=([^&#\s]+))?$/;
 const TASKS_URI = /^workgraph:\/\/projects\/([a-z0-9][a-z0-9-]*)\/tasks$/;
 
 /**
@@ -161,7 +163,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
 
   sdk.setRequestHandler('resources/templates/list', async () => ({
     resourceTemplates: [
-      ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON).", mimeType: 'application/json' }] : []),
+      ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON), one page of events; `nextUri` names the next page (…?cursor=…).", mimeType: 'application/json' }] : []),
       ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
       ...(knowledgeServed ? knowledgeResourceTemplates : []),
     ],
@@ -183,10 +185,13 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
       const view = await readView(uri, deps.apps.views, deps.apps.policy, callerIdentity(authOf(ctx).authInfo, deps.caller ?? LOCAL_IDENTITY));
       if (view) return view as never;
     }
-    const session = workflow ? SESSION_URI.exec(uri) : null;
+    const session = workflow ? SESSION_PAGE_URI.exec(uri) : null;
     if (session) {
-      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1] }, authOf(ctx));
-      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify(timeline) }] };
+      const cursor = session[2] !== undefined ? decodeURIComponent(session[2]) : undefined;
+      const timeline = await call<SessionTimeline>(WorkflowTokens.GetSessionTimeline, { sessionId: session[1], ...(cursor !== undefined ? { cursor } : {}) }, authOf(ctx));
+      // One page of events (as workflow_session answers): where the next one is, when there is one.
+      const next = timeline.nextCursor ? { nextUri: `workgraph://sessions/${session[1]}?cursor=${encodeURIComponent(timeline.nextCursor)}` } : {};
+      return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ ...timeline, ...next }) }] };
     }
     const tasks = tasksServed ? TASKS_URI.exec(uri) : null;
     if (tasks) {

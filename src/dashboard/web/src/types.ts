@@ -15,6 +15,8 @@ export interface RunSummary {
   durationMs: number;
   nodeExecutions: number;
   error?: string;
+  /** Who ran it (absent on runs recorded before actors were kept). */
+  actor?: { name: string; client?: string };
 }
 /** How far a session is, as the workflow module counts it (top-level steps; a loop is one). */
 export interface SessionProgress {

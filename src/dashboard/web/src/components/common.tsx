@@ -21,3 +21,9 @@ export function Json({ value }: { value: unknown }) {
 export function Empty({ children }: { children: ReactNode }) {
   return <div className="empty">{children}</div>;
 }
+
+/** Who made a record: `alice (claude-code)` — the identity, and the agent's MCP client beside it. */
+export function actorText(actor?: { name?: string; client?: string } | null): string | undefined {
+  if (!actor?.name) return undefined;
+  return actor.client ? `${actor.name} (${actor.client})` : actor.name;
+}

@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { api, useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
-import { Empty, Json, Load, Time } from '../components/common';
+import { Empty, Json, Load, Time, actorText } from '../components/common';
 import { GraphDrawing, type DrawnEdge, type DrawnNode } from '../components/GraphDrawing';
 import type { RunSummary } from '../types';
 
@@ -93,7 +93,7 @@ function RunList({ runs }: { runs: RunSummary[] }) {
   if (runs.length === 0) return <Empty>No recorded runs yet.</Empty>;
   return (
     <table className="table" data-testid="runs">
-      <thead><tr><th>Run</th><th>Tool</th><th>Status</th><th>Started</th><th>Duration</th><th>Node executions</th></tr></thead>
+      <thead><tr><th>Run</th><th>Tool</th><th>Status</th><th>Started</th><th>By</th><th>Duration</th><th>Node executions</th></tr></thead>
       <tbody>
         {runs.map((r) => (
           <tr key={r.runId}>
@@ -101,6 +101,7 @@ function RunList({ runs }: { runs: RunSummary[] }) {
             <td>{r.tool}</td>
             <td><span className={`run-status ${r.status}`}>{r.status}</span>{r.error ? <div className="error small">{r.error}</div> : null}</td>
             <td><Time iso={r.startedAt} /></td>
+            <td data-testid="run-by">{actorText(r.actor) ?? <span className="muted">—</span>}</td>
             <td className="num">{r.durationMs} ms</td>
             <td className="num">{r.nodeExecutions}</td>
           </tr>
@@ -206,7 +207,8 @@ export function GraphRunPage({ runId }: { runId: string }) {
             Run of <a href={href('graphs', r.tool)}>{r.tool}</a> <span className={`run-status ${r.status}`}>{r.status}</span>
           </h1>
           <p className="muted small">
-            <code>{r.runId}</code> · started <Time iso={r.startedAt} /> · {r.durationMs} ms · {r.nodeExecutions} node executions
+            <code>{r.runId}</code> · started <Time iso={r.startedAt} />
+            {actorText(r.actor) ? <> · run by <span data-testid="run-actor">{actorText(r.actor)}</span></> : null} · {r.durationMs} ms · {r.nodeExecutions} node executions
             {r.truncated ? ' · only the last executions were recorded' : ''}
           </p>
           {r.error ? (

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { api, useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
-import { Empty, Load, Time } from '../components/common';
+import { Empty, Load, Time, actorText } from '../components/common';
 import type { KnowledgeProjectSummary } from '../types';
 
 interface BriefNode {
@@ -29,6 +29,8 @@ interface FullNode extends BriefNode {
   verdict?: string;
   verdictReason?: string;
   summarizedSegment?: string[];
+  /** Who wrote it (absent on nodes written before actors were kept). */
+  actor?: { name: string; client?: string };
 }
 interface DeletedRecord {
   nodeId: string;
@@ -234,7 +236,11 @@ export function KnowledgeNodePage({ project, id }: { project: string; id: string
         <div className="page">
           <p><a href={href('knowledge', project)}>‹ {project}</a></p>
           <h1><span className={`role role-${n.role}`}>{n.role}</span> {n.thought.split('\n')[0]}</h1>
-          <div className="muted small"><code>{n.id}</code> · <Time iso={n.createdAt} /> {n.tags.map((t) => <span key={t} className="tag">#{t}</span>)}</div>
+          <div className="muted small">
+            <code>{n.id}</code> · <Time iso={n.createdAt} />
+            {actorText(n.actor) ? <> · written by <span data-testid="node-actor">{actorText(n.actor)}</span></> : null}{' '}
+            {n.tags.map((t) => <span key={t} className="tag">#{t}</span>)}
+          </div>
           <pre className="thought">{n.thought}</pre>
           {n.verdict ? <p><b>Verdict:</b> {n.verdict} {n.verdictReason ? `— ${n.verdictReason}` : ''}</p> : null}
           <div className="links">

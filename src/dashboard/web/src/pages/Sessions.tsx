@@ -1,5 +1,5 @@
-import { useState } from 'react';
-import { useApi } from '../api';
+import { useEffect, useState } from 'react';
+import { api, useApi } from '../api';
 import { href } from '../router';
 import { Empty, Json, Load, Time } from '../components/common';
 import { Markdown } from '../components/Markdown';
@@ -25,6 +25,8 @@ interface TimelineEntry {
   kind: 'step' | 'checkpoint' | 'fork' | 'blocked' | 'created';
   label: string;
   ref?: string;
+  /** Who made the event: `alice (claude-code)`. */
+  actor?: string;
 }
 interface SessionDetail extends SessionSummary {
   createdAt: string;
@@ -35,6 +37,59 @@ interface SessionDetail extends SessionSummary {
   blocked: Array<{ at: string; stepId: string; issues: string[] }>;
   timeline: TimelineEntry[];
   context?: unknown;
+  /** Events in the whole session, and where the next page of them starts (the API answers one page at a time). */
+  totalEvents?: number;
+  nextCursor?: string;
+}
+
+/**
+ * The pages after the first one the reader asked for ("Load more"), each fetched by the cursor the one before it
+ * answered. When the first page is read again (a live change), the same number of pages is read again after it, so
+ * what is shown stays whole and current.
+ */
+function useMorePages(id: string, first: SessionDetail | undefined): { pages: SessionDetail[]; loading: boolean; error?: string; more: () => void } {
+  const [wanted, setWanted] = useState(0);
+  const [pages, setPages] = useState<SessionDetail[]>([]);
+  const [loading, setLoading] = useState(false);
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let live = true;
+    if (!first || wanted === 0) {
+      setPages([]);
+      return;
+    }
+    setLoading(true);
+    (async () => {
+      const out: SessionDetail[] = [];
+      let cursor = first.nextCursor;
+      while (cursor && out.length < wanted) {
+        const page: SessionDetail = await api<SessionDetail>(`/sessions/${encodeURIComponent(id)}?cursor=${encodeURIComponent(cursor)}`);
+        out.push(page);
+        cursor = page.nextCursor;
+      }
+      if (live) {
+        setPages(out);
+        setError(undefined);
+      }
+    })()
+      .catch((e: Error) => live && setError(e.message))
+      .finally(() => live && setLoading(false));
+    return () => {
+      live = false;
+    };
+  }, [id, first, wanted]);
+  return { pages, loading, error, more: () => setWanted((n) => n + 1) };
+}
+
+/** The first page with the later ones loaded: timeline and blocked attempts in order, each step's notes all along. */
+function mergePages(first: SessionDetail, later: SessionDetail[]): { timeline: TimelineEntry[]; blocked: SessionDetail['blocked']; notes: Map<string, SessionStep> } {
+  const notes = new Map<string, SessionStep>();
+  for (const p of later) for (const st of p.steps) if (st.notes.length || st.artifacts.length) notes.set(st.id, { ...st, notes: [...(notes.get(st.id)?.notes ?? []), ...st.notes], artifacts: [...(notes.get(st.id)?.artifacts ?? []), ...st.artifacts] });
+  return {
+    timeline: [...first.timeline, ...later.flatMap((p) => p.timeline)],
+    blocked: [...first.blocked, ...later.flatMap((p) => p.blocked)],
+    notes,
+  };
 }
 
 export function Sessions() {
@@ -82,12 +137,20 @@ export function ProgressText({ p }: { p: SessionProgress }) {
 export function SessionPage({ id }: { id: string }) {
   const res = useApi<SessionDetail>(`/sessions/${encodeURIComponent(id)}`, (e) => e.kind === 'session' && (!e.id || e.id === id));
   const [tip, setTip] = useState<number>();
+  const later = useMorePages(id, res.data);
   return (
     <Load res={res}>
       {(s) => {
         const branch = s.branches.find((b) => b.tip === tip) ?? s.branches.find((b) => b.head);
-        const steps = branch?.steps ?? s.steps;
         const onHead = !branch || branch.head;
+        const merged = mergePages(s, later.pages);
+        // The head branch's steps gain the notes of the later pages (each page's own steps carry that page's notes).
+        const steps = (branch?.steps ?? s.steps).map((st) => {
+          const more = onHead ? merged.notes.get(st.id) : undefined;
+          return more ? { ...st, notes: [...st.notes, ...more.notes], artifacts: [...st.artifacts, ...more.artifacts] } : st;
+        });
+        const last = later.pages.length ? later.pages[later.pages.length - 1]! : s;
+        const shown = merged.timeline.length;
         return (
           <div className="page">
             <p><a href={href('sessions')}>‹ Sessions</a></p>
@@ -134,11 +197,11 @@ export function SessionPage({ id }: { id: string }) {
                   ))}
                 </ol>
                 {s.currentPrompt && onHead ? (<><h2>Current prompt</h2><pre className="thought">{s.currentPrompt}</pre></>) : null}
-                {s.blocked.length ? (
+                {merged.blocked.length ? (
                   <>
                     <h2>Blocked attempts</h2>
                     <ul className="list">
-                      {s.blocked.map((b, i) => (
+                      {merged.blocked.map((b, i) => (
                         <li key={i}><b>{b.stepId}</b> · <Time iso={b.at} /><ul>{b.issues.map((x, j) => <li key={j} className="error small">{x}</li>)}</ul></li>
                       ))}
                     </ul>
@@ -147,16 +210,28 @@ export function SessionPage({ id }: { id: string }) {
               </section>
               <section>
                 <h2>Timeline</h2>
-                {s.timeline.length === 0 ? <Empty>Nothing yet.</Empty> : (
+                {merged.timeline.length === 0 ? <Empty>Nothing yet.</Empty> : (
                   <ol className="timeline" data-testid="session-timeline">
-                    {s.timeline.map((t, i) => (
+                    {merged.timeline.map((t, i) => (
                       <li key={i} className={`tl-${t.kind}`}>
                         <span className="tl-kind">{t.kind}</span> {t.ref ? <a href={href('sessions', t.ref)}>{t.label}</a> : t.label}
-                        <div className="muted small"><Time iso={t.at} /></div>
+                        <div className="muted small">
+                          <Time iso={t.at} />
+                          {t.actor ? <> · by <span data-testid="event-actor">{t.actor}</span></> : null}
+                        </div>
                       </li>
                     ))}
                   </ol>
                 )}
+                {s.totalEvents !== undefined && s.totalEvents > shown ? (
+                  <p className="muted small" data-testid="timeline-count">Showing the first {shown} of {s.totalEvents} events.</p>
+                ) : null}
+                {last.nextCursor ? (
+                  <button onClick={later.more} disabled={later.loading} data-testid="load-more">
+                    {later.loading ? 'Loading…' : 'Load more'}
+                  </button>
+                ) : null}
+                {later.error ? <div className="error small">{later.error}</div> : null}
               </section>
             </div>
           </div>
