@@ -131,7 +131,8 @@ export class ExtensionTasks {
     this.running.set(id, controller);
     const done = spec.track?.begin();
     const onShutdown = () => controller.abort();
-    spec.track?.signal.addEventListener('abort', onShutdown, { once: true });
+    if (spec.track?.signal.aborted) controller.abort();
+    else spec.track?.signal.addEventListener('abort', onShutdown, { once: true });
     let record = initial;
     let message: string | undefined;
     let lastWrite = this.now();
