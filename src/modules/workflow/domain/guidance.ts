@@ -283,3 +283,13 @@ export function notConfirmedBlocker(title: string, by: 'user' | 'coordinator'): 
   const who = by === 'coordinator' ? 'The coordinating agent' : 'The person';
   return `${who} did not confirm the result of step "${title}": ask what to change, redo the step and send the new output`;
 }
+
+/** The section a session answer starts with when an audit sent the run back to the audited step. */
+export function sentBackSection(note: string): string {
+  return `## Sent back by the audit\n${note}`;
+}
+
+/** A cancelled verification call: what happened and what to do. */
+export function verificationCancelled(completionId: string, stateless: boolean): string {
+  return `the verification command of '${completionId}' was cancelled and its process tree killed; no attempt was counted — call ${stateless ? 'workflow_next' : 'workflow_continue'} again to run it`;
+}

@@ -16,7 +16,11 @@ import { WORKSPACE_SOURCE, type WorkspaceWorkflowCatalogs } from '../ports/works
 import { ConditionEvaluator } from './condition-evaluator';
 import { ValidationEngine } from './validation-engine';
 import { StepOutputChecker } from './step-output-checker';
-import { nextStep, type GetNextStepOutput } from '../use-cases/get-next-step';
+import { nextStep, type GetNextStepOutput, type NextStepVerification } from '../use-cases/get-next-step';
+import { VerificationService, type VerificationOutcome } from './verification-service';
+import type { VerificationMode } from '../../domain/guidance';
+import { findStep } from '../../domain/step-lookup';
+import type { PromptStep, VirtualStepInfo } from '../../domain/types';
 import { ENGINE_KEY } from '../../domain/current-format/compile';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
 
@@ -64,15 +68,38 @@ export class SessionEngine {
     @inject(WorkflowTokens.ValidationEngine) private readonly validation: ValidationEngine,
     @inject(Tokens.Config) private readonly config: AppConfig,
     @inject(WorkflowTokens.StepOutputChecker) private readonly outputs: StepOutputChecker,
+    @inject(WorkflowTokens.VerificationService) readonly verifier: VerificationService,
     @inject(WorkflowTokens.WorkspaceCatalogs, { isOptional: true }) private readonly workspaces?: WorkspaceWorkflowCatalogs,
   ) {}
+
+  /** How this caller's verification steps in this session are answered: run by the server, or by the agent (why). */
+  async verificationMode(state: SessionState, ctx: CallContext | undefined): Promise<VerificationMode> {
+    const p = await this.verifier.policy(state.workspacePath, ctx);
+    return p.server ? { server: true } : { server: false, reason: p.reason };
+  }
+
+  /** The verification info of a step pointer (undefined unless it is a verification step). */
+  verificationOf(workflow: Workflow, pointer: StepPointer | null | undefined): Extract<VirtualStepInfo, { kind: 'verification' }> | undefined {
+    if (!pointer || !pointer.stepId.endsWith('__verification')) return undefined;
+    const v = (findStep(workflow, pointer.completionId)?.step as PromptStep | undefined)?.virtual;
+    return v?.kind === 'verification' ? v : undefined;
+  }
+
+  /**
+   * Runs (or hands to the agent) the verification of a session's step at `node`: the server runs the command in the
+   * session's workspace when this caller may have it run there. One run per session point at a time in this process.
+   */
+  async verify(info: Extract<VirtualStepInfo, { kind: 'verification' }>, state: SessionState, node: number, ctx: CallContext): Promise<VerificationOutcome> {
+    const p = await this.verifier.policy(state.workspacePath, ctx);
+    return p.server ? this.verifier.run(info, p.cwd, ctx, `session\u0000${state.sessionId}\u0000${node}`) : this.verifier.agentOutcome(info, p.reason);
+  }
 
   /**
    * The engine's answer for a node: workflow_next's own entry point (the same step shape, prompt sections, contracts
    * and assessments), with `output` for the step being completed (current format) — `blocked`/`blockers` included.
    */
-  engineAnswer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>, output?: unknown): GetNextStepOutput {
-    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs, { trusted: true });
+  engineAnswer(workflow: Workflow, completedSteps: readonly string[], context: Record<string, unknown>, output?: unknown, verification?: NextStepVerification): GetNextStepOutput {
+    return nextStep(workflow, completedSteps, context, output, this.conditions, this.outputs, { trusted: true, ...(verification ? { verification } : {}) });
   }
 
   /** The engine memory (loop-control decisions, follow-ups, accepted outputs) a context carries, as a context patch. */

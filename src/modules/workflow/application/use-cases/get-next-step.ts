@@ -12,6 +12,7 @@ import {
   currentFormatSections,
   verificationFailedMessage,
   verificationFailedSection,
+  verificationCancelled,
   verificationTaskText,
   type VerificationMode,
 } from '../../domain/guidance';
@@ -102,7 +103,7 @@ export class GetNextStep implements UseCase<GetNextStepInput, GetNextStepOutput>
       verification.outcome = policy.server
         ? await this.verifier.run(step.virtual, policy.cwd, ctx, `next\u0000${ctx.identity.name}\u0000${workflow.id}\u0000${policy.cwd}\u0000${last}`)
         : this.verifier.agentOutcome(step.virtual, policy.reason);
-      if (verification.outcome.cancelled) throw new CancelledError(`the verification command of '${last}' was cancelled and its process tree killed; call workflow_next again to run it`);
+      if (verification.outcome.cancelled) throw new CancelledError(verificationCancelled(last, true));
     }
     return nextStep(workflow, completed, context, input.output, this.conditions, this.outputs, { trusted: true, verification });
   }

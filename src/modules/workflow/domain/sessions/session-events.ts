@@ -108,7 +108,10 @@ export interface ForkedEvent extends Base {
   from: number;
   /** The head that was left behind (still in the log). */
   previousHead: number;
-  via: 'fork' | 'checkpoint';
+  /** `audit`: an audit rated the audited step below its bar and sent the run back to it. */
+  via: 'fork' | 'checkpoint' | 'audit';
+  /** For `via: "audit"`: the audit step completed, its output and why it sent the run back. */
+  audit?: { completionId: string; notesMarkdown?: string; artifacts?: unknown[]; note: string };
   /** The state of `from`, so folding the head never needs the rest of the log. */
   state: NodeState;
 }

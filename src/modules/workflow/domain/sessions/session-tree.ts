@@ -54,6 +54,14 @@ export class SessionTree {
     return { node, completedSteps, context, current: target.current, blockedAttempts: target.blockedAttempts, recentNotes };
   }
 
+  /** The node from which an ancestor of `node` (or `node` itself) was made by completing `completionId`. */
+  advancedFrom(node: number, completionId: string): number | undefined {
+    for (let n = this.nodes.get(node); n; n = n.parent === undefined ? undefined : this.nodes.get(n.parent)) {
+      if (n.completionId === completionId) return n.parent;
+    }
+    return undefined;
+  }
+
   /** What a call from `node` with this output hash already produced, if it was made before (latest wins). */
   priorOutcome(node: number, outputHash: string): PriorOutcome | undefined {
     return this.outcomes.get(`${node}:${outputHash}`);

@@ -1,3 +1,4 @@
+import { sentBackSection } from '../../../domain/guidance';
 import { inject, injectable } from 'tsyringe';
 import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import { requireSessionVisible } from '../../services/session-reach';
@@ -5,7 +6,8 @@ import { WorkflowTokens } from '../../workflow.tokens';
 import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
 import type { UseCase } from '../../../../../kernel/use-case';
-import { ConflictError, LimitExceededError, NotFoundError } from '../../../../../kernel/errors';
+import { CancelledError, ConflictError, LimitExceededError, NotFoundError } from '../../../../../kernel/errors';
+import { continueVerification, runBeforeLock, type PriorRun } from './verification-step';
 import type { Workflow } from '../../../domain/types';
 import {
   foldSessionEvents,
@@ -56,14 +58,21 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     this.checkArtifactsSize(input);
     const patch = checkContext(input.context);
     const hash = this.engine.outputHash(input.output, patch);
-    return this.engine.store.update(claims.sessionId, async (state, history) => {
+    // A verification step's command runs before the lock is taken (it may take minutes).
+    const prior = await runBeforeLock(this.engine, claims, hash, ctx);
+    let cancelled: string | undefined;
+    const answer = await this.engine.store.update(claims.sessionId, async (state, history) => {
       requireSessionVisible(state, ctx);
       const workflow = await this.engine.workflowOf(state);
-      const change = await this.decide(workflow, state, history, claims, input, patch, hash, ctx);
+      const change = await this.decide(workflow, state, history, claims, input, patch, hash, ctx, prior);
+      cancelled = change.cancelled;
       // Every event this call writes keeps who made it.
       const actor = actorOf(ctx);
-      return { ...change, events: change.events.map((e) => ({ ...e, actor })) };
+      return { events: change.events.map((e) => ({ ...e, actor })), result: change.result };
     });
+    // A cancelled verification run is recorded in the timeline; the call itself ends cancelled.
+    if (cancelled) throw new CancelledError(cancelled);
+    return answer;
   }
 
   private async decide(
@@ -75,11 +84,14 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     patch: Record<string, unknown> | undefined,
     hash: string,
     ctx: CallContext | undefined,
-  ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
+    priorRun?: PriorRun,
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string }> {
     const last = state.lastOutcome;
-    // The fast path of a retried call (client timeout, the loser of a race with the same output): O(1).
+    // The fast path of a retried call (client timeout, the loser of a race with the same output): O(1). A blocked
+    // verification is no such retry: the same empty output after a fix must run the command again.
+    const verifying = state.head.node === claims.node && this.engine.verificationOf(workflow, state.head.current) !== undefined;
     if (last && last.from === claims.node && last.outputHash === hash) {
-      if (last.kind === 'blocked' && state.head.node === claims.node) {
+      if (last.kind === 'blocked' && state.head.node === claims.node && !verifying) {
         return { events: [], result: await blockedAnswer(this.engine, workflow, state, state.head, last.blockers ?? [], last.attempt ?? 1, !!last.exhausted, { replayed: true }) };
       }
       if (last.kind === 'advanced' && state.head.node === last.node) {
@@ -88,7 +100,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     }
     if (claims.node === state.head.node) {
       const events = claims.kind === 'resume' ? [this.event<SessionEvent>({ kind: 'session_resumed', node: claims.node })] : [];
-      return this.proceed(workflow, state, history, state.head, events, input, patch, hash, ctx);
+      return this.proceed(workflow, state, history, state.head, events, input, patch, hash, ctx, undefined, priorRun);
     }
 
     // Off the head: read the whole log once.
@@ -134,15 +146,28 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     hash: string,
     ctx: CallContext | undefined,
     forked?: { from: number; previousHead: number },
-  ): Promise<{ events: SessionEvent[]; result: SessionAnswer }> {
+    prior?: PriorRun,
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string }> {
     const extra = forked ? { forked } : {};
     const context = mergeContext(base.context, patch);
     const here = this.engine.answer(workflow, base.completedSteps, context);
     if (here.isComplete || !here.step) {
       const after = foldSessionEvents(state, pre) as SessionState;
-      return { events: pre, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
+      return { events: pre, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra, { ctx }) };
     }
     const step = here.step;
+    if (step.virtual?.kind === 'verification') {
+      const common = {
+        completionId: step.completionId,
+        title: step.title,
+        outputHash: hash,
+        ...(input.output?.notesMarkdown !== undefined ? { notesMarkdown: input.output.notesMarkdown } : {}),
+        ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
+        ...(patch && Object.keys(patch).length ? { contextPatch: patch } : {}),
+      };
+      const at = () => new Date(this.clock.now()).toISOString();
+      return continueVerification({ engine: this.engine, workflow, state, history, base, step, info: step.virtual, pre, common, context, prior, extra, ctx, at });
+    }
     const completedSteps = [...base.completedSteps, step.completionId];
     // Current format: the engine's own output check (contracts, assessments, loop control) through workflow_next's
     // entry point; classic format: the step's validationCriteria on the notes.
@@ -150,8 +175,10 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     let followup: string | undefined;
     let next: { isComplete: boolean; step: { id: string; title: string; completionId: string } | null; context: Record<string, unknown> };
     let memory: Record<string, unknown> = {};
+    let r0: ReturnType<SessionEngine['engineAnswer']> | undefined;
     if (workflow.format === 'current') {
       const r = this.engine.engineAnswer(workflow, completedSteps, context, input.output ?? undefined);
+      r0 = r;
       blockers = (r.blockers ?? []).map((b) => ({ code: b.code, pointer: b.pointer, message: b.message, ...(b.expected !== undefined ? { expected: b.expected } : {}) }));
       followup = r.followup;
       memory = this.engine.engineMemoryPatch(r.context);
@@ -159,6 +186,10 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     } else {
       blockers = this.engine.check(step, input.output, here.context);
       next = blockers.length ? { isComplete: false, step: null, context } : this.engine.engineAnswer(workflow, completedSteps, context);
+    }
+    if (r0?.sentBack) {
+      const back = await this.sendBack(workflow, state, history, base, pre, step.completionId, r0.sentBack, input, extra, ctx);
+      if (back) return back;
     }
     const withMemory = { ...(patch ?? {}), ...memory };
     const common = {
@@ -191,7 +222,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
       const shown = blockers.length ? blockers : [{ code: 'assessment_followup', pointer: '/artifacts', message: followup as string }];
       const events = [...pre, this.event<SessionEvent>({ kind: 'output_blocked', node: base.node, blockers: shown, attempt: Math.max(attempt, 1), exhausted, ...common })];
       const after = foldSessionEvents(state, events) as SessionState;
-      return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, shown, Math.max(attempt, 1), exhausted, extra) };
+      return { events, result: await blockedAnswer(this.engine, workflow, after, after.head, shown, Math.max(attempt, 1), exhausted, extra, { ctx }) };
     }
     const node = state.nodeCount;
     const events: SessionEvent[] = [...pre, this.event<SessionEvent>({ kind: 'step_completed', from: base.node, node, next: pointerOf(next.step), ...common })];
@@ -200,7 +231,42 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
       events.push(this.event<SessionEvent>({ kind: 'session_completed', node, summary: summarizeRun(all, completedSteps, sessionProgress(workflow, completedSteps, null)) }));
     }
     const after = foldSessionEvents(state, events) as SessionState;
-    return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra) };
+    return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra, { ctx }) };
+  }
+
+  /**
+   * An audit rated the audited step below its bar: the run forks back to the point where that step was handed out
+   * (the audited branch stays in the log), and the answer hands the step out again with the auditor's note.
+   */
+  private async sendBack(
+    workflow: Workflow,
+    state: SessionState,
+    history: () => Promise<SessionHistory>,
+    base: NodeState,
+    pre: SessionEvent[],
+    completionId: string,
+    sentBack: { to: string; note: string },
+    input: ContinueSessionInput,
+    extra: Partial<SessionAnswer>,
+    ctx: CallContext | undefined,
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer } | undefined> {
+    const tree = new SessionTree([...(await history()).events, ...pre]);
+    const from = tree.advancedFrom(base.node, sentBack.to);
+    const target = from !== undefined ? tree.stateAt(from) : undefined;
+    if (from === undefined || !target) return undefined;
+    const audit = {
+      completionId,
+      note: sentBack.note,
+      ...(input.output?.notesMarkdown !== undefined ? { notesMarkdown: input.output.notesMarkdown } : {}),
+      ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
+    };
+    const events = [...pre, this.event<SessionEvent>({ kind: 'forked', from, previousHead: base.node, via: 'audit', state: target, audit })];
+    const after = foldSessionEvents(state, events) as SessionState;
+    const result = await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', { ...extra, sentBack: { to: sentBack.to, note: sentBack.note } }, {
+      ctx,
+      sections: [sentBackSection(sentBack.note)],
+    });
+    return { events, result };
   }
 
   /** One output's artifacts are capped (they are logged and answered back): refused before anything is read or written. */

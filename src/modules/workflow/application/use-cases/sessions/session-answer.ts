@@ -4,6 +4,22 @@ import { buildBlockedHeader, withWorkflowVersionNote } from '../../../domain/gui
 import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
 import type { SessionEngine } from '../../services/session-engine';
+import type { CallContext } from '../../../../../kernel/call-context';
+import type { GetNextStepOutput } from '../get-next-step';
+
+/** What an answer may add: the caller (a verification step's text depends on it), the limit and sections of a blocked one. */
+export interface AnswerOptions {
+  ctx?: CallContext;
+  maxAttempts?: number;
+  sections?: string[];
+}
+
+/** The engine's answer for a node, with a verification step worded for this caller (server-run or agent-run). */
+async function engineAnswerFor(engine: SessionEngine, workflow: Workflow, state: SessionState, node: NodeState, ctx: CallContext | undefined): Promise<GetNextStepOutput> {
+  const a = engine.engineAnswer(workflow, node.completedSteps, node.context);
+  if (!a.step || !engine.verificationOf(workflow, node.current)) return a;
+  return engine.engineAnswer(workflow, node.completedSteps, node.context, undefined, { mode: await engine.verificationMode(state, ctx) });
+}
 
 /**
  * What workflow_start and workflow_continue answer, as their one output schema (`sessionAnswer` in
@@ -19,8 +35,9 @@ export async function nodeAnswer(
   node: NodeState,
   status: 'started' | 'advanced',
   extra: Partial<SessionAnswer> = {},
+  opts: AnswerOptions = {},
 ): Promise<SessionAnswer> {
-  const a = engine.engineAnswer(workflow, node.completedSteps, node.context);
+  const a = await engineAnswerFor(engine, workflow, state, node, opts.ctx);
   const continueToken = await engine.tokens.sign({ kind: 'continue', sessionId: state.sessionId, node: node.node });
   const info = await engine.workflowInfo(state);
   if (a.isComplete || !a.step) {
@@ -39,12 +56,13 @@ export async function nodeAnswer(
       ...extra,
     };
   }
+  const prompt = [...(opts.sections ?? []), engine.sessionPrompt(a)].join('\n\n');
   return {
     status,
     sessionId: state.sessionId,
     continueToken,
     step: a.step,
-    guidance: { prompt: withWorkflowVersionNote(engine.sessionPrompt(a), info.note) },
+    guidance: { prompt: withWorkflowVersionNote(prompt, info.note) },
     isComplete: false,
     context: a.context,
     sessionStatus: state.status,
@@ -63,11 +81,13 @@ export async function blockedAnswer(
   attempt: number,
   exhausted: boolean,
   extra: Partial<SessionAnswer> = {},
+  opts: AnswerOptions = {},
 ): Promise<SessionAnswer> {
-  const a = engine.engineAnswer(workflow, node.completedSteps, node.context);
+  const a = await engineAnswerFor(engine, workflow, state, node, opts.ctx);
   const retryToken = await engine.tokens.sign({ kind: 'retry', sessionId: state.sessionId, node: node.node });
   const info = await engine.workflowInfo(state);
-  const header = buildBlockedHeader(blockers, exhausted, attempt, engine.maxBlockedAttempts);
+  const max = opts.maxAttempts ?? engine.maxBlockedAttempts;
+  const header = [buildBlockedHeader(blockers, exhausted, attempt, max), ...(opts.sections ?? [])].join('\n\n');
   return {
     status: 'blocked',
     sessionId: state.sessionId,
@@ -79,7 +99,7 @@ export async function blockedAnswer(
     context: a.context,
     blockers,
     attempt,
-    maxAttempts: engine.maxBlockedAttempts,
+    maxAttempts: max,
     attemptsExhausted: exhausted,
     sessionStatus: state.status,
     workflow: info,

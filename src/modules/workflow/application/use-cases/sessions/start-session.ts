@@ -91,6 +91,6 @@ export class StartSession implements UseCase<StartSessionInput, ToolOutput<typeo
     // The session's workspace is where its `workspace` references resolve; missing ones are said once, here.
     const references = await flagReferences(this.references, workflow, file, workspacePath);
     const warnings = [...catalog.warnings, ...WorkspaceWorkflows.shadowWarning(located), ...(references.warnings ?? [])];
-    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken, ...(warnings.length > 0 ? { warnings } : {}) });
+    return nodeAnswer(this.engine, pinned, state, state.head, 'started', { checkpointToken, ...(warnings.length > 0 ? { warnings } : {}) }, { ctx });
   }
 }
