@@ -149,6 +149,27 @@ describe('the tasks extension (2026-07-28)', () => {
     }
   });
 
+  it('HTTP with tokens: a task is its creator\'s — another identity neither sees nor cancels it', async () => {
+    const alice = 'a1ce0000000000000000000000000001';
+    const bob = 'b0b00000000000000000000000000002';
+    const tokens = path.join(tmp.dir, 'tokens');
+    fs.writeFileSync(tokens, `${alice} name=alice scopes=read,write,run\n${bob} name=bob scopes=read,write,run\n`);
+    const server = await HttpServerProcess.start({ dataDir: path.join(tmp.dir, 'data'), args: ['--graphs', graphsDir(), '--allow-root', tmp.dir, '--auth-token-file', tokens] });
+    const conns: ModernConn[] = [];
+    try {
+      const asAlice = await connectModernHttp(server.url, { token: alice, capabilities: TASKS_CAPABILITY });
+      const asBob = await connectModernHttp(server.url, { token: bob, capabilities: TASKS_CAPABILITY });
+      conns.push(asAlice, asBob);
+      const created = await callAsTask(asAlice.client, 'sum_to_n', { n: 3 });
+      await expect(getTask(asBob.client, created.taskId)).rejects.toMatchObject({ code: -32602, message: expect.stringContaining('Task not found') });
+      await expect(cancelTask(asBob.client, created.taskId)).rejects.toMatchObject({ code: -32602 });
+      expect((await untilTerminal(asAlice.client, created.taskId)).task).toMatchObject({ status: 'completed', result: { structuredContent: { sum: 6 } } });
+    } finally {
+      for (const c of conns) await c.close();
+      server.kill();
+    }
+  });
+
   describe('two instances on one PostgreSQL', () => {
     let pg: TestPostgres;
     beforeAll(async () => (pg = await startTestPostgres()), 120_000);
