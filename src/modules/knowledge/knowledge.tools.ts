@@ -55,6 +55,7 @@ export const knowledgeTools: ToolDefinition[] = [
     annotations: { title: 'Search knowledge nodes', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: KnowledgeTokens.SearchKnowledgeNodes,
     module: 'knowledge',
+    view: 'knowledge-search',
   }),
   defineTool({
     name: 'delete_nodes',

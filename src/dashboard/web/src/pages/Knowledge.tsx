@@ -1,11 +1,11 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ReactNode } from 'react';
 import { api, useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Load, Time, actorText } from '../components/common';
 import type { KnowledgeProjectSummary } from '../types';
 
-interface BriefNode {
+export interface BriefNode {
   id: string;
   role: string;
   tags: string[];
@@ -16,10 +16,28 @@ interface BriefNode {
 }
 
 /** A search snippet with its **marked** words highlighted. */
-function Snippet({ text }: { text: string }) {
+export function Snippet({ text }: { text: string }) {
   const parts = text.split('**');
   return <div className="snippet small" data-testid="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : <span key={i}>{p}</span>))}</div>;
 }
+/** One node of a list or of search hits: its role, first line (a link where `link`), snippet, id, time and tags. */
+export function NodeRow({ node: n, link, extra }: { node: BriefNode; link?: string; extra?: ReactNode }) {
+  const first = n.thought.split('\n')[0];
+  return (
+    <li data-node={n.id}>
+      <div className="knode-head">
+        <span className={`role role-${n.role}`}>{n.role}</span>
+        {link ? <a href={link} className="strong">{first}</a> : <span className="strong">{first}</span>}
+      </div>
+      {n.snippet ? <Snippet text={n.snippet} /> : null}
+      <div className="muted small">
+        <code>{n.id}</code> · <Time iso={n.createdAt} /> {n.tags.map((tg) => <span key={tg} className="tag">#{tg}</span>)}
+        {extra}
+      </div>
+    </li>
+  );
+}
+
 interface FullNode extends BriefNode {
   project: string;
   projectContext: string;
@@ -145,16 +163,7 @@ function NodeList({ project }: { project: string }) {
             <>
               <ul className="knodes" data-testid="knodes">
                 {nodes.map((n) => (
-                  <li key={n.id} data-node={n.id}>
-                    <div className="knode-head">
-                      <span className={`role role-${n.role}`}>{n.role}</span>
-                      <a href={href('knowledge', project, n.id)} className="strong">{n.thought.split('\n')[0]}</a>
-                    </div>
-                    {n.snippet ? <Snippet text={n.snippet} /> : null}
-                    <div className="muted small">
-                      <code>{n.id}</code> · <Time iso={n.createdAt} /> {n.tags.map((tg) => <span key={tg} className="tag">#{tg}</span>)}
-                    </div>
-                  </li>
+                  <NodeRow key={n.id} node={n} link={href('knowledge', project, n.id)} />
                 ))}
               </ul>
               {cursor ? <button onClick={() => loadMore(cursor)}>{q ? 'More results' : 'Older nodes'}</button> : null}
