@@ -158,6 +158,34 @@ function suite(name: string, make: () => Promise<{ store: KnowledgeStore; cleanu
   });
 }
 
+describe('db export / db import keep who owns a bare-name project', () => {
+  it('files → PostgreSQL → files: the owning identity goes along, and the copy answers as the original', async () => {
+    const dirA = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-knowledge-owners-a-'));
+    const dirB = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-knowledge-owners-b-'));
+    const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 4 });
+    try {
+      await migrate(db, knowledgeMigrations);
+      const files = createNdjsonKnowledgeStore(dirA);
+      const database = new PgKnowledgeStore(db);
+      const back = createNdjsonKnowledgeStore(dirB);
+      const clock = { now: () => Date.parse('2026-12-02T01:00:00Z') };
+      await new AddNodes(files, new RandomIdGenerator(), clock, silentLogger).execute({ projectContext: 'notes', nodes: [{ thought: 'alice secret', role: 'actor' }] }, as(alice));
+      await database.importProject((await files.exportProject('notes'))!);
+      expect(await database.owner('notes')).toEqual({ pathKey: null, identity: 'alice' });
+      await back.importProject((await database.exportProject('notes'))!);
+      expect(await back.owner('notes')).toEqual({ pathKey: null, identity: 'alice' });
+      for (const store of [database, back]) {
+        expect((await new ListNodes(store).execute({ projectContext: 'notes' }, as(bob))).nodes).toEqual([]);
+        expect((await new ListNodes(store).execute({ projectContext: 'notes' }, as(alice))).nodes.map((n) => n.thought)).toEqual(['alice secret']);
+      }
+    } finally {
+      await db.close();
+      fs.rmSync(dirA, { recursive: true, force: true });
+      fs.rmSync(dirB, { recursive: true, force: true });
+    }
+  });
+});
+
 suite('ndjson files', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-knowledge-owners-'));
   return { store: createNdjsonKnowledgeStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
