@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient, RawServer, tempDir } from './helpers/server-process';
+import { spawnSync } from 'node:child_process';
+import { CLI, connectClient, RawServer, tempDir } from './helpers/server-process';
 import { isAlive, waitUntilGone } from '../helpers/processes';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 
@@ -121,6 +122,21 @@ describe('verification steps: the built server runs the command', () => {
       tmp.cleanup();
     }
   }, 120_000);
+});
+
+describe('workgraph validate', () => {
+  it('reports a verification without command in one line naming the step', () => {
+    const tmp = tempDir('wg-e2e-verify-validate-');
+    try {
+      const file = path.join(tmp.dir, 'w.json');
+      fs.writeFileSync(file, JSON.stringify({ id: 'wg.x', name: 'x', description: 'd', version: '1.0.0', steps: [{ id: 'build', title: 'Build', prompt: 'b', verification: { prompt: 'check' } }] }));
+      const r = spawnSync(process.execPath, [CLI, 'validate', file], { encoding: 'utf8' });
+      expect(r.status).toBe(1);
+      expect(r.stdout).toMatch(/^.*w\.json:1:\d+: \/steps\/0\/verification: step 'build': verification needs a command/m);
+    } finally {
+      tmp.cleanup();
+    }
+  });
 });
 
 describe('verification steps over the PostgreSQL session store', () => {
