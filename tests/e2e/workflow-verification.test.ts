@@ -85,6 +85,25 @@ describe('verification steps: the built server runs the command', () => {
     }
   }, 120_000);
 
+  it('progress notifications while the command runs (about one a second, with the elapsed time)', async () => {
+    const { tmp, ws, args } = setup(`echo started; sleep 2.5`);
+    const conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), args });
+    try {
+      const progress: Array<{ progress: number; message?: string }> = [];
+      const r = (await conn.client.callTool(
+        { name: 'workflow_next', arguments: { workflowId: 'wg.e2e-verify', completedSteps: ['build', 'build__verification'], workspacePath: ws } },
+        undefined,
+        { timeout: 60_000, onprogress: (p) => progress.push(p) },
+      )) as CallToolResult;
+      expect((r.structuredContent as Answer).verification).toMatchObject({ verified: true, stdoutTail: 'started\n' });
+      expect(progress.length).toBeGreaterThanOrEqual(1);
+      expect(progress[0].message).toMatch(/^verifying `echo started; sleep 2.5`: running \d+s/);
+    } finally {
+      await conn.close();
+      tmp.cleanup();
+    }
+  }, 120_000);
+
   it('SIGTERM of the server mid-run: exit 0, no orphan, and the session resumes at the verification step', async () => {
     const { tmp, ws, args } = setup(`test -f fixed || { sleep 300 & echo $! > sleeper; wait; }`);
     const dataDir = path.join(tmp.dir, 'data');
