@@ -178,13 +178,87 @@ function stepsOf(path: Advance[], base: ReadonlyArray<{ id: string; title: strin
   }));
 }
 
+/** One timeline entry of the session page; verification runs and audits carry what the page shows of them. */
+export interface TimelineView {
+  at: string;
+  kind: string;
+  label: string;
+  ref?: string;
+  /** Who made it (identity, and the agent's MCP client), when the event says. */
+  actor?: string;
+  /** A verification_run event: the command, how it ended, its output tails (shown on click). */
+  verification?: VerificationView;
+  /** The wr.assessment artifacts of the output (an audit step's ratings): each assessment's level per dimension. */
+  audit?: AuditView[];
+}
+
+export interface VerificationView {
+  command: string;
+  ranBy: string;
+  verified: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  attempt: number;
+  stdoutTail: string;
+  stderrTail: string;
+  reason?: string;
+}
+
+export interface AuditView {
+  assessmentId: string;
+  dimensions: Array<{ id: string; level: string }>;
+}
+
+function verificationOf(e: Record<string, unknown>): VerificationView {
+  return {
+    command: String(e.command ?? ''),
+    ranBy: String(e.ranBy ?? 'server'),
+    verified: e.verified === true,
+    exitCode: typeof e.exitCode === 'number' ? e.exitCode : null,
+    signal: typeof e.signal === 'string' ? e.signal : null,
+    timedOut: e.timedOut === true,
+    cancelled: e.cancelled === true,
+    durationMs: typeof e.durationMs === 'number' ? e.durationMs : 0,
+    attempt: typeof e.attempt === 'number' ? e.attempt : 1,
+    stdoutTail: typeof e.stdoutTail === 'string' ? e.stdoutTail : '',
+    stderrTail: typeof e.stderrTail === 'string' ? e.stderrTail : '',
+    ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+  };
+}
+
+function verificationLabel(v: VerificationView, parent: string): string {
+  const of = `verification of ${parent.replace(/__verification$/, '')} (attempt ${v.attempt})`;
+  if (v.ranBy === 'agent') return `${of}: handed to the agent${v.reason ? ` (${v.reason})` : ''}`;
+  if (v.cancelled) return `${of}: cancelled after ${v.durationMs} ms`;
+  if (v.timedOut) return `${of}: timed out after ${v.durationMs} ms`;
+  return `${of}: ${v.exitCode === null ? `ended by ${v.signal ?? 'a signal'}` : `exit ${v.exitCode}`} in ${v.durationMs} ms`;
+}
+
+function assessmentsOf(artifacts: unknown): AuditView[] | undefined {
+  if (!Array.isArray(artifacts)) return undefined;
+  const out: AuditView[] = [];
+  for (const a of artifacts) {
+    if (typeof a !== 'object' || a === null) continue;
+    const art = a as { kind?: unknown; assessmentId?: unknown; dimensions?: unknown };
+    if (art.kind !== 'wr.assessment' || typeof art.dimensions !== 'object' || art.dimensions === null) continue;
+    out.push({
+      assessmentId: String(art.assessmentId ?? ''),
+      dimensions: Object.entries(art.dimensions as Record<string, unknown>).map(([id, level]) => ({ id, level: String(level) })),
+    });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 /**
  * The session page: the head branch's steps (state from the workflow module's progress, notes and artifacts of that
  * branch only), every other branch reachable, the current prompt, the summary, blocked attempts and the timeline.
  */
 export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowStepLike[]) {
   const blocked: Array<{ at: string; stepId: string; issues: string[] }> = [];
-  const timeline: Array<{ at: string; kind: string; label: string; actor?: string }> = [];
+  const timeline: TimelineView[] = [];
   let summary: string | undefined;
   for (const e of t.events) {
     const id = String(e.completionId ?? '');
@@ -193,13 +267,26 @@ export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowSt
       case 'session_started':
         timeline.push({ at: e.at, kind: 'created', label: `started${e.goal ? `: ${String(e.goal)}` : ''}` });
         break;
-      case 'step_completed':
-        timeline.push({ at: e.at, kind: 'step', label: `completed ${String(e.title ?? id)}${iterationOf(id) !== undefined ? ` (iteration ${iterationOf(id)})` : ''}` });
+      case 'step_completed': {
+        const audit = assessmentsOf(e.artifacts);
+        timeline.push({
+          at: e.at,
+          kind: audit ? 'audit' : 'step',
+          label: `completed ${String(e.title ?? id)}${iterationOf(id) !== undefined ? ` (iteration ${iterationOf(id)})` : ''}`,
+          ...(audit ? { audit } : {}),
+        });
         break;
+      }
       case 'output_blocked': {
         const blockers = Array.isArray(e.blockers) ? (e.blockers as Array<{ pointer?: string; message?: string }>) : [];
         blocked.push({ at: e.at, stepId: id, issues: blockers.map((b) => `${b.pointer ? `${b.pointer}: ` : ''}${b.message ?? ''}`) });
-        timeline.push({ at: e.at, kind: 'blocked', label: `blocked on ${String(e.title ?? id)} (attempt ${String(e.attempt ?? '?')})` });
+        const audit = assessmentsOf(e.artifacts);
+        timeline.push({ at: e.at, kind: 'blocked', label: `blocked on ${String(e.title ?? id)} (attempt ${String(e.attempt ?? '?')})`, ...(audit ? { audit } : {}) });
+        break;
+      }
+      case 'verification_run': {
+        const v = verificationOf(e);
+        timeline.push({ at: e.at, kind: 'verification', label: verificationLabel(v, String(e.parentStepId ?? id)), verification: v });
         break;
       }
       case 'checkpoint_created':

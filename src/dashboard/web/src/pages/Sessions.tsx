@@ -20,13 +20,69 @@ interface Branch {
   steps: SessionStep[];
   completed: number;
 }
+interface VerificationRun {
+  command: string;
+  ranBy: string;
+  verified: boolean;
+  exitCode: number | null;
+  signal: string | null;
+  timedOut: boolean;
+  cancelled: boolean;
+  durationMs: number;
+  attempt: number;
+  stdoutTail: string;
+  stderrTail: string;
+  reason?: string;
+}
+interface AuditRating {
+  assessmentId: string;
+  dimensions: Array<{ id: string; level: string }>;
+}
 interface TimelineEntry {
   at: string;
-  kind: 'step' | 'checkpoint' | 'fork' | 'blocked' | 'created';
+  kind: 'step' | 'checkpoint' | 'fork' | 'blocked' | 'created' | 'verification' | 'audit';
   label: string;
   ref?: string;
   /** Who made the event: `alice (claude-code)`. */
   actor?: string;
+  verification?: VerificationRun;
+  audit?: AuditRating[];
+}
+
+/** A verification run in the timeline: verified or not, exit code and duration; the output tails on click. */
+function VerificationEntry({ v }: { v: VerificationRun }) {
+  const outcome = v.ranBy === 'agent' ? 'run by the agent' : v.cancelled ? 'cancelled' : v.timedOut ? 'timed out' : v.exitCode === null ? `signal ${v.signal ?? '?'}` : `exit ${v.exitCode}`;
+  return (
+    <div className="verification" data-testid="verification-run" data-verified={v.verified ? 'true' : 'false'}>
+      <span className={`badge ${v.verified ? 'verified' : 'unverified'}`}>{v.verified ? 'verified' : 'unverified'}</span>{' '}
+      <code className="small">{v.command}</code> <span className="muted small">· {outcome} · {v.durationMs} ms · attempt {v.attempt}</span>
+      {v.stdoutTail || v.stderrTail ? (
+        <details className="output-tail">
+          <summary className="small">output</summary>
+          {v.stdoutTail ? (<><div className="muted small">stdout</div><pre data-testid="stdout-tail">{v.stdoutTail}</pre></>) : null}
+          {v.stderrTail ? (<><div className="muted small">stderr</div><pre data-testid="stderr-tail">{v.stderrTail}</pre></>) : null}
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+/** An audit's ratings in the timeline: each dimension with the level given. */
+function AuditEntry({ ratings }: { ratings: AuditRating[] }) {
+  return (
+    <div className="audit" data-testid="audit">
+      {ratings.map((r) => (
+        <div key={r.assessmentId}>
+          <span className="muted small">{r.assessmentId}</span>
+          <ul className="dimensions">
+            {r.dimensions.map((d) => (
+              <li key={d.id} data-dimension={d.id} data-level={d.level}><b>{d.id}</b> <span className={`badge level-${d.level}`}>{d.level}</span></li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </div>
+  );
 }
 interface SessionDetail extends SessionSummary {
   createdAt: string;
@@ -215,6 +271,8 @@ export function SessionPage({ id }: { id: string }) {
                     {merged.timeline.map((t, i) => (
                       <li key={i} className={`tl-${t.kind}`}>
                         <span className="tl-kind">{t.kind}</span> {t.ref ? <a href={href('sessions', t.ref)}>{t.label}</a> : t.label}
+                        {t.verification ? <VerificationEntry v={t.verification} /> : null}
+                        {t.audit ? <AuditEntry ratings={t.audit} /> : null}
                         <div className="muted small">
                           <Time iso={t.at} />
                           {t.actor ? <> · by <span data-testid="event-actor">{t.actor}</span></> : null}

@@ -1,0 +1,120 @@
+/**
+ * Verification runs and audits on a session's dashboard page, in headless Chromium (issue 24): a workflow step with a
+ * `verification` command and an `audit` rubric, driven through the built server as a session; two attempts at the
+ * verification step are in its log as the session engine records them (`verification_run`: exit 3 with a line on
+ * stderr, then exit 0). The page's timeline shows each run with its exit code, duration and a verified/unverified
+ * badge, the output tail on click, and the audit's dimensions with the levels given.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { connectClient, tempDir } from './helpers/server-process';
+import { startDashboardProcess, waitForApi, type DashboardProcess } from './helpers/dashboard-process';
+import { call } from './helpers/dashboard-seed';
+import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
+import { FileSessionStore } from '../../src/modules/workflow/infrastructure/sessions/file-session-store';
+import { foldSessionEvent, type VerificationRunEvent } from '../../src/modules/workflow/domain/sessions';
+import { silentLogger } from '../../src/kernel/logger';
+
+jest.setTimeout(180_000);
+
+let data: { dir: string; cleanup: () => void };
+let mcp: { client: Client; close: () => Promise<void> };
+let dash: DashboardProcess;
+let browser: Browser;
+let page: Page;
+let sessionId: string;
+
+const workflow = {
+  id: 'wg.build-and-ship',
+  name: 'Build and ship',
+  description: 'A step proven by a command, then audited.',
+  version: '1.0.0',
+  steps: [
+    {
+      id: 'build',
+      title: 'Build',
+      prompt: 'Build the thing: write built.txt.',
+      verification: { command: 'test -f built.txt || { echo "built.txt is missing" >&2; exit 3; }', prompt: 'built.txt must exist' },
+      audit: { rubric: [{ id: 'tests', criterion: 'The change has tests' }, { id: 'docs', criterion: 'The docs say what changed', bar: 'partial' }] },
+    },
+    { id: 'ship', title: 'Ship', prompt: 'Ship it.' },
+  ],
+};
+
+/** A verification_run event as the session engine writes it for a server run (docs/sessions.md). */
+function verificationRun(node: number, attempt: number, exitCode: number, durationMs: number, stderrTail: string, at: string): VerificationRunEvent {
+  return {
+    kind: 'verification_run', at, actor: { name: 'local' }, node, completionId: 'build__verification', stepId: 'build__verification', parentStepId: 'build',
+    command: workflow.steps[0].verification!.command, ranBy: 'server', cwd: '/srv/repo', exitCode, signal: null, timedOut: false, cancelled: false,
+    durationMs, stdoutTail: '', stderrTail, truncated: false, verified: exitCode === 0, attempt, timeoutMs: 600_000,
+  };
+}
+
+beforeAll(async () => {
+  data = tempDir('wg-dash-verify-');
+  const workflows = path.join(data.dir, 'workflows');
+  const workspace = path.join(data.dir, 'repo');
+  fs.mkdirSync(workflows);
+  fs.mkdirSync(workspace);
+  fs.writeFileSync(path.join(workflows, 'build.json'), JSON.stringify(workflow));
+  const dataDir = path.join(data.dir, 'data');
+  mcp = await connectClient({ dataDir, args: ['--workflows', workflows] });
+  const started = await call(mcp.client, 'workflow_start', { workflowId: workflow.id, workspacePath: workspace, goal: 'prove the build' });
+  sessionId = started.sessionId as string;
+  const built = await call(mcp.client, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'Built it.' } });
+  expect(built.step.id).toBe('build__verification');
+  // Two attempts at the verification step, as the engine records them: exit 3 with a line on stderr, then exit 0.
+  const store = new FileSessionStore(path.join(dataDir, 'sessions'), silentLogger);
+  const node = (await store.load(sessionId)).head.node;
+  for (const e of [verificationRun(node, 1, 3, 41, 'built.txt is missing\n', new Date().toISOString()), verificationRun(node, 2, 0, 37, '', new Date().toISOString())]) {
+    await store.update(sessionId, async (s) => ({ events: [e], result: foldSessionEvent(s, e) }));
+  }
+  const verified = await call(mcp.client, 'workflow_continue', { continueToken: built.continueToken, output: { notesMarkdown: 'Verified.' } });
+  expect(verified.step.id).toBe('build__audit');
+  const audited = await call(mcp.client, 'workflow_continue', {
+    continueToken: verified.continueToken,
+    output: { notesMarkdown: 'Audited.', artifacts: [{ kind: 'wr.assessment', assessmentId: 'build__audit', dimensions: { tests: 'pass', docs: 'partial' } }] },
+  });
+  expect(audited.step.id).toBe('ship');
+  dash = await startDashboardProcess({ dataDir });
+  await waitForApi(dash, `/sessions/${sessionId}`);
+  browser = await launchBrowser();
+  page = await browser.context.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await dash?.stop();
+  await mcp?.close();
+  data?.cleanup();
+});
+
+test('the timeline shows each verification run (exit code, duration, badge; the tail on click) and the audit ratings', async () => {
+  await page.goto(`${dash.url}#/sessions/${sessionId}`);
+  const runs = page.locator('[data-testid="session-timeline"] [data-testid="verification-run"]');
+  await runs.first().waitFor({ timeout: 30_000 });
+  await expect(runs.count()).resolves.toBe(2);
+  await expect(runs.nth(0).getAttribute('data-verified')).resolves.toBe('false');
+  await expect(runs.nth(0).locator('.badge').textContent()).resolves.toBe('unverified');
+  await expect(runs.nth(0).textContent()).resolves.toMatch(/exit 3 · 41 ms · attempt 1/);
+  await expect(runs.nth(1).getAttribute('data-verified')).resolves.toBe('true');
+  await expect(runs.nth(1).textContent()).resolves.toMatch(/^verified.*exit 0 · 37 ms · attempt 2/);
+  // The labels of the entries say what was verified and how it ended.
+  const labels = await page.locator('[data-testid="session-timeline"] > li.tl-verification').allTextContents();
+  expect(labels[0]).toMatch(/^verification verification of build \(attempt 1\): exit 3 in 41 ms/);
+
+  // The output tail is one click away, not on the page until then.
+  const tail = runs.nth(0).locator('[data-testid="stderr-tail"]');
+  await expect(tail.isVisible()).resolves.toBe(false);
+  await runs.nth(0).locator('summary').click();
+  await expect(tail.isVisible()).resolves.toBe(true);
+  await expect(tail.textContent()).resolves.toContain('built.txt is missing');
+
+  const audit = page.locator('[data-testid="session-timeline"] [data-testid="audit"]');
+  await expect(audit.count()).resolves.toBe(1);
+  await expect(audit.locator('[data-dimension]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-dimension')}=${e.getAttribute('data-level')}`))).resolves.toEqual(['tests=pass', 'docs=partial']);
+  await page.locator('[data-testid="session-timeline"]').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath('dashboard-session-verification'), fullPage: true });
+});
