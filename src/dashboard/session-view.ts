@@ -292,9 +292,20 @@ export function sessionDetail(t: SessionTimelineLike, steps: readonly WorkflowSt
       case 'checkpoint_created':
         timeline.push({ at: e.at, kind: 'checkpoint', label: `checkpoint at node ${String(e.node)}${e.note ? `: ${String(e.note)}` : ''}` });
         break;
-      case 'forked':
-        timeline.push({ at: e.at, kind: 'fork', label: `forked from node ${String(e.from)} (${String(e.via)}), leaving node ${String(e.previousHead)}` });
+      case 'forked': {
+        // An audit below its bar sends the run back to the audited step: the fork keeps the audit's output.
+        const sentBack = e.via === 'audit' && typeof e.audit === 'object' && e.audit !== null ? (e.audit as { artifacts?: unknown; note?: unknown }) : undefined;
+        const audit = sentBack ? assessmentsOf(sentBack.artifacts) : undefined;
+        timeline.push({
+          at: e.at,
+          kind: sentBack ? 'audit' : 'fork',
+          label: sentBack
+            ? `audit below its bar: back to the audited step${typeof sentBack.note === 'string' && sentBack.note ? ` (${sentBack.note})` : ''}`
+            : `forked from node ${String(e.from)} (${String(e.via)}), leaving node ${String(e.previousHead)}`,
+          ...(audit ? { audit } : {}),
+        });
         break;
+      }
       case 'session_resumed':
         timeline.push({ at: e.at, kind: 'step', label: `resumed${e.query ? `: ${String(e.query)}` : ''}` });
         break;

@@ -1,9 +1,9 @@
 /**
  * Verification runs and audits on a session's dashboard page, in headless Chromium (issue 24): a workflow step with a
- * `verification` command and an `audit` rubric, driven through the built server as a session; two attempts at the
- * verification step are in its log as the session engine records them (`verification_run`: exit 3 with a line on
- * stderr, then exit 0). The page's timeline shows each run with its exit code, duration and a verified/unverified
- * badge, the output tail on click, and the audit's dimensions with the levels given.
+ * `verification` command and an `audit` rubric, driven through the built server as a session. The server runs the
+ * command in the workspace: the first run fails (exit 3, a line on stderr), the second passes. The page's timeline
+ * shows each run with its exit code, duration and a verified/unverified badge, the output tail on click, and the
+ * audit's dimensions with the levels given.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -13,9 +13,6 @@ import { connectClient, tempDir } from './helpers/server-process';
 import { startDashboardProcess, waitForApi, type DashboardProcess } from './helpers/dashboard-process';
 import { call } from './helpers/dashboard-seed';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
-import { FileSessionStore } from '../../src/modules/workflow/infrastructure/sessions/file-session-store';
-import { foldSessionEvent, type VerificationRunEvent } from '../../src/modules/workflow/domain/sessions';
-import { silentLogger } from '../../src/kernel/logger';
 
 jest.setTimeout(180_000);
 
@@ -25,6 +22,7 @@ let dash: DashboardProcess;
 let browser: Browser;
 let page: Page;
 let sessionId: string;
+let sentBack: string;
 
 const workflow = {
   id: 'wg.build-and-ship',
@@ -43,15 +41,6 @@ const workflow = {
   ],
 };
 
-/** A verification_run event as the session engine writes it for a server run (docs/sessions.md). */
-function verificationRun(node: number, attempt: number, exitCode: number, durationMs: number, stderrTail: string, at: string): VerificationRunEvent {
-  return {
-    kind: 'verification_run', at, actor: { name: 'local' }, node, completionId: 'build__verification', stepId: 'build__verification', parentStepId: 'build',
-    command: workflow.steps[0].verification!.command, ranBy: 'server', cwd: '/srv/repo', exitCode, signal: null, timedOut: false, cancelled: false,
-    durationMs, stdoutTail: '', stderrTail, truncated: false, verified: exitCode === 0, attempt, timeoutMs: 600_000,
-  };
-}
-
 beforeAll(async () => {
   data = tempDir('wg-dash-verify-');
   const workflows = path.join(data.dir, 'workflows');
@@ -64,20 +53,29 @@ beforeAll(async () => {
   const started = await call(mcp.client, 'workflow_start', { workflowId: workflow.id, workspacePath: workspace, goal: 'prove the build' });
   sessionId = started.sessionId as string;
   const built = await call(mcp.client, 'workflow_continue', { continueToken: started.continueToken, output: { notesMarkdown: 'Built it.' } });
-  expect(built.step.id).toBe('build__verification');
-  // Two attempts at the verification step, as the engine records them: exit 3 with a line on stderr, then exit 0.
-  const store = new FileSessionStore(path.join(dataDir, 'sessions'), silentLogger);
-  const node = (await store.load(sessionId)).head.node;
-  for (const e of [verificationRun(node, 1, 3, 41, 'built.txt is missing\n', new Date().toISOString()), verificationRun(node, 2, 0, 37, '', new Date().toISOString())]) {
-    await store.update(sessionId, async (s) => ({ events: [e], result: foldSessionEvent(s, e) }));
-  }
-  const verified = await call(mcp.client, 'workflow_continue', { continueToken: built.continueToken, output: { notesMarkdown: 'Verified.' } });
+  expect(built.step).toMatchObject({ id: 'build__verification', verificationCommand: { runsOn: 'server' } });
+  // The server runs the command in the workspace: built.txt is missing (exit 3), then it is there (exit 0).
+  const failed = await call(mcp.client, 'workflow_continue', { continueToken: built.continueToken, output: { notesMarkdown: 'Run it.' } });
+  expect(failed.status).toBe('blocked');
+  fs.writeFileSync(path.join(workspace, 'built.txt'), 'ok\n');
+  const verified = await call(mcp.client, 'workflow_continue', { continueToken: failed.retryToken ?? built.continueToken, output: { notesMarkdown: 'Run it again.' } });
   expect(verified.step.id).toBe('build__audit');
   const audited = await call(mcp.client, 'workflow_continue', {
     continueToken: verified.continueToken,
     output: { notesMarkdown: 'Audited.', artifacts: [{ kind: 'wr.assessment', assessmentId: 'build__audit', dimensions: { tests: 'pass', docs: 'partial' } }] },
   });
   expect(audited.step.id).toBe('ship');
+  // A second run whose audit rates the tests below the bar: the run goes back to the audited step.
+  const again = await call(mcp.client, 'workflow_start', { workflowId: workflow.id, workspacePath: workspace, goal: 'an audit below its bar' });
+  sentBack = again.sessionId as string;
+  const b2 = await call(mcp.client, 'workflow_continue', { continueToken: again.continueToken, output: { notesMarkdown: 'Built it.' } });
+  const v2 = await call(mcp.client, 'workflow_continue', { continueToken: b2.continueToken, output: { notesMarkdown: 'Run it.' } });
+  expect(v2.step.id).toBe('build__audit');
+  const low = await call(mcp.client, 'workflow_continue', {
+    continueToken: v2.continueToken,
+    output: { notesMarkdown: 'No tests at all.', artifacts: [{ kind: 'wr.assessment', assessmentId: 'build__audit', dimensions: { tests: 'fail', docs: 'pass' } }] },
+  });
+  expect(low.step.id).toBe('build');
   dash = await startDashboardProcess({ dataDir });
   await waitForApi(dash, `/sessions/${sessionId}`);
   browser = await launchBrowser();
@@ -98,12 +96,12 @@ test('the timeline shows each verification run (exit code, duration, badge; the 
   await expect(runs.count()).resolves.toBe(2);
   await expect(runs.nth(0).getAttribute('data-verified')).resolves.toBe('false');
   await expect(runs.nth(0).locator('.badge').textContent()).resolves.toBe('unverified');
-  await expect(runs.nth(0).textContent()).resolves.toMatch(/exit 3 · 41 ms · attempt 1/);
+  await expect(runs.nth(0).textContent()).resolves.toMatch(/exit 3 · \d+ ms · attempt 1/);
   await expect(runs.nth(1).getAttribute('data-verified')).resolves.toBe('true');
-  await expect(runs.nth(1).textContent()).resolves.toMatch(/^verified.*exit 0 · 37 ms · attempt 2/);
+  await expect(runs.nth(1).textContent()).resolves.toMatch(/^verified.*exit 0 · \d+ ms · attempt 2/);
   // The labels of the entries say what was verified and how it ended.
   const labels = await page.locator('[data-testid="session-timeline"] > li.tl-verification').allTextContents();
-  expect(labels[0]).toMatch(/^verification verification of build \(attempt 1\): exit 3 in 41 ms/);
+  expect(labels[0]).toMatch(/^verification verification of build \(attempt 1\): exit 3 in \d+ ms/);
 
   // The output tail is one click away, not on the page until then.
   const tail = runs.nth(0).locator('[data-testid="stderr-tail"]');
@@ -117,4 +115,11 @@ test('the timeline shows each verification run (exit code, duration, badge; the 
   await expect(audit.locator('[data-dimension]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-dimension')}=${e.getAttribute('data-level')}`))).resolves.toEqual(['tests=pass', 'docs=partial']);
   await page.locator('[data-testid="session-timeline"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('dashboard-session-verification'), fullPage: true });
+});
+
+test('an audit below its bar is shown with its ratings where the run went back to the audited step', async () => {
+  await page.goto(`${dash.url}#/sessions/${sentBack}`);
+  const entry = page.locator('[data-testid="session-timeline"] > li.tl-audit', { hasText: 'below its bar' });
+  await entry.waitFor({ timeout: 30_000 });
+  await expect(entry.locator('[data-dimension]').evaluateAll((els) => els.map((e) => `${e.getAttribute('data-dimension')}=${e.getAttribute('data-level')}`))).resolves.toEqual(['tests=fail', 'docs=pass']);
 });
