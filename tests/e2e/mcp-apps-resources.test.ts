@@ -20,6 +20,7 @@ const VIEWED: Record<string, string> = {
   workflow_continue: 'ui://workgraph/session',
   workflow_session: 'ui://workgraph/session',
   search_nodes: 'ui://workgraph/knowledge-search',
+  graph_inspect: 'ui://workgraph/graph-run',
 };
 
 let data: { dir: string; cleanup: () => void };
@@ -53,11 +54,11 @@ describe.each([
       expect(parser._meta).toEqual({ ui: { resourceUri: 'ui://workgraph/task-dag' }, 'ui/resourceUri': 'ui://workgraph/task-dag' });
       const { resources } = await c.listResources();
       const ui = resources.filter((r) => r.uri.startsWith('ui://'));
-      expect(ui.map((r) => [r.uri, r.mimeType])).toEqual([['ui://workgraph/task-dag', 'text/html;profile=mcp-app'], ['ui://workgraph/session', 'text/html;profile=mcp-app'], ['ui://workgraph/knowledge-search', 'text/html;profile=mcp-app']]);
+      expect(ui.map((r) => [r.uri, r.mimeType])).toEqual([['ui://workgraph/task-dag', 'text/html;profile=mcp-app'], ['ui://workgraph/session', 'text/html;profile=mcp-app'], ['ui://workgraph/graph-run', 'text/html;profile=mcp-app'], ['ui://workgraph/knowledge-search', 'text/html;profile=mcp-app']]);
       const read = await c.readResource({ uri: 'ui://workgraph/task-dag' });
       expect(read.contents[0]).toMatchObject({ uri: 'ui://workgraph/task-dag', mimeType: 'text/html;profile=mcp-app' });
       expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
-      await expect(c.readResource({ uri: 'ui://workgraph/nothing' })).rejects.toThrow(/unknown view "ui:\/\/workgraph\/nothing"; this server serves ui:\/\/workgraph\/task-dag, ui:\/\/workgraph\/session, ui:\/\/workgraph\/knowledge-search/);
+      await expect(c.readResource({ uri: 'ui://workgraph/nothing' })).rejects.toThrow(/unknown view "ui:\/\/workgraph\/nothing"; this server serves ui:\/\/workgraph\/task-dag, ui:\/\/workgraph\/session, ui:\/\/workgraph\/graph-run, ui:\/\/workgraph\/knowledge-search/);
     });
   });
 

@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-export const VIEWS = ['task-dag', 'session', 'knowledge-search'];
+export const VIEWS = ['task-dag', 'session', 'graph-run', 'knowledge-search'];
 
 /** Views lay DAGs out on their main thread with the linear layout: ELK's worker would need worker-src (layout.ts). */
 function noElkWorker() {

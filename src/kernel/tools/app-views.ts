@@ -4,7 +4,7 @@
  * clients that declare the extension (src/server/mcp-apps.ts). A tool names the view that shows its result in its
  * declaration (`view` in tool-definition.ts). Pure: names only.
  */
-export const APP_VIEWS = ['task-dag', 'session', 'knowledge-search'] as const;
+export const APP_VIEWS = ['task-dag', 'session', 'graph-run', 'knowledge-search'] as const;
 
 export type AppView = (typeof APP_VIEWS)[number];
 
@@ -12,6 +12,7 @@ export type AppView = (typeof APP_VIEWS)[number];
 export const APP_VIEW_TITLES: Record<AppView, { title: string; description: string }> = {
   'task-dag': { title: 'Task DAG', description: "A project's task DAG: statuses, claims, the selected task's runs and output tails." },
   session: { title: 'Workflow session', description: "A workflow session's progress, current step and timeline; approve a step that asks for confirmation." },
+  'graph-run': { title: 'Graph run', description: 'A graph tool run: its node executions on a timeline, with time travel to what each saw and returned.' },
   'knowledge-search': { title: 'Knowledge search', description: 'Knowledge search results: hits with their marked snippets, roles, tags, projects and scores.' },
 };
 

@@ -13,6 +13,7 @@ export const graphTools: ToolDefinition[] = [
     annotations: { title: 'Inspect a graph run', readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     useCase: GraphTokens.InspectGraphExecution,
     module: 'graph',
+    view: 'graph-run',
   }),
 ];
 

@@ -28,7 +28,7 @@ interface JsonSchema {
   default?: unknown;
   enum?: unknown[];
 }
-interface Execution {
+export interface Execution {
   executionIndex: number;
   nodeId: string;
   nodeType: string;
@@ -220,7 +220,7 @@ export function GraphRunPage({ runId }: { runId: string }) {
           <div className="run-layout">
             <div>
               <h2>Timeline</h2>
-              <Timeline run={r} selected={selected} onSelect={setSelected} />
+              <Timeline executions={r.executions} selected={selected} onSelect={setSelected} />
               <h3>Input</h3>
               <Json value={r.input} />
               <h3>Result</h3>
@@ -234,11 +234,12 @@ export function GraphRunPage({ runId }: { runId: string }) {
   );
 }
 
-function Timeline({ run, selected, onSelect }: { run: RunRecord; selected?: number; onSelect: (i: number) => void }) {
-  const start = run.executions[0]?.startTime ?? 0;
-  const end = Math.max(start + 1, ...run.executions.map((e) => e.endTime));
+/** A run's node executions on one time axis (the first 500), each a button that selects it. */
+export function Timeline({ executions, selected, onSelect }: { executions: Execution[]; selected?: number; onSelect: (i: number) => void }) {
+  const start = executions[0]?.startTime ?? 0;
+  const end = Math.max(start + 1, ...executions.map((e) => e.endTime));
   const span = end - start;
-  const shown = useMemo(() => run.executions.slice(0, 500), [run]);
+  const shown = useMemo(() => executions.slice(0, 500), [executions]);
   return (
     <ol className="exec-timeline" data-testid="timeline">
       {shown.map((e) => (
@@ -254,7 +255,7 @@ function Timeline({ run, selected, onSelect }: { run: RunRecord; selected?: numb
           </button>
         </li>
       ))}
-      {run.executions.length > shown.length ? <li className="muted small">… {run.executions.length - shown.length} more</li> : null}
+      {executions.length > shown.length ? <li className="muted small">… {executions.length - shown.length} more</li> : null}
     </ol>
   );
 }

@@ -1,0 +1,134 @@
+// MCP Apps (docs/mcp-apps.md): the task DAG view's first render of a 5,000-task DAG beside the dashboard's page of
+// the same DAG, in the same run, in headless Chromium (playwright-core over a system Chromium, as the browser tests):
+// - view: the view's HTML (resources/read of ui://workgraph/task-dag by the SDK v2 client declaring the extension)
+//   framed by the extension SDK's own host side (AppBridge, tests/e2e/helpers/apps-host/host-page.ts) and handed
+//   get_project_graph's result, timed from framing it to the first task title on screen (goal ≤ 2× the dashboard);
+// - dashboard: navigation to its #/tasks/<project> page, timed to the first task title on screen;
+// - the resource's size beside the dashboard's bundle (every asset it may load, and those its DAG page loads).
+// Medians of BENCH_APPS_RUNS (default 5) interleaved runs.
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawn, execFileSync } = require('node:child_process');
+const { performance } = require('node:perf_hooks');
+const { ROOT, CLI, tempDir, cleanEnv, stats, report } = require('./lib.js');
+
+const RUNS = Number(process.env.BENCH_APPS_RUNS || 5);
+
+function chromiumPath() {
+  const candidates = [process.env.CHROME_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].filter(Boolean);
+  const found = candidates.find((p) => fs.existsSync(p));
+  if (!found) throw new Error("No Chromium found: install Debian's chromium (apt-get install chromium) or set CHROME_PATH");
+  return found;
+}
+
+/** 50 layers of 100 tasks, each depending on one or two of the layer before (bench/dashboard.js's DAG). */
+function layeredNodes(layers, width) {
+  const nodes = [];
+  for (let l = 0; l < layers; l++) {
+    for (let i = 0; i < width; i++) {
+      const deps = l === 0 ? [] : [`t${l - 1}-${i}`, ...(i + 1 < width && i % 3 === 0 ? [`t${l - 1}-${i + 1}`] : [])];
+      nodes.push({ id: `t${l}-${i}`, title: `Task ${l}.${i}: implement part ${i} of stage ${l}`, depends_on: deps, validation_command: 'true' });
+    }
+  }
+  return nodes;
+}
+
+function startDashboard(dataDir) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'dashboard', '--port', '0', '--data-dir', dataDir], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/\S+\?token=\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`dashboard exited ${code}`)));
+  });
+}
+
+async function main() {
+  const { chromium } = require('playwright-core');
+  const { Client } = require('@modelcontextprotocol/client');
+  const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
+  const dataDir = tempDir('wg-bench-apps-');
+  const projectRoot = tempDir('wg-bench-apps-root-');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'serve', '--allow-root', projectRoot], env: { ...cleanEnv(), WORKGRAPH_DATA_DIR: dataDir }, stderr: 'inherit' });
+  const client = new Client({ name: 'bench-apps-host', version: '1' }, { capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } } });
+  await client.connect(transport);
+  const hostScriptFile = path.join(os.tmpdir(), `wg-bench-apps-host-${process.pid}.js`);
+  execFileSync(process.execPath, [path.join(ROOT, 'tests', 'e2e', 'helpers', 'apps-host', 'build-host.mjs'), hostScriptFile], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const hostScript = fs.readFileSync(hostScriptFile, 'utf8');
+  fs.rmSync(hostScriptFile, { force: true });
+
+  const init = await client.callTool({ name: 'init_project_graph', arguments: { projectName: 'dag 5000', projectRoot, nodes: layeredNodes(50, 100) } });
+  if (init.isError) throw new Error(JSON.stringify(init.content));
+  const result = await client.callTool({ name: 'get_project_graph', arguments: { project: 'dag-5000' } });
+  const html = (await client.readResource({ uri: 'ui://workgraph/task-dag' })).contents[0].text;
+
+  const dash = await startDashboard(dataDir);
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-bench-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath(),
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+  const page = await context.newPage();
+  try {
+    const viewRender = async () => {
+      await page.goto('about:blank');
+      await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:0"></body></html>');
+      await page.addScriptTag({ content: hostScript });
+      // The document and the result are in the host page before the clock starts (a host has both in hand; moving
+      // 4 MB through the debugging protocol is not the view's cost).
+      await page.evaluate((o) => (window.__bench = o), { html, result, width: 1380, height: 880 });
+      const t0 = performance.now();
+      await page.evaluate(() => window.wgHost.load(window.__bench));
+      const frame = await (await page.waitForSelector('iframe[data-testid="view-frame"]')).contentFrame();
+      await frame.locator('.task-node .task-title').first().waitFor({ timeout: 120_000 });
+      return performance.now() - t0;
+    };
+    const dashboardRender = async () => {
+      await page.goto('about:blank');
+      const t0 = performance.now();
+      await page.goto(`${dash.url}#/tasks/dag-5000`);
+      await page.locator('.task-node .task-title').first().waitFor({ timeout: 120_000 });
+      return performance.now() - t0;
+    };
+    const view = [];
+    const dashboard = [];
+    for (let i = 0; i < RUNS; i++) {
+      view.push(await viewRender());
+      dashboard.push(await dashboardRender());
+    }
+    report('mcp-apps-render', 'DAG 5,000 tasks: first task title on screen, view vs dashboard page', stats(view).median, stats(dashboard).median, 'ms', {
+      baselineIs: "the dashboard's #/tasks page of the same DAG, same run",
+      goalRatio: 2,
+      resultBytes: JSON.stringify(result).length,
+    });
+
+    const assets = path.join(ROOT, 'dist', 'dashboard', 'web', 'assets');
+    const files = fs.readdirSync(assets).map((f) => ({ f, bytes: fs.statSync(path.join(assets, f)).size }));
+    const all = files.reduce((n, x) => n + x.bytes, 0);
+    // What the DAG page loads: the entry, its styles, the page's chunks (ELK's worker only for DAGs of 400 tasks or fewer).
+    const dagPage = files.filter((x) => /^(index|TaskDag|RoutedEdgeView)-/.test(x.f)).reduce((n, x) => n + x.bytes, 0);
+    report('mcp-apps-render', "task-dag view resource size vs the dashboard's DAG page bundle", Buffer.byteLength(html), dagPage, 'bytes', {
+      baselineIs: "the dashboard's entry, styles, TaskDag and React Flow chunks",
+      dashboardAllAssetsBytes: all,
+      ratioToAllAssets: Math.round((Buffer.byteLength(html) / all) * 100) / 100,
+    });
+  } finally {
+    await context.close();
+    fs.rmSync(userDataDir, { recursive: true, force: true });
+    dash.child.kill('SIGTERM');
+    await client.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(projectRoot, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,111 @@
+/**
+ * A graph tool run as an MCP Apps view (ui://workgraph/graph-run), with time travel: graph_inspect's result drawn
+ * with the dashboard's own run timeline (pages/Graphs.tsx), a slider and Previous / Next through the node executions,
+ * and for the execution travelled to, its output, error and the expression context it saw. The result it is handed is
+ * drawn as is (with its executionIndex, that execution is shown without another call); travelling elsewhere reads that
+ * execution with graph_inspect through the host; a later result updates the view.
+ */
+import { createRoot } from 'react-dom/client';
+import { useEffect, useRef, useState } from 'react';
+import '../styles.css';
+import './view.css';
+import { Timeline, type Execution } from '../pages/Graphs';
+import { Json } from '../components/common';
+import { callTool, connectHost, useHost } from './host';
+import { ViewFrame } from './ViewFrame';
+
+connectHost('graph run');
+
+interface Inspect {
+  executionId: string;
+  tool?: string;
+  status?: string;
+  executionCount?: number;
+  result?: unknown;
+  error?: { message?: string } | string;
+  history?: Execution[];
+  historyTotal?: number;
+  executionIndex?: number;
+  record?: Execution;
+  context?: Record<string, unknown>;
+}
+
+function GraphRunApp() {
+  const host = useHost();
+  const [run, setRun] = useState<Inspect>();
+  const [at, setAt] = useState<number>();
+  const [point, setPoint] = useState<{ index: number; record?: Execution; context?: Record<string, unknown> }>();
+  const [error, setError] = useState<string>();
+  const seen = useRef(0);
+  useEffect(() => {
+    for (const r of host.results.slice(seen.current)) {
+      if (r.error !== undefined) {
+        setError(r.error);
+        continue;
+      }
+      const s = r.structured as unknown as Inspect | undefined;
+      if (!s?.executionId) continue;
+      setRun((prev) => ({ ...(prev?.executionId === s.executionId ? prev : {}), ...s, history: s.history ?? (prev?.executionId === s.executionId ? prev.history : undefined) }));
+      if (s.executionIndex !== undefined) {
+        setAt(s.executionIndex);
+        setPoint({ index: s.executionIndex, record: s.record, context: s.context });
+      }
+    }
+    seen.current = host.results.length;
+  }, [host.results]);
+
+  const history = run?.history ?? [];
+  const travel = (index: number) => {
+    if (!run) return;
+    setAt(index);
+    if (point?.index === index) return;
+    callTool<Inspect>('graph_inspect', { executionId: run.executionId, executionIndex: index }).then(
+      (v) => setPoint({ index, record: v.record, context: v.context }),
+      (e: Error) => setError(e.message),
+    );
+  };
+  const last = Math.max(0, (run?.executionCount ?? history.length) - 1);
+  const shownAt = at ?? undefined;
+  const current = point && point.index === shownAt ? point : undefined;
+  const runError = typeof run?.error === 'string' ? run.error : run?.error?.message;
+  return (
+    <ViewFrame title={run?.tool ? `Run of ${run.tool}` : 'Graph run'} subtitle={run?.executionId} error={host.error ?? error}>
+      {!run ? (
+        <div className="muted">{host.connected ? 'Waiting for the tool result…' : 'Connecting to the host…'}</div>
+      ) : (
+        <>
+          <p className="small">
+            <span className={`run-status ${run.status}`} data-testid="run-status">{run.status}</span> · {run.executionCount ?? history.length} node executions
+          </p>
+          {runError ? <div className="error" data-testid="run-error">{runError}</div> : null}
+          <div className="view-travel" data-testid="time-travel">
+            <button onClick={() => travel(Math.max(0, (shownAt ?? 0) - 1))} disabled={!shownAt} data-testid="travel-prev">‹ Previous</button>
+            <input type="range" min={0} max={last} value={shownAt ?? 0} onChange={(e) => travel(Number(e.target.value))} aria-label="Node execution" data-testid="travel-slider" />
+            <button onClick={() => travel(Math.min(last, (shownAt ?? -1) + 1))} disabled={shownAt === last} data-testid="travel-next">Next ›</button>
+            <span className="small muted" data-testid="travel-at">{shownAt === undefined ? 'pick an execution' : `#${shownAt} of ${last}`}</span>
+          </div>
+          <div className="run-layout">
+            <div>
+              <h2>Timeline</h2>
+              <Timeline executions={history} selected={shownAt} onSelect={travel} />
+              {run.result !== undefined ? (<><h3>Result</h3><Json value={run.result} /></>) : null}
+            </div>
+            {current?.record ? (
+              <aside className="exec-panel" data-testid="execution">
+                <h2>#{current.record.executionIndex} {current.record.nodeId} <span className="node-type">{current.record.nodeType}</span></h2>
+                <div className="muted small">{current.record.duration} ms</div>
+                {current.record.error ? <div className="error">{current.record.error.message}</div> : null}
+                <h3>Output</h3>
+                <Json value={current.record.output} />
+                <h3>Context it saw</h3>
+                <Json value={current.context} />
+              </aside>
+            ) : shownAt !== undefined ? <div className="muted">Reading #{shownAt}…</div> : <div className="muted">Travel to a node execution to see its output and the context it saw.</div>}
+          </div>
+        </>
+      )}
+    </ViewFrame>
+  );
+}
+
+createRoot(document.getElementById('root')!).render(<GraphRunApp />);
