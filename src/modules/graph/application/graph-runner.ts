@@ -8,6 +8,7 @@ import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionS
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
 import { buildRunRecord } from './engine/run-record-builder';
+import { DEFAULT_LIVE_RECORD_MS, recordRun } from './engine/run-recorder';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -29,10 +30,17 @@ export interface GraphRunnerOptions {
   /** Default: setImmediate. */
   yieldToEventLoop?: () => Promise<void>;
   /**
-   * Where finished runs are recorded (the dashboard and other processes read them). Recording happens after the run
-   * ended, on a later turn of the event loop: the engine's loop never waits for it. Default: not recorded.
+   * Where runs are recorded (the dashboard and other processes read them): live while they go on (`liveRecordMs`),
+   * finally after they ended, on timers and later turns of the event loop: the engine's loop never waits for it.
+   * Default: not recorded.
    */
   runStore?: GraphRunStore;
+  /**
+   * While a run goes on, its live record (status `running`/`paused`, its current node, the executions so far) is
+   * saved to `runStore` every this many ms, so dashboards draw it as it happens; 0 = only the final record.
+   * Default 250.
+   */
+  liveRecordMs?: number;
   /** Node executions kept per recorded run (the last ones). Default 10,000. */
   maxRecordedExecutions?: number;
   /** Told when a record could not be written (the run's own answer is unaffected). */
@@ -195,13 +203,15 @@ export class GraphRunner {
     run.promise.then(prune, prune);
     const store = this.options.runStore;
     if (store) {
-      const record = (): void => {
-        setImmediate(() => {
-          const rec = buildRunRecord(run.getState(), args ?? {}, { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name }, this.options.maxRecordedExecutions);
-          store.save(rec).catch((err) => this.options.onRecordError?.(err, executionId));
-        });
-      };
-      run.promise.then(record, record);
+      const source = { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name };
+      recordRun({
+        store,
+        state: () => run.getState(),
+        build: (state) => buildRunRecord(state, args ?? {}, source, this.options.maxRecordedExecutions),
+        ended: run.promise,
+        liveEveryMs: this.options.liveRecordMs ?? DEFAULT_LIVE_RECORD_MS,
+        onError: (err) => this.options.onRecordError?.(err, executionId),
+      });
     }
     return { executionId, promise: run.promise, controller: run };
   }

@@ -1,7 +1,12 @@
 import type { GraphTool, NodeExecutionRecord } from './types';
 
-/** How a recorded run ended. */
-export type RecordedRunStatus = 'completed' | 'failed' | 'stopped';
+/**
+ * How a recorded run ended — or, for the live record of a run still going (saved while it runs so dashboards draw it
+ * as it happens), `running` or `paused`; the final record replaces it.
+ */
+export type RecordedRunStatus = FinalRunStatus | 'running' | 'paused';
+/** How an ended run ended. */
+export type FinalRunStatus = 'completed' | 'failed' | 'stopped';
 
 /** The error a failed run ended with (the MCP server's stderr tail when an `mcp` node failed). */
 export interface RecordedRunError {
@@ -24,6 +29,8 @@ export interface GraphRunSummary {
   error?: string;
   /** Who ran it: the identity's name and the agent's client name (runs recorded before identities have none). */
   actor?: { name: string; client?: string };
+  /** Live records only: the node the run is at (running it, or paused before it). */
+  currentNode?: string;
 }
 
 /**
@@ -54,6 +61,7 @@ export function summarizeRun(r: GraphRunRecord): GraphRunSummary {
     nodeExecutions: r.nodeExecutions,
     ...(r.error ? { error: r.error } : {}),
     ...(r.actor ? { actor: r.actor } : {}),
+    ...(r.currentNode !== undefined ? { currentNode: r.currentNode } : {}),
   };
 }
 

@@ -6,17 +6,25 @@ import { jsonByteLength } from '../../../../kernel/json-size';
 /** Node executions kept in one record by default: the last ones of a longer run (marked `truncated`). */
 export const DEFAULT_MAX_RECORDED_EXECUTIONS = 10_000;
 
-/** The record of a finished run, from its final state (called after the run ended, never on the engine's path). */
+/**
+ * The record of a run from its state: a finished run's final record, or the live record of a run still going
+ * (status `running`/`paused`, its current node). Called off the engine's path (after the run ended, or by the live
+ * recorder on a timer).
+ */
 export function buildRunRecord(
   state: ExecutionState,
   input: unknown,
   source: { file?: string; graph?: string },
   maxExecutions = DEFAULT_MAX_RECORDED_EXECUTIONS,
 ): GraphRunRecord {
-  const status: RecordedRunStatus = state.status === 'finished' ? 'completed' : state.status === 'stopped' ? 'stopped' : 'failed';
+  const live = state.status === 'running' || state.status === 'paused' || state.status === 'not_started';
+  const status: RecordedRunStatus = live
+    ? state.status === 'paused' ? 'paused' : 'running'
+    : state.status === 'finished' ? 'completed' : state.status === 'stopped' ? 'stopped' : 'failed';
   const history = state.history;
   const executions = withinOutputBudget(history.length > maxExecutions ? history.slice(history.length - maxExecutions) : [...history]);
   const endTime = state.endTime ?? (history.length ? history[history.length - 1].endTime : state.startTime);
+  const currentNode = live && state.currentNodeId ? state.currentNodeId : undefined;
   let runError: RecordedRunError | undefined;
   if (state.error) {
     const failed = [...executions].reverse().find((e) => e.error);
@@ -38,6 +46,7 @@ export function buildRunRecord(
     nodeExecutions: history.length,
     ...(runError ? { error: runError.message } : {}),
     ...(state.actor ? { actor: state.actor } : {}),
+    ...(currentNode !== undefined ? { currentNode } : {}),
     ...(source.file ? { file: source.file } : {}),
     ...(source.graph ? { graph: source.graph } : {}),
     input,

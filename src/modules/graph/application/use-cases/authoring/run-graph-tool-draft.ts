@@ -4,6 +4,7 @@ import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import type { UseCase } from '../../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import { buildRunRecord } from '../../engine/run-record-builder';
+import type { FinalRunStatus } from '../../../domain/graph-run-record';
 import type { ExecutionHandle } from '../../engine/execution-types';
 import { GraphTokens } from '../../graph.tokens';
 import type { graphToolRunSchemas } from '../../graph-tool-edit.tool-schemas';
@@ -52,7 +53,8 @@ export class RunGraphToolDraft implements UseCase<RunInput, RunOutput> {
     const record = buildRunRecord(state, input.arguments, {}, input.historyLimit ?? DEFAULT_HISTORY_LIMIT);
     return {
       executionId: handle.executionId,
-      status: record.status,
+      // The run has ended (awaited above): its record's status is a final one.
+      status: record.status as FinalRunStatus,
       ...(record.status === 'completed' ? { result: record.result } : {}),
       ...(record.runError ? { error: { code: record.runError.code, message: record.runError.message, ...(record.runError.nodeId ? { nodeId: record.runError.nodeId } : {}) } } : {}),
       nodeExecutions: record.nodeExecutions,

@@ -1,0 +1,50 @@
+import type { GraphRunRecord } from '../../domain/graph-run-record';
+import type { GraphRunStore } from '../ports/graph-run-store';
+import type { ExecutionState } from './execution-types';
+
+/** How often a running run's live record is saved by default (`liveEveryMs`). */
+export const DEFAULT_LIVE_RECORD_MS = 250;
+
+export interface RunRecorderOptions {
+  store: GraphRunStore;
+  /** The run's state now. */
+  state: () => ExecutionState;
+  /** Its record from a state (buildRunRecord with the run's input and source). */
+  build: (state: ExecutionState) => GraphRunRecord;
+  /** Settles when the run ended. */
+  ended: Promise<unknown>;
+  /** Live record every this many ms while the run goes on; 0 = only the final record. */
+  liveEveryMs: number;
+  onError: (err: unknown) => void;
+}
+
+/**
+ * Records one run in the run store: while it goes on, its live record (status `running`/`paused`, the current node)
+ * every `liveEveryMs` — so a dashboard in any process draws it as it happens, through the store's change events — and
+ * its final record once it ended. Saves never overlap and the final one is the last: a live save still in flight is
+ * waited for, and none starts after the run ended. All of it runs on timers off the engine's loop, which never waits.
+ */
+export function recordRun(o: RunRecorderOptions): void {
+  let ended = false;
+  let saving: Promise<void> = Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const save = (rec: () => GraphRunRecord): Promise<void> =>
+    (saving = saving.then(() => o.store.save(rec())).catch((err) => o.onError(err)));
+  const tick = (): void => {
+    timer = undefined;
+    if (ended) return;
+    void save(() => o.build(o.state())).then(schedule);
+  };
+  function schedule(): void {
+    if (ended || o.liveEveryMs <= 0) return;
+    timer = setTimeout(tick, o.liveEveryMs);
+    timer.unref?.();
+  }
+  schedule();
+  const finish = (): void => {
+    ended = true;
+    if (timer) clearTimeout(timer);
+    setImmediate(() => void save(() => o.build(o.state())));
+  };
+  o.ended.then(finish, finish);
+}

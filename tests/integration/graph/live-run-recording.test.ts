@@ -1,0 +1,106 @@
+/**
+ * A run still going is recorded live: the run store (real files in a temp data dir) holds its record with status
+ * `running`, its current node and the executions so far, several times while it runs; the final record replaces it.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { FileGraphRunStore } from '../../../src/modules/graph/infrastructure/file-graph-run-store';
+import { FakeMcpClientPool, runnerFor } from '../../unit/application/graph/graph-test-kit';
+import type { GraphRunRecord } from '../../../src/modules/graph/domain/graph-run-record';
+
+const LOOP = `
+server: { name: "t", version: "1" }
+mcpServers:
+  srv: { command: "node" }
+tools:
+  - name: "slow_loop"
+    description: "loops n times, each through a slow mcp call"
+    inputSchema: { type: "object", properties: { n: { type: "number" } } }
+    outputSchema: { type: "object" }
+    nodes:
+      - id: "entry"
+        type: "entry"
+        next: "wait"
+      - id: "wait"
+        type: "mcp"
+        server: "srv"
+        tool: "slow"
+        args: { ms: 5 }
+        next: "count"
+      - id: "count"
+        type: "transform"
+        transform: { expr: '{ "i": $executionCount("count") + 1, "n": $.entry.n }' }
+        next: "check"
+      - id: "check"
+        type: "switch"
+        conditions:
+          - rule: { "<": [{ "var": "$.count.i" }, { "var": "$.count.n" }] }
+            target: "wait"
+          - target: "done"
+      - id: "done"
+        type: "transform"
+        transform: { expr: '$.count' }
+        next: "exit"
+      - id: "exit"
+        type: "exit"
+`;
+
+test('a running run is saved live (running, current node, executions so far), then its final record replaces it', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-live-rec-'));
+  try {
+    const store = new FileGraphRunStore(dir);
+    const seen: GraphRunRecord[] = [];
+    const saving = { save: async (r: GraphRunRecord) => { seen.push(JSON.parse(JSON.stringify(r))); await store.save(r); }, list: store.list.bind(store), get: store.get.bind(store) };
+    const pool = new FakeMcpClientPool(async () => {
+      await new Promise((r) => setTimeout(r, 5));
+      return { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } } as never;
+    });
+    const runner = runnerFor(LOOP, { mcpClientPool: pool, runStore: saving, liveRecordMs: 30 });
+    const run = runner.executeTool('slow_loop', { n: 60 });
+    // While it runs, the store answers the live record.
+    let live: GraphRunRecord | undefined;
+    while (!live) {
+      await new Promise((r) => setTimeout(r, 20));
+      live = await store.get(run.executionId).catch(() => undefined);
+    }
+    expect(live.status).toBe('running');
+    expect(['entry', 'wait', 'count', 'check']).toContain(live.currentNode);
+    // (Its summary is written just after the record: a list a moment later has it.)
+    let listed = await store.list({ tool: 'slow_loop' });
+    for (let i = 0; i < 50 && !listed.length; i++) listed = await new Promise((r) => setTimeout(r, 10)).then(() => store.list({ tool: 'slow_loop' }));
+    expect(listed[0]).toMatchObject({ runId: run.executionId, status: 'running' });
+    const { result } = await run.promise;
+    expect(result).toEqual({ i: 60, n: 60 });
+    let final = await store.get(run.executionId);
+    for (let i = 0; i < 100 && final.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      final = await store.get(run.executionId);
+    }
+    expect(final.status).toBe('completed');
+    expect(final.currentNode).toBeUndefined();
+    expect(final.result).toEqual({ i: 60, n: 60 });
+    // Several live saves, growing, all before the final one (which is the last save).
+    const liveSaves = seen.filter((r) => r.status === 'running');
+    expect(liveSaves.length).toBeGreaterThanOrEqual(3);
+    for (let i = 1; i < liveSaves.length; i++) expect(liveSaves[i]!.nodeExecutions).toBeGreaterThanOrEqual(liveSaves[i - 1]!.nodeExecutions);
+    expect(seen[seen.length - 1]!.status).toBe('completed');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(seen[seen.length - 1]!.status).toBe('completed');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('liveRecordMs 0 saves only the final record', async () => {
+  const seen: string[] = [];
+  const pool = new FakeMcpClientPool(async () => {
+    await new Promise((r) => setTimeout(r, 5));
+    return { content: [{ type: 'text', text: 'ok' }] } as never;
+  });
+  const store = { save: async (r: GraphRunRecord) => void seen.push(r.status), list: async () => [], get: async () => { throw new Error('no'); } };
+  const runner = runnerFor(LOOP, { mcpClientPool: pool, runStore: store, liveRecordMs: 0 });
+  await runner.executeTool('slow_loop', { n: 20 }).promise;
+  await new Promise((r) => setTimeout(r, 50));
+  expect(seen).toEqual(['completed']);
+});
