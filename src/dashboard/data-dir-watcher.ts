@@ -7,9 +7,13 @@ const COALESCE_MS = 40;
 
 type PathChange = Omit<ChangeEvent, 'at'>;
 
-/** `<start-ms>-<run-id>.json`, `….summary.json`, or their temp files → the run id. */
+/**
+ * `<start-ms>-<run-id>.json`, `….summary.json`, or their temp files (`.<name>.tmp-…`) → the run id. The temp file's
+ * name counts: once a record has been replaced by rename, the OS may tell of the temp file only (a live run's record
+ * is rewritten many times).
+ */
 function runIdOf(file: string): string | undefined {
-  const m = /^\d+-([A-Za-z0-9_-]+?)(?:\.summary)?\.json(?:\.tmp.*)?$/.exec(file);
+  const m = /^\.?\d+-([A-Za-z0-9_-]+?)(?:\.summary)?\.json(?:\.tmp.*)?$/.exec(file);
   return m?.[1];
 }
 

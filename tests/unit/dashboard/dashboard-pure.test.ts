@@ -13,6 +13,9 @@ describe('classifyDataDirPath', () => {
     ['projects/notes/backup', { kind: 'knowledge', project: 'notes', id: 'notes' }],
     ['graph-runs/sum_to_n/1700000000000-abc.json', { kind: 'graph-run', project: 'sum_to_n', id: 'abc' }],
     ['graph-runs/sum_to_n/1700000000000-abc.summary.json', { kind: 'graph-run', project: 'sum_to_n', id: 'abc' }],
+    // The checked write path's temp files (the only event the OS may give for a record rewritten by rename).
+    ['graph-runs/sum_to_n/.1700000000000-ab-1-xyz.json.tmp-13627-ecf039a9', { kind: 'graph-run', project: 'sum_to_n', id: 'ab-1-xyz' }],
+    ['graph-runs/sum_to_n/.1700000000000-ab-1-xyz.summary.json.tmp-13627-30eb7e6e', { kind: 'graph-run', project: 'sum_to_n', id: 'ab-1-xyz' }],
     ['graph-runs/sum_to_n', { kind: 'graph-run', project: 'sum_to_n', id: 'sum_to_n' }],
     ['sessions/s-1/events.ndjson', { kind: 'session', id: 's-1' }],
   ])('%s', (p, expected) => expect(classifyDataDirPath(p)).toEqual(expected));

@@ -48,6 +48,8 @@ interface RunRecord extends RunSummary {
   truncated?: boolean;
   /** How a failed run ended: the failing node and, for an `mcp` node, the MCP server's stderr tail. */
   runError?: { code: string; message: string; nodeId?: string; stderrTail?: string };
+  /** A run still going (status running/paused): the node it is at. */
+  currentNode?: string;
 }
 interface ExecutionView {
   execution: Execution;
@@ -196,52 +198,81 @@ function RunForm({ tool, schema }: { tool: string; schema?: JsonSchema }) {
   );
 }
 
+const LIVE = new Set(['running', 'paused']);
+
+/**
+ * One run: drawn over its tool's graph, its timeline and each execution's input, output and context. A run still
+ * going (its live record, saved by the server that runs it) is redrawn on every change the live stream tells of: the
+ * current node highlighted, the newest executions in the timeline; a finished run keeps its time travel.
+ */
 export function GraphRunPage({ runId }: { runId: string }) {
-  const res = useApi<RunRecord>(`/runs/${encodeURIComponent(runId)}`);
+  const res = useApi<RunRecord>(`/runs/${encodeURIComponent(runId)}`, (e) => e.kind === 'graph-run' && e.id === runId);
   const [selected, setSelected] = useState<number>();
   return (
     <Load res={res}>
-      {(r) => (
-        <div className="page">
-          <h1>
-            Run of <a href={href('graphs', r.tool)}>{r.tool}</a> <span className={`run-status ${r.status}`}>{r.status}</span>
-          </h1>
-          <p className="muted small">
-            <code>{r.runId}</code> · started <Time iso={r.startedAt} />
-            {actorText(r.actor) ? <> · run by <span data-testid="run-actor">{actorText(r.actor)}</span></> : null} · {r.durationMs} ms · {r.nodeExecutions} node executions
-            {r.truncated ? ' · only the last executions were recorded' : ''}
-          </p>
-          {r.error ? (
-            <div className="error" data-testid="run-error">
-              {r.error}
-              {r.runError?.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{r.runError.stderrTail}</pre></>) : null}
+      {(r) => {
+        const live = LIVE.has(r.status);
+        const selectedNode = selected !== undefined ? r.executions.find((e) => e.executionIndex === selected)?.nodeId : undefined;
+        // Clicking a node shows its latest execution.
+        const selectNode = (id: string) => {
+          const last = [...r.executions].reverse().find((e) => e.nodeId === id);
+          if (last) setSelected(last.executionIndex);
+        };
+        return (
+          <div className="page">
+            <h1>
+              Run of <a href={href('graphs', r.tool)}>{r.tool}</a> <span className={`run-status ${r.status}`} data-testid="run-status">{r.status}</span>
+            </h1>
+            <p className="muted small">
+              <code>{r.runId}</code> · started <Time iso={r.startedAt} />
+              {actorText(r.actor) ? <> · run by <span data-testid="run-actor">{actorText(r.actor)}</span></> : null} · {r.durationMs} ms · <span data-testid="run-executions">{r.nodeExecutions}</span> node executions
+              {r.truncated ? ' · only the last executions were recorded' : ''}
+              {live && r.currentNode ? <> · {r.status === 'paused' ? 'paused before' : 'at'} <b data-testid="run-current">{r.currentNode}</b> (live)</> : null}
+            </p>
+            {r.error ? (
+              <div className="error" data-testid="run-error">
+                {r.error}
+                {r.runError?.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{r.runError.stderrTail}</pre></>) : null}
+              </div>
+            ) : null}
+            <RunDrawing tool={r.tool} highlight={live ? r.currentNode : selectedNode} onSelect={selectNode} />
+            <div className="run-layout">
+              <div>
+                <h2>Timeline</h2>
+                <Timeline executions={r.executions} live={live} selected={selected} onSelect={setSelected} />
+                <h3>Input</h3>
+                <Json value={r.input} />
+                <h3>Result</h3>
+                {live ? <div className="muted">Still running.</div> : <Json value={r.result} />}
+              </div>
+              {selected !== undefined ? <ExecutionPanel key={`${selected}:${live}`} runId={r.runId} index={selected} runError={r.runError} /> : <div className="muted">Select a node execution (or a node of the drawing) to see its input, output and the context it saw.</div>}
             </div>
-          ) : null}
-          <div className="run-layout">
-            <div>
-              <h2>Timeline</h2>
-              <Timeline executions={r.executions} selected={selected} onSelect={setSelected} />
-              <h3>Input</h3>
-              <Json value={r.input} />
-              <h3>Result</h3>
-              <Json value={r.result} />
-            </div>
-            {selected !== undefined ? <ExecutionPanel runId={r.runId} index={selected} runError={r.runError} /> : <div className="muted">Select a node execution to see its input, output and the context it saw.</div>}
           </div>
-        </div>
-      )}
+        );
+      }}
     </Load>
   );
 }
 
-/** A run's node executions on one time axis (the first 500), each a button that selects it. */
-export function Timeline({ executions, selected, onSelect }: { executions: Execution[]; selected?: number; onSelect: (i: number) => void }) {
+/** The run's tool drawn, when the dashboard knows it (a loaded graph file, or the tool as a recorded run saw it). */
+function RunDrawing({ tool, highlight, onSelect }: { tool: string; highlight?: string; onSelect: (id: string) => void }) {
+  const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}`);
+  if (!res.data || res.data.nodes.length === 0) return null;
+  return <GraphDrawing nodes={res.data.nodes} edges={res.data.edges} highlight={highlight} onSelect={onSelect} />;
+}
+
+const SHOWN_EXECUTIONS = 500;
+
+/** A run's node executions on one time axis (500 of them: a live run's newest, else the first), each a button that selects it. */
+export function Timeline({ executions, live = false, selected, onSelect }: { executions: Execution[]; live?: boolean; selected?: number; onSelect: (i: number) => void }) {
   const start = executions[0]?.startTime ?? 0;
   const end = Math.max(start + 1, ...executions.map((e) => e.endTime));
   const span = end - start;
-  const shown = useMemo(() => executions.slice(0, 500), [executions]);
+  const shown = useMemo(() => (live ? executions.slice(-SHOWN_EXECUTIONS) : executions.slice(0, SHOWN_EXECUTIONS)), [executions, live]);
+  const more = executions.length - shown.length;
   return (
     <ol className="exec-timeline" data-testid="timeline">
+      {live && more > 0 ? <li className="muted small">… {more} earlier</li> : null}
       {shown.map((e) => (
         <li key={e.executionIndex}>
           <button className={`exec${selected === e.executionIndex ? ' selected' : ''}${e.error ? ' failed' : ''}`} onClick={() => onSelect(e.executionIndex)} data-exec={e.executionIndex}>
@@ -255,7 +286,7 @@ export function Timeline({ executions, selected, onSelect }: { executions: Execu
           </button>
         </li>
       ))}
-      {executions.length > shown.length ? <li className="muted small">… {executions.length - shown.length} more</li> : null}
+      {!live && more > 0 ? <li className="muted small">… {more} more</li> : null}
     </ol>
   );
 }
