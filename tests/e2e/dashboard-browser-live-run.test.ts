@@ -107,9 +107,9 @@ test("an agent's long graph run is drawn live on the open page, node by node, an
   await page.screenshot({ path: screenshotPath('dashboard-live-run') });
   const first = await executionsShown();
   // The count grows on the same page (live stream events, no reload), twice.
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="run-executions"]')?.textContent) > n, first, { timeout: 30_000 });
+  await page.waitForFunction((n) => Number((globalThis as any).document.querySelector('[data-testid="run-executions"]')?.textContent) > n, first, { timeout: 30_000 });
   const second = await executionsShown();
-  await page.waitForFunction((n) => Number(document.querySelector('[data-testid="run-executions"]')?.textContent) > n, second, { timeout: 30_000 });
+  await page.waitForFunction((n) => Number((globalThis as any).document.querySelector('[data-testid="run-executions"]')?.textContent) > n, second, { timeout: 30_000 });
   expect(await page.locator('[data-testid="run-status"]').textContent()).toBe('running');
   // The highlighted node is the current one.
   const highlighted = await page.locator('.graph-node.selected').getAttribute('data-node');
