@@ -154,7 +154,7 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
-        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined, deps.protocolState !== undefined),
+        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined, deps.protocolState !== undefined, deps.apps?.enabled === true && servedViews(deps.registry.list()).length > 0),
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
         ...(this.era === 'modern' ? { cacheHints: CACHE_HINTS } : {}),
       },

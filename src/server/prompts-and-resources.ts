@@ -47,11 +47,14 @@ export interface PromptsAndResourcesDeps {
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
 
-/** MCP capabilities these handlers serve with these modules. */
-export function promptsAndResourcesCapabilities(modules: readonly string[]): Record<string, object> {
+/**
+ * MCP capabilities these handlers serve with these modules; `viewsServed`: MCP Apps views are on for some tool, so the
+ * `ui://workgraph/…` resources are served even by a server of the graph module alone.
+ */
+export function promptsAndResourcesCapabilities(modules: readonly string[], viewsServed = false): Record<string, object> {
   const caps: Record<string, object> = {};
   if (modules.includes('workflow')) caps.prompts = { listChanged: false };
-  if (modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge')) caps.resources = { subscribe: true, listChanged: false };
+  if (viewsServed || modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge')) caps.resources = { subscribe: true, listChanged: false };
   return caps;
 }
 
@@ -72,7 +75,8 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   const workflow = deps.modules.includes('workflow');
   const tasksServed = deps.modules.includes('tasks');
   const knowledgeServed = deps.modules.includes('knowledge');
-  if (!workflow && !tasksServed && !knowledgeServed) return () => undefined;
+  // A tool's view (graph_inspect's, with the graph module alone) must be readable wherever the tool announces it.
+  if (!workflow && !tasksServed && !knowledgeServed && !deps.apps?.views.length) return () => undefined;
   const call = async <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }): Promise<O> => {
     try {
       // As the request's identity: a resource is read with the caller's reach, exactly as its tool would be.

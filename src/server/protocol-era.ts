@@ -17,8 +17,8 @@ import { TASKS_EXTENSION } from './tasks-extension/extension-task';
 export type { ProtocolEra };
 
 /** The capabilities a server of this era announces (in `initialize` or `server/discover`). */
-export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean, runsTasks = false): ServerCapabilities {
-  const served = servesPromptsAndResources ? promptsAndResourcesCapabilities(modules) : {};
+export function eraCapabilities(era: ProtocolEra, modules: readonly string[], servesPromptsAndResources: boolean, runsTasks = false, viewsServed = false): ServerCapabilities {
+  const served = servesPromptsAndResources ? promptsAndResourcesCapabilities(modules, viewsServed) : {};
   if (era === 'legacy') return { tools: { listChanged: true }, logging: {}, ...served };
   // Logging (deprecated in 2026-07-28, still in it): per request, by the level its envelope names.
   const caps: ServerCapabilities = { tools: { listChanged: true }, logging: {} };

@@ -81,6 +81,20 @@ describe.each([
   });
 });
 
+test.each([
+  ['legacy', false],
+  ['modern', true],
+])('%s era, the graph module alone (--modules graph): graph_inspect announces its view and the view is served', async (_era, modern) => {
+  await withClient({ apps: true, modern, args: ['--modules', 'graph'] }, async (c) => {
+    const { tools } = await c.listTools();
+    expect(views(tools)).toEqual({ graph_inspect: 'ui://workgraph/graph-run' });
+    const { resources } = await c.listResources();
+    expect(resources.map((r) => r.uri)).toEqual(['ui://workgraph/graph-run']);
+    const read = await c.readResource({ uri: 'ui://workgraph/graph-run' });
+    expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
+  });
+});
+
 test('WORKGRAPH_UI=0 turns the views off like --no-ui; serve --help names --no-ui', async () => {
   const { CLI } = await import('./helpers/server-process');
   const help = execFileSync(process.execPath, [CLI, 'serve', '--help'], { encoding: 'utf8' });
