@@ -8,7 +8,7 @@ import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionS
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
 import { buildRunRecord } from './engine/run-record-builder';
-import { DEFAULT_LIVE_RECORD_MS, recordRun } from './engine/run-recorder';
+import { DEFAULT_LIVE_RECORD_MS, LIVE_RECORDED_EXECUTIONS, recordRun } from './engine/run-recorder';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -37,8 +37,8 @@ export interface GraphRunnerOptions {
   runStore?: GraphRunStore;
   /**
    * While a run goes on, its live record (status `running`/`paused`, its current node, the executions so far) is
-   * saved to `runStore` every this many ms, so dashboards draw it as it happens; 0 = only the final record.
-   * Default 250.
+   * saved to `runStore` every this many ms (less often when saving it takes long), so dashboards draw it as it happens;
+   * 0 = only the final record. A live record holds the last 1,000 executions. Default 250.
    */
   liveRecordMs?: number;
   /** Node executions kept per recorded run (the last ones). Default 10,000. */
@@ -207,7 +207,8 @@ export class GraphRunner {
       recordRun({
         store,
         state: () => run.getState(),
-        build: (state) => buildRunRecord(state, args ?? {}, source, this.options.maxRecordedExecutions),
+        // A live record holds the newest executions the run page shows; the final one up to maxRecordedExecutions.
+        build: (state, live) => buildRunRecord(state, args ?? {}, source, live ? Math.min(LIVE_RECORDED_EXECUTIONS, this.options.maxRecordedExecutions ?? LIVE_RECORDED_EXECUTIONS) : this.options.maxRecordedExecutions),
         ended: run.promise,
         liveEveryMs: this.options.liveRecordMs ?? DEFAULT_LIVE_RECORD_MS,
         onError: (err) => this.options.onRecordError?.(err, executionId),

@@ -4,13 +4,20 @@ import type { ExecutionState } from './execution-types';
 
 /** How often a running run's live record is saved by default (`liveEveryMs`). */
 export const DEFAULT_LIVE_RECORD_MS = 250;
+/**
+ * The live record's work on the event loop (building it, serializing it) is kept under a tenth of the time between
+ * two of them: after a save that took `t` ms of the loop, the next waits at least 10 × t.
+ */
+const LIVE_WORK_SHARE = 10;
+/** Node executions a live record holds (the newest; the run page's timeline shows 500). */
+export const LIVE_RECORDED_EXECUTIONS = 1_000;
 
 export interface RunRecorderOptions {
   store: GraphRunStore;
   /** The run's state now. */
   state: () => ExecutionState;
-  /** Its record from a state (buildRunRecord with the run's input and source). */
-  build: (state: ExecutionState) => GraphRunRecord;
+  /** Its record from a state (buildRunRecord with the run's input and source); `live` for a run still going. */
+  build: (state: ExecutionState, live: boolean) => GraphRunRecord;
   /** Settles when the run ended. */
   ended: Promise<unknown>;
   /** Live record every this many ms while the run goes on; 0 = only the final record. */
@@ -21,30 +28,40 @@ export interface RunRecorderOptions {
 /**
  * Records one run in the run store: while it goes on, its live record (status `running`/`paused`, the current node)
  * every `liveEveryMs` — so a dashboard in any process draws it as it happens, through the store's change events — and
- * its final record once it ended. Saves never overlap and the final one is the last: a live save still in flight is
+ * its final record once it ended. A live save's work on the event loop stays under a tenth of the time between two
+ * (a long record is saved less often). Saves never overlap and the final one is the last: a live save still in flight is
  * waited for, and none starts after the run ended. All of it runs on timers off the engine's loop, which never waits.
  */
 export function recordRun(o: RunRecorderOptions): void {
   let ended = false;
   let saving: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
+  let loopMs = 0;
   const save = (rec: () => GraphRunRecord): Promise<void> =>
-    (saving = saving.then(() => o.store.save(rec())).catch((err) => o.onError(err)));
+    (saving = saving
+      .then(() => {
+        const t0 = Date.now();
+        // Building the record and the store's serializing of it (before its first await) hold the event loop.
+        const written = o.store.save(rec());
+        loopMs = Date.now() - t0;
+        return written;
+      })
+      .catch((err) => o.onError(err)));
   const tick = (): void => {
     timer = undefined;
     if (ended) return;
-    void save(() => o.build(o.state())).then(schedule);
+    void save(() => o.build(o.state(), true)).then(schedule);
   };
   function schedule(): void {
     if (ended || o.liveEveryMs <= 0) return;
-    timer = setTimeout(tick, o.liveEveryMs);
+    timer = setTimeout(tick, Math.max(o.liveEveryMs, LIVE_WORK_SHARE * loopMs));
     timer.unref?.();
   }
   schedule();
   const finish = (): void => {
     ended = true;
     if (timer) clearTimeout(timer);
-    setImmediate(() => void save(() => o.build(o.state())));
+    setImmediate(() => void save(() => o.build(o.state(), false)));
   };
   o.ended.then(finish, finish);
 }
