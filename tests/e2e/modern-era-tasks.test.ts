@@ -49,7 +49,7 @@ async function taskJourney(client: Client, dir: string, project: string): Promis
   fs.mkdirSync(projectRoot);
   const marker = path.join(dir, `${project}.pid`);
   await plan(client, project, projectRoot, [
-    { id: 'slow', command: ticking(3) },
+    { id: 'slow', command: ticking(6) }, // long enough for a loaded machine's polls to see a tick
     { id: 'stuck', command: forever(marker) },
   ]);
 
@@ -189,7 +189,7 @@ describe('the tasks extension (2026-07-28)', () => {
         fs.mkdirSync(projectRoot);
         const marker = path.join(tmp.dir, 'shared.pid');
         await plan(onA.client, 'shared', projectRoot, [
-          { id: 'slow', command: ticking(3) },
+          { id: 'slow', command: ticking(6) }, // long enough for a loaded machine's polls to see a tick
           { id: 'stuck', command: forever(marker) },
         ]);
         const created = await callAsTask(onA.client, 'validate_task_loop', { project: 'shared', nodeId: 'slow' });
