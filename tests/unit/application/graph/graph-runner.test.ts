@@ -618,7 +618,7 @@ describe('GraphRunner: memory bounds', () => {
         type: "transform"
         transform: { expr: '( $s := $pad("", 1048576, "x"); { "items": $map([1..$.entry.count], function($i) { $s }) } )' }
         next: "exit"`),
-      { runStore: store },
+      { runStore: store, liveRecordMs: 0 },
     );
     await runner.executeTool('huge', { count: 600 }).promise.catch(() => undefined);
     await runner.executeTool('huge', { count: 2 }).promise;
