@@ -35,6 +35,8 @@ export class GraphToolPublisher {
   private readonly fingerprints = new Map<string, Fingerprint>();
   /** Graph-named entries of the folders that are not readable files (dangling symlink, folder), each logged once. */
   private skipped = new Set<string>();
+  /** The `--graphs` paths that could not be read at the last sync: each is warned about once, until it can be read. */
+  private unreadablePaths = new Set<string>();
   private timer?: NodeJS.Timeout;
   private reloading: Promise<void> = Promise.resolve();
   private closed = false;
@@ -188,13 +190,17 @@ export class GraphToolPublisher {
 
   private async currentFiles(): Promise<string[]> {
     const out: string[] = [];
+    const unreadable = new Set<string>();
     for (const p of this.paths) {
       try {
         out.push(...(await expandGraphPaths(p)));
       } catch (e) {
-        this.logger.warn(`graph path skipped: ${(e as Error).message}`, { path: p });
+        unreadable.add(p);
+        // Once, as for a skipped file: every later sync (a watch event in its folder) would say it again.
+        if (!this.unreadablePaths.has(p)) this.logger.warn(`graph path skipped: ${(e as Error).message}`, { path: p });
       }
     }
+    this.unreadablePaths = unreadable;
     return [...new Set(out)];
   }
 
