@@ -40,8 +40,8 @@ export function dashboardStaticRoot(): string {
  */
 export function createDashboardApp(o: DashboardAppOptions): DashboardApp {
   const events = o.container.resolve<ChangeEvents>(Tokens.ChangeEvents);
-  // Knowledge and graph runs live in the data dir in both modes; in PostgreSQL mode its tasks and sessions files are
-  // simply never written, so the watcher costs nothing there.
+  // File mode: other processes' writes to the data dir. In PostgreSQL mode every store (tasks, sessions, knowledge,
+  // graph runs) notifies through the bridge and writes nothing there the watcher would announce: it costs nothing.
   const watcher = new DataDirWatcher(o.config.dataDir, events, (err) => o.logger.warn('data dir watch failed', { err: err.message })).start();
   // The database's LISTEN starts with the database itself (a container built over a server core bridges NOTIFY into
   // `events`): built now, so other hosts' changes are heard before the first API call.
