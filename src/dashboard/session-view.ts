@@ -205,6 +205,23 @@ export interface VerificationView {
   stdoutTail: string;
   stderrTail: string;
   reason?: string;
+  /** The run's verdict as the page's badge says it (see {@link verificationBadge}). */
+  badge: VerificationBadge;
+}
+
+/**
+ * What a verification run's badge says: `passed` (the server ran it, exit 0), `failed` (the server ran it: exit ≠ 0,
+ * timed out or ended by a signal), `unverified` (handed to the agent: nothing ran here), `cancelled` (the call was
+ * cancelled or the server shut down; not counted), `interrupted` (the server running it died; a restarted server
+ * killed what was left; not counted).
+ */
+export type VerificationBadge = 'passed' | 'failed' | 'unverified' | 'cancelled' | 'interrupted';
+
+export function verificationBadge(e: { ranBy?: unknown; verified?: unknown; cancelled?: unknown; interrupted?: unknown }): VerificationBadge {
+  if (e.ranBy === 'agent') return 'unverified';
+  if (e.interrupted === true) return 'interrupted';
+  if (e.cancelled === true) return 'cancelled';
+  return e.verified === true ? 'passed' : 'failed';
 }
 
 export interface AuditView {
@@ -226,12 +243,14 @@ function verificationOf(e: Record<string, unknown>): VerificationView {
     stdoutTail: typeof e.stdoutTail === 'string' ? e.stdoutTail : '',
     stderrTail: typeof e.stderrTail === 'string' ? e.stderrTail : '',
     ...(typeof e.reason === 'string' ? { reason: e.reason } : {}),
+    badge: verificationBadge(e),
   };
 }
 
 function verificationLabel(v: VerificationView, parent: string): string {
   const of = `verification of ${parent.replace(/__verification$/, '')} (attempt ${v.attempt})`;
   if (v.ranBy === 'agent') return `${of}: handed to the agent${v.reason ? ` (${v.reason})` : ''}`;
+  if (v.badge === 'interrupted') return `${of}: interrupted (the server running it stopped; not counted)`;
   if (v.cancelled) return `${of}: cancelled after ${v.durationMs} ms`;
   if (v.timedOut) return `${of}: timed out after ${v.durationMs} ms`;
   return `${of}: ${v.exitCode === null ? `ended by ${v.signal ?? 'a signal'}` : `exit ${v.exitCode}`} in ${v.durationMs} ms`;

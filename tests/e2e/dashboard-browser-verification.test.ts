@@ -2,7 +2,7 @@
  * Verification runs and audits on a session's dashboard page, in headless Chromium (issue 24): a workflow step with a
  * `verification` command and an `audit` rubric, driven through the built server as a session. The server runs the
  * command in the workspace: the first run fails (exit 3, a line on stderr), the second passes. The page's timeline
- * shows each run with its exit code, duration and a verified/unverified badge, the output tail on click, and the
+ * shows each run with its exit code, duration and a badge saying how it ended (failed, then passed), the output tail on click, and the
  * audit's dimensions with the levels given.
  */
 import * as fs from 'node:fs';
@@ -95,10 +95,13 @@ test('the timeline shows each verification run (exit code, duration, badge; the 
   await runs.first().waitFor({ timeout: 30_000 });
   await expect(runs.count()).resolves.toBe(2);
   await expect(runs.nth(0).getAttribute('data-verified')).resolves.toBe('false');
-  await expect(runs.nth(0).locator('.badge').textContent()).resolves.toBe('unverified');
+  // The server ran it and it failed: "failed" ("unverified" is only for a command handed to the agent).
+  await expect(runs.nth(0).locator('.badge').textContent()).resolves.toBe('failed');
+  await expect(runs.nth(0).getAttribute('data-badge')).resolves.toBe('failed');
   await expect(runs.nth(0).textContent()).resolves.toMatch(/exit 3 · \d+ ms · attempt 1/);
   await expect(runs.nth(1).getAttribute('data-verified')).resolves.toBe('true');
-  await expect(runs.nth(1).textContent()).resolves.toMatch(/^verified.*exit 0 · \d+ ms · attempt 2/);
+  await expect(runs.nth(1).locator('.badge').textContent()).resolves.toBe('passed');
+  await expect(runs.nth(1).textContent()).resolves.toMatch(/^passed.*exit 0 · \d+ ms · attempt 2/);
   // The labels of the entries say what was verified and how it ended.
   const labels = await page.locator('[data-testid="session-timeline"] > li.tl-verification').allTextContents();
   expect(labels[0]).toMatch(/^verification verification of build \(attempt 1\): exit 3 in \d+ ms/);

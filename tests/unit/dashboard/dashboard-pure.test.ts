@@ -1,5 +1,5 @@
 import { classifyDataDirPath } from '../../../src/dashboard/data-dir-watcher';
-import { sessionDetail } from '../../../src/dashboard/session-view';
+import { sessionDetail, verificationBadge } from '../../../src/dashboard/session-view';
 import { contextBefore, drawGraphTool } from '../../../src/modules/graph/domain/graph-run-record';
 
 describe('classifyDataDirPath', () => {
@@ -108,4 +108,16 @@ describe('sessionDetail', () => {
     expect(view.summary).toBe('2 step(s) done\n- Try: two');
     expect(view.branches).toHaveLength(1);
   });
+});
+
+describe('verificationBadge', () => {
+  const server = { ranBy: 'server', verified: false, cancelled: false };
+  it.each([
+    ['the server ran it, exit 0', { ...server, verified: true }, 'passed'],
+    ['the server ran it, exit 3', server, 'failed'],
+    ['the server ran it, timed out', { ...server, timedOut: true }, 'failed'],
+    ['handed to the agent', { ranBy: 'agent', verified: false, cancelled: false }, 'unverified'],
+    ['cancelled mid-run', { ...server, cancelled: true }, 'cancelled'],
+    ['its server died mid-run', { ...server, interrupted: true }, 'interrupted'],
+  ])('%s: %s', (_what, run, badge) => expect(verificationBadge(run)).toBe(badge));
 });

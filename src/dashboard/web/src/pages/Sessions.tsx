@@ -33,6 +33,8 @@ interface VerificationRun {
   stdoutTail: string;
   stderrTail: string;
   reason?: string;
+  /** passed / failed (the server ran it), unverified (the agent did), cancelled, interrupted (session-view.ts). */
+  badge: 'passed' | 'failed' | 'unverified' | 'cancelled' | 'interrupted';
 }
 interface AuditRating {
   assessmentId: string;
@@ -51,10 +53,10 @@ interface TimelineEntry {
 
 /** A verification run in the timeline: verified or not, exit code and duration; the output tails on click. */
 function VerificationEntry({ v }: { v: VerificationRun }) {
-  const outcome = v.ranBy === 'agent' ? 'run by the agent' : v.cancelled ? 'cancelled' : v.timedOut ? 'timed out' : v.exitCode === null ? `signal ${v.signal ?? '?'}` : `exit ${v.exitCode}`;
+  const outcome = v.ranBy === 'agent' ? 'run by the agent' : v.badge === 'interrupted' ? 'the server running it stopped' : v.cancelled ? 'cancelled' : v.timedOut ? 'timed out' : v.exitCode === null ? `signal ${v.signal ?? '?'}` : `exit ${v.exitCode}`;
   return (
-    <div className="verification" data-testid="verification-run" data-verified={v.verified ? 'true' : 'false'}>
-      <span className={`badge ${v.verified ? 'verified' : 'unverified'}`}>{v.verified ? 'verified' : 'unverified'}</span>{' '}
+    <div className="verification" data-testid="verification-run" data-verified={v.verified ? 'true' : 'false'} data-badge={v.badge}>
+      <span className={`badge verification-${v.badge}`}>{v.badge}</span>{' '}
       <code className="small">{v.command}</code> <span className="muted small">· {outcome} · {v.durationMs} ms · attempt {v.attempt}</span>
       {v.stdoutTail || v.stderrTail ? (
         <details className="output-tail">
