@@ -25,7 +25,7 @@ import type { ChangeEvents } from '../kernel/change-events';
 import { installPromptsAndResources } from './prompts-and-resources';
 import type { ChangeReacher } from '../kernel/change-reach';
 import type { ListenedResources } from './listened-resources';
-import { CACHE_HINTS, eraCapabilities, type ProtocolEra } from './protocol-era';
+import { cacheHints, eraCapabilities, type ProtocolEra } from './protocol-era';
 import type { ProtocolState } from './protocol-state';
 import { installModernToolCall } from './modern-tool-call';
 import { installTasksExtension } from './tasks-extension/tasks-extension-handlers';
@@ -145,6 +145,7 @@ export class WorkgraphServer {
 
   constructor(private readonly deps: WorkgraphServerDeps) {
     this.era = deps.era ?? 'legacy';
+    const viewsOn = deps.apps?.enabled === true && servedViews(deps.registry.list()).length > 0;
     const identity = deps.identity ?? {
       name: 'workgraph',
       version: deps.version,
@@ -154,9 +155,10 @@ export class WorkgraphServer {
     this.sdk = new Server(
       { name: identity.name, version: identity.version, ...(identity.title ? { title: identity.title } : {}) },
       {
-        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined, deps.protocolState !== undefined, deps.apps?.enabled === true && servedViews(deps.registry.list()).length > 0),
+        capabilities: eraCapabilities(this.era, deps.modules ?? [], deps.resolve !== undefined, deps.protocolState !== undefined, viewsOn),
         ...(identity.instructions ? { instructions: identity.instructions } : {}),
-        ...(this.era === 'modern' ? { cacheHints: CACHE_HINTS } : {}),
+        // With views on, the tool list differs by the request's client capabilities: private (protocol-era.ts).
+        ...(this.era === 'modern' ? { cacheHints: cacheHints(viewsOn) } : {}),
       },
     );
     this.refused = deps.refused ?? new Set();

@@ -30,17 +30,25 @@ export function eraCapabilities(era: ProtocolEra, modules: readonly string[], se
 }
 
 /**
- * Cache hints of the modern era's cacheable results. The lists are the same for every caller of one server (its
- * tool registry, workflow folders, sessions), so the tool, prompt and template lists are `public`; a change is
- * announced on `subscriptions/listen` (tools: a graph file reloaded; prompts: a workflow folder changed; resources:
- * a session written) and invalidates a cached copy before its TTL ends. Sessions and task graphs change with every
- * call, so the resource list and a read are fresh for a few seconds only and `private` (they hold one team's work).
+ * Cache hints of the modern era's cacheable results (the 2026-07-28 caching rules: `public` only for a result that is
+ * the same for every caller, which any client, gateway or proxy may then hand to anyone). The prompt and template
+ * lists are the same for every caller of one server (its workflow folders, its modules), so they are `public`; so is
+ * the tool list of a server whose tools announce no MCP Apps view. With views on (`viewsVary`), `tools/list` differs
+ * by the request's client capabilities — `_meta.ui` and the views' app-only tool for a host that declares the
+ * `io.modelcontextprotocol/ui` extension, neither for any other client — and a cache hint cannot say "vary by
+ * capability", so it is `private`: a shared cache must not hand one client's list to another. A change is announced
+ * on `subscriptions/listen` (tools: a graph file reloaded; prompts: a workflow folder changed; resources: a session
+ * written) and invalidates a cached copy before its TTL ends. Sessions and task graphs change with every call, so the
+ * resource list and a read are fresh for a few seconds only and `private` (they hold one team's work; the list holds
+ * the views' `ui://` resources for a host that shows them).
  */
-export const CACHE_HINTS: Partial<Record<'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read', CacheHint>> = {
-  'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
-  'tools/list': { ttlMs: 300_000, cacheScope: 'public' },
-  'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
-  'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
-  'resources/list': { ttlMs: 5_000, cacheScope: 'private' },
-  'resources/read': { ttlMs: 0, cacheScope: 'private' },
-};
+export function cacheHints(viewsVary: boolean): Partial<Record<'server/discover' | 'tools/list' | 'prompts/list' | 'resources/list' | 'resources/templates/list' | 'resources/read', CacheHint>> {
+  return {
+    'server/discover': { ttlMs: 300_000, cacheScope: 'public' },
+    'tools/list': { ttlMs: 300_000, cacheScope: viewsVary ? 'private' : 'public' },
+    'prompts/list': { ttlMs: 60_000, cacheScope: 'public' },
+    'resources/templates/list': { ttlMs: 3_600_000, cacheScope: 'public' },
+    'resources/list': { ttlMs: 5_000, cacheScope: 'private' },
+    'resources/read': { ttlMs: 0, cacheScope: 'private' },
+  };
+}

@@ -7,7 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { tempDir } from './helpers/server-process';
+import { RawServer, tempDir } from './helpers/server-process';
+import { MODERN_ENVELOPE } from './helpers/modern-client';
 import { connectHost } from './helpers/apps-host';
 
 jest.setTimeout(120_000);
@@ -93,6 +94,39 @@ test.each([
     const read = await c.readResource({ uri: 'ui://workgraph/graph-run' });
     expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
   });
+});
+
+/** A modern `tools/list` on the wire, as a client with these capabilities sends it (cache fields are not in the SDK's result). */
+async function rawToolsList(raw: RawServer, id: number, capabilities: Record<string, unknown>): Promise<Record<string, any>> {
+  raw.send({ jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: { ...MODERN_ENVELOPE, 'io.modelcontextprotocol/clientCapabilities': capabilities } } });
+  return (await raw.response(id)).result as Record<string, any>;
+}
+
+test('modern era, cache hints: with views on, tools/list is private for every client (it differs by capability); with --no-ui it is public again', async () => {
+  const apps = { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } };
+  const on = new RawServer({ dataDir: data.dir });
+  try {
+    const shown = await rawToolsList(on, 1, apps);
+    const plain = await rawToolsList(on, 2, {});
+    // The two answers differ (a shared cache must not hand one to the other): both say so by being private.
+    expect(shown.tools.some((t: { _meta?: unknown }) => t._meta)).toBe(true);
+    expect(plain.tools.some((t: { _meta?: unknown }) => t._meta)).toBe(false);
+    expect(shown).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: 300_000 });
+    expect(plain).toMatchObject({ resultType: 'complete', cacheScope: 'private', ttlMs: 300_000 });
+    // What does not vary stays public.
+    on.send({ jsonrpc: '2.0', id: 3, method: 'prompts/list', params: { _meta: MODERN_ENVELOPE } });
+    expect((await on.response(3)).result).toMatchObject({ cacheScope: 'public' });
+  } finally {
+    on.kill();
+  }
+  const off = new RawServer({ dataDir: data.dir, args: ['--no-ui'] });
+  try {
+    const shown = await rawToolsList(off, 1, apps);
+    expect(shown.tools.some((t: { _meta?: unknown }) => t._meta)).toBe(false);
+    expect(shown).toMatchObject({ resultType: 'complete', cacheScope: 'public', ttlMs: 300_000 });
+  } finally {
+    off.kill();
+  }
 });
 
 test('WORKGRAPH_UI=0 turns the views off like --no-ui; serve --help names --no-ui', async () => {

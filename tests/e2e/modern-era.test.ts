@@ -200,7 +200,8 @@ describe('the modern era (2026-07-28) beside the legacy one', () => {
       expect(ok.status).toBe(200);
       expect(ok.headers['mcp-session-id']).toBeUndefined();
       const list = JSON.parse(ok.body).result;
-      expect(list).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
+      // Views are on by default: the tool list differs by client capability, so it is private (mcp-apps-resources).
+      expect(list).toMatchObject({ resultType: 'complete', cacheScope: 'private' });
       expect(list.ttlMs).toBeGreaterThan(0);
       const init = await rawRequest(server.url, { method: 'POST', headers: MCP_POST_HEADERS, body: initializeBody() });
       expect(init.status).toBe(200);
