@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
 import { SearchNodes } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
-import { MANIFEST_FILE, SEARCH_DIR } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
+import { INDEX_FORMAT, MANIFEST_FILE, SEARCH_DIR } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
 
 /**
  * The file search index is never trusted: whatever state a crash or a hand edit leaves between the graph and its
@@ -49,7 +49,7 @@ describe('knowledge search index on files', () => {
 
   it('keeps an index beside the graph, with a format version, extended by every add', async () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8'));
-    expect(manifest.format).toBe(1);
+    expect(manifest.format).toBe(INDEX_FORMAT);
     expect(manifest.docs).toBe(3);
     expect(manifest.graph.size).toBe(fs.statSync(graph()).size);
     await store.withLock(P, (g) => g.append([node('n4', 'delta retry')]));

@@ -14,7 +14,7 @@ import { DamagedIndexError, LoadedSegment } from './segment-reader';
 export const SEARCH_DIR = 'knowledge_graph.search';
 export const MANIFEST_FILE = 'manifest.json';
 /** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
-export const INDEX_FORMAT = 1;
+export const INDEX_FORMAT = 2;
 /** Nodes per segment at most (bounds the memory of building one). */
 export const SEGMENT_MAX_DOCS = 65_536;
 /** Segments of one size class merged when this many follow each other at the end. */

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs/promises';
-import { FIELD_WEIGHTS } from '../../domain/search';
+import { termScore } from '../../domain/search';
 import { VarintReader } from './varint';
-import { DOC_BYTES, SEGMENT_FORMAT, SEGMENT_MAGIC, roleOf, type DocEntry, type SegmentHeader } from './segment-format';
+import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, SEGMENT_FORMAT, SEGMENT_MAGIC, roleOf, weightedLength, weightedTf, type DocEntry, type SegmentHeader } from './segment-format';
 
 /** A segment file that cannot be what the manifest says: the index is rebuilt, never trusted. */
 export class DamagedIndexError extends Error {}
@@ -30,6 +30,8 @@ export class LoadedSegment {
     private readonly docs: DataView,
     private readonly termOffsets: Uint32Array,
     private readonly dfs: Uint32Array,
+    private readonly blockStart: Uint32Array,
+    private readonly blocks: DataView,
     private readonly postingsAt: number,
   ) {
     let sum = 0;
@@ -78,17 +80,35 @@ export class LoadedSegment {
   private memory: Buffer | undefined;
 
   private static fromParts(file: string, header: SegmentHeader, dir: Buffer, postingsAt: number, size: number): LoadedSegment {
+    const terms = header.terms.length;
     const docs = new DataView(dir.buffer, dir.byteOffset, header.docs * DOC_BYTES);
     const offsetsAt = header.docs * DOC_BYTES;
-    const termOffsets = new Uint32Array(header.terms.length + 1);
-    for (let i = 0; i <= header.terms.length; i++) termOffsets[i] = dir.readUInt32LE(offsetsAt + i * 4);
-    const dfAt = offsetsAt + (header.terms.length + 1) * 4;
-    const dfs = new Uint32Array(header.terms.length);
-    for (let i = 0; i < header.terms.length; i++) dfs[i] = dir.readUInt32LE(dfAt + i * 4);
-    if (postingsAt + termOffsets[header.terms.length]! !== size) {
-      throw new DamagedIndexError(`${file}: holds ${size} bytes, its directory says ${postingsAt + termOffsets[header.terms.length]!}`);
+    const termOffsets = new Uint32Array(terms + 1);
+    for (let i = 0; i <= terms; i++) termOffsets[i] = dir.readUInt32LE(offsetsAt + i * 4);
+    const dfAt = offsetsAt + (terms + 1) * 4;
+    const dfs = new Uint32Array(terms);
+    for (let i = 0; i < terms; i++) dfs[i] = dir.readUInt32LE(dfAt + i * 4);
+    const blockStartAt = dfAt + terms * 4;
+    const blockStart = new Uint32Array(terms + 1);
+    for (let i = 0; i <= terms; i++) blockStart[i] = dir.readUInt32LE(blockStartAt + i * 4);
+    const blocksAt = blockStartAt + (terms + 1) * 4;
+    const blocks = new DataView(dir.buffer, dir.byteOffset + blocksAt, header.blocks * BLOCK_BYTES);
+    if (postingsAt + termOffsets[terms]! !== size) {
+      throw new DamagedIndexError(`${file}: holds ${size} bytes, its directory says ${postingsAt + termOffsets[terms]!}`);
     }
-    return new LoadedSegment(file, header, docs, termOffsets, dfs, postingsAt);
+    if (blockStart[terms] !== header.blocks) throw new DamagedIndexError(`${file}: the block table does not add up`);
+    // Each term: as many blocks as its postings need, its two streams filling its postings exactly.
+    for (let i = 0; i < terms; i++) {
+      const from = blockStart[i]!;
+      const to = blockStart[i + 1]!;
+      if (to - from !== Math.ceil(dfs[i]! / BLOCK_POSTINGS) || to <= from) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
+      const last = (to - 1) * BLOCK_BYTES;
+      if (termOffsets[i]! + blocks.getUint32(last + 4, true) + blocks.getUint32(last + 8, true) !== termOffsets[i + 1]!) {
+        throw new DamagedIndexError(`${file}: term ${i}'s blocks do not fill its postings`);
+      }
+      if (blocks.getUint32(last, true) >= header.docs) throw new DamagedIndexError(`${file}: a block names node ${blocks.getUint32(last, true)} of ${header.docs}`);
+    }
+    return new LoadedSegment(file, header, docs, termOffsets, dfs, blockStart, blocks, postingsAt);
   }
 
   get docCount(): number {
@@ -128,10 +148,7 @@ export class LoadedSegment {
   /** Thought words × 1 + tag words × 0.4 + artifact words × 0.2. */
   weightedLengthOf(i: number): number {
     const at = i * DOC_BYTES;
-    const t = this.docs.getUint32(at + 20, true);
-    const g = this.docs.getUint32(at + 24, true);
-    const e = this.docs.getUint32(at + 28, true);
-    return t * FIELD_WEIGHTS.thought + (g - t) * FIELD_WEIGHTS.tags + (e - g) * FIELD_WEIGHTS.artifacts;
+    return weightedLength(this.docs.getUint32(at + 20, true), this.docs.getUint32(at + 24, true), this.docs.getUint32(at + 28, true));
   }
 
   /** Index of `term` in the sorted directory, or -1. */
@@ -168,43 +185,111 @@ export class LoadedSegment {
     return this.dfs[termIdx]!;
   }
 
-  /** Reads and decodes one term's postings. */
-  async postings(handle: fs.FileHandle | undefined, termIdx: number): Promise<Postings> {
-    const from = this.termOffsets[termIdx]!;
-    const len = this.termOffsets[termIdx + 1]! - from;
-    let buf: Buffer;
-    if (this.memory) buf = this.memory.subarray(this.postingsAt + from, this.postingsAt + from + len);
-    else {
-      if (!handle) throw new DamagedIndexError(`${this.file}: no file to read postings from`);
-      buf = Buffer.alloc(len);
-      const { bytesRead } = await handle.read(buf, 0, len, this.postingsAt + from);
-      if (bytesRead !== len) throw new DamagedIndexError(`${this.file}: postings cut short`);
-    }
-    const n = this.dfs[termIdx]!;
-    const ords = new Int32Array(n);
-    const posStart = new Int32Array(n + 1);
-    // Positions never outnumber the bytes that encode them.
-    const positions = new Int32Array(len);
-    let np = 0;
-    const r = new VarintReader(buf);
-    let ord = -1;
+  /** The term's blocks: indexes [from, to) of the block table. */
+  blockFrom(termIdx: number): number {
+    return this.blockStart[termIdx]!;
+  }
+
+  blockTo(termIdx: number): number {
+    return this.blockStart[termIdx + 1]!;
+  }
+
+  /** The last ordinal of block `b`. */
+  blockLast(b: number): number {
+    return this.blocks.getUint32(b * BLOCK_BYTES, true);
+  }
+
+  /** Postings in block `b` of term `termIdx`. */
+  blockSize(termIdx: number, b: number): number {
+    return b < this.blockStart[termIdx + 1]! - 1 ? BLOCK_POSTINGS : this.dfs[termIdx]! - (b - this.blockStart[termIdx]!) * BLOCK_POSTINGS;
+  }
+
+  /** The highest score any document of block `b` can have for a term of this idf, with this average length. */
+  blockBound(b: number, termIdf: number, avgLength: number): number {
+    const at = b * BLOCK_BYTES;
+    const v = this.blocks;
+    return Math.max(termScore(termIdf, v.getFloat32(at + 12, true), v.getFloat32(at + 16, true), avgLength), termScore(termIdf, v.getFloat32(at + 20, true), v.getFloat32(at + 24, true), avgLength));
+  }
+
+  /** Byte range of blocks [from, to)'s document streams in the postings. */
+  docRange(termIdx: number, from: number, to: number): [number, number] {
+    const base = this.termOffsets[termIdx]!;
+    const first = this.blockStart[termIdx]!;
+    return [base + (from === first ? 0 : this.blocks.getUint32((from - 1) * BLOCK_BYTES + 4, true)), base + this.blocks.getUint32((to - 1) * BLOCK_BYTES + 4, true)];
+  }
+
+  /** Byte range of blocks [from, to)'s position streams in the postings. */
+  posRange(termIdx: number, from: number, to: number): [number, number] {
+    const first = this.blockStart[termIdx]!;
+    const last = this.blockStart[termIdx + 1]! - 1;
+    const base = this.termOffsets[termIdx]! + this.blocks.getUint32(last * BLOCK_BYTES + 4, true);
+    return [base + (from === first ? 0 : this.blocks.getUint32((from - 1) * BLOCK_BYTES + 8, true)), base + this.blocks.getUint32((to - 1) * BLOCK_BYTES + 8, true)];
+  }
+
+  /** Bytes [from, to) of the postings (from memory, or one positioned read). */
+  async read(handle: fs.FileHandle | undefined, from: number, to: number): Promise<Buffer> {
+    if (this.memory) return this.memory.subarray(this.postingsAt + from, this.postingsAt + to);
+    if (!handle) throw new DamagedIndexError(`${this.file}: no file to read postings from`);
+    const buf = Buffer.allocUnsafe(to - from);
+    const { bytesRead } = await handle.read(buf, 0, to - from, this.postingsAt + from);
+    if (bytesRead !== to - from) throw new DamagedIndexError(`${this.file}: postings cut short`);
+    return buf;
+  }
+
+  /**
+   * Decodes block `b`'s document stream from `r` (at the block's start) into `ords`/`wtfs` from index `at`; returns
+   * the index after the last. `counts` (optional) gets each document's number of positions.
+   */
+  decodeDocs(termIdx: number, b: number, r: VarintReader, ords: Int32Array, wtfs: Float64Array, at: number, counts?: Int32Array): number {
+    const n = this.blockSize(termIdx, b);
+    let ord = b === this.blockStart[termIdx]! ? -1 : this.blockLast(b - 1);
     try {
       for (let i = 0; i < n; i++) {
         ord += r.read();
-        ords[i] = ord;
+        const code = r.read();
+        const nt = code >>> 2;
+        const ng = code & 1 ? r.read() : 0;
+        const na = code & 2 ? r.read() : 0;
+        ords[at + i] = ord;
+        wtfs[at + i] = weightedTf(nt, ng, na);
+        if (counts) counts[at + i] = nt + ng + na;
+      }
+    } catch (e) {
+      throw new DamagedIndexError(`${this.file}: ${(e as Error).message}`);
+    }
+    if (ord !== this.blockLast(b) || ord >= this.header.docs) throw new DamagedIndexError(`${this.file}: block ${b} does not end at its last node`);
+    return at + n;
+  }
+
+  /** Reads and decodes one term's postings whole, positions too. */
+  async postings(handle: fs.FileHandle | undefined, termIdx: number): Promise<Postings> {
+    const from = this.blockStart[termIdx]!;
+    const to = this.blockStart[termIdx + 1]!;
+    const [d0, d1] = this.docRange(termIdx, from, to);
+    const [p0, p1] = this.posRange(termIdx, from, to);
+    const buf = await this.read(handle, d0, p1);
+    const n = this.dfs[termIdx]!;
+    const ords = new Int32Array(n);
+    const wtfs = new Float64Array(n);
+    const counts = new Int32Array(n);
+    const r = new VarintReader(buf.subarray(0, d1 - d0));
+    let at = 0;
+    for (let b = from; b < to; b++) at = this.decodeDocs(termIdx, b, r, ords, wtfs, at, counts);
+    const posStart = new Int32Array(n + 1);
+    // Positions never outnumber the bytes that encode them.
+    const positions = new Int32Array(p1 - p0);
+    const pr = new VarintReader(buf.subarray(p0 - d0));
+    let np = 0;
+    try {
+      for (let i = 0; i < n; i++) {
         posStart[i] = np;
-        const count = r.read();
         let p = 0;
-        for (let k = 0; k < count; k++) {
-          p += r.read();
-          positions[np++] = p;
-        }
+        for (let k = 0; k < counts[i]!; k++) positions[np++] = p += pr.read();
       }
     } catch (e) {
       throw new DamagedIndexError(`${this.file}: ${(e as Error).message}`);
     }
     posStart[n] = np;
-    if (ord >= this.header.docs) throw new DamagedIndexError(`${this.file}: a posting names node ${ord} of ${this.header.docs}`);
     return { ords, posStart, pos: positions.subarray(0, np) };
   }
 }
@@ -217,7 +302,7 @@ function checkHead(head: Buffer, file: string): number {
 }
 
 function directoryLength(header: SegmentHeader): number {
-  return header.docs * DOC_BYTES + (header.terms.length + 1) * 4 + header.terms.length * 4;
+  return header.docs * DOC_BYTES + (header.terms.length + 1) * 8 + header.terms.length * 4 + header.blocks * BLOCK_BYTES;
 }
 
 function parseHeader(buf: Buffer, file: string): SegmentHeader {
@@ -228,8 +313,8 @@ function parseHeader(buf: Buffer, file: string): SegmentHeader {
     throw new DamagedIndexError(`${file}: header is not JSON`);
   }
   const v = h as Partial<SegmentHeader>;
-  if (typeof v !== 'object' || v === null || typeof v.start !== 'number' || typeof v.end !== 'number' || typeof v.docs !== 'number' || !Array.isArray(v.terms)) {
-    throw new DamagedIndexError(`${file}: header lacks start, end, docs or terms`);
+  if (typeof v !== 'object' || v === null || typeof v.start !== 'number' || typeof v.end !== 'number' || typeof v.docs !== 'number' || !Array.isArray(v.terms) || typeof v.blocks !== 'number') {
+    throw new DamagedIndexError(`${file}: header lacks start, end, docs, terms or blocks`);
   }
   return v as SegmentHeader;
 }

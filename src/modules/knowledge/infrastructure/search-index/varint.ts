@@ -17,6 +17,16 @@ export class VarintWriter {
     }
     this.buf[this.length++] = n;
   }
+  /** Appends raw bytes (another writer's varints). */
+  append(bytes: Uint8Array): void {
+    if (this.length + bytes.length > this.buf.length) {
+      const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + bytes.length + 16));
+      next.set(this.buf.subarray(0, this.length));
+      this.buf = next;
+    }
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
+  }
   bytes(): Uint8Array {
     return this.buf.subarray(0, this.length);
   }
