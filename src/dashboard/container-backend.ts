@@ -7,7 +7,7 @@ import { KnowledgeTokens } from '../modules/knowledge';
 import { TasksTokens } from '../modules/tasks';
 import { WorkflowTokens } from '../modules/workflow';
 import { sessionDetail, sessionSummary, type SessionListEntryLike, type SessionTimelineLike, type WorkflowStepLike } from './session-view';
-import type { DashboardBackend, KnowledgeNodeFilter } from './dashboard-backend';
+import type { DashboardBackend, DebugControl, DebugStart, KnowledgeNodeFilter } from './dashboard-backend';
 
 /** The one shape every use case has; the dashboard only calls `execute`. */
 interface Executable {
@@ -101,6 +101,18 @@ export class ContainerBackend implements DashboardBackend {
 
   runGraphTool(name: string, args: unknown): Promise<unknown> {
     return this.run(GraphTokens.RunGraphTool, { tool: name, args });
+  }
+
+  debugGraphTool(name: string, start: DebugStart): Promise<unknown> {
+    return this.run(GraphTokens.StartGraphDebugRun, { tool: name, ...start });
+  }
+
+  debugRun(runId: string): Promise<unknown> {
+    return this.run(GraphTokens.GetGraphDebugRun, { runId });
+  }
+
+  controlDebugRun(runId: string, control: DebugControl): Promise<unknown> {
+    return this.run(GraphTokens.ControlGraphDebugRun, { runId, ...control });
   }
 
   knowledgeProjects(): Promise<unknown> {

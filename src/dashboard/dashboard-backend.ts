@@ -10,6 +10,16 @@ export interface KnowledgeNodeFilter {
   limit?: number;
 }
 
+/** How a debug run is started from the dashboard (POST /api/graphs/:tool/debug). */
+export interface DebugStart {
+  args: unknown;
+  breakpoints?: string[];
+  startPaused?: boolean;
+}
+
+/** What a debug request does to its run. */
+export type DebugControl = { action: 'pause' | 'resume' | 'step' | 'stop' } | { action: 'breakpoints'; nodeIds: string[] };
+
 export interface DashboardBackend {
   overview(): Promise<unknown>;
   taskGraph(project: string): Promise<unknown>;
@@ -23,6 +33,10 @@ export interface DashboardBackend {
   graphRun(runId: string): Promise<unknown>;
   graphRunExecution(runId: string, index: number): Promise<unknown>;
   runGraphTool(name: string, args: unknown): Promise<unknown>;
+  /** The debugger (docs/dashboard.md "Debugger"): debug runs held by this process. */
+  debugGraphTool(name: string, start: DebugStart): Promise<unknown>;
+  debugRun(runId: string): Promise<unknown>;
+  controlDebugRun(runId: string, control: DebugControl): Promise<unknown>;
   knowledgeProjects(): Promise<unknown>;
   knowledgeNodes(project: string, filter: KnowledgeNodeFilter): Promise<unknown>;
   knowledgeNode(project: string, id: string): Promise<unknown>;

@@ -10,6 +10,7 @@ import { runAsDashboardCaller } from '../dashboard-caller';
 import { httpError, toHttpError, type HttpError } from './error-status';
 import { SseHub } from './sse-hub';
 import { serveStatic } from './static-files';
+import { breakpointsBody, debugStartBody } from './debug-requests';
 
 export interface DashboardHttpOptions {
   backend: DashboardBackend;
@@ -45,10 +46,12 @@ interface Route {
   names: string[];
   run: (p: Params, q: Query, body: unknown) => Promise<unknown>;
   action?: string;
+  /** Answered only with --allow-actions (a GET of the debugger: read-only dashboards offer nothing of it). */
+  actionsOnly?: boolean;
 }
 
 /** `/projects/:project/tasks` → a RegExp with named segments. */
-function route(method: Route['method'], path: string, run: Route['run'], action?: string): Route {
+function route(method: Route['method'], path: string, run: Route['run'], action?: string, actionsOnly = false): Route {
   const names: string[] = [];
   const pattern = new RegExp(
     '^' + path.replace(/:([a-zA-Z]+)/g, (_m, n: string) => {
@@ -56,7 +59,7 @@ function route(method: Route['method'], path: string, run: Route['run'], action?
       return '([^/]+)';
     }) + '$',
   );
-  return { method, pattern, names, run, ...(action ? { action } : {}) };
+  return { method, pattern, names, run, ...(action ? { action } : {}), ...(actionsOnly ? { actionsOnly } : {}) };
 }
 
 const MAX_BODY_BYTES = 1 << 20;
@@ -151,6 +154,11 @@ export class DashboardHttp {
       route('GET', '/graphs', () => b.graphTools()),
       route('GET', '/graphs/:tool', (p) => b.graphTool(p.tool)),
       route('POST', '/graphs/:tool/run', (p, _q, body) => b.runGraphTool(p.tool, (body as { args?: unknown }).args ?? {}), 'run_graph_tool'),
+      // The debugger: debug runs held by this process (docs/dashboard.md "Debugger").
+      route('POST', '/graphs/:tool/debug', (p, _q, body) => b.debugGraphTool(p.tool, debugStartBody(body)), 'debug_graph_tool'),
+      route('GET', '/debug/:run', (p) => b.debugRun(p.run), undefined, true),
+      ...(['pause', 'resume', 'step', 'stop'] as const).map((action) => route('POST', `/debug/:run/${action}`, (p) => b.controlDebugRun(p.run, { action }), `debug_${action}`)),
+      route('POST', '/debug/:run/breakpoints', (p, _q, body) => b.controlDebugRun(p.run, breakpointsBody(body)), 'debug_breakpoints'),
       route('GET', '/runs/:run', (p) => b.graphRun(p.run)),
       route('GET', '/runs/:run/executions/:index', (p) => {
         const index = Number(p.index);
@@ -236,7 +244,7 @@ export class DashboardHttp {
         throw methodMismatch ? httpError(405, 'invalid_arguments', `${req.method} not allowed on ${path}`) : httpError(404, 'not_found', `no API endpoint ${path}`);
       }
       const { r, params } = matched;
-      if (r.method === 'POST' && !this.o.allowActions) {
+      if ((r.method === 'POST' || r.actionsOnly) && !this.o.allowActions) {
         throw httpError(403, 'read_only', 'the dashboard is read-only: start it with --allow-actions to enable actions');
       }
       // An action changes something: the token's identity needs `write`, as the tool would.
@@ -244,7 +252,7 @@ export class DashboardHttp {
         throw httpError(403, 'forbidden', `${r.action ?? 'this action'} needs the 'write' scope; identity '${identity.name}' has ${identity.scopes.map((x) => `'${x}'`).join(', ') || 'no scope'}`);
       }
       const body = r.method === 'POST' ? await readJsonBody(req) : undefined;
-      if (r.action) this.o.logger.info('dashboard action', { action: r.action, ...params, ...(r.action === 'run_graph_tool' ? {} : { body }) });
+      if (r.action) this.o.logger.info('dashboard action', { action: r.action, ...params, ...(r.action === 'run_graph_tool' || r.action === 'debug_graph_tool' ? {} : { body }) });
       const result = await runAsDashboardCaller(identity, () => r.run(params, url.searchParams, body));
       sendJson(res, 200, result);
     } catch (e) {

@@ -12,6 +12,10 @@ import { GetGraphRunExecution } from './application/use-cases/get-graph-run-exec
 import { ListGraphTools } from './application/use-cases/list-graph-tools';
 import { DescribeGraphTool } from './application/use-cases/describe-graph-tool';
 import { RunGraphTool } from './application/use-cases/run-graph-tool';
+import { GraphDebugRuns } from './application/services/graph-debug-runs';
+import { StartGraphDebugRun } from './application/use-cases/debug/start-graph-debug-run';
+import { GetGraphDebugRun } from './application/use-cases/debug/get-graph-debug-run';
+import { ControlGraphDebugRun } from './application/use-cases/debug/control-graph-debug-run';
 import { GetGraphServer } from './application/use-cases/authoring/get-graph-server';
 import { ListServedGraphTools } from './application/use-cases/authoring/list-served-graph-tools';
 import { GetGraphToolDefinition } from './application/use-cases/authoring/get-graph-tool-definition';
@@ -114,6 +118,17 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.ListGraphTools, { useClass: ListGraphTools }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.DescribeGraphTool, { useClass: DescribeGraphTool }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.RunGraphTool, { useClass: RunGraphTool }, { lifecycle: Scope.Singleton });
+  // The dashboard's debugger: the debug runs this process holds (a paused one left alone is stopped, logged).
+  let debugRuns: GraphDebugRuns | undefined;
+  container.register(GraphTokens.GraphDebugRuns, {
+    useFactory: (c) =>
+      (debugRuns ??= new GraphDebugRuns(c.resolve<GraphHost>(GraphTokens.GraphHost), {
+        ...(c.isRegistered(Tokens.Logger, true) ? { logger: c.resolve<Logger>(Tokens.Logger).child({ component: 'graph debugger' }) } : {}),
+      })),
+  });
+  container.register(GraphTokens.StartGraphDebugRun, { useClass: StartGraphDebugRun }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.GetGraphDebugRun, { useClass: GetGraphDebugRun }, { lifecycle: Scope.Singleton });
+  container.register(GraphTokens.ControlGraphDebugRun, { useClass: ControlGraphDebugRun }, { lifecycle: Scope.Singleton });
   // The authoring tools' use cases (their tools are listed only with --graph-authoring; see graph-authoring.tools.ts).
   container.register(GraphTokens.GetGraphServer, { useClass: GetGraphServer }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.ListServedGraphTools, { useClass: ListServedGraphTools }, { lifecycle: Scope.Singleton });
@@ -142,6 +157,9 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.DeleteGraphTool, { useClass: DeleteGraphTool }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.RunGraphToolDraft, { useClass: RunGraphToolDraft }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => host?.runner.stopAll());
+    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => {
+      debugRuns?.stopAll();
+      host?.runner.stopAll();
+    });
   }
 };

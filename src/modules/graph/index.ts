@@ -56,3 +56,4 @@ export function graphRuntime(): typeof import('./graph.runtime') {
 }
 export type { GraphRunRecord, GraphRunSummary, GraphDrawing } from './domain/graph-run-record';
 export type { GraphRunStore } from './application/ports/graph-run-store';
+export type { DebugRunView, DebugExecution, DebugAction } from './application/services/graph-debug-runs';

@@ -10,6 +10,11 @@ export const GraphTokens = {
   ListGraphTools: Symbol.for('workgraph.ListGraphTools'),
   DescribeGraphTool: Symbol.for('workgraph.DescribeGraphTool'),
   RunGraphTool: Symbol.for('workgraph.RunGraphTool'),
+  // The dashboard's debugger (--allow-actions): the debug runs this process holds and their use cases.
+  GraphDebugRuns: Symbol.for('workgraph.GraphDebugRuns'),
+  StartGraphDebugRun: Symbol.for('workgraph.StartGraphDebugRun'),
+  GetGraphDebugRun: Symbol.for('workgraph.GetGraphDebugRun'),
+  ControlGraphDebugRun: Symbol.for('workgraph.ControlGraphDebugRun'),
   // The authoring tools (--graph-authoring).
   GetGraphServer: Symbol.for('workgraph.GetGraphServer'),
   ListServedGraphTools: Symbol.for('workgraph.ListServedGraphTools'),
