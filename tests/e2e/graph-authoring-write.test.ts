@@ -182,7 +182,7 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(unknown.content[0].text).toMatch(/^not_found: graph tool 'echo_measure' not found/);
   }, 60_000);
 
-  it('a first tool in a file with none; a file outside the roots, one --graphs does not name, an older-format file: refused', async () => {
+  it('a first tool in a file with none; a file outside the roots, one --graphs does not name: refused', async () => {
     const empty = (await call('graph_server', { file: 'empty.yaml' })).structuredContent!.graphs[0];
     const first = await call('graph_tool_add', { file: 'empty.yaml', revision: empty.revision, tool: { ...echoTool('first_one'), nodes: [{ id: 'entry', type: 'entry', next: 'exit' }, { id: 'exit', type: 'exit' }] } });
     expect(first.structuredContent).toMatchObject({ tools: ['first_one'] });
@@ -194,9 +194,86 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(outside.content[0].text).toMatch(/^path_not_allowed: file: .*outside the allowed roots/);
     const notServed = await call('graph_tool_add', { file: path.join(tmp.dir, 'not-served.yaml'), revision: 'x', tool: echoTool('ns_tool') });
     expect(notServed.content[0].text).toMatch(/^invalid_arguments: file: '.*not-served\.yaml' is not a graph file this server serves/);
+  }, 60_000);
+
+  it('an older-format file (sum_to_n) is converted to the nested format on its first change: comments kept, its tool runs as before', async () => {
+    const sumFile = path.join(graphs, 'sum_to_n.yaml');
+    const original = fs.readFileSync(sumFile, 'utf8');
+    const before = await call('sum_to_n', { n: 10 });
     const sum = (await call('graph_server', { file: 'sum_to_n.yaml' })).structuredContent!.graphs[0];
-    const older = await call('graph_tool_add', { file: 'sum_to_n.yaml', revision: sum.revision, tool: echoTool('older_tool') });
-    expect(older.content[0].text).toMatch(/^invalid_arguments: file: .*sum_to_n\.yaml is in mcpgraph's older format/);
+    expect(sum.format).toBe('older');
+    const triple = {
+      name: 'triple',
+      description: 'Triples n',
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      outputSchema: { type: 'object', properties: { tripled: { type: 'number' } } },
+      nodes: [
+        { id: 'entry', type: 'entry', next: 'times' },
+        { id: 'times', type: 'transform', transform: { expr: '{"tripled": $.entry.n * 3}' }, next: 'exit' },
+        { id: 'exit', type: 'exit' },
+      ],
+    };
+    const added = await call('graph_tool_add', { file: 'sum_to_n.yaml', revision: sum.revision, tool: triple });
+    expect(added.isError).toBeFalsy();
+    expect(added.structuredContent).toMatchObject({ tools: ['sum_to_n', 'triple'] });
+    expect(added.structuredContent!.warnings).toEqual([expect.stringMatching(/sum_to_n\.yaml: converted from mcpgraph's older format .* to the nested one/)]);
+    const text = fs.readFileSync(sumFile, 'utf8');
+    // Every comment of the hand-written file survives; the header up to the nodes is byte for byte the same.
+    for (const comment of original.split('\n').filter((l) => l.trim().startsWith('#'))) expect(text).toContain(comment.trim());
+    expect(text.startsWith(original.slice(0, original.indexOf('\n# Graph Nodes')))).toBe(true);
+    expect(text).not.toMatch(/^nodes:/m);
+    expect((await call('graph_server', { file: 'sum_to_n.yaml' })).structuredContent!.graphs[0]).toMatchObject({ format: 'nested', tools: ['sum_to_n', 'triple'] });
+    // Served at once, and the converted tool answers as the older file's did.
+    expect((await call('triple', { n: 4 })).structuredContent).toEqual({ tripled: 12 });
+    expect((await call('sum_to_n', { n: 10 })).structuredContent).toEqual(before.structuredContent);
+    expect(before.structuredContent).toEqual({ sum: 55 });
+    // Further changes are ordinary changes of a nested file: no second conversion note.
+    const updated = await call('graph_tool_update', { name: 'triple', revision: added.structuredContent!.revision, tool: { ...triple, description: 'Triples n (v2)' } });
+    expect(updated.structuredContent).toMatchObject({ tools: ['sum_to_n', 'triple'], warnings: [] });
+    const deleted = await call('graph_tool_delete', { name: 'triple', revision: updated.structuredContent!.revision });
+    expect(deleted.structuredContent).toMatchObject({ tools: ['sum_to_n'], warnings: [] });
+    expect((await call('sum_to_n', { n: 3 })).structuredContent).toEqual({ sum: 6 });
+  }, 60_000);
+
+  it('an older-format file whose tool is updated first is converted too; one that cannot be split is refused and left as it was', async () => {
+    const older = path.join(graphs, 'older-two.yaml');
+    const bad = path.join(graphs, 'older-bad.yaml');
+    const text = `# hand-written, older format
+server: { name: "olderTwo", version: "1" }
+tools:
+  - name: "older_echo"
+    description: "Echoes"
+    inputSchema: { type: "object", properties: { m: { type: "string" } } }
+    outputSchema: { type: "object" }
+nodes:
+  - id: "in"
+    type: "entry"
+    tool: "older_echo"
+    next: "out"
+  - id: "out"   # the exit
+    type: "exit"
+    tool: "older_echo"
+`;
+    fs.writeFileSync(older, text);
+    fs.writeFileSync(bad, 'server: { name: "olderBad", version: "1" }\nnodes:\n  - { id: loop, type: transform, transform: { expr: "1" }, next: loop }\n');
+    await waitFor('both files loaded', async () => ((await call('graph_server', {})).structuredContent!.graphs as Array<{ file: string }>).filter((g) => /older-(two|bad)\.yaml$/.test(g.file)).length === 2);
+    const r = (await call('graph_server', { file: 'older-two.yaml' })).structuredContent!.graphs[0];
+    const def = (await call('graph_tool_get', { name: 'older_echo' })).structuredContent!;
+    const updated = await call('graph_tool_update', { name: 'older_echo', revision: r.revision, tool: { name: 'older_echo', description: 'Echoes (v2)', inputSchema: def.inputSchema, outputSchema: def.outputSchema, nodes: def.nodes } });
+    expect(updated.isError).toBeFalsy();
+    expect(updated.structuredContent!.warnings[0]).toMatch(/converted from mcpgraph's older format/);
+    const after = fs.readFileSync(older, 'utf8');
+    expect(after).toContain('# hand-written, older format');
+    // The updated tool is rewritten as a whole (its node lines and their comments with it), as in any nested file.
+    expect(after).not.toMatch(/^nodes:/m);
+    expect(after).toMatch(/^ {4}nodes:\n {6}- id: in\n/m);
+    expect((await call('older_echo', { m: 'hi' })).structuredContent).toEqual({ m: 'hi' });
+
+    const b = (await call('graph_server', { file: 'older-bad.yaml' })).structuredContent!.graphs[0];
+    const badText = fs.readFileSync(bad, 'utf8');
+    const refused = await call('graph_tool_add', { file: 'older-bad.yaml', revision: b.revision, tool: echoTool('never') });
+    expect(refused.content[0].text).toMatch(/^invalid_arguments: file: .*older-bad\.yaml is in mcpgraph's older format and cannot be converted to the nested one: the file declares nodes but no tools/);
+    expect(fs.readFileSync(bad, 'utf8')).toBe(badText);
   }, 60_000);
 
   it('the modern era hears the change on its listen stream', async () => {

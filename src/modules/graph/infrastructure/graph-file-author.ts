@@ -8,6 +8,7 @@ import type { GraphFileChanged, GraphFileEditor, GraphToolChange } from '../appl
 import { argumentReadings, readingAlone, toolSpellings } from '../domain/graph-tool-arguments';
 import { describeIssue, type GraphIssue } from '../domain/graph-issue';
 import { parseGraphDocument } from './graph-document';
+import { convertOlderFormat } from './graph-file-older-convert';
 import { editToolList, type ToolListEdit } from './graph-file-text-edit';
 import { graphFileRevision } from './graph-file-revision';
 import type { GraphHost } from './graph-host';
@@ -18,8 +19,9 @@ const LISTED_PROBLEMS = 5;
 
 /**
  * The {@link GraphFileEditor} over the files of `--graphs`: each change under a lock of its own (in the data dir, so
- * two workgraph processes sharing it take turns), the revision compared with the file on disk, the tool list edited
- * in place (graph-file-text-edit.ts), the new text checked by the host's loader and against the other served files'
+ * two workgraph processes sharing it take turns), the revision compared with the file on disk, an older-format file
+ * converted to the nested format first (graph-file-older-convert.ts), the tool list edited in place
+ * (graph-file-text-edit.ts), the new text checked by the host's loader and against the other served files'
  * tool names, and written with the kernel's writeFileAtomic (the file's permissions kept).
  */
 export class GraphFileAuthor implements GraphFileEditor {
@@ -55,7 +57,8 @@ export class GraphFileAuthor implements GraphFileEditor {
           { file, revision, current },
         );
       }
-      const next = this.changedText(file, text, change);
+      const base = this.nestedText(file, text);
+      const next = this.changedText(file, base.text, change);
       const graph = await this.checked(file, next);
       this.host.checkServable(file, graph);
       lock.assertHeld();
@@ -65,7 +68,10 @@ export class GraphFileAuthor implements GraphFileEditor {
         file,
         revision: graphFileRevision(next),
         tools: graph.config.tools.map((t) => t.name),
-        warnings: graph.warnings.map((w) => `${file}:${w.position?.line ?? 1}:${w.position?.column ?? 1}: ${describeIssue(w)}`),
+        warnings: [
+          ...(base.converted ? [`${file}: converted from mcpgraph's older format (one top-level nodes list) to the nested one: each tool's nodes now under tools[].nodes, servers under mcpServers; comments and the other lines kept`] : []),
+          ...graph.warnings.map((w) => `${file}:${w.position?.line ?? 1}:${w.position?.column ?? 1}: ${describeIssue(w)}`),
+        ],
       };
     });
   }
@@ -76,7 +82,7 @@ export class GraphFileAuthor implements GraphFileEditor {
       delete graph.config.file; // an in-memory graph: its runs name no file
       return graph;
     }
-    const text = await fs.readFile(file, 'utf8');
+    const { text } = this.nestedText(file, await fs.readFile(file, 'utf8'));
     const raw = this.toolsIn(file, text);
     const index = raw.findIndex((t) => t.name === tool.name);
     const change: GraphToolChange = index < 0 ? { kind: 'add', tool } : { kind: 'update', name: String(tool.name), tool };
@@ -117,20 +123,24 @@ export class GraphFileAuthor implements GraphFileEditor {
     );
   }
 
-  /** The raw tool entries of a file the authoring tools can change (nested or newest format). */
-  private toolsIn(file: string, text: string): Array<Record<string, unknown>> {
+  /** The file's text in the nested or newest format: an older-format file converted (graph-file-older-convert.ts). */
+  private nestedText(file: string, text: string): { text: string; converted: boolean } {
+    const root = this.rootOf(file, text);
+    return Array.isArray(root.nodes) ? { text: convertOlderFormat(text, file), converted: true } : { text, converted: false };
+  }
+
+  private rootOf(file: string, text: string): Record<string, unknown> {
     const doc = parseGraphDocument(text, file);
     if (!doc.ok) {
       const e = doc.errors[0]!;
       throw new InvalidGraphError(`${file}:${e.position.line}:${e.position.column}: ${e.message} (fix the file first: it does not parse)`, { file, line: e.position.line });
     }
-    const root = (doc.value && typeof doc.value === 'object' ? doc.value : {}) as Record<string, unknown>;
-    if (Array.isArray(root.nodes)) {
-      throw new InvalidArgumentsError(
-        `file: ${file} is in mcpgraph's older format (one top-level nodes list its tools share); the authoring tools change files in the nested or newest format (nodes under tools[].nodes): put new tools in such a file`,
-        'file',
-      );
-    }
+    return (doc.value && typeof doc.value === 'object' ? doc.value : {}) as Record<string, unknown>;
+  }
+
+  /** The raw tool entries of a file in the nested or newest format. */
+  private toolsIn(file: string, text: string): Array<Record<string, unknown>> {
+    const root = this.rootOf(file, text);
     if (root.tools !== undefined && root.tools !== null && !Array.isArray(root.tools)) throw new InvalidGraphError(`${file}: 'tools' is not a list`, { file });
     return ((root.tools as unknown[] | undefined) ?? []).filter((t): t is Record<string, unknown> => !!t && typeof t === 'object' && !Array.isArray(t));
   }

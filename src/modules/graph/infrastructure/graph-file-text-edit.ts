@@ -36,9 +36,14 @@ function applyToList(tools: readonly unknown[], edit: ToolListEdit): unknown[] {
   return next;
 }
 
-function editJson(text: string, edit: ToolListEdit, count: number): string {
+/** jsonc-parser's formatting for a JSON text: its own indentation (spaces or tabs) and line ends. */
+export function jsonFormattingOf(text: string): { insertSpaces: boolean; tabSize: number; eol: string } {
   const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? '  ';
-  const formattingOptions = { insertSpaces: !indent.includes('\t'), tabSize: indent.includes('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+  return { insertSpaces: !indent.includes('\t'), tabSize: indent.includes('\t') ? 1 : indent.length, eol: text.includes('\r\n') ? '\r\n' : '\n' };
+}
+
+function editJson(text: string, edit: ToolListEdit, count: number): string {
+  const formattingOptions = jsonFormattingOf(text);
   const edits =
     edit.kind === 'add'
       ? modify(text, ['tools', count], edit.tool, { formattingOptions, isArrayInsertion: true })
@@ -104,7 +109,7 @@ function rewriteToolsPair(text: string, pair: Pair<unknown, unknown> | undefined
 }
 
 /** The offset just after the end of the line holding `offset` (after its newline, or the end of the text). */
-function lineEnd(text: string, offset: number): number {
+export function lineEnd(text: string, offset: number): number {
   const nl = text.indexOf('\n', offset);
   return nl < 0 ? text.length : nl + 1;
 }
