@@ -135,7 +135,7 @@ export class ContainerBackend implements DashboardBackend {
 
   /** Text given: search_nodes (ranked, best first; each node with its score and its snippet, matches marked **so**). */
   private async searchKnowledge(project: string, f: KnowledgeNodeFilter): Promise<unknown> {
-    const r = await this.run<{ hits: unknown[]; nextCursor: string | null; total: number }>(KnowledgeTokens.SearchKnowledgeNodes, {
+    const r = await this.run<{ hits: unknown[]; nextCursor: string | null; total: number; totalExact: boolean }>(KnowledgeTokens.SearchKnowledgeNodes, {
       projectContext: project,
       query: f.text,
       ...(f.role ? { role: f.role } : {}),
@@ -143,7 +143,7 @@ export class ContainerBackend implements DashboardBackend {
       ...(f.cursor ? { cursor: f.cursor } : {}),
       limit: Math.min(f.limit ?? 50, 100),
     });
-    return { nodes: r.hits, nextCursor: r.nextCursor, total: r.total };
+    return { nodes: r.hits, nextCursor: r.nextCursor, total: r.total, totalExact: r.totalExact };
   }
 
   async knowledgeNode(project: string, id: string): Promise<unknown> {

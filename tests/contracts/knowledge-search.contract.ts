@@ -11,7 +11,12 @@ import { noopCallContext } from '../../src/kernel/call-context';
  * adapter must keep: the same query language, the same matches and — on these cases — the same top hit and the same
  * set of hits on the first page, whichever store ranks them.
  */
-export function knowledgeSearchContract(name: string, make: () => Promise<{ store: KnowledgeStore; cleanup?: () => Promise<void> }>): ContractRun {
+/** What a case may ask of the store it makes: `searchTotalCap` lowers the cap on counting matches (SEARCH_TOTAL_CAP). */
+export interface SearchStoreOptions {
+  searchTotalCap?: number;
+}
+
+export function knowledgeSearchContract(name: string, make: (opts?: SearchStoreOptions) => Promise<{ store: KnowledgeStore; cleanup?: () => Promise<void> }>): ContractRun {
   const run = new ContractRun(`knowledge search contract: ${name}`);
   describe(run.suite, () => {
     const it = run.it;
@@ -63,6 +68,7 @@ export function knowledgeSearchContract(name: string, make: () => Promise<{ stor
       const r = await search({ query: 'retry' });
       expect(r.hits[r.hits.length - 1]!.id).toBe('a8'); // only in an artifact path: ranked last
       expect(r.total).toBe(4);
+      expect(r.totalExact).toBe(true);
       expect(r.project).toBe(P);
       for (const h of r.hits) expect(h.score).toBeGreaterThan(0);
     });
@@ -150,6 +156,44 @@ export function knowledgeSearchContract(name: string, make: () => Promise<{ stor
       // Higher term frequency ranks first.
       expect(first.hits[0]!.id).toBe('p6');
       expect(sorted(await ids({ query: 'pager', limit: 100 }))).toEqual(['late1', 'late2', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+    });
+
+    it('total is exact up to the cap; past it either exact or the cap with totalExact false, and paging still reaches every hit', async () => {
+      const capped = await make({ searchTotalCap: 3 });
+      try {
+        run.met(capped.store);
+        const uc = new SearchNodes(capped.store);
+        const find = (input: Partial<SearchNodesInput> & { query: string }) => uc.execute({ projectContext: P, ...input } as SearchNodesInput);
+        const put = (...nodes: StoredKnowledgeNode[]) => capped.store.withLock(nodes[0]!.project, (g) => g.append(nodes));
+        for (let i = 0; i < 7; i++) await put(node(`c${i}`, `capped word ${i % 2 ? 'odd' : 'even'} ${'capped '.repeat(i)}`.trim(), { role: i < 2 ? 'critic' : 'actor' }));
+        await put(node('o1', 'capped word elsewhere', { project: 'other' }));
+        // Under the cap: exact.
+        const few = await find({ query: 'capped', role: 'critic' });
+        expect([few.total, few.totalExact]).toEqual([2, true]);
+        const three = await find({ query: 'capped even', role: 'actor' });
+        expect([three.total, three.totalExact]).toEqual([3, true]);
+        // Over it: a store that knows the figure says it, else the cap as a lower bound.
+        for (const query of ['capped', 'capped word', 'capped -nothing']) {
+          const r = await find({ query, limit: 2 });
+          expect([r.total, r.totalExact]).toEqual(r.totalExact ? [7, true] : [3, false]);
+          const seen = r.hits.map((h) => h.id);
+          let cursor = r.nextCursor;
+          while (cursor) {
+            const page = await find({ query, limit: 2, cursor });
+            seen.push(...page.hits.map((h) => h.id));
+            expect([page.total, page.totalExact]).toEqual(page.totalExact ? [7, true] : [3, false]);
+            cursor = page.nextCursor;
+          }
+          expect(sorted(seen)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+        }
+        // Several projects: the sum, exact only if every project's is.
+        const both = await find({ projectContext: undefined, projects: '*', query: 'capped word' });
+        const demo = await find({ query: 'capped word' });
+        expect(both.totalExact).toBe(demo.totalExact);
+        expect(both.total).toBe(demo.total + 1);
+      } finally {
+        await capped.cleanup?.();
+      }
     });
 
     it('searches several projects, each hit naming its project', async () => {

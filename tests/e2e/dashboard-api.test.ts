@@ -202,6 +202,7 @@ describe('read endpoints', () => {
     // Text is a server-side search_nodes: ranked hits with the matching words marked in a snippet.
     expect(found.nodes[0].snippet).toMatch(/\*\*error\*\*/i);
     expect(found.total).toBe(1);
+    expect(found.totalExact).toBe(true);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?q=the')).status).toBe(400);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=actor&tag=review')).body.nodes).toEqual([]);
     expect((await get(dash, '/api/knowledge/demo-notes/nodes?role=boss')).status).toBe(400);

@@ -132,6 +132,8 @@ test('knowledge: filters by role, tag and text; deleted nodes with their reason'
   await expect(items.first().textContent()).resolves.toContain('Recursive descent is fine');
   // The search hit's snippet highlights the matching words.
   await expect(page.locator('[data-testid="snippet"] mark').first().textContent()).resolves.toMatch(/error/i);
+  // How many match (search_nodes' total; "10,000+ matches" past the cap).
+  await expect(page.locator('[data-testid="match-count"]').textContent()).resolves.toBe('1 match');
   await page.locator('[data-testid="filter-text"]').fill('');
   await page.locator('[data-testid="filter-role"]').selectOption('actor');
   await page.locator('[data-testid="filter-tag"]').fill('design');

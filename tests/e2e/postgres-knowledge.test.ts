@@ -224,4 +224,29 @@ describe('PostgreSQL knowledge store (built server)', () => {
     expect(fixed).toContain('knowledge bad: copied 1 node(s), 1 deleted record(s)');
     expect(fixed).toMatch(/1 knowledge backup\(s\) imported into the database, 1 unchanged/);
   }, 240_000);
+  it('search past 10,000 matches: PostgreSQL answers "at least 10,000" (the CLI prints 10,000+), the files the exact count', async () => {
+    // 10,050 nodes written as the NDJSON store writes them, imported into the database.
+    const data = path.join(tmp.dir, 'many-data');
+    const file = path.join(data, 'projects', 'many', 'knowledge_graph.ndjson');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const start = Date.parse('2026-01-01T00:00:00.000Z');
+    const lines: string[] = [];
+    for (let i = 0; i < 10_050; i++) {
+      const node = { id: `n${i}`, project: 'many', projectContext: 'many', thought: `Plenty of words ${i % 3 ? 'alpha' : 'omega'} in node ${i}`, role: 'actor', tags: [], artifacts: [], parents: [], createdAt: new Date(start + i * 1000).toISOString() };
+      lines.push(JSON.stringify(node));
+    }
+    fs.writeFileSync(file, lines.join('\n') + '\n');
+    const url = await pg.createTestDatabase();
+    await cli(['db', 'import', '--data-dir', data, '--database-url', url]);
+    const inDb = await cliJson(['knowledge', 'search', 'many', 'plenty', 'words', '--database-url', url, '--limit', '3']);
+    expect([inDb.total, inDb.totalExact]).toEqual([10_000, false]);
+    expect(inDb.hits).toHaveLength(3);
+    expect(await cli(['knowledge', 'search', 'many', 'plenty', 'words', '--database-url', url, '--limit', '1'])).toMatch(/^10,000\+ node\(s\) of project 'many' match; best first:/);
+    // Under the cap the count is exact: 'omega' is in every third node.
+    expect(await cli(['knowledge', 'search', 'many', 'plenty', 'omega', '--database-url', url, '--limit', '1'])).toMatch(/^3,350 node\(s\) of project 'many' match/);
+    // The files score every match: their total is exact.
+    const inFiles = await cliJson(['knowledge', 'search', 'many', 'plenty', 'words', '--data-dir', data, '--limit', '3']);
+    expect([inFiles.total, inFiles.totalExact]).toEqual([10_050, true]);
+    expect(await cli(['knowledge', 'search', 'many', 'plenty', 'words', '--data-dir', data, '--limit', '1'])).toMatch(/^10,050 node\(s\) of project 'many' match/);
+  }, 240_000);
 });

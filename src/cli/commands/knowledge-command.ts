@@ -49,7 +49,9 @@ export function knowledgeCommand(): Command {
             if (flags.json) return console.log(JSON.stringify(out, null, 2));
             const where = out.project ?? 'every project';
             if (!out.hits.length) return console.log(`No knowledge node of ${out.project ? `project '${where}'` : where} matches ${input.query}.`);
-            console.log(`${out.total} node(s) of ${out.project ? `project '${where}'` : where} match; best first:`);
+            // A total past the store's cap is a lower bound: "10,000+".
+            const total = `${out.total.toLocaleString('en-US')}${out.totalExact ? '' : '+'}`;
+            console.log(`${total} node(s) of ${out.project ? `project '${where}'` : where} match; best first:`);
             for (const h of out.hits) {
               console.log(`  ${h.score.toFixed(3)}  ${out.project ? '' : `${h.project}/`}${h.id}  ${h.role}${h.tags.length ? ` [${h.tags.join(', ')}]` : ''}${h.deleted ? ' (deleted)' : ''}  ${h.createdAt}`);
               console.log(`         ${h.snippet}`);

@@ -9,7 +9,10 @@ import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructu
 import { knowledgeSearchContract } from '../../contracts/knowledge-search.contract';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 
-/** The search contract against the NDJSON files (and their index) and a real PostgreSQL server. */
+/**
+ * The search contract against the NDJSON files (and their index) and a real PostgreSQL server. The files count every
+ * match they score (their total is always exact), so they take no cap.
+ */
 
 const ndjson = knowledgeSearchContract('ndjson files', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-knowledge-search-'));
@@ -22,10 +25,10 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => pg?.stop());
 
-const postgresql = knowledgeSearchContract('postgresql', async () => {
+const postgresql = knowledgeSearchContract('postgresql', async (opts) => {
   const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 4 });
   await migrate(db, knowledgeMigrations);
-  return { store: new PgKnowledgeStore(db), cleanup: () => db.close() };
+  return { store: new PgKnowledgeStore(db, { searchTotalCap: opts?.searchTotalCap }), cleanup: () => db.close() };
 });
 
 it('ran every case of the search contract against the NDJSON store and the PostgreSQL store', () => {

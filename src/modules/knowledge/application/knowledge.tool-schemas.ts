@@ -241,7 +241,7 @@ export const searchNodesSchemas = toolSchemas({
   },
   outputSchema: {
     type: 'object',
-    required: ['project', 'hits', 'total', 'nextCursor'],
+    required: ['project', 'hits', 'total', 'totalExact', 'nextCursor'],
     properties: {
       project: { type: ['string', 'null'], description: 'The project searched; null when several were' },
       hits: {
@@ -258,7 +258,11 @@ export const searchNodesSchemas = toolSchemas({
           },
         },
       },
-      total: { type: 'integer', description: 'Nodes matching in all' },
+      total: {
+        type: 'integer',
+        description: 'Nodes matching in all when totalExact; otherwise at least this many (a store may stop counting at 10,000)',
+      },
+      totalExact: { type: 'boolean', description: 'false: total is a lower bound ("10,000+")' },
       nextCursor: { type: ['string', 'null'] },
     },
   },

@@ -15,6 +15,11 @@ export interface BriefNode {
   snippet?: string;
 }
 
+/** A search's total: "2,345", or "10,000+" when the store stopped counting at its cap (totalExact false). */
+export function searchTotal(total: number, exact: boolean): string {
+  return `${total.toLocaleString('en-US')}${exact ? '' : '+'}`;
+}
+
 /** A search snippet with its **marked** words highlighted. */
 export function Snippet({ text }: { text: string }) {
   const parts = text.split('**');
@@ -127,7 +132,8 @@ function NodeList({ project }: { project: string }) {
   if (q) params.set('q', q);
   params.set('limit', '50');
   const base = `/knowledge/${encodeURIComponent(project)}/nodes?${params}`;
-  const res = useApi<{ nodes: BriefNode[]; nextCursor: string | null }>(base, (e) => e.kind === 'knowledge' && e.project === project);
+  // With text the answer is search_nodes': `total` matches (a lower bound when not `totalExact`: "10,000+").
+  const res = useApi<{ nodes: BriefNode[]; nextCursor: string | null; total?: number; totalExact?: boolean }>(base, (e) => e.kind === 'knowledge' && e.project === project);
   const [more, setMore] = useState<{ nodes: BriefNode[]; nextCursor: string | null }>();
   useEffect(() => setMore(undefined), [res.data]);
   const loadMore = async (cursor: string) => {
@@ -161,6 +167,9 @@ function NodeList({ project }: { project: string }) {
             <Empty>No nodes match.</Empty>
           ) : (
             <>
+              {q && d.total !== undefined ? (
+                <p className="small muted" data-testid="match-count">{searchTotal(d.total, d.totalExact !== false)} match{d.total === 1 && d.totalExact !== false ? '' : 'es'}</p>
+              ) : null}
               <ul className="knodes" data-testid="knodes">
                 {nodes.map((n) => (
                   <NodeRow key={n.id} node={n} link={href('knowledge', project, n.id)} />

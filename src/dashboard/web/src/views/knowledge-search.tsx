@@ -9,7 +9,7 @@ import { createRoot } from 'react-dom/client';
 import { useEffect, useRef, useState } from 'react';
 import '../styles.css';
 import './view.css';
-import { NodeRow, type BriefNode } from '../pages/Knowledge';
+import { NodeRow, searchTotal, type BriefNode } from '../pages/Knowledge';
 import { Empty } from '../components/common';
 import { callTool, connectHost, useHost } from './host';
 import { ViewFrame } from './ViewFrame';
@@ -25,6 +25,7 @@ interface SearchResult {
   project: string | null;
   hits: Hit[];
   total: number;
+  totalExact: boolean;
   nextCursor: string | null;
 }
 
@@ -68,7 +69,7 @@ function KnowledgeSearchApp() {
         <Empty>No node matches.</Empty>
       ) : (
         <>
-          <p className="small muted" data-testid="hit-count">{result.hits.length} of {result.total} hit{result.total === 1 ? '' : 's'}</p>
+          <p className="small muted" data-testid="hit-count">{result.hits.length} of {searchTotal(result.total, result.totalExact !== false)} hit{result.total === 1 && result.totalExact !== false ? '' : 's'}</p>
           <ul className="knodes" data-testid="hits">
             {result.hits.map((h) => (
               <NodeRow key={`${h.project}/${h.id}`} node={h} extra={<> · <span data-testid="hit-project">{h.project}</span> · score {h.score.toFixed(2)}{h.deleted ? ' · deleted' : ''}</>} />

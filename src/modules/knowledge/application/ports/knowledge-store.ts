@@ -198,8 +198,12 @@ export interface KnowledgeSearchPage {
   /** Best first; equal scores newest first. */
   hits: KnowledgeSearchHit[];
   nextCursor: string | null;
-  /** Nodes matching in all (every page of this search). */
+  /**
+   * Nodes matching in all (every page of this search) when `totalExact`; otherwise a lower bound: the store stopped
+   * counting at its cap (SEARCH_TOTAL_CAP, domain/search/search-total.ts) and answers the cap.
+   */
   total: number;
+  totalExact: boolean;
 }
 
 export interface KnowledgeStats {

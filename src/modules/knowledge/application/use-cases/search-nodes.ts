@@ -67,7 +67,7 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
       }
       const { id, shown } = await resolveInReach(this.store, input.projectContext, ctx);
       const page = await this.store.reader(id).search({ ...base, limit, cursor: input.cursor });
-      return { project: shown, hits: page.hits.map((h) => shape(shown, h)), total: page.total, nextCursor: page.nextCursor };
+      return { project: shown, hits: page.hits.map((h) => shape(shown, h)), total: page.total, totalExact: page.totalExact, nextCursor: page.nextCursor };
     }
     if (input.projectContext !== undefined) {
       throw new InvalidArgumentsError('projects: give projectContext or projects, not both', 'projects');
@@ -77,11 +77,14 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
     const state = input.cursor !== undefined ? decodeMulti(input.cursor) : Object.fromEntries(projects.map((p) => [p, undefined]));
     const merged: Array<{ project: string; hit: KnowledgeSearchHit }> = [];
     const more = new Map<string, boolean>();
+    // The sum of every project's total: exact only if each is (a capped one makes the sum a lower bound too).
     let total = 0;
+    let totalExact = true;
     for (const project of projects) {
       if (!(project in state) || state[project] === null) continue;
       const page = await this.store.reader(project).search({ ...base, limit, cursor: state[project] ?? undefined });
       total += page.total;
+      totalExact &&= page.totalExact;
       more.set(project, page.nextCursor !== null);
       for (const hit of page.hits) merged.push({ project, hit });
     }
@@ -99,6 +102,7 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
       project: null,
       hits: taken.map((m) => shape(m.project, m.hit)),
       total,
+      totalExact,
       nextCursor: open.length ? encodeMulti(Object.fromEntries(open)) : null,
     };
   }

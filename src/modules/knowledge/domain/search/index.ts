@@ -2,3 +2,4 @@ export * from './search-text';
 export * from './search-query';
 export * from './snippet';
 export * from './bm25';
+export * from './search-total';

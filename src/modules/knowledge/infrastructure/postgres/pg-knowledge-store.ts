@@ -23,6 +23,8 @@ export interface PgKnowledgeStoreOptions {
   backupMaxCount?: number;
   /** Where writes in progress are registered, so shutdown can wait for them. */
   writes?: WritesInProgress;
+  /** search_nodes counts matches up to this many, then answers it as a lower bound. Default SEARCH_TOTAL_CAP (tests lower it). */
+  searchTotalCap?: number;
 }
 
 /** `backupPath` of a database backup (`restore-backup` takes it, or `<project>/<id>`). */
@@ -108,7 +110,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   reader(project: string): KnowledgeReader {
-    return new PgKnowledgeReader(this.db, project);
+    return new PgKnowledgeReader(this.db, project, this.options.searchTotalCap);
   }
 
   async withLock<T>(project: string, fn: (graph: PgKnowledgeWriter) => Promise<T>): Promise<T> {

@@ -48,7 +48,7 @@ function decodeCursor(cursor: string): { w: string; s: string; o: string } {
   return { w: v[0], s: v[1], o: v[2] };
 }
 
-export async function pgSearch(sql: SqlRunner, project: string, q: KnowledgeSearchQuery): Promise<KnowledgeSearchPage> {
+export async function pgSearch(sql: SqlRunner, project: string, q: KnowledgeSearchQuery, totalCap: number): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
@@ -72,22 +72,33 @@ export async function pgSearch(sql: SqlRunner, project: string, q: KnowledgeSear
         FROM wg_knowledge_deleted d CROSS JOIN LATERAL (SELECT d.record->'nodeData' AS node) n, tq
         WHERE d.project = $1 AND wg_knowledge_vector(n.node) @@ tq.q${filters}`
     : '';
+  const matchParams = [...params];
   const after = cursor ? ` WHERE (h.rank, h.ord) < (${p(cursor.s)}::real, ${p(cursor.o)}::bigint)` : '';
-  const rows = await sql.query<{ node: StoredKnowledgeNode; rank: number; rank_text: string; ord: string; deleted: boolean; total: string }>(
+  const limit = p(q.limit + 1);
+  const rows = await sql.query<{ node: StoredKnowledgeNode; rank: number; rank_text: string; ord: string; deleted: boolean }>(
     `WITH tq AS (SELECT ${tsq} AS q)
-     SELECT h.node, h.rank, h.rank::text AS rank_text, h.ord::text AS ord, h.deleted, h.total::text AS total
-     FROM (SELECT m.*, count(*) OVER () AS total FROM (${live}${deleted}) m) h${after}
-     ORDER BY h.rank DESC, h.ord DESC LIMIT ${p(q.limit + 1)}`,
+     SELECT h.node, h.rank, h.rank::text AS rank_text, h.ord::text AS ord, h.deleted
+     FROM (${live}${deleted}) h${after}
+     ORDER BY h.rank DESC, h.ord DESC LIMIT ${limit}`,
     params,
   );
   const more = rows.length > q.limit;
   const page = more ? rows.slice(0, q.limit) : rows;
   const last = page[page.length - 1];
-  let total = Number(rows[0]?.total ?? 0);
-  if (!rows.length && cursor) total = 0;
+  // The total apart from the page, counting no further than the cap (past it: a lower bound).
+  const capAt = matchParams.length + 1;
+  const [counted] = await sql.query<{ n: string }>(
+    `WITH tq AS (SELECT ${tsq} AS q)
+     SELECT count(*)::text AS n FROM (SELECT 1 FROM (${live}${deleted}) h LIMIT $${capAt}) c`,
+    [...matchParams, totalCap + 1],
+  );
+  const n = Number(counted?.n ?? 0);
+  const totalExact = n <= totalCap;
+  const total = totalExact ? n : totalCap;
   return {
     hits: page.map((r) => ({ node: r.node, score: Number(r.rank), deleted: r.deleted, after: encodeCursor({ w: watermark, s: r.rank_text, o: r.ord }) })),
     nextCursor: more && last ? encodeCursor({ w: watermark, s: last.rank_text, o: last.ord }) : null,
     total,
+    totalExact,
   };
 }

@@ -121,6 +121,7 @@ async function searchOnce(
       hits: out,
       nextCursor: more && last ? encodeSearchCursor({ g: m.generation, w: watermark, s: last.score, o: last.ord }) : null,
       total,
+      totalExact: true, // every match was scored: the count is known
     };
   } finally {
     await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
