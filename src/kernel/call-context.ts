@@ -32,6 +32,15 @@ export interface CallContext {
    * carries, or throws {@link InputRequest} to ask; without it, it answers as it always did.
    */
   readonly input?: CallInput;
+  /**
+   * Makes this call a task of the tasks extension from here on (docs/protocol-eras.md "Tasks"): present only for a
+   * tool declared `longRunning: { promoted: true }` called by a 2026-07-28 client that declares the extension. The
+   * tools/call is answered at once with the task id; what the use case does next runs as the task — its `progress`
+   * becomes the task's statusMessage, `signal` aborts on `tasks/cancel` (or shutdown), what it returns is the task's
+   * result. A use case calls it right before the part that runs long (a verification command); a call that never
+   * does is answered as any other. Returns true: the caller now waits for the end, nobody holds a request open.
+   */
+  readonly promoteToTask?: () => boolean;
 }
 
 /** The actor a record made by this call keeps: the identity's name and the client's (the local identity without a context). */

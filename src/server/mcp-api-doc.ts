@@ -30,7 +30,8 @@ export function renderMcpApi(tools: readonly ToolDefinition[]): string {
       if (hints.length) out.push(`Annotations: ${hints.join(', ')}.`, '');
       out.push(`Scope: \`${requiredScope(t)}\` (docs/http.md "Scopes"; without it: \`forbidden\`).`, '');
       if (t.plainMethod) out.push('Also a plain JSON-RPC method of the same name (no `initialize` needed).', '');
-      if (t.longRunning) out.push('Long-running: a 2026-07-28 client that declares the tasks extension gets a call of it as a task (docs/protocol-eras.md "Tasks").', '');
+      if (t.longRunning?.promoted) out.push('Long-running when it runs a command: for a 2026-07-28 client that declares the tasks extension, a call of it that runs a verification command becomes a task as the command starts; any other call answers directly (docs/protocol-eras.md "Tasks").', '');
+      else if (t.longRunning) out.push('Long-running: a 2026-07-28 client that declares the tasks extension gets a call of it as a task (docs/protocol-eras.md "Tasks").', '');
       out.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '');
       out.push('Output schema:', '', '```json', JSON.stringify(t.outputSchema, null, 2), '```', '');
     }

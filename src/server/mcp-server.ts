@@ -272,6 +272,7 @@ export class WorkgraphServer {
             dispatcher,
             calls: this.deps.calls,
             identity: (c) => this.identityOf(c),
+            logger: this.deps.logger,
             run: (c, fn, seam) => this.withCallContext(c, fn, seam),
             taskContext: (c, signal, progress) => ({ ...this.callContext(c, () => signal, undefined), progress }),
           }),

@@ -1,41 +1,31 @@
 import type { CallToolResult, ServerContext } from '@modelcontextprotocol/server';
 import type { CallContext } from '../kernel/call-context';
-import { InputRequest, type CallInput } from '../kernel/call-input';
-import type { Sampler } from '../kernel/sampler';
-import type { Identity } from '../kernel/identity';
-import type { CallTracker } from '../kernel/shutdown-coordinator';
+import { InputRequest } from '../kernel/call-input';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
+import type { ModernCallHost } from './modern-call-host';
 import type { ProtocolState } from './protocol-state';
 import { toErrorResult } from './error-mapper';
 import { answerTaskResults, declaresTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
 import type { JSONRPCRequest, Server } from '@modelcontextprotocol/server';
 import type { ToolRegistry } from '../kernel/tools/tool-registry';
 import { toolCallParams } from './tool-call-params';
-import type { ToolDispatcher } from './tool-dispatcher';
-
-/** What a modern tools/call needs from the session's server. */
-export interface ModernCallHost {
-  state: ProtocolState;
-  dispatcher: ToolDispatcher;
-  calls: CallTracker;
-  identity(ctx: ServerContext): Identity;
-  /** Runs `fn` with the request's call context (its signal, progress, identity), the seam's input and sampler added. */
-  run<T>(ctx: ServerContext, fn: (callCtx: CallContext) => Promise<T>, seam: { input?: CallInput; sampler?: Sampler }): Promise<T>;
-  /** A call context for a task's run: the task's signal and progress sink instead of the request's. */
-  taskContext(ctx: ServerContext, signal: AbortSignal, progress: CallContext['progress']): CallContext;
-}
+import { promotableToolCall } from './promoted-tool-call';
 
 /**
  * A 2026-07-28 `tools/call` of a known tool:
  * - a long-running tool (`longRunning` in its declaration) called by a client that declares the tasks extension runs
  *   as a task: answered at once with the CreateTaskResult, its run going on in the background (extension-tasks.ts);
+ *   one declared `longRunning: { promoted: true }` becomes a task only when its use case says so (promoted-tool-call.ts);
  * - any other call runs as in the legacy era, with `ctx.input` when the client can be asked: a use case that throws
  *   {@link InputRequest} ends the call with an `input_required` result (the question, a signed requestState), and the
  *   retried call carries the answer (input-required.ts).
  */
+export type { ModernCallHost };
+
 export async function modernToolCall(def: ToolDefinition, args: unknown, ctx: ServerContext, host: ModernCallHost): Promise<CallToolResult | Record<string, unknown>> {
+  if (def.longRunning?.promoted && declaresTasksExtension(ctx)) return promotableToolCall(def, args, ctx, host, host.logger);
   const identity = host.identity(ctx);
-  if (def.longRunning && declaresTasksExtension(ctx)) {
+  if (def.longRunning && !def.longRunning.promoted && declaresTasksExtension(ctx)) {
     const taskArgs = def.longRunning.taskArguments && isObject(args) ? def.longRunning.taskArguments(args) : args;
     return host.state.tasks
       .start({

@@ -60,7 +60,7 @@ export interface ToolDefinition<In = unknown, Out = unknown> {
    * The tool may run long (docs/protocol-eras.md "Tasks"): a 2026-07-28 client that declares the tasks extension
    * (`io.modelcontextprotocol/tasks`) gets a call of it as a task — answered at once with a task id, run in the
    * background, its state (progress, result, cancellation) kept in the stores so any instance answers `tasks/get`.
-   * Other clients call it as before.
+   * Other clients call it as before. With `promoted: true` only the calls whose use case says so become tasks.
    */
   longRunning?: LongRunning;
   /**
@@ -77,6 +77,12 @@ export interface LongRunning {
    * end instead of answering "still running" after `waitSeconds`. Default: the caller's, unchanged.
    */
   taskArguments?(args: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Only some calls run long: a call starts as any other and becomes a task when its use case calls
+   * `ctx.promoteToTask()` (CallContext), e.g. right before it runs a command — workflow_continue on a verification
+   * step, not every continue. Default false: every call is a task from the start. `taskArguments` does not apply.
+   */
+  promoted?: boolean;
 }
 
 /** What a built-in tool declaration says besides its schemas. */

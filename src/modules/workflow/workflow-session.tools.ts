@@ -40,6 +40,9 @@ export const workflowSessionTools: ToolDefinition[] = [
     useCase: WorkflowTokens.ContinueSession,
     plainMethod: true,
     module: 'workflow',
+    // A call that runs a verification command becomes a task (tasks extension) right before the command starts; any
+    // other call answers directly (docs/protocol-eras.md "Tasks").
+    longRunning: { promoted: true },
     view: 'session',
   }),
   defineTool({

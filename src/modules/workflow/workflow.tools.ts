@@ -51,6 +51,9 @@ export const workflowTools: ToolDefinition[] = [
     useCase: WorkflowTokens.GetNextStep,
     plainMethod: true,
     module: 'workflow',
+    // A call that runs a verification command becomes a task (tasks extension) right before the command starts; any
+    // other call answers directly (docs/protocol-eras.md "Tasks").
+    longRunning: { promoted: true },
   }),
   defineTool({
     name: 'workflow_validate',

@@ -106,6 +106,8 @@ export class VerificationService {
       const s = Math.max(0, this.clock.now() - started) / 1000;
       ctx.progress(Math.round(s * 10) / 10, undefined, verificationProgress(info.command, s, lastLine));
     });
+    // A modern client with the tasks extension gets a task id now: the command may run for minutes.
+    ctx.promoteToTask?.();
     let result: CommandResult;
     try {
       result = await this.runner.run({
