@@ -74,6 +74,9 @@ test('the resource is one HTML document of the extension\'s MIME type, its CSP a
   expect(c._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
   expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+';/);
   expect(html).toContain("connect-src 'none'");
+  // Workers only from the blob: URLs its own script makes (ELK's, from the inert gzipped copy the document carries).
+  expect(html).toContain("worker-src blob:;");
+  expect(html).toMatch(/<script type="application\/gzip" id="workgraph-elk-worker">[A-Za-z0-9+/=]+<\/script>/);
   // Self-contained: nothing loaded from anywhere.
   expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
   expect(html).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:true}">');
@@ -101,6 +104,71 @@ test('draws the DAG of get_project_graph\'s result (nodes, edges, statuses); a l
     await until(() => v.view.locator('.react-flow__node[data-id="parser"]').textContent(), (v) => expect(v).toContain('RETRYING'));
     await until(() => v.view.locator('[data-testid="view-run"]').textContent(), (v) => expect(v).toContain('failed'));
     expect(await v.view.locator('[data-testid="task-details"]').textContent()).toContain('parse error at line 3');
+  } finally {
+    await v.close();
+  }
+});
+
+/**
+ * Where each drawn edge passes (points along its SVG path, on screen) and each task's box: an edge may touch only the
+ * two tasks it joins.
+ */
+async function edgesThroughNodes(v: HostedView): Promise<{ edges: number; routed: number; crossings: string[] }> {
+  return v.view.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const boxes = [...doc.querySelectorAll('.react-flow__node')].map((n: any) => ({ id: n.dataset.id as string, r: n.getBoundingClientRect() }));
+    const crossings: string[] = [];
+    const edges = [...doc.querySelectorAll('[data-testid^="rf__edge-"]')];
+    for (const e of edges as any[]) {
+      const [source, target] = e.dataset.testid.slice('rf__edge-'.length).split('->');
+      const path = e.querySelector('path.react-flow__edge-path');
+      const m = path.getScreenCTM();
+      const len = path.getTotalLength();
+      for (let l = 0; l <= len; l += 4) {
+        const p = path.getPointAtLength(l);
+        const x = m.a * p.x + m.c * p.y + m.e;
+        const y = m.b * p.x + m.d * p.y + m.f;
+        for (const b of boxes) {
+          if (b.id === source || b.id === target) continue;
+          if (x > b.r.left + 1 && x < b.r.right - 1 && y > b.r.top + 1 && y < b.r.bottom - 1) crossings.push(`${source}->${target} through ${b.id}`);
+        }
+      }
+    }
+    return { edges: edges.length, routed: doc.querySelectorAll('.react-flow__edge-routed').length, crossings: [...new Set(crossings)] };
+  });
+}
+
+test('the DAG is laid out by ELK (its worker started from the document\'s own copy): an edge that skips a layer goes around the task between', async () => {
+  // parser -> release and docs -> release skip cli's layer; laid out layer by layer, parser -> release ran straight
+  // through cli's box.
+  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await open({ result });
+  try {
+    await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
+    const drawn = await edgesThroughNodes(v);
+    expect(drawn.edges).toBe(EDGES);
+    expect(drawn.crossings).toEqual([]);
+    // Every edge follows the route ELK computed.
+    expect(drawn.routed).toBe(EDGES);
+    // ELK's layers: release after cli, cli after parser (columns left to right).
+    const x = async (id: string) => (await v.view.locator(`.react-flow__node[data-id="${id}"]`).boundingBox())!.x;
+    expect(await x('parser')).toBeLessThan(await x('cli'));
+    expect(await x('cli')).toBeLessThan(await x('release'));
+  } finally {
+    await v.close();
+  }
+});
+
+test('a frame whose CSP allows no worker still draws the DAG, layered without ELK', async () => {
+  const noWorkers = html.replace("worker-src blob:", "worker-src 'none'");
+  expect(noWorkers).not.toBe(html);
+  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await open({ html: noWorkers, result });
+  try {
+    await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
+    expect(await nodeCount(v)).toBe(TASKS.length);
+    expect((await edgesThroughNodes(v)).routed).toBe(0);
+    expect(await v.view.locator('[role="alert"]').count()).toBe(0);
   } finally {
     await v.close();
   }
@@ -204,6 +272,19 @@ test('its CSP blocks a fetch to any origin (the request never arrives)', async (
       return { tried, violations };
     }, url);
     expect(outcome.tried.every((t) => t.startsWith('refused'))).toBe(true);
+    // A worker the view starts (as it starts ELK's) inherits the policy: its fetch is refused too.
+    const fromWorker = await v.view.evaluate(
+      (u) =>
+        new Promise<string>((resolve) => {
+          const g = globalThis as any;
+          const code = `fetch(${JSON.stringify(u)}).then(() => postMessage('fetched'), (e) => postMessage('refused: ' + e.message))`;
+          const w = new g.Worker(g.URL.createObjectURL(new g.Blob([code], { type: 'text/javascript' })));
+          w.onmessage = (e: any) => resolve(e.data);
+          w.onerror = (e: any) => resolve(`worker error: ${e.message}`);
+        }),
+      url,
+    );
+    expect(fromWorker).toMatch(/^refused/);
     expect(outcome.violations).toContain('connect-src');
     expect(requests).toBe(0);
   } finally {

@@ -1,35 +1,55 @@
 // The MCP Apps views (docs/mcp-apps.md): each src/dashboard/web/views/<view>.html built from the dashboard's own
 // components into ONE self-contained HTML document, dist/dashboard/views/<view>.html (vite-plugin-singlefile inlines
 // the script and the styles), its Content-Security-Policy written into it: no network at all (connect-src 'none'),
-// only its own inline script and styles (by their sha256), images as data: URIs. The dashboard's build runs these
-// builds when it is done (vite.config.mjs), so one `npm run build:dashboard` makes both.
+// only its own inline script and styles (by their sha256), images as data: URIs, workers only from the blob: URLs its
+// script makes (ELK's, carried in the document: src/elk-engine-inline.ts). The dashboard's build runs these builds
+// when it is done (vite.config.mjs), so one `npm run build:dashboard` makes both.
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import { createHash } from 'node:crypto';
+import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { gzipSync } from 'node:zlib';
 
 export const VIEWS = ['task-dag', 'session', 'graph-run', 'knowledge-search'];
 
-/** Views lay DAGs out on their main thread with the linear layout: ELK's worker would need worker-src (layout.ts). */
-function noElkWorker() {
+/**
+ * Views start ELK's worker from the copy of its script they carry (src/elk-engine-inline.ts in place of
+ * src/elk-engine.ts, whose worker script is a file loaded by URL).
+ */
+function elkOnThePage(root) {
+  const inline = path.join(root, 'src', 'elk-engine-inline.ts');
   return {
-    name: 'workgraph-views-no-elk-worker',
+    name: 'workgraph-views-elk-inline',
     enforce: 'pre',
-    resolveId(id) {
-      return id.endsWith('elk-worker.min.js?url') ? '\0no-elk-worker' : undefined;
-    },
-    load(id) {
-      return id === '\0no-elk-worker' ? 'export default "";' : undefined;
+    resolveId(id, importer) {
+      if (!importer || !/[\\/]elk-engine(\.ts)?$/.test(id)) return undefined;
+      return path.resolve(path.dirname(importer), id).replace(/(\.ts)?$/, '') === path.join(root, 'src', 'elk-engine') ? inline : undefined;
     },
   };
+}
+
+/** The id elk-engine-inline.ts reads ELK's worker script from (its ELK_SCRIPT_ID). */
+const ELK_SCRIPT_ID = 'workgraph-elk-worker';
+
+/**
+ * A view whose script lays graphs out with ELK gets ELK's worker script, gzipped and base64-encoded (1.6 MB → 0.5 MB),
+ * in an inert element: the browser neither parses nor runs it while the view loads.
+ */
+export function withElkScript(html) {
+  if (!html.includes(ELK_SCRIPT_ID)) return html;
+  const file = createRequire(import.meta.url).resolve('elkjs/lib/elk-worker.min.js');
+  const packed = gzipSync(fs.readFileSync(file), { level: 9 }).toString('base64');
+  return html.replace('</body>', `<script type="application/gzip" id="${ELK_SCRIPT_ID}">${packed}</script>\n</body>`);
 }
 
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** The document with its CSP: every inline script and style allowed by its hash, nothing else from anywhere. */
 export function withCsp(html) {
-  const scripts = [...html.matchAll(/<script\b[^>]*>([\s\S]*?)<\/script>/g)].map((m) => sha256(m[1]));
+  // The scripts that run (module or classic); an inert data element (ELK's packed worker script) needs no hash.
+  const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\btype="(?!module")[^"]*"/.test(m[1])).map((m) => sha256(m[2]));
   const styles = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/g)].map((m) => sha256(m[1]));
   const policy = [
     "default-src 'none'",
@@ -39,7 +59,8 @@ export function withCsp(html) {
     'img-src data:',
     'font-src data:',
     "connect-src 'none'",
-    "worker-src 'none'",
+    // ELK's worker, from the blob: URL the view's own script makes of the copy it carries; it inherits this policy.
+    'worker-src blob:',
     "frame-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
@@ -58,7 +79,7 @@ export async function buildViews(root, outDir, base) {
       base: './',
       logLevel: 'warn',
       oxc: base.oxc,
-      plugins: [noElkWorker(), viteSingleFile({ removeViteModuleLoader: true })],
+      plugins: [elkOnThePage(root), viteSingleFile({ removeViteModuleLoader: true })],
       build: {
         outDir: tmp,
         emptyOutDir: true,
@@ -69,7 +90,7 @@ export async function buildViews(root, outDir, base) {
     });
     const built = path.join(tmp, 'views', `${view}.html`);
     fs.mkdirSync(outDir, { recursive: true });
-    fs.writeFileSync(path.join(outDir, `${view}.html`), withCsp(fs.readFileSync(built, 'utf8')));
+    fs.writeFileSync(path.join(outDir, `${view}.html`), withCsp(withElkScript(fs.readFileSync(built, 'utf8'))));
   }
   fs.rmSync(tmp, { recursive: true, force: true });
 }

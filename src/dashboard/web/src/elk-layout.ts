@@ -1,12 +1,12 @@
 /**
- * Layered layout with edge routing by ELK (elkjs, the Eclipse Layout Kernel compiled to JavaScript), run in a Web
- * Worker so a large graph never freezes the page: nodes in layers, crossings minimised, and every edge routed
- * orthogonally between the layers and around the nodes — never through a node that lies between its two ends.
- * Edge labels are placed by ELK beside their edge, so a label never sits on a line.
+ * Layered layout with edge routing by ELK (elkjs, the Eclipse Layout Kernel compiled to JavaScript): nodes in layers,
+ * crossings minimised, and every edge routed orthogonally between the layers and around the nodes — never through a
+ * node that lies between its two ends. Edge labels are placed by ELK beside their edge, so a label never sits on a
+ * line. The engine runs in a Web Worker on the dashboard and on the page's thread in the MCP Apps views
+ * (elk-engine.ts, elk-engine-inline.ts).
  */
-import ELK from 'elkjs/lib/elk-api.js';
 import type { ElkExtendedEdge, ElkNode } from 'elkjs/lib/elk-api.js';
-import elkWorkerUrl from 'elkjs/lib/elk-worker.min.js?url';
+import { elkEngine } from './elk-engine';
 
 export interface Point {
   x: number;
@@ -33,18 +33,6 @@ export interface RoutedLayout {
   edges: Map<string, RoutedEdge>;
   width: number;
   height: number;
-}
-
-/**
- * Whether ELK's worker is there: the MCP Apps views are built without it (their CSP allows no worker), and then lay
- * DAGs out with the linear layout (layout.ts).
- */
-export const elkAvailable = Boolean(elkWorkerUrl);
-
-let elk: InstanceType<typeof ELK> | undefined;
-function engine(): InstanceType<typeof ELK> {
-  elk ??= new ELK({ workerUrl: elkWorkerUrl });
-  return elk;
 }
 
 export type Direction = 'RIGHT' | 'DOWN';
@@ -89,7 +77,7 @@ export async function elkLayout(
         ...(e.label ? { labels: [{ text: e.label.text, width: e.label.width, height: e.label.height }] } : {}),
       })),
   };
-  const out = await engine().layout(graph);
+  const out = await (await elkEngine()).layout(graph);
   const pos = new Map<string, Point>();
   for (const c of out.children ?? []) pos.set(c.id, { x: c.x ?? 0, y: c.y ?? 0 });
   const routed = new Map<string, RoutedEdge>();

@@ -6,7 +6,7 @@
  * layers, then one barycentre sweep to order each layer by its parents' rows — a 5,000-node DAG lays out in
  * milliseconds and its first screen shows titles at once (edges are then drawn straight, layer to layer).
  */
-import { elkAvailable, elkLayout, type RoutedEdge } from './elk-layout';
+import { elkLayout, type RoutedEdge, type RoutedLayout } from './elk-layout';
 
 /** A task's box: wide enough for three lines of title at reading size. */
 export const NODE_W = 200;
@@ -99,13 +99,19 @@ export const edgeId = (dep: string, task: string) => `${dep}->${task}`;
  * are ELK's columns, so the layer list, collapsing and the drawing agree.
  */
 export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
-  if (nodes.length > ELK_MAX_NODES || nodes.length === 0 || !elkAvailable) return linearLayout(nodes);
+  if (nodes.length > ELK_MAX_NODES || nodes.length === 0) return linearLayout(nodes);
   const ids = new Set(nodes.map((n) => n.id));
   const edges = nodes.flatMap((n) => [...new Set(n.deps)].filter((d) => ids.has(d) && d !== n.id).map((d) => ({ id: edgeId(d, n.id), source: d, target: n.id })));
   // ELK's crossing minimisation repeats its sweeps `thoroughness` times: fewer past a few hundred tasks keeps the
   // layout within a second or two there (npm run bench -- dashboard).
   const thoroughness = nodes.length > THOROUGH_MAX_NODES ? '1' : '4';
-  const r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP }, { 'elk.layered.thoroughness': thoroughness });
+  let r: RoutedLayout;
+  try {
+    r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP }, { 'elk.layered.thoroughness': thoroughness });
+  } catch {
+    // No ELK here (an MCP Apps view in a frame whose CSP allows no worker: elk-engine-inline.ts): layered linearly.
+    return linearLayout(nodes);
+  }
   const columns = [...new Set([...r.pos.values()].map((p) => Math.round(p.x)))].sort((a, b) => a - b);
   const layerOf = new Map(nodes.map((n) => [n.id, columns.indexOf(Math.round(r.pos.get(n.id)!.x))]));
   const layers: string[][] = columns.map(() => []);

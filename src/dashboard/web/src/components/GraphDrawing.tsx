@@ -66,6 +66,25 @@ function flowOrder(nodes: readonly DrawnNode[], edges: readonly DrawnEdge[]): Dr
 }
 
 /**
+ * Where there is no ELK (an MCP Apps view in a frame whose CSP allows no worker: elk-engine-inline.ts): the nodes in
+ * rows by their distance from the entry, edges drawn straight by React Flow.
+ */
+function rowLayout(order: readonly DrawnNode[], edges: readonly DrawnEdge[]): RoutedLayout {
+  const depth = new Map<string, number>(order.filter((n) => n.type === 'entry').map((n) => [n.id, 0]));
+  for (const n of order) {
+    const d = depth.get(n.id) ?? 0;
+    depth.set(n.id, d);
+    for (const e of edges) if (e.source === n.id && !depth.has(e.target)) depth.set(e.target, d + 1);
+  }
+  const rows: string[][] = [];
+  for (const n of order) (rows[depth.get(n.id)!] ??= []).push(n.id);
+  const pos = new Map<string, { x: number; y: number }>();
+  rows.forEach((ids, r) => ids?.forEach((id, c) => pos.set(id, { x: 16 + c * (NODE_W + 40), y: 16 + r * (NODE_H + 56) })));
+  const width = 32 + Math.max(1, ...rows.map((ids) => ids?.length ?? 0)) * (NODE_W + 40);
+  return { pos, edges: new Map(), width, height: 32 + rows.length * (NODE_H + 56) };
+}
+
+/**
  * A graph tool drawn from its file, top to bottom: node types as text and colour, switch conditions on their edges as
  * readable conditions (`count < n`, `default` for the fallback), every edge — loops back up included — routed by ELK
  * around the nodes, its label beside it.
@@ -77,8 +96,9 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
   const key = JSON.stringify([nodes.map((n) => n.id), edges]);
   useEffect(() => {
     let live = true;
+    const order = flowOrder(nodes, edges);
     elkLayout(
-      flowOrder(nodes, edges).map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
+      order.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })),
       edges.map((e, i) => ({
         id: `e${i}`,
         source: e.source,
@@ -90,6 +110,7 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
       // A loop is drawn as the edge back up: the cycle is broken where a depth-first walk from the entry meets it.
       { 'elk.layered.cycleBreaking.strategy': 'DEPTH_FIRST' },
     )
+      .catch(() => rowLayout(order, edges))
       .then((l) => live && setLay(l))
       .catch((e: Error) => live && setError(`layout failed: ${e.message}`));
     return () => {
