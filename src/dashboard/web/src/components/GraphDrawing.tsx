@@ -26,10 +26,11 @@ const TYPE_COLOUR: Record<string, { bg: string; border: string; fg: string }> = 
 };
 
 const GraphNode = memo(function GraphNode({ data, selected }: NodeProps) {
-  const d = data as { id: string; type: string; detail?: string; highlight?: boolean };
+  const d = data as { id: string; type: string; detail?: string; highlight?: boolean; highlightClass?: string; marked?: boolean };
   const c = TYPE_COLOUR[d.type] ?? TYPE_COLOUR.transform;
   return (
-    <div className={`graph-node${selected || d.highlight ? ' selected' : ''}`} data-node={d.id} style={{ background: c.bg, borderColor: c.border, color: c.fg }}>
+    <div className={`graph-node${selected || d.highlight ? ' selected' : ''}${d.highlight && d.highlightClass ? ` ${d.highlightClass}` : ''}${d.marked ? ' breakpoint' : ''}`} data-node={d.id} style={{ background: c.bg, borderColor: c.border, color: c.fg }}>
+      {d.marked ? <span className="breakpoint-dot" title="breakpoint" aria-label="breakpoint" /> : null}
       <Handle type="target" position={Position.Top} id="t" isConnectable={false} />
       <Handle type="target" position={Position.Right} id="rt" isConnectable={false} style={{ top: '30%' }} />
       <div className="graph-node-head"><span className="task-title">{d.id}</span><span className="node-type">{d.type}</span></div>
@@ -87,9 +88,10 @@ function rowLayout(order: readonly DrawnNode[], edges: readonly DrawnEdge[]): Ro
 /**
  * A graph tool drawn from its file, top to bottom: node types as text and colour, switch conditions on their edges as
  * readable conditions (`count < n`, `default` for the fallback), every edge — loops back up included — routed by ELK
- * around the nodes, its label beside it.
+ * around the nodes, its label beside it. `marked` nodes carry a breakpoint marker (the debugger's); the `highlight`ed
+ * node gets `highlightClass` too (the debugger's `paused-at`).
  */
-export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; onSelect?: (id: string) => void }) {
+export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, onSelect, selectable = true }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; highlightClass?: string; marked?: ReadonlySet<string>; onSelect?: (id: string) => void; selectable?: boolean }) {
   const [lay, setLay] = useState<RoutedLayout>();
   const [error, setError] = useState<string>();
   const texts = edges.map((e) => (e.rule !== undefined ? jsonLogicText(e.rule) : e.label));
@@ -124,7 +126,7 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
     id: n.id,
     type: 'g',
     position: lay.pos.get(n.id) ?? { x: 0, y: 0 },
-    data: { ...n, highlight: n.id === highlight },
+    data: { ...n, highlight: n.id === highlight, ...(highlightClass ? { highlightClass } : {}), marked: marked?.has(n.id) === true },
     draggable: false,
     width: NODE_W,
     height: NODE_H,
@@ -143,7 +145,7 @@ export function GraphDrawing({ nodes, edges, highlight, onSelect }: { nodes: Dra
   return (
     // As tall as the drawing at full size (within limits): a tall graph is scrolled at reading size, not shrunk.
     <div className="graph-canvas" data-testid="graph-drawing" style={{ height: Math.round(Math.min(Math.max(260, lay.height + 24), MAX_CANVAS_H)) }}>
-      <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} fitView fitViewOptions={{ maxZoom: 1, minZoom: 0.85, padding: 0.04 }} panOnScroll nodesConnectable={false} nodesDraggable={false} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
+      <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} fitView fitViewOptions={{ maxZoom: 1, minZoom: 0.85, padding: 0.04 }} panOnScroll nodesConnectable={false} nodesDraggable={false} elementsSelectable={selectable} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
         <Background gap={24} color="#eef0f4" />
         <Controls showInteractive={false} />
       </ReactFlow>

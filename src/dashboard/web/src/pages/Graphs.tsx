@@ -1,10 +1,12 @@
 import { useMemo, useState } from 'react';
-import { api, useApi } from '../api';
+import { useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Json, Load, Time, actorText } from '../components/common';
 import { GraphDrawing, type DrawnEdge, type DrawnNode } from '../components/GraphDrawing';
 import type { RunSummary } from '../types';
+import type { JsonSchema } from '../components/ArgsForm';
+import { GraphWorkbench } from './GraphWorkbench';
 
 interface ToolSummary {
   name: string;
@@ -19,14 +21,6 @@ interface ToolDetail extends ToolSummary {
   nodes: DrawnNode[];
   edges: DrawnEdge[];
   recentRuns: RunSummary[];
-}
-interface JsonSchema {
-  type?: string | string[];
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  description?: string;
-  default?: unknown;
-  enum?: unknown[];
 }
 export interface Execution {
   executionIndex: number;
@@ -122,79 +116,12 @@ export function GraphToolPage({ tool }: { tool: string }) {
         <div className="page">
           <h1>{t.name}</h1>
           <p className="muted">{t.description} <code className="small">{t.file}</code></p>
-          <GraphDrawing nodes={t.nodes} edges={t.edges} />
-          {meta?.allowActions && t.loaded ? <RunForm tool={t.name} schema={t.inputSchema} /> : null}
+          {meta?.allowActions && t.loaded ? <GraphWorkbench tool={t} /> : <GraphDrawing nodes={t.nodes} edges={t.edges} />}
           <h2>Recorded runs</h2>
           <RunList runs={t.recentRuns} />
         </div>
       )}
     </Load>
-  );
-}
-
-function fieldsOf(schema?: JsonSchema): Array<[string, JsonSchema]> {
-  return Object.entries(schema?.properties ?? {});
-}
-
-/** A form built from the tool's input schema; fields it cannot express go through a JSON box. */
-function RunForm({ tool, schema }: { tool: string; schema?: JsonSchema }) {
-  const fields = fieldsOf(schema);
-  const [values, setValues] = useState<Record<string, string | boolean>>(() =>
-    Object.fromEntries(fields.map(([k, s]) => [k, s.type === 'boolean' ? Boolean(s.default) : s.default !== undefined ? (typeof s.default === 'string' ? s.default : JSON.stringify(s.default)) : ''])),
-  );
-  const [result, setResult] = useState<{ runId?: string; output?: unknown; error?: string }>();
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: React.FormEvent) => {
-    e.preventDefault();
-    const args: Record<string, unknown> = {};
-    try {
-      for (const [k, s] of fields) {
-        const v = values[k];
-        if (v === '' && !schema?.required?.includes(k)) continue;
-        const type = Array.isArray(s.type) ? s.type[0] : s.type;
-        if (type === 'boolean') args[k] = v;
-        else if (type === 'number' || type === 'integer') args[k] = Number(v);
-        else if (type === 'string') args[k] = v;
-        else args[k] = JSON.parse(String(v));
-      }
-    } catch (err) {
-      setResult({ error: `arguments: ${(err as Error).message}` });
-      return;
-    }
-    setBusy(true);
-    try {
-      const r = await api<{ runId: string; output: unknown }>(`/graphs/${encodeURIComponent(tool)}/run`, { method: 'POST', body: { args } });
-      setResult(r);
-    } catch (err) {
-      setResult({ error: (err as Error).message });
-    } finally {
-      setBusy(false);
-    }
-  };
-  return (
-    <form className="card run-form" onSubmit={submit} data-testid="run-form">
-      <h2>Run {tool}</h2>
-      {fields.map(([k, s]) => {
-        const type = Array.isArray(s.type) ? s.type[0] : s.type;
-        return (
-          <label key={k} className="field">
-            <span>{k}{schema?.required?.includes(k) ? ' *' : ''} <span className="muted small">{type}{s.description ? ` — ${s.description}` : ''}</span></span>
-            {type === 'boolean' ? (
-              <input type="checkbox" checked={Boolean(values[k])} onChange={(e) => setValues({ ...values, [k]: e.target.checked })} />
-            ) : type === 'number' || type === 'integer' || type === 'string' ? (
-              <input name={k} type={type === 'string' ? 'text' : 'number'} value={String(values[k] ?? '')} onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
-            ) : (
-              <textarea name={k} rows={3} value={String(values[k] ?? '')} placeholder="JSON" onChange={(e) => setValues({ ...values, [k]: e.target.value })} />
-            )}
-          </label>
-        );
-      })}
-      <button type="submit" disabled={busy}>{busy ? 'Running…' : 'Run'}</button>
-      {result?.error ? <div className="error">{result.error}</div> : null}
-      {result?.runId ? (
-        <div>Run <a href={href('runs', result.runId)}>{result.runId}</a> finished. <Json value={result.output} /></div>
-      ) : null}
-    </form>
   );
 }
 
