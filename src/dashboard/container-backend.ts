@@ -85,8 +85,8 @@ export class ContainerBackend implements DashboardBackend {
     return this.run(GraphTokens.ListGraphTools, {});
   }
 
-  graphTool(name: string): Promise<unknown> {
-    return this.run(GraphTokens.DescribeGraphTool, { name });
+  graphTool(name: string, runId?: string): Promise<unknown> {
+    return this.run(GraphTokens.DescribeGraphTool, { name, ...(runId !== undefined ? { runId } : {}) });
   }
 
   async graphRun(runId: string): Promise<unknown> {

@@ -29,7 +29,8 @@ export interface DashboardBackend {
   /** One page of a session's timeline: the events after `cursor` (the previous page's `nextCursor`); the first page without. */
   session(id: string, cursor?: string): Promise<unknown>;
   graphTools(): Promise<unknown>;
-  graphTool(name: string): Promise<unknown>;
+  /** A graph tool drawn; with `runId`, as that run ran it (a draft's run keeps its own definition). */
+  graphTool(name: string, runId?: string): Promise<unknown>;
   graphRun(runId: string): Promise<unknown>;
   graphRunExecution(runId: string, index: number): Promise<unknown>;
   runGraphTool(name: string, args: unknown): Promise<unknown>;

@@ -152,7 +152,7 @@ export class DashboardHttp {
       route('GET', '/sessions', () => b.sessions()),
       route('GET', '/sessions/:id', (p, q) => b.session(p.id, q.get('cursor') ?? undefined)),
       route('GET', '/graphs', () => b.graphTools()),
-      route('GET', '/graphs/:tool', (p) => b.graphTool(p.tool)),
+      route('GET', '/graphs/:tool', (p, q) => b.graphTool(p.tool, q.get('run') ?? undefined)),
       route('POST', '/graphs/:tool/run', (p, _q, body) => b.runGraphTool(p.tool, (body as { args?: unknown }).args ?? {}), 'run_graph_tool'),
       // The debugger: debug runs held by this process (docs/dashboard.md "Debugger").
       route('POST', '/graphs/:tool/debug', (p, _q, body) => b.debugGraphTool(p.tool, debugStartBody(body)), 'debug_graph_tool'),

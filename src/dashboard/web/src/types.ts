@@ -17,6 +17,8 @@ export interface RunSummary {
   error?: string;
   /** Who ran it (absent on runs recorded before actors were kept). */
   actor?: { name: string; client?: string };
+  /** A run of a definition not saved (graph_tool_run with `tool`). */
+  draft?: true;
 }
 /** How far a session is, as the workflow module counts it (top-level steps; a loop is one). */
 export interface SessionProgress {

@@ -8,6 +8,9 @@ import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionS
 import { GraphRun } from './engine/graph-run';
 import { RecentRuns } from './engine/recent-runs';
 import { buildRunRecord } from './engine/run-record-builder';
+import { DRAFT_DEFINITION_MAX_BYTES } from '../domain/graph-run-record';
+import { graphToolDefinition } from '../domain/graph-tool-definition';
+import { jsonByteLength } from '../../../kernel/json-size';
 import { DEFAULT_LIVE_RECORD_MS, LIVE_RECORDED_EXECUTIONS, recordRun } from './engine/run-recorder';
 
 export interface GraphRunnerOptions {
@@ -178,10 +181,17 @@ export class GraphRunner {
   executeDraft(graph: CompiledGraph, name: string, args: unknown, options: ExecutionOptions = {}): ExecutionHandle {
     const compiled = graph.tools.get(name);
     if (!compiled) throw new NotFoundError('graph tool', name);
-    return this.start(compiled, args, options);
+    // The run keeps the definition it ran (its tool is in no file, or not as it is there), within a bound.
+    const definition = graphToolDefinition(compiled.tool);
+    const size = jsonByteLength(definition, DRAFT_DEFINITION_MAX_BYTES);
+    const draft =
+      size <= DRAFT_DEFINITION_MAX_BYTES
+        ? { definition }
+        : { omitted: `the definition is over ${DRAFT_DEFINITION_MAX_BYTES / 1024} KiB of JSON: not kept with the run, which is not drawn` };
+    return this.start(compiled, args, options, draft);
   }
 
-  private start(compiled: CompiledTool, args: unknown, options: ExecutionOptions): ExecutionHandle {
+  private start(compiled: CompiledTool, args: unknown, options: ExecutionOptions, draft?: { definition?: ReturnType<typeof graphToolDefinition>; omitted?: string }): ExecutionHandle {
     const clock = this.options.clock;
     const executionId = `${this.prefix}-${(++runCounter).toString(36)}-${Date.now().toString(36)}`;
     const run = new GraphRun(
@@ -203,7 +213,7 @@ export class GraphRunner {
     run.promise.then(prune, prune);
     const store = this.options.runStore;
     if (store) {
-      const source = { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name };
+      const source = { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name, ...(draft ? { draft } : {}) };
       recordRun({
         store,
         state: () => run.getState(),

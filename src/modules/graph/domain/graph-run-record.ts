@@ -1,3 +1,4 @@
+import type { GraphToolDefinition } from './graph-tool-definition';
 import type { GraphTool, NodeExecutionRecord } from './types';
 
 /**
@@ -31,7 +32,12 @@ export interface GraphRunSummary {
   actor?: { name: string; client?: string };
   /** Live records only: the node the run is at (running it, or paused before it). */
   currentNode?: string;
+  /** A run of a definition not saved (graph_tool_run with `tool`): its tool is in no file. */
+  draft?: true;
 }
+
+/** The largest draft definition a run record keeps (JSON bytes); a larger one is named in `draftOmitted`. */
+export const DRAFT_DEFINITION_MAX_BYTES = 256 * 1024;
 
 /**
  * A graph run as recorded in the data dir after it ended: its arguments, result or error, and its node executions
@@ -48,6 +54,12 @@ export interface GraphRunRecord extends GraphRunSummary {
   /** The last {@link GraphRunRecord.executions} of the run; `truncated` when earlier ones were left out. */
   executions: NodeExecutionRecord[];
   truncated: boolean;
+  /**
+   * A draft's run: the definition it ran (newest format, as graph_tool_get answers a tool), so the run is drawn as it
+   * ran — unless over {@link DRAFT_DEFINITION_MAX_BYTES}, when `draftOmitted` says so instead.
+   */
+  definition?: GraphToolDefinition;
+  draftOmitted?: string;
 }
 
 export function summarizeRun(r: GraphRunRecord): GraphRunSummary {
@@ -62,6 +74,7 @@ export function summarizeRun(r: GraphRunRecord): GraphRunSummary {
     ...(r.error ? { error: r.error } : {}),
     ...(r.actor ? { actor: r.actor } : {}),
     ...(r.currentNode !== undefined ? { currentNode: r.currentNode } : {}),
+    ...(r.draft ? { draft: true as const } : {}),
   };
 }
 

@@ -44,6 +44,8 @@ interface RunRecord extends RunSummary {
   runError?: { code: string; message: string; nodeId?: string; stderrTail?: string };
   /** A run still going (status running/paused): the node it is at. */
   currentNode?: string;
+  /** A draft's run whose definition was too large to keep: why it is not drawn. */
+  draftOmitted?: string;
 }
 interface ExecutionView {
   execution: Execution;
@@ -149,6 +151,7 @@ export function GraphRunPage({ runId }: { runId: string }) {
           <div className="page">
             <h1>
               Run of <a href={href('graphs', r.tool)}>{r.tool}</a> <span className={`run-status ${r.status}`} data-testid="run-status">{r.status}</span>
+              {r.draft ? <> <span className="pill" data-testid="run-draft">draft, not saved</span></> : null}
             </h1>
             <p className="muted small">
               <code>{r.runId}</code> · started <Time iso={r.startedAt} />
@@ -162,7 +165,8 @@ export function GraphRunPage({ runId }: { runId: string }) {
                 {r.runError?.stderrTail ? (<><div className="small muted">MCP server stderr (tail)</div><pre className="code">{r.runError.stderrTail}</pre></>) : null}
               </div>
             ) : null}
-            <RunDrawing tool={r.tool} highlight={live ? r.currentNode : selectedNode} onSelect={selectNode} />
+            {r.draftOmitted ? <p className="muted small" data-testid="run-draft-omitted">A draft's run, not drawn: {r.draftOmitted}.</p> : null}
+            <RunDrawing tool={r.tool} runId={r.runId} highlight={live ? r.currentNode : selectedNode} onSelect={selectNode} />
             <div className="run-layout">
               <div>
                 <h2>Timeline</h2>
@@ -181,9 +185,12 @@ export function GraphRunPage({ runId }: { runId: string }) {
   );
 }
 
-/** The run's tool drawn, when the dashboard knows it (a loaded graph file, or the tool as a recorded run saw it). */
-function RunDrawing({ tool, highlight, onSelect }: { tool: string; highlight?: string; onSelect: (id: string) => void }) {
-  const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}`);
+/**
+ * The run's tool drawn, when the dashboard knows it: as the run ran it (a draft's run keeps its definition), else a
+ * loaded graph file, or the file a recorded run names.
+ */
+function RunDrawing({ tool, runId, highlight, onSelect }: { tool: string; runId: string; highlight?: string; onSelect: (id: string) => void }) {
+  const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}?run=${encodeURIComponent(runId)}`);
   if (!res.data || res.data.nodes.length === 0) return null;
   return <GraphDrawing nodes={res.data.nodes} edges={res.data.edges} highlight={highlight} onSelect={onSelect} />;
 }

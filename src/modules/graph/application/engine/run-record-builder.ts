@@ -1,4 +1,5 @@
 import type { GraphRunRecord, RecordedRunError, RecordedRunStatus } from '../../domain/graph-run-record';
+import type { GraphToolDefinition } from '../../domain/graph-tool-definition';
 import type { ExecutionState } from './execution-types';
 import type { NodeExecutionRecord } from '../../domain/types';
 import { jsonByteLength } from '../../../../kernel/json-size';
@@ -14,7 +15,7 @@ export const DEFAULT_MAX_RECORDED_EXECUTIONS = 10_000;
 export function buildRunRecord(
   state: ExecutionState,
   input: unknown,
-  source: { file?: string; graph?: string },
+  source: { file?: string; graph?: string; draft?: { definition?: GraphToolDefinition; omitted?: string } },
   maxExecutions = DEFAULT_MAX_RECORDED_EXECUTIONS,
 ): GraphRunRecord {
   const live = state.status === 'running' || state.status === 'paused' || state.status === 'not_started';
@@ -47,6 +48,7 @@ export function buildRunRecord(
     ...(runError ? { error: runError.message } : {}),
     ...(state.actor ? { actor: state.actor } : {}),
     ...(currentNode !== undefined ? { currentNode } : {}),
+    ...(source.draft ? { draft: true as const } : {}),
     ...(source.file ? { file: source.file } : {}),
     ...(source.graph ? { graph: source.graph } : {}),
     input,
@@ -54,6 +56,8 @@ export function buildRunRecord(
     ...(runError ? { runError } : {}),
     executions,
     truncated: executions.length < history.length,
+    ...(source.draft?.definition ? { definition: source.draft.definition } : {}),
+    ...(source.draft?.omitted ? { draftOmitted: source.draft.omitted } : {}),
   };
 }
 
