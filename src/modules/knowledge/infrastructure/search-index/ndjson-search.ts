@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import * as fsSync from 'node:fs';
 import type { KnowledgeSearchHit, KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { CancelledError } from '../../../../kernel/errors';
@@ -6,7 +7,7 @@ import { errnoCode, toStorageError } from '../../../../kernel/files/storage-erro
 import type { KnowledgePaths } from '../knowledge-files';
 import { forEachLine } from '../line-reader';
 import { parseNode, parseRecord } from '../ndjson-passes';
-import { evaluateQuery, topHits, type SearchSegment } from './index-search';
+import { evaluateQuery, type SearchSegment } from './index-search';
 import { SearchIndexFiles } from './search-index';
 import { decodeSearchCursor, encodeSearchCursor, staleSearchCursorError } from './search-cursor';
 import { SegmentBuilder } from './segment-builder';
@@ -22,12 +23,12 @@ const ATTEMPTS = 3;
  * file (so a concurrent rewrite, which renames a new file in, cannot mix two graphs: we read the one we opened).
  * A stale or damaged index is repaired under the lock and the search tried again.
  */
-export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFiles, q: KnowledgeSearchQuery, repair: RepairIndex): Promise<KnowledgeSearchPage> {
+export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFiles, q: KnowledgeSearchQuery, repair: RepairIndex, totalCap: number): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeSearchCursor(q.cursor) : undefined;
   for (let attempt = 1; ; attempt++) {
     if (q.signal?.aborted) throw new CancelledError();
     try {
-      return await searchOnce(paths, index, q, cursor);
+      return await searchOnce(paths, index, q, cursor, totalCap);
     } catch (e) {
       if (!(e instanceof DamagedIndexError || e instanceof StaleIndex) || attempt >= ATTEMPTS) {
         if (e instanceof DamagedIndexError || e instanceof StaleIndex) throw toStorageError(e, 'search', index.dir);
@@ -54,6 +55,7 @@ async function searchOnce(
   index: SearchIndexFiles,
   q: KnowledgeSearchQuery,
   cursor: ReturnType<typeof decodeSearchCursor> | undefined,
+  totalCap: number,
 ): Promise<KnowledgeSearchPage> {
   let graph: fs.FileHandle | undefined;
   try {
@@ -61,7 +63,7 @@ async function searchOnce(
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', paths.graph);
   }
-  const handles: fs.FileHandle[] = [];
+  const fds: number[] = [];
   try {
     // No graph: nothing to index (and no index folder is made for a project that does not exist).
     const m = graph ? await freshManifest(index, graph) : { format: 0, generation: 0, graph: { ino: 0, size: 0, mtimeMs: 0 }, segments: [], docs: 0 };
@@ -71,14 +73,19 @@ async function searchOnce(
     const segments: SearchSegment[] = [];
     let base = 0;
     for (const seg of loaded) {
-      let handle: fs.FileHandle;
-      try {
-        handle = await fs.open(seg.file, 'r');
-      } catch (e) {
-        throw new DamagedIndexError(`${seg.file}: ${(e as Error).message}`);
-      }
-      handles.push(handle);
-      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), handle });
+      // Opened when the search first reads its postings (a pruned search leaves most segments unread).
+      let fd: number | undefined;
+      const open = () => {
+        if (fd === undefined) {
+          try {
+            fds.push((fd = fsSync.openSync(seg.file, 'r')));
+          } catch (e) {
+            throw new DamagedIndexError(`${seg.file}: ${(e as Error).message}`);
+          }
+        }
+        return fd;
+      };
+      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), open });
       base += seg.docCount;
     }
     const deletedNodes: StoredKnowledgeNode[] = [];
@@ -95,36 +102,31 @@ async function searchOnce(
       const seg = LoadedSegment.fromBuffer(builder.encode(), paths.deleted);
       segments.push({ seg, base: -1, limit: seg.docCount });
     }
-    const { hits } = await evaluateQuery(q.query, q, segments);
     const after = cursor ? { score: cursor.s, ord: cursor.o } : undefined;
-    const page = topHits(hits, q.limit + 1, after);
+    const { hits: page, total, totalExact } = await evaluateQuery(q.query, q, segments, { capacity: q.limit + 1, after, totalCap, signal: q.signal });
     const more = page.length > q.limit;
     if (more) page.pop();
-    const total = hits.length;
-    const out: KnowledgeSearchHit[] = [];
-    for (const h of page) {
+    // The page's lines: synchronous reads too (ten lines of the graph the page cache holds).
+    const out: KnowledgeSearchHit[] = page.map((h) => {
       const s = segments[h.seg]!;
       const afterHit = encodeSearchCursor({ g: m.generation, w: watermark, s: h.score, o: h.ord });
-      if (s.base < 0) {
-        out.push({ node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit });
-        continue;
-      }
+      if (s.base < 0) return { node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit };
       const doc = s.seg.doc(h.local);
       const buf = Buffer.alloc(doc.lineLength);
-      const { bytesRead } = await graph!.read(buf, 0, doc.lineLength, doc.offset);
+      const bytesRead = fsSync.readSync(graph!.fd, buf, 0, doc.lineLength, doc.offset);
       const node = bytesRead === doc.lineLength ? parseNode(buf.toString('utf8').replace(/\r$/, '')) : undefined;
       if (!node) throw new DamagedIndexError(`${s.seg.file}: names a line at byte ${doc.offset} that is not a node`);
-      out.push({ node, score: h.score, deleted: false, after: afterHit });
-    }
+      return { node, score: h.score, deleted: false, after: afterHit };
+    });
     const last = page[page.length - 1];
     return {
       hits: out,
       nextCursor: more && last ? encodeSearchCursor({ g: m.generation, w: watermark, s: last.score, o: last.ord }) : null,
       total,
-      totalExact: true, // every match was scored: the count is known
+      totalExact,
     };
   } finally {
-    await Promise.all(handles.map((h) => h.close().catch(() => undefined)));
+    for (const fd of fds) fsSync.closeSync(fd);
     await graph?.close().catch(() => undefined);
   }
 }

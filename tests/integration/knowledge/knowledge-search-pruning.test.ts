@@ -1,0 +1,218 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
+import { SearchNodes, type SearchNodesInput } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
+import { artifactText } from '../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
+import { weightedLength, weightedTf } from '../../../src/modules/knowledge/infrastructure/search-index/segment-format';
+import { idf, parseSearchQuery, termScore, textTerms, type SearchQuery } from '../../../src/modules/knowledge/domain/search';
+import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
+
+/**
+ * The files' pruned search (block-max bounds, intervals skipped, a capped count) against a search written from the
+ * definition: every node tokenized and every match scored BM25F, ranked by score then newest first. Random graphs of
+ * a few thousand nodes (added in batches of random sizes, so several segments, some nodes deleted), random queries of
+ * every kind with random filters, paged through with cursors: the same hits in the same order with the same scores.
+ */
+const WORDS = (
+  'retry backoff cache parser budget queue lock stream index schema latency worker batch review split module fixture ' +
+  'graph node edge parent child memory buffer append delete restore summary plan test file store query'
+).split(' ');
+const TAGS = ['perf', 'bug', 'api', 'db', 'ui'];
+const ROLES = ['actor', 'critic', 'summary'] as const;
+
+function prng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Doc {
+  node: StoredKnowledgeNode;
+  ord: number;
+  deleted: boolean;
+  /** term → [thought, tags, artifacts] counts and positions */
+  terms: Map<string, { counts: [number, number, number]; positions: number[] }>;
+  length: number;
+  fields: [number, number, number];
+}
+
+function docOf(node: StoredKnowledgeNode, ord: number, deleted: boolean): Doc {
+  const thought = textTerms(node.thought, 0);
+  const tags = textTerms(node.tags.join(' '), thought.length);
+  const arts = textTerms(artifactText(node), thought.length + tags.length);
+  const terms: Doc['terms'] = new Map();
+  [thought, tags, arts].forEach((part, field) =>
+    part.terms.forEach((t, i) => {
+      let e = terms.get(t);
+      if (!e) terms.set(t, (e = { counts: [0, 0, 0], positions: [] }));
+      e.counts[field]!++;
+      e.positions.push(part.positions[i]!);
+    }),
+  );
+  const fields: [number, number, number] = [thought.length, tags.length, arts.length];
+  return { node, ord, deleted, terms, fields, length: weightedLength(fields[0], fields[0] + fields[1], fields[0] + fields[1] + fields[2]) };
+}
+
+function itemTerms(item: SearchQuery['groups'][number]['items'][number], vocabulary: readonly string[]): string[] {
+  return item.kind === 'prefix' ? vocabulary.filter((t) => t.startsWith(item.term)) : item.kind === 'word' ? [item.term] : item.terms;
+}
+
+function matchesItem(d: Doc, item: SearchQuery['groups'][number]['items'][number], vocabulary: readonly string[]): boolean {
+  if (item.kind !== 'phrase') return itemTerms(item, vocabulary).some((t) => d.terms.has(t));
+  const lists = item.terms.map((t) => d.terms.get(t)?.positions);
+  if (lists.some((l) => !l)) return false;
+  return lists[0]!.some((p) => lists.every((l, i) => l!.includes(p + item.offsets[i]!)));
+}
+
+/** Every match of the search, scored from the definition, ranked. */
+function reference(docs: readonly Doc[], input: { query: string; role?: string; tags?: string[]; since?: string; until?: string; includeDeleted?: boolean }) {
+  const q = parseSearchQuery(input.query);
+  const searched = docs.filter((d) => input.includeDeleted || !d.deleted);
+  const vocabulary = [...new Set(searched.flatMap((d) => [...d.terms.keys()]))].sort();
+  const positive = new Set(q.groups.filter((g) => !g.negated).flatMap((g) => g.items.flatMap((it) => itemTerms(it, vocabulary))));
+  const sums = [0, 1, 2].map((f) => searched.reduce((n, d) => n + d.fields[f]!, 0));
+  const avg = weightedTf(sums[0]!, sums[1]!, sums[2]!) / searched.length;
+  const idfs = new Map([...positive].map((t) => [t, idf(searched.length, searched.filter((d) => d.terms.has(t)).length)]));
+  const since = input.since ? Date.parse(input.since) : undefined;
+  const until = input.until ? Date.parse(input.until) : undefined;
+  const hits = searched
+    .filter((d) => {
+      const at = Date.parse(d.node.createdAt);
+      if (input.role && d.node.role !== input.role) return false;
+      if (!(input.tags ?? []).every((t) => d.node.tags.includes(t))) return false;
+      if ((since !== undefined && at < since) || (until !== undefined && at > until)) return false;
+      return q.groups.every((g) => g.items.some((it) => matchesItem(d, it, vocabulary)) !== g.negated);
+    })
+    .map((d) => {
+      let score = 0;
+      for (const t of positive) {
+        const e = d.terms.get(t);
+        if (e) score += termScore(idfs.get(t)!, weightedTf(...e.counts), d.length, avg);
+      }
+      return { id: d.node.id, score, ord: d.ord, deleted: d.deleted };
+    });
+  return hits.sort((a, b) => b.score - a.score || b.ord - a.ord);
+}
+
+describe('knowledge search on files: pruned top-k equals scoring every match', () => {
+  let dir: string;
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  async function graph(seed: number, cap: number) {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-search-prune-'));
+    const store: NdjsonKnowledgeStore = createNdjsonKnowledgeStore(dir, { searchTotalCap: cap });
+    const r = prng(seed);
+    // Zipf-like: a few words in most nodes (many blocks), most in a few.
+    const word = () => WORDS[Math.min(WORDS.length - 1, Math.floor(WORDS.length * r() ** 2.5))]!;
+    let n = 0;
+    const make = (): StoredKnowledgeNode => {
+      const i = n++;
+      return {
+        id: `n${i}`,
+        project: 'p',
+        projectContext: 'p',
+        thought: Array.from({ length: 2 + Math.floor(r() * 25) }, () => (r() < 0.08 ? 'the' : word())).join(' '),
+        role: ROLES[Math.floor(r() * r() * 3)]!,
+        tags: TAGS.filter(() => r() < 0.25),
+        artifacts: r() < 0.2 ? [{ name: `${word()}.md`, path: `docs/${word()}/${word()}.md` }] : [],
+        parents: [],
+        createdAt: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 60_000).toISOString(),
+      };
+    };
+    const addBatches = async (count: number) => {
+      for (let left = count; left > 0; ) {
+        const size = Math.min(left, 1 + Math.floor(r() * r() * 400));
+        await store.withLock('p', (g) => g.append(Array.from({ length: size }, make)));
+        left -= size;
+      }
+    };
+    await addBatches(1200);
+    // Some deleted (the graph rewritten: one segment), then more adds (segments after it).
+    const victims = Array.from({ length: 60 }, () => `n${Math.floor(r() * 1200)}`);
+    const found = await store.reader('p').findByIds(new Set(victims));
+    const records: DeletedNodeRecord[] = [...found.values()].map((node) => ({ nodeId: node.id, project: 'p', reason: null, timestamp: '2026-06-01T00:00:00.000Z', nodeData: node }));
+    await store.withLock('p', (g) => g.deleteWithBackup(records));
+    await addBatches(1800);
+    const projectDir = path.join(dir, 'projects', 'p');
+    const lines = (f: string) => fs.readFileSync(path.join(projectDir, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    const docs = [
+      ...lines('knowledge_graph.ndjson').map((node, i) => docOf(node, i, false)),
+      ...lines('knowledge_graph.deleted.ndjson').map((rec, i) => docOf(rec.nodeData, -1 - i, true)),
+    ];
+    const segments = JSON.parse(fs.readFileSync(path.join(projectDir, 'knowledge_graph.search', 'manifest.json'), 'utf8')).segments.length;
+    return { store, docs, r, word, segments };
+  }
+
+  function randomQuery(r: () => number, word: () => string, docs: readonly Doc[]) {
+    const phrase = () => {
+      const words = docs[Math.floor(r() * docs.length)]!.node.thought.split(' ');
+      const at = Math.floor(r() * Math.max(1, words.length - 1));
+      return `"${words.slice(at, at + 2 + Math.floor(r() * 2)).join(' ')}"`;
+    };
+    const shapes = [
+      () => word(),
+      () => `${word()} ${word()}`,
+      () => `${word()} ${word()} ${word()}`,
+      () => phrase(),
+      () => `${word().slice(0, 2)}*`,
+      () => `${word()} OR ${word()}`,
+      () => `${word()} -${word()}`,
+      () => `${word()} ${word()} OR ${word()} -${phrase()}`,
+      () => `${phrase()} ${word()}`,
+    ];
+    const input: Partial<SearchNodesInput> & { query: string } = { query: shapes[Math.floor(r() * shapes.length)]!() };
+    if (r() < 0.2) input.role = ROLES[Math.floor(r() * 3)]!;
+    if (r() < 0.2) input.tags = [TAGS[Math.floor(r() * TAGS.length)]!];
+    if (r() < 0.15) input.since = docs[Math.floor(r() * docs.length)]!.node.createdAt;
+    if (r() < 0.15) input.until = docs[Math.floor(r() * docs.length)]!.node.createdAt;
+    if (input.since && input.until && input.since > input.until) [input.since, input.until] = [input.until, input.since];
+    if (r() < 0.2) input.includeDeleted = true;
+    input.limit = 1 + Math.floor(r() * 15);
+    return input;
+  }
+
+  for (const [seed, cap] of [
+    [11, Number.MAX_SAFE_INTEGER],
+    [12, 40],
+  ] as const) {
+    it(`seed ${seed}, total cap ${cap > 1e9 ? 'none' : cap}: 120 random searches, three pages each`, async () => {
+      const { store, docs, r, word, segments } = await graph(seed, cap);
+      expect(segments).toBeGreaterThan(2);
+      const uc = new SearchNodes(store);
+      const mismatches: string[] = [];
+      let compared = 0;
+      for (let i = 0; i < 120; i++) {
+        const input = randomQuery(r, word, docs);
+        let want: ReturnType<typeof reference>;
+        try {
+          want = reference(docs, input);
+        } catch {
+          continue; // a query with nothing to look for (only stopwords): refused by both
+        }
+        let cursor: string | undefined;
+        for (let page = 0; page < 3; page++) {
+          const got = await uc.execute({ projectContext: 'p', ...input, ...(cursor ? { cursor } : {}) } as SearchNodesInput);
+          const expected = want.slice(page * input.limit!, (page + 1) * input.limit!);
+          const label = `${JSON.stringify(input)} page ${page}`;
+          if (got.hits.map((h) => h.id).join() !== expected.map((h) => h.id).join()) mismatches.push(`${label}: ${got.hits.map((h) => h.id).join()} vs ${expected.map((h) => h.id).join()}`);
+          else if (got.hits.some((h, k) => Math.abs(h.score - expected[k]!.score) > 1e-9 || (h.deleted ?? false) !== expected[k]!.deleted)) mismatches.push(`${label}: scores`);
+          const totalOk = got.totalExact ? got.total === want.length : got.total === cap && want.length >= cap;
+          if (!totalOk) mismatches.push(`${label}: total ${got.total} (${got.totalExact}) vs ${want.length}`);
+          compared++;
+          if (!got.nextCursor) {
+            if (want.length > (page + 1) * input.limit!) mismatches.push(`${label}: no next page`);
+            break;
+          }
+          cursor = got.nextCursor;
+        }
+      }
+      expect(mismatches).toEqual([]);
+      expect(compared).toBeGreaterThan(150);
+    }, 120_000);
+  }
+});
