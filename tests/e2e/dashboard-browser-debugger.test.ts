@@ -4,8 +4,8 @@
  * drawn); Debug runs the tool with the arguments of the form and the run stops there (paused before that node, the
  * node highlighted, the context it reads shown); Step advances exactly one node (the next node is current, one more
  * execution); Resume holds at the breakpoint's next iteration, and once the breakpoint is cleared it finishes with the
- * result the same tool gives an MCP client without the debugger. Another run, held at its entry, is stopped: it ends
- * stopped and is recorded so. A read-only dashboard's page offers none of it.
+ * result the same tool gives an MCP client without the debugger; a reload in between comes back to the paused run.
+ * Another run, held at its entry and reached again from its run page, is stopped: it ends stopped and is recorded so. A read-only dashboard's page offers none of it.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -139,6 +139,14 @@ test('breakpoint → paused there with its context; step → one node; resume �
   expect(await page.locator('.graph-node.selected').getAttribute('data-node')).toBe('check');
   await page.locator('[data-testid="debug-context"]', { hasText: '"i": 1' }).waitFor();
 
+  // The page's URL names the run: a reload comes back to it, paused where it was, its breakpoint drawn.
+  expect(page.url()).toMatch(/#\/graphs\/slow_loop\/debug\/.+/);
+  await page.reload();
+  await statusIs('paused');
+  expect(await text('debug-current')).toBe('check');
+  expect(await text('debug-executions')).toBe('3');
+  await page.locator('.graph-node.breakpoint[data-node="count"]').waitFor();
+
   // Resume: the breakpoint holds the next iteration at count again (check, wait ran: 5 executions).
   await button('Resume').click();
   await page.locator('[data-testid="debug-executions"]', { hasText: /^5$/ }).waitFor({ timeout: 30_000 });
@@ -179,6 +187,12 @@ test('another run held at its entry is stopped: it ends stopped and is recorded 
   await page.locator('[data-testid="debug-panel"]').getByText('Nothing has run yet.').waitFor();
   const runHref = (await page.locator('[data-testid="debug-panel"] a[href^="#/runs/"]').first().getAttribute('href'))!;
   const runId = runHref.slice('#/runs/'.length);
+  // Its run page (live: paused at entry) leads back to its controls.
+  await page.goto(`${dash.url}${runHref}`);
+  await page.locator('[data-testid="run-status"]', { hasText: 'paused' }).waitFor({ timeout: 30_000 });
+  await page.locator('[data-testid="debug-run-link"] a').click();
+  await statusIs('paused');
+  expect(await text('debug-current')).toBe('entry');
   await button('Stop').click();
   await statusIs('stopped');
   for (const b of ['Pause', 'Step', 'Resume', 'Stop']) expect(await button(b).isDisabled()).toBe(true);

@@ -35,7 +35,8 @@ function Page({ route }: { route: string[] }) {
     case 'sessions':
       return a ? <SessionPage id={a} /> : <Sessions />;
     case 'graphs':
-      return a ? <GraphToolPage tool={a} /> : <GraphTools />;
+      // `#/graphs/<tool>/debug/<run>`: the tool's page driving that debug run (the URL a debug run's page is left at).
+      return a ? <GraphToolPage tool={a} debugRun={b === 'debug' ? route[3] : undefined} /> : <GraphTools />;
     case 'runs':
       return <GraphRunPage runId={a} />;
     case 'knowledge':

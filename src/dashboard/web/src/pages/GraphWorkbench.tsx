@@ -21,7 +21,7 @@ const path = (runId: string) => `/debug/${encodeURIComponent(runId)}`;
  * (it starts with them) or while it goes on (sent to the run). The run's view is read again on each of its change
  * events (its live record is saved every 250 ms while it goes on) and after each control.
  */
-export function GraphWorkbench({ tool }: { tool: WorkbenchTool }) {
+export function GraphWorkbench({ tool, attach }: { tool: WorkbenchTool; attach?: string }) {
   const [breakpoints, setBreakpoints] = useState<string[]>([]);
   const [view, setView] = useState<DebugRunView>();
   const [busy, setBusy] = useState(false);
@@ -37,6 +37,22 @@ export function GraphWorkbench({ tool }: { tool: WorkbenchTool }) {
       setError((e as Error).message);
     }
   }, [runId]);
+
+  // Opened at `#/graphs/<tool>/debug/<run>` (a reload, a link from the run's page): that debug run again.
+  useEffect(() => {
+    if (!attach) return;
+    let alive = true;
+    api<DebugRunView>(path(attach))
+      .then((v) => {
+        if (!alive) return;
+        setView(v);
+        setBreakpoints(v.breakpoints);
+      })
+      .catch((e: Error) => alive && setError(e.message));
+    return () => {
+      alive = false;
+    };
+  }, [attach]);
 
   // While the run goes on, each of its change events re-reads it (debounced: a burst costs one request).
   const liveRef = useRef(live);
@@ -61,7 +77,10 @@ export function GraphWorkbench({ tool }: { tool: WorkbenchTool }) {
     setBusy(true);
     setError(undefined);
     try {
-      setView(await api<DebugRunView>(`/graphs/${encodeURIComponent(tool.name)}/debug`, { method: 'POST', body: { args, breakpoints, startPaused } }));
+      const v = await api<DebugRunView>(`/graphs/${encodeURIComponent(tool.name)}/debug`, { method: 'POST', body: { args, breakpoints, startPaused } });
+      setView(v);
+      // The page's URL names the run (replaced, not a navigation): a reload comes back to it.
+      window.history.replaceState(null, '', `${window.location.pathname}${window.location.search}${href('graphs', tool.name)}/debug/${encodeURIComponent(v.runId)}`);
     } catch (e) {
       setError((e as Error).message);
     } finally {

@@ -109,7 +109,7 @@ function RunList({ runs }: { runs: RunSummary[] }) {
   );
 }
 
-export function GraphToolPage({ tool }: { tool: string }) {
+export function GraphToolPage({ tool, debugRun }: { tool: string; debugRun?: string }) {
   const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}`, runRelevant(tool));
   const meta = useMeta();
   return (
@@ -118,7 +118,7 @@ export function GraphToolPage({ tool }: { tool: string }) {
         <div className="page">
           <h1>{t.name}</h1>
           <p className="muted">{t.description} <code className="small">{t.file}</code></p>
-          {meta?.allowActions && t.loaded ? <GraphWorkbench tool={t} /> : <GraphDrawing nodes={t.nodes} edges={t.edges} />}
+          {meta?.allowActions && t.loaded ? <GraphWorkbench tool={t} attach={debugRun} /> : <GraphDrawing nodes={t.nodes} edges={t.edges} />}
           <h2>Recorded runs</h2>
           <RunList runs={t.recentRuns} />
         </div>
@@ -159,6 +159,7 @@ export function GraphRunPage({ runId }: { runId: string }) {
               {r.truncated ? ' · only the last executions were recorded' : ''}
               {live && r.currentNode ? <> · {r.status === 'paused' ? 'paused before' : 'at'} <b data-testid="run-current">{r.currentNode}</b> (live)</> : null}
             </p>
+            {live ? <DebugRunLink runId={r.runId} tool={r.tool} /> : null}
             {r.error ? (
               <div className="error" data-testid="run-error">
                 {r.error}
@@ -182,6 +183,18 @@ export function GraphRunPage({ runId }: { runId: string }) {
         );
       }}
     </Load>
+  );
+}
+
+/** A live run this dashboard's process holds as a debug run (and the caller may drive): a link to its controls. */
+function DebugRunLink({ runId, tool }: { runId: string; tool: string }) {
+  const meta = useMeta();
+  const res = useApi<{ status: string }>(meta?.allowActions ? `/debug/${encodeURIComponent(runId)}` : null);
+  if (!res.data) return null;
+  return (
+    <div className="notice" data-testid="debug-run-link">
+      A debug run of this dashboard: <a href={`${href('graphs', tool)}/debug/${encodeURIComponent(runId)}`}>drive it on the tool's page</a> (step, resume, stop, breakpoints).
+    </div>
   );
 }
 
