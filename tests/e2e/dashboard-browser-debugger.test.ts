@@ -164,6 +164,7 @@ test('breakpoint → paused there with its context; step → one node; resume �
   expect(result).toEqual({ iterations: ITERATIONS, waits: ITERATIONS, last: 'done' });
   expect(await text('debug-executions')).toBe(String(1 + ITERATIONS * 3 + 2));
   for (const b of ['Pause', 'Step', 'Resume', 'Stop']) expect(await button(b).isDisabled()).toBe(true);
+  await page.locator('[data-testid="debug-panel"]').screenshot({ path: screenshotPath('dashboard-debugger-finished') });
 
   // Recorded like any run: the run page shows it completed, run by the dashboard's caller.
   const runHref = await page.locator('[data-testid="debug-panel"] a[href^="#/runs/"]').first().getAttribute('href');
@@ -200,6 +201,30 @@ test('another run held at its entry is stopped: it ends stopped and is recorded 
   await page.locator(`[data-testid="runs"] tr:has(a[href="${runHref}"]) .run-status.stopped`).waitFor({ timeout: 30_000 });
   const recorded = await (await fetch(`${dash.origin}/api/runs/${runId}`, { headers: { Authorization: `Bearer ${dash.token}` } })).json();
   expect(recorded).toMatchObject({ status: 'stopped', nodeExecutions: 0, actor: { name: 'local', client: 'dashboard' } });
+});
+
+test('errors in one line: arguments that are not JSON (refused on the page), arguments the tool refuses (the run fails)', async () => {
+  await page.goto(`${dash.url}#/graphs/slow_loop`);
+  const form = page.locator('[data-testid="run-form"]');
+  await form.waitFor({ timeout: 30_000 });
+  await form.getByRole('button', { name: 'Edit as JSON' }).click();
+  const json = form.locator('textarea[name="args-json"]');
+  await json.fill('{"n": ');
+  await form.getByRole('button', { name: 'Debug' }).click();
+  const alert = form.getByRole('alert');
+  await alert.waitFor();
+  expect(await alert.textContent()).toMatch(/^arguments: not valid JSON \(.+\)$/);
+  expect(await page.locator('[data-testid="debug-status"]').count()).toBe(0);
+
+  // The engine checks the arguments at the entry node: the debug run ends in error, its message in one line.
+  await json.fill('{"n": "three"}');
+  await form.getByRole('button', { name: 'Debug' }).click();
+  await statusIs('error');
+  const message = (await page.locator('[data-testid="debug-run-error"]').textContent()) ?? '';
+  expect(message).toContain("tool 'slow_loop': invalid arguments");
+  expect(message).not.toContain('\n');
+  for (const b of ['Pause', 'Step', 'Resume', 'Stop']) expect(await button(b).isDisabled()).toBe(true);
+  await page.locator('.workbench').screenshot({ path: screenshotPath('dashboard-debugger-error') });
 });
 
 test('a read-only dashboard offers no debugger: no form, no Debug button, no breakpoints on click', async () => {

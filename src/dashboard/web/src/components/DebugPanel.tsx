@@ -83,7 +83,7 @@ export function DebugPanel({ view, node, busy, error, onAction }: { view: DebugR
           {paused ? <>Paused before <b data-testid="debug-current">{view.currentNode}</b></> : view.status === 'running' && view.currentNode ? <>Running at <b data-testid="debug-current">{view.currentNode}</b></> : statusText(view)}
         </span>
         <span className="muted small">
-          · <span data-testid="debug-executions">{view.executionCount}</span> node executions · run <a href={href('runs', view.runId)}><code>{view.runId.slice(0, 18)}</code></a>
+          · <span data-testid="debug-executions">{view.executionCount}</span> node execution{view.executionCount === 1 ? '' : 's'} · run <a href={href('runs', view.runId)}><code>{view.runId.slice(0, 18)}</code></a>
         </span>
       </div>
       <div className="debug-controls" role="toolbar" aria-label="Debugger controls">
