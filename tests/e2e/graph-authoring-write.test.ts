@@ -182,6 +182,18 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(unknown.content[0].text).toMatch(/^not_found: graph tool 'echo_measure' not found/);
   }, 60_000);
 
+  it('a tool name with a dot (valid in a graph file and in MCP) round-trips: added, got, updated, deleted', async () => {
+    const added = await call('graph_tool_add', { file: 'tools.yaml', revision: await revisionOf(), tool: echoTool('echo.dotted') });
+    expect(added.structuredContent).toMatchObject({ tools: ['shout', 'echo.dotted'] });
+    const got = (await call('graph_tool_get', { name: 'echo.dotted' })).structuredContent!;
+    const { file: _f, revision, ...definition } = got;
+    const updated = await call('graph_tool_update', { name: 'echo.dotted', revision, tool: { ...definition, description: 'dotted v2' } });
+    expect(updated.isError).toBeFalsy();
+    expect((await call('echo.dotted', { message: 'dot' })).structuredContent).toEqual({ said: 'dot', length: 3 });
+    const deleted = await call('graph_tool_delete', { name: 'echo.dotted', revision: updated.structuredContent!.revision });
+    expect(deleted.structuredContent).toMatchObject({ tools: ['shout'] });
+  }, 60_000);
+
   it('a first tool in a file with none; a file outside the roots, one --graphs does not name: refused', async () => {
     const empty = (await call('graph_server', { file: 'empty.yaml' })).structuredContent!.graphs[0];
     const first = await call('graph_tool_add', { file: 'empty.yaml', revision: empty.revision, tool: { ...echoTool('first_one'), nodes: [{ id: 'entry', type: 'entry', next: 'exit' }, { id: 'exit', type: 'exit' }] } });

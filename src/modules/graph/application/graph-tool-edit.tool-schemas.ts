@@ -1,3 +1,4 @@
+import type { JSONSchema } from 'json-schema-to-ts';
 import { toolSchemas } from '../../../kernel/tools/tool-schema';
 
 /**
@@ -11,7 +12,7 @@ const toolDefinition = {
   description:
     "A graph tool as graph_tool_get answers one: name, description, inputSchema, outputSchema, nodes (mcp args: {expr} objects are JSONata). Checked as `workgraph validate` checks a file.",
   properties: {
-    name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+    name: { type: 'string', pattern: '^[A-Za-z0-9_.-]{1,64}$' },
     description: { type: 'string' },
     inputSchema: { type: 'object' },
     outputSchema: { type: 'object' },
@@ -45,46 +46,26 @@ const changedOutput = {
   required: ['file', 'revision', 'tools', 'warnings'],
 } as const;
 
-export const graphToolAddSchemas = toolSchemas({
-  inputSchema: {
-    type: 'object',
-    properties: {
-      file: { type: 'string', minLength: 1, description: 'A graph file --graphs names (a path, or its name as graph_server gives it).' },
-      revision,
-      tool: toolDefinition,
-    },
-    required: ['file', 'revision', 'tool'],
-    additionalProperties: false,
-  },
-  outputSchema: changedOutput,
-});
+/**
+ * The schemas of a write to one graph file — graph_tool_add, _update and _delete are one shape: what the write names
+ * (the file, or the served tool whose file it is), the revision it was based on, the tool when it brings one, and the
+ * file as it is after ({@link changedOutput}).
+ */
+function fileWriteSchemas<const P extends { readonly [key: string]: JSONSchema }, const R extends readonly (keyof P & string)[]>(properties: P, required: R) {
+  return toolSchemas({ inputSchema: { type: 'object', properties, required, additionalProperties: false }, outputSchema: changedOutput });
+}
 
-export const graphToolUpdateSchemas = toolSchemas({
-  inputSchema: {
-    type: 'object',
-    properties: {
-      name: { type: 'string', minLength: 1, description: 'The served graph tool to replace (its file is the one declaring it).' },
-      revision,
-      tool: toolDefinition,
-    },
-    required: ['name', 'revision', 'tool'],
-    additionalProperties: false,
-  },
-  outputSchema: changedOutput,
-});
+export const graphToolAddSchemas = fileWriteSchemas(
+  { file: { type: 'string', minLength: 1, description: 'A graph file --graphs names (a path, or its name as graph_server gives it).' }, revision, tool: toolDefinition },
+  ['file', 'revision', 'tool'],
+);
 
-export const graphToolDeleteSchemas = toolSchemas({
-  inputSchema: {
-    type: 'object',
-    properties: {
-      name: { type: 'string', minLength: 1, description: 'The served graph tool to remove from its file.' },
-      revision,
-    },
-    required: ['name', 'revision'],
-    additionalProperties: false,
-  },
-  outputSchema: changedOutput,
-});
+export const graphToolUpdateSchemas = fileWriteSchemas(
+  { name: { type: 'string', minLength: 1, description: 'The served graph tool to replace (its file is the one declaring it).' }, revision, tool: toolDefinition },
+  ['name', 'revision', 'tool'],
+);
+
+export const graphToolDeleteSchemas = fileWriteSchemas({ name: { type: 'string', minLength: 1, description: 'The served graph tool to remove from its file.' }, revision }, ['name', 'revision']);
 
 export const graphToolRunSchemas = toolSchemas({
   inputSchema: {
