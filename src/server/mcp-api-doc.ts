@@ -1,5 +1,6 @@
 import { ErrorCodes } from '../kernel/errors';
 import { requiredScope, type ToolDefinition } from '../kernel/tools/tool-definition';
+import { RESOURCE_CHANGES_DECLARATION } from './resource-changes';
 
 /**
  * Renders spec/mcp-api.md from the tool registry's declarations, so the document can never drift from the code:
@@ -21,22 +22,28 @@ export function renderMcpApi(tools: readonly ToolDefinition[]): string {
   out.push('');
   for (const m of modules) {
     out.push(`## Module \`${m}\``, '');
-    for (const t of tools.filter((x) => x.module === m)) {
-      out.push(`### ${t.name}`, '');
-      out.push(t.description, '');
-      const hints = Object.entries(t.annotations)
-        .filter(([k]) => k.endsWith('Hint'))
-        .map(([k, v]) => `\`${k}: ${String(v)}\``);
-      if (hints.length) out.push(`Annotations: ${hints.join(', ')}.`, '');
-      out.push(`Scope: \`${requiredScope(t)}\` (docs/http.md "Scopes"; without it: \`forbidden\`).`, '');
-      if (t.plainMethod) out.push('Also a plain JSON-RPC method of the same name (no `initialize` needed).', '');
-      if (t.longRunning?.promoted) out.push('Long-running when it runs a command: for a 2026-07-28 client that declares the tasks extension, a call of it that runs a verification command becomes a task as the command starts; any other call answers directly (docs/protocol-eras.md "Tasks").', '');
-      else if (t.longRunning) out.push('Long-running: a 2026-07-28 client that declares the tasks extension gets a call of it as a task (docs/protocol-eras.md "Tasks").', '');
-      out.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '');
-      out.push('Output schema:', '', '```json', JSON.stringify(t.outputSchema, null, 2), '```', '');
-    }
+    for (const t of tools.filter((x) => x.module === m)) renderTool(out, t);
   }
+  out.push('## MCP Apps: the views\' app-only tool', '');
+  out.push('Listed and callable only for a host that declares the `io.modelcontextprotocol/ui` extension, while views are on and a module with watchable resources is served (docs/mcp-apps.md "Live views").', '');
+  renderTool(out, RESOURCE_CHANGES_DECLARATION);
   return out.join('\n');
+}
+
+/** One tool's section: its description, hints, scope and schemas. */
+function renderTool(out: string[], t: Omit<ToolDefinition, 'handler' | 'useCase'>): void {
+  out.push(`### ${t.name}`, '');
+  out.push(t.description, '');
+  const hints = Object.entries(t.annotations)
+    .filter(([k]) => k.endsWith('Hint'))
+    .map(([k, v]) => `\`${k}: ${String(v)}\``);
+  if (hints.length) out.push(`Annotations: ${hints.join(', ')}.`, '');
+  out.push(`Scope: \`${requiredScope(t)}\` (docs/http.md "Scopes"; without it: \`forbidden\`).`, '');
+  if (t.plainMethod) out.push('Also a plain JSON-RPC method of the same name (no `initialize` needed).', '');
+  if (t.longRunning?.promoted) out.push('Long-running when it runs a command: for a 2026-07-28 client that declares the tasks extension, a call of it that runs a verification command becomes a task as the command starts; any other call answers directly (docs/protocol-eras.md "Tasks").', '');
+  else if (t.longRunning) out.push('Long-running: a 2026-07-28 client that declares the tasks extension gets a call of it as a task (docs/protocol-eras.md "Tasks").', '');
+  out.push('Input schema:', '', '```json', JSON.stringify(t.inputSchema, null, 2), '```', '');
+  out.push('Output schema:', '', '```json', JSON.stringify(t.outputSchema, null, 2), '```', '');
 }
 
 const PROTOCOL_NOTES = `## Protocol

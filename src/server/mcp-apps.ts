@@ -91,9 +91,9 @@ const documents = new Map<AppView, Promise<string>>();
 /**
  * `resources/read` of a view: its HTML document, with the actions the caller may take written into it (a
  * `<meta name="workgraph-view">` the view reads: actions only with `--allow-actions` and the caller's `write`
- * scope). Undefined when `uri` is not a `ui://workgraph/` URI; an unknown or unserved view is invalid params.
+ * scope; `live` when the server serves the app-only resource_changes tool the views poll, resource-changes.ts). Undefined when `uri` is not a `ui://workgraph/` URI; an unknown or unserved view is invalid params.
  */
-export async function readView(uri: string, views: readonly AppView[], policy: AppsPolicy, caller: Identity): Promise<{ contents: Array<Record<string, unknown>> } | undefined> {
+export async function readView(uri: string, views: readonly AppView[], policy: AppsPolicy, caller: Identity, live = false): Promise<{ contents: Array<Record<string, unknown>> } | undefined> {
   const m = VIEW_URI.exec(uri);
   if (!uri.startsWith('ui://workgraph/')) return undefined;
   const view = m?.[1] as AppView | undefined;
@@ -110,12 +110,12 @@ export async function readView(uri: string, views: readonly AppView[], policy: A
     documents.set(view, doc);
   }
   const actions = policy.actions && hasScope(caller, ACTION_SCOPE);
-  const html = withViewSettings(await doc, { actions });
+  const html = withViewSettings(await doc, { actions, live });
   return { contents: [{ uri, mimeType: UI_MIME_TYPE, text: html, _meta: VIEW_RESOURCE_META }] };
 }
 
 /** Writes the view's settings into its head (a meta element: inert, so the document's CSP need not allow it). */
-export function withViewSettings(html: string, settings: { actions: boolean }): string {
+export function withViewSettings(html: string, settings: { actions: boolean; live: boolean }): string {
   const tag = `<meta name="workgraph-view" content="${JSON.stringify(settings).replace(/"/g, '&quot;')}">`;
   return html.includes('<head>') ? html.replace('<head>', `<head>${tag}`) : tag + html;
 }

@@ -31,6 +31,7 @@ import { installModernToolCall } from './modern-tool-call';
 import { installTasksExtension } from './tasks-extension/tasks-extension-handlers';
 import type { CallInput } from '../kernel/call-input';
 import { declaresApps, requestCapabilities, servedViews, toolUiMeta, type AppsPolicy } from './mcp-apps';
+import { RESOURCE_CHANGES_META, resourceChangeLog, resourceChangesTool, watchableModules } from './resource-changes';
 
 /** The identity a server answers `initialize` with. */
 export interface ServerIdentity {
@@ -142,6 +143,8 @@ export class WorkgraphServer {
   private readonly refused: Set<string | number>;
 
   readonly era: ProtocolEra;
+  /** The views' app-only tool (resource-changes.ts), when views are on and some view shows a watchable resource. */
+  private readonly appTool?: ToolDefinition;
 
   constructor(private readonly deps: WorkgraphServerDeps) {
     this.era = deps.era ?? 'legacy';
@@ -162,6 +165,11 @@ export class WorkgraphServer {
       },
     );
     this.refused = deps.refused ?? new Set();
+    const events = deps.changeEvents;
+    if (viewsOn && events && deps.resolve && watchableModules(deps.modules ?? [])) {
+      const modules = deps.modules ?? [];
+      this.appTool = resourceChangesTool((uris, identity) => resourceChangeLog(events).changes(uris, modules, identity, deps.reachers ?? (() => [])));
+    }
     if (deps.tracksRequests !== false) {
       // However the server is connected (here, or by the SDK's serving entries, which call the SDK server's own
       // connect), its requests are tracked from arrival to answer.
@@ -181,7 +189,7 @@ export class WorkgraphServer {
         caller: deps.caller,
         ...(deps.reachers ? { reachers: deps.reachers } : {}),
         ...(deps.listened ? { listened: deps.listened } : {}),
-        ...(deps.apps?.enabled ? { apps: { policy: deps.apps, views: servedViews(deps.registry.list()), showsViews: (ctx) => this.showsViews(ctx) } } : {}),
+        ...(deps.apps?.enabled ? { apps: { policy: deps.apps, views: servedViews(deps.registry.list()), showsViews: (ctx) => this.showsViews(ctx), live: this.appTool !== undefined } } : {}),
         ...(deps.maxSubscriptions !== undefined ? { maxSubscriptions: deps.maxSubscriptions } : {}),
       });
       const previous = this.sdk.onclose;
@@ -191,6 +199,12 @@ export class WorkgraphServer {
       };
     }
     answerSchemaFailuresAsInvalidParams(this.sdk);
+  }
+
+  /** The tool `name` names for this request: the views' app-only tool for a host that shows views, else the registry's. */
+  private findTool(name: string, ctx: ServerContext): ToolDefinition | undefined {
+    if (this.appTool && name === this.appTool.name && this.showsViews(ctx)) return this.appTool;
+    return this.deps.registry.get(name);
   }
 
   /** Whether this request's client shows MCP Apps views (it declared the extension) and they are on. */
@@ -219,8 +233,9 @@ export class WorkgraphServer {
     this.sdk.setRequestHandler('tools/list', async (_request, ctx) => {
       // A host that shows MCP Apps views learns each tool's view; any other client gets exactly the list without them.
       const apps = this.showsViews(ctx);
+      const appTool = apps ? this.appTool : undefined;
       return {
-      tools: registry.list().map((t) => ({
+      tools: [...registry.list().filter((t) => t.name !== appTool?.name), ...(appTool ? [appTool] : [])].map((t) => ({
         name: t.name,
         ...(t.title ? { title: t.title } : {}),
         description: t.description,
@@ -229,6 +244,7 @@ export class WorkgraphServer {
         outputSchema: (t.handler ? t.outputSchema : wireOutputSchema(t.outputSchema)) as { type: 'object' },
         annotations: t.annotations,
         ...(apps && t.view ? { _meta: toolUiMeta(t) } : {}),
+        ...(t === appTool ? { _meta: RESOURCE_CHANGES_META } : {}),
       })),
       };
     });
@@ -236,7 +252,7 @@ export class WorkgraphServer {
     // `tools/call` is answered here rather than through setRequestHandler(CallToolRequestSchema): see tool-call-params.ts.
     const callTool = async (request: JSONRPCRequest, ctx: ServerContext) => {
       const params = toolCallParams(request.params);
-      const def = registry.get(params.name);
+      const def = this.findTool(params.name, ctx);
       if (!def) {
         const known = registry.list().map((t) => t.name);
         throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, unknownNameMessage('tool', params.name, known));
@@ -264,7 +280,7 @@ export class WorkgraphServer {
       if (!state) this.sdk.setRequestHandler('tools/call', (request, ctx) => callTool(request as unknown as JSONRPCRequest, ctx) as never);
       else {
         installModernToolCall(this.sdk, {
-          registry,
+          find: (name, ctx) => this.findTool(name, ctx),
           state,
           fallback: (request, ctx) => (this.refused.has(ctx.mcpReq.id) ? callTool(request, ctx) : undefined),
           host: () => ({

@@ -7,7 +7,6 @@ import type { ProtocolState } from './protocol-state';
 import { toErrorResult } from './error-mapper';
 import { answerTaskResults, declaresTasksExtension, isCreateTaskResult } from './tasks-extension/tasks-extension-handlers';
 import type { JSONRPCRequest, Server } from '@modelcontextprotocol/server';
-import type { ToolRegistry } from '../kernel/tools/tool-registry';
 import { toolCallParams } from './tool-call-params';
 import { promotableToolCall } from './promoted-tool-call';
 
@@ -61,7 +60,8 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 /** What {@link installModernToolCall} needs from the session's server. */
 export interface ModernToolCallOptions {
-  registry: ToolRegistry;
+  /** The tool a call names for this request (the registry's, or the views' app-only tool). */
+  find(name: string, ctx: ServerContext): ToolDefinition | undefined;
   state: () => ProtocolState;
   host: () => ModernCallHost;
   /** The answer for a request that must not run (shutdown started), if it is one. */
@@ -75,7 +75,7 @@ export function installModernToolCall(sdk: Server, opts: ModernToolCallOptions):
   const tasksAnswered = new Map<unknown, Record<string, unknown>>();
   const handle = async (request: JSONRPCRequest, ctx: ServerContext) => {
     const params = toolCallParams(request.params);
-    const def = opts.registry.get(params.name);
+    const def = opts.find(params.name, ctx);
     if (!def) return opts.callTool(request, ctx);
     const refused = opts.fallback(request, ctx);
     if (refused) return refused;

@@ -42,7 +42,13 @@ export interface PromptsAndResourcesDeps {
   /** Modern era: the URIs this connection's listen streams name (knowledge node URIs are announced from it). */
   listened?: ListenedResources;
   /** MCP Apps views (mcp-apps.ts): listed and read only for a request whose client `showsViews`. */
-  apps?: { policy: AppsPolicy; views: readonly AppView[]; showsViews: (ctx: ServerContext) => boolean };
+  apps?: {
+    policy: AppsPolicy;
+    views: readonly AppView[];
+    showsViews: (ctx: ServerContext) => boolean;
+    /** The views' app-only resource_changes tool is served: they poll it to stay live (resource-changes.ts). */
+    live: boolean;
+  };
 }
 
 export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
@@ -186,7 +192,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
   });
   const readResource = async (uri: string, ctx: ServerContext) => {
     if (deps.apps?.showsViews(ctx)) {
-      const view = await readView(uri, deps.apps.views, deps.apps.policy, callerIdentity(authOf(ctx).authInfo, deps.caller ?? LOCAL_IDENTITY));
+      const view = await readView(uri, deps.apps.views, deps.apps.policy, callerIdentity(authOf(ctx).authInfo, deps.caller ?? LOCAL_IDENTITY), deps.apps.live);
       if (view) return view as never;
     }
     const session = workflow ? SESSION_PAGE_URI.exec(uri) : null;

@@ -40,7 +40,7 @@ async function withClient<T>(o: { apps: boolean; modern: boolean; args?: string[
 }
 
 const views = (tools: Array<{ name: string; _meta?: Record<string, any> }>) =>
-  Object.fromEntries(tools.filter((t) => t._meta).map((t) => [t.name, t._meta!.ui?.resourceUri]));
+  Object.fromEntries(tools.filter((t) => t._meta?.ui?.resourceUri).map((t) => [t.name, (t._meta as Record<string, any>).ui.resourceUri]));
 
 describe.each([
   ['legacy', false],
@@ -50,6 +50,8 @@ describe.each([
     await withClient({ apps: true, modern }, async (c) => {
       const { tools } = await c.listTools();
       expect(views(tools)).toEqual(VIEWED);
+      // The views' own app-only tool (how they stay live), kept from the model by the host; the one other `_meta`.
+      expect(tools.filter((t) => t._meta && !(t._meta as Record<string, any>).ui?.resourceUri).map((t) => [t.name, t._meta])).toEqual([['resource_changes', { ui: { visibility: ['app'] } }]]);
       const parser = tools.find((t) => t.name === 'get_project_graph')!;
       // Both keys: hosts before `_meta.ui` read the flat one.
       expect(parser._meta).toEqual({ ui: { resourceUri: 'ui://workgraph/task-dag' }, 'ui/resourceUri': 'ui://workgraph/task-dag' });
@@ -89,6 +91,8 @@ test.each([
   await withClient({ apps: true, modern, args: ['--modules', 'graph'] }, async (c) => {
     const { tools } = await c.listTools();
     expect(views(tools)).toEqual({ graph_inspect: 'ui://workgraph/graph-run' });
+    // Nothing of the graph module is a resource a view could watch: no resource_changes tool.
+    expect(tools.map((t) => t.name)).not.toContain('resource_changes');
     const { resources } = await c.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['ui://workgraph/graph-run']);
     const read = await c.readResource({ uri: 'ui://workgraph/graph-run' });

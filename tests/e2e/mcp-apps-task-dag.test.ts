@@ -79,8 +79,8 @@ test('the resource is one HTML document of the extension\'s MIME type, its CSP a
   expect(html).toMatch(/<script type="application\/gzip" id="workgraph-elk-worker">[A-Za-z0-9+/=]+<\/script>/);
   // Self-contained: nothing loaded from anywhere.
   expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
-  expect(html).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:true}">');
-  expect(readOnlyHtml).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:false}">');
+  expect(html).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:true,&quot;live&quot;:true}">');
+  expect(readOnlyHtml).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:false,&quot;live&quot;:true}">');
 });
 
 test('draws the DAG of get_project_graph\'s result (nodes, edges, statuses); a later validate_task_loop result updates its node', async () => {

@@ -29,8 +29,10 @@ export interface HostedView {
   page: Page;
   /** The view's frame (the sandboxed iframe). */
   view: Frame;
-  /** Tool calls the view made through the host, in order. */
+  /** Tool calls the view made through the host, in order — but its polls of resource_changes (see polls). */
   calls(): Promise<Array<{ name: string; arguments?: Json }>>;
+  /** The view's polls of the app-only resource_changes tool (how it stays live), in order. */
+  polls(): Promise<Array<{ name: string; arguments?: Json }>>;
   sendResult(result: Json): Promise<void>;
   setContext(context: Json): Promise<void>;
   close(): Promise<void>;
@@ -49,7 +51,8 @@ export async function hostView(browser: Browser, o: { html: string; result: Json
   return {
     page,
     view,
-    calls: () => page.evaluate(() => (globalThis as any).wgHost.calls),
+    calls: async () => (await page.evaluate(() => (globalThis as any).wgHost.calls as Array<{ name: string; arguments?: Json }>)).filter((c) => c.name !== 'resource_changes'),
+    polls: async () => (await page.evaluate(() => (globalThis as any).wgHost.calls as Array<{ name: string; arguments?: Json }>)).filter((c) => c.name === 'resource_changes'),
     sendResult: (r) => page.evaluate((x) => (globalThis as any).wgHost.sendResult(x), r),
     setContext: (c) => page.evaluate((x) => (globalThis as any).wgHost.setContext(x), c),
     close: () => page.close(),

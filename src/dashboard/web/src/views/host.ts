@@ -4,22 +4,25 @@
  * display mode, container size), and tool calls back through the host — under the caller's identity and scopes, as
  * an agent's call would be. Nothing here touches the network: the document's CSP allows none (vite.config.mjs).
  */
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { App, PostMessageTransport, applyDocumentTheme, applyHostFonts, applyHostStyleVariables, type McpUiHostContext } from '@modelcontextprotocol/ext-apps';
+import { RESOURCE_CHANGES_TOOL, mergeAnswers, pollDelay, staleResources, type ChangesAnswer } from './live';
 
 /** The settings the server wrote into the document (`<meta name="workgraph-view">`, src/server/mcp-apps.ts). */
 export interface ViewSettings {
   /** The server allows the views' actions for this caller (`--allow-actions` and the `write` scope). */
   actions: boolean;
+  /** The server serves the app-only `resource_changes` tool: the view polls it to stay live (useResourceChanges). */
+  live: boolean;
 }
 
 export function viewSettings(): ViewSettings {
   const raw = document.querySelector('meta[name="workgraph-view"]')?.getAttribute('content');
   try {
     const parsed = raw ? (JSON.parse(raw) as Partial<ViewSettings>) : {};
-    return { actions: parsed.actions === true };
+    return { actions: parsed.actions === true, live: parsed.live === true };
   } catch {
-    return { actions: false };
+    return { actions: false, live: false };
   }
 }
 
@@ -166,4 +169,70 @@ export async function sendChatMessage(text: string): Promise<boolean> {
   if (!app?.getHostCapabilities()?.message) return false;
   const r = await app.sendMessage({ role: 'user', content: [{ type: 'text', text }] });
   return !r.isError;
+}
+
+/** How often a view asks whether what it shows changed (about; jittered, backing off on failures). */
+export const POLL_MS = 2_000;
+/** Changes heard this close together are re-read once. */
+const SETTLE_MS = 250;
+
+/**
+ * Keeps a view live: while it is visible, asks the server every ~2 s (the app-only `resource_changes` tool, through
+ * the host: a few dozen bytes per answer) when the resources it shows last changed, and calls `reread` with the URIs
+ * that changed since — a change made by another client, another agent or the CLI — debounced. The extension gives a
+ * view no resource subscription (docs/mcp-apps.md "Live views"); without the tool (an older server, `live` false) the
+ * view still re-reads on focus, Refresh and its own actions.
+ */
+export function useResourceChanges(uris: readonly string[], reread: (uris: string[]) => void): void {
+  const latest = useRef(reread);
+  latest.current = reread;
+  const key = uris.join('\n');
+  useEffect(() => {
+    const watched = key ? key.split('\n') : [];
+    if (!viewSettings().live || watched.length === 0) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let settle: ReturnType<typeof setTimeout> | undefined;
+    let failures = 0;
+    let known: ChangesAnswer | undefined;
+    const pending = new Set<string>();
+    const schedule = () => {
+      if (stopped) return;
+      clearTimeout(timer);
+      timer = document.visibilityState === 'visible' ? setTimeout(poll, pollDelay(POLL_MS, failures)) : undefined;
+    };
+    const poll = async () => {
+      try {
+        const answer = await callTool<ChangesAnswer>(RESOURCE_CHANGES_TOOL, { resources: watched });
+        if (stopped) return;
+        for (const uri of staleResources(known, answer)) pending.add(uri);
+        known = mergeAnswers(known, answer);
+        failures = 0;
+        if (pending.size && !settle) {
+          settle = setTimeout(() => {
+            settle = undefined;
+            const due = [...pending];
+            pending.clear();
+            if (!stopped) latest.current(due);
+          }, SETTLE_MS);
+        }
+      } catch {
+        failures++;
+      }
+      schedule();
+    };
+    // Hidden (scrolled away in a host that says so, a closed panel): no polls; visible again: one at once.
+    const onVisibility = () => {
+      if (document.visibilityState === 'visible') void poll();
+      else clearTimeout(timer);
+    };
+    document.addEventListener('visibilitychange', onVisibility);
+    void poll();
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      clearTimeout(settle);
+      document.removeEventListener('visibilitychange', onVisibility);
+    };
+  }, [key]);
 }

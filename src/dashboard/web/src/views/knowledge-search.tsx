@@ -3,15 +3,15 @@
  * dashboard's own node rows (pages/Knowledge.tsx: role, first line, the snippet with its matched words marked, id,
  * time, tags), each hit's project and score beside it. The result it is handed is drawn as is; "More results" reads
  * the next page with search_nodes (the same query, the result's nextCursor) through the host; a later result
- * replaces the list.
+ * replaces the list. A change to a project of the hits (nodes written elsewhere) re-runs the search's first page.
  */
 import { createRoot } from 'react-dom/client';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import '../styles.css';
 import './view.css';
 import { NodeRow, searchTotal, type BriefNode } from '../pages/Knowledge';
 import { Empty } from '../components/common';
-import { callTool, connectHost, useHost } from './host';
+import { callTool, connectHost, useHost, useResourceChanges } from './host';
 import { ViewFrame } from './ViewFrame';
 
 connectHost('knowledge search');
@@ -61,6 +61,21 @@ function KnowledgeSearchApp() {
 
   const query = host.input?.query as string | undefined;
   const projects = result ? [...new Set(result.hits.map((h) => h.project))] : [];
+  // A project of the hits written elsewhere: the first page of the same search read again (it replaces the list).
+  const watched = [...new Set([...(result?.project ? [result.project] : []), ...projects])].sort();
+  useResourceChanges(
+    watched.map((p) => `workgraph://knowledge/${p}`),
+    useCallback(() => {
+      const { cursor: _cursor, ...input } = host.input ?? {};
+      callTool<SearchResult>('search_nodes', input).then(
+        (page) => {
+          setResult(page);
+          setError(undefined);
+        },
+        (e: Error) => setError(e.message),
+      );
+    }, [host.input]),
+  );
   return (
     <ViewFrame title={query ? `Search: ${query}` : 'Knowledge search'} subtitle={result?.project ?? (projects.length > 1 ? `${projects.length} projects` : undefined)} error={host.error ?? error}>
       {!result ? (

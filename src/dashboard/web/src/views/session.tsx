@@ -5,7 +5,8 @@
  * result (the current step, no history) is drawn at once and the timeline read once with workflow_session; every
  * later result updates it. A step that asks for the person's confirmation gets an Approve button (with
  * `--allow-actions`): a workflow_checkpoint naming the approval — a call an agent could make — and a message to the
- * chat saying so, where the host takes messages.
+ * chat saying so, where the host takes messages. A session advanced elsewhere (another client) is heard through the
+ * server's resource_changes tool and read again; the answer's step is then no longer shown as current.
  */
 import { createRoot } from 'react-dom/client';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -14,7 +15,7 @@ import './view.css';
 import { ProgressText } from '../pages/Sessions';
 import { Markdown } from '../components/Markdown';
 import { Empty, Time } from '../components/common';
-import { callTool, connectHost, sendChatMessage, useHost, useRefreshOnReturn, viewSettings } from './host';
+import { callTool, connectHost, sendChatMessage, useHost, useRefreshOnReturn, useResourceChanges, viewSettings } from './host';
 import { ViewFrame } from './ViewFrame';
 
 connectHost('workflow session');
@@ -107,8 +108,13 @@ function SessionApp() {
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [host.results]);
   useRefreshOnReturn(useCallback(() => loadSession(sessionId), [loadSession, sessionId]));
+  // The session moved on elsewhere (another client continued it): read it again.
+  useResourceChanges(sessionId ? [`workgraph://sessions/${sessionId}`] : [], useCallback(() => loadSession(sessionId), [loadSession, sessionId]));
 
-  const step = answer?.step ?? null;
+  // The answer's step is shown while it is still the session's current one (another client may have moved past it).
+  const current = session?.progress?.steps.find((st) => st.state === 'current')?.stepId;
+  const answerStale = Boolean(answer?.step && session?.progress && current !== answer.step.id && answer.status !== 'complete');
+  const step = answerStale ? null : (answer?.step ?? null);
   const needsConfirmation = Boolean(step && (step.requireConfirmation || answer?.confirmation) && answer?.status !== 'complete');
   const approve = async () => {
     if (!answer?.continueToken || !step) return;
@@ -160,7 +166,11 @@ function SessionApp() {
             </details>
           ) : null}
         </section>
-      ) : answer?.status === 'complete' ? <div className="notice" data-testid="current-step">The session is complete.</div> : null}
+      ) : answer?.status === 'complete' || (answerStale && session?.status === 'complete') ? (
+        <div className="notice" data-testid="current-step">The session is complete.</div>
+      ) : answerStale && current ? (
+        <div className="notice small" data-testid="moved-on">The session moved on since this answer: now at <code>{current}</code>.</div>
+      ) : null}
       {session?.progress ? (
         <section>
           <h2>Steps</h2>

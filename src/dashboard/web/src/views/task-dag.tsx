@@ -3,7 +3,8 @@
  * components/TaskDetails.tsx) over the tool results the host hands it — get_project_graph's graph as is;
  * get_task_details' or validate_task_loop's task selected in its project's DAG (the DAG itself read once with
  * get_project_graph: those results do not hold it); a later result updates what is drawn. Actions (reset a task,
- * release a claim) are tool calls through the host, offered only where the server allows them.
+ * release a claim) are tool calls through the host, offered only where the server allows them. A change made
+ * elsewhere (another client resets a task) is heard through the server's resource_changes tool and re-read.
  */
 import { createRoot } from 'react-dom/client';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
@@ -16,7 +17,7 @@ import { StatusBadge } from '../components/StatusBadge';
 import { STATUSES } from '../status';
 import type { Loaded } from '../api';
 import type { TaskGraphData, TaskNode } from '../types';
-import { callTool, connectHost, useHost, useRefreshOnReturn, viewSettings, type ToolResult } from './host';
+import { callTool, connectHost, useHost, useRefreshOnReturn, useResourceChanges, viewSettings, type ToolResult } from './host';
 import { ViewFrame } from './ViewFrame';
 
 connectHost('task DAG');
@@ -99,6 +100,15 @@ function TaskDagApp() {
   }, [host.results]);
 
   useRefreshOnReturn(useCallback(() => loadGraph(project), [loadGraph, project]));
+  // Changes made elsewhere (another client, agent or the CLI): the graph read again, the selected task's details too.
+  // (The graph's own project id: the input's project may be a name, which is no resource URI.)
+  useResourceChanges(
+    graph ? [`workgraph://projects/${graph.project_id}/tasks`] : [],
+    useCallback(() => {
+      handedDetails.current.clear();
+      loadGraph(project);
+    }, [loadGraph, project]),
+  );
 
   const source = useMemo<TaskSource>(() => {
     // The claimant's agent name goes with the call (the server still checks the caller is the claimant's identity).
