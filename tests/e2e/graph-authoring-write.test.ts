@@ -120,6 +120,31 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(both.content[0].text).toMatch(/^invalid_arguments: name, tool: give exactly one/);
   }, 60_000);
 
+  it("graph_tool_run: a draft is bounded by its file's execution limits, as a served run is; alone, by the defaults", async () => {
+    const limited = path.join(graphs, 'limited.yaml');
+    fs.writeFileSync(limited, 'server: { name: "limited", version: "1" }\nexecutionLimits: { maxNodeExecutions: 20 }\ntools: []\n');
+    await waitFor('limited.yaml loaded', async () => ((await call('graph_server', {})).structuredContent!.graphs as Array<{ file: string }>).some((g) => g.file.endsWith('limited.yaml')));
+    const loop = {
+      name: 'loop_to_n',
+      description: 'Counts to n in a loop',
+      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
+      outputSchema: { type: 'object' },
+      nodes: [
+        { id: 'entry', type: 'entry', next: 'count' },
+        { id: 'count', type: 'transform', transform: { expr: '{"i": $executionCount("count") + 1}' }, next: 'again' },
+        { id: 'again', type: 'switch', conditions: [{ rule: { '<': [{ var: '$.count.i' }, { var: '$.entry.n' }] }, target: 'count' }, { target: 'done' }] },
+        { id: 'done', type: 'transform', transform: { expr: '$.count' }, next: 'exit' },
+        { id: 'exit', type: 'exit' },
+      ],
+    };
+    const stopped = await call('graph_tool_run', { tool: loop, file: 'limited.yaml', arguments: { n: 50 }, historyLimit: 3 });
+    expect(stopped.structuredContent).toMatchObject({ status: 'failed', error: { code: 'execution_limit' }, nodeExecutions: 20, truncated: true });
+    expect(stopped.structuredContent!.history).toHaveLength(3);
+    const alone = await call('graph_tool_run', { tool: loop, arguments: { n: 50 } });
+    expect(alone.structuredContent).toMatchObject({ status: 'completed', result: { i: 50 }, nodeExecutions: 1 + 50 * 2 + 2 });
+    fs.rmSync(limited);
+  }, 60_000);
+
   it('graph_tool_add: written with comments kept, served and callable at once (tools/list_changed); a stale revision is a conflict', async () => {
     const r0 = await revisionOf();
     const seen = listChanged;
