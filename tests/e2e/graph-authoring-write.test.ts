@@ -250,6 +250,10 @@ describe('graph authoring: running drafts and changing graph files (built server
         { id: 'exit', type: 'exit' },
       ],
     };
+    // A draft run in the older file sees it converted in memory, and writes nothing.
+    const drafted = await call('graph_tool_run', { tool: triple, file: 'sum_to_n.yaml', arguments: { n: 2 } });
+    expect(drafted.structuredContent).toMatchObject({ status: 'completed', result: { tripled: 6 } });
+    expect(fs.readFileSync(sumFile, 'utf8')).toBe(original);
     const added = await call('graph_tool_add', { file: 'sum_to_n.yaml', revision: sum.revision, tool: triple });
     expect(added.isError).toBeFalsy();
     expect(added.structuredContent).toMatchObject({ tools: ['sum_to_n', 'triple'] });
