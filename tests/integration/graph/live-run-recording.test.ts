@@ -104,3 +104,28 @@ test('liveRecordMs 0 saves only the final record', async () => {
   await new Promise((r) => setTimeout(r, 50));
   expect(seen).toEqual(['completed']);
 });
+
+test('a paused run is saved once per pause, not on every tick (a run held in the debugger for minutes writes nothing more)', async () => {
+  const seen: Array<{ status: string; nodeExecutions: number; currentNode?: string }> = [];
+  const pool = new FakeMcpClientPool(async () => ({ content: [{ type: 'text', text: 'ok' }] }) as never);
+  const store = { save: async (r: GraphRunRecord) => void seen.push({ status: r.status, nodeExecutions: r.nodeExecutions, ...(r.currentNode ? { currentNode: r.currentNode } : {}) }), list: async () => [], get: async () => { throw new Error('no'); } };
+  const runner = runnerFor(LOOP, { mcpClientPool: pool, runStore: store, liveRecordMs: 10 });
+  const run = runner.executeTool('slow_loop', { n: 3 }, { breakpoints: ['count'] });
+  // Held before count (entry and wait ran) for about 30 ticks.
+  while (run.controller.getState().status !== 'paused') await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 300));
+  expect(seen.filter((s) => s.status === 'paused')).toEqual([{ status: 'paused', nodeExecutions: 2, currentNode: 'count' }]);
+  // The next pause (the loop's second count) is saved once again; then the run ends as usual.
+  run.controller.resume();
+  while (run.controller.getState().executionCount < 5) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 150));
+  expect(seen.filter((s) => s.status === 'paused')).toEqual([
+    { status: 'paused', nodeExecutions: 2, currentNode: 'count' },
+    { status: 'paused', nodeExecutions: 5, currentNode: 'count' },
+  ]);
+  run.controller.setBreakpoints([]);
+  run.controller.resume();
+  await run.promise;
+  await new Promise((r) => setTimeout(r, 50));
+  expect(seen[seen.length - 1]!.status).toBe('completed');
+});

@@ -28,8 +28,8 @@ export interface RunRecorderOptions {
 /**
  * Records one run in the run store: while it goes on, its live record (status `running`/`paused`, the current node)
  * every `liveEveryMs` — so a dashboard in any process draws it as it happens, through the store's change events — and
- * its final record once it ended. A live save's work on the event loop stays under a tenth of the time between two
- * (a long record is saved less often). Saves never overlap and the final one is the last: a live save still in flight is
+ * its final record once it ended; a run paused (in the debugger) is saved once per pause, not on every tick. A live
+ * save's work on the event loop stays under a tenth of the time between two (a long record is saved less often). Saves never overlap and the final one is the last: a live save still in flight is
  * waited for, and none starts after the run ended. All of it runs on timers off the engine's loop, which never waits.
  */
 export function recordRun(o: RunRecorderOptions): void {
@@ -47,10 +47,16 @@ export function recordRun(o: RunRecorderOptions): void {
         return written;
       })
       .catch((err) => o.onError(err)));
+  // The paused state last saved: a run held in the debugger (for minutes, maybe) is saved once, not every tick.
+  let pausedSaved: string | undefined;
   const tick = (): void => {
     timer = undefined;
     if (ended) return;
-    void save(() => o.build(o.state(), true)).then(schedule);
+    const state = o.state();
+    const paused = state.status === 'paused' ? `${state.executionCount}\u0000${state.currentNodeId}` : undefined;
+    if (paused !== undefined && paused === pausedSaved) return schedule();
+    pausedSaved = paused;
+    void save(() => o.build(state, true)).then(schedule);
   };
   function schedule(): void {
     if (ended || o.liveEveryMs <= 0) return;
