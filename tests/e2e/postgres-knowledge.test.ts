@@ -238,15 +238,18 @@ describe('PostgreSQL knowledge store (built server)', () => {
     fs.writeFileSync(file, lines.join('\n') + '\n');
     const url = await pg.createTestDatabase();
     await cli(['db', 'import', '--data-dir', data, '--database-url', url]);
-    const inDb = await cliJson(['knowledge', 'search', 'many', 'plenty', 'words', '--database-url', url, '--limit', '3']);
+    // One word and an exclusion: the word's postings are walked for the page, the matches counted up to the cap.
+    const inDb = await cliJson(['knowledge', 'search', 'many', 'plenty -zebra', '--database-url', url, '--limit', '3']);
     expect([inDb.total, inDb.totalExact]).toEqual([10_000, false]);
     expect(inDb.hits).toHaveLength(3);
-    expect(await cli(['knowledge', 'search', 'many', 'plenty', 'words', '--database-url', url, '--limit', '1'])).toMatch(/^10,000\+ node\(s\) of project 'many' match; best first:/);
+    expect(await cli(['knowledge', 'search', 'many', 'plenty -zebra', '--database-url', url, '--limit', '1'])).toMatch(/^10,000\+ node\(s\) of project 'many' match; best first:/);
+    // One word alone: its document count, exact at any size.
+    expect(await cli(['knowledge', 'search', 'many', 'plenty', '--database-url', url, '--limit', '1'])).toMatch(/^10,050 node\(s\) of project 'many' match/);
     // Under the cap the count is exact: 'omega' is in every third node.
     expect(await cli(['knowledge', 'search', 'many', 'plenty', 'omega', '--database-url', url, '--limit', '1'])).toMatch(/^3,350 node\(s\) of project 'many' match/);
     // The files score every match: their total is exact.
-    const inFiles = await cliJson(['knowledge', 'search', 'many', 'plenty', 'words', '--data-dir', data, '--limit', '3']);
+    const inFiles = await cliJson(['knowledge', 'search', 'many', 'plenty -zebra', '--data-dir', data, '--limit', '3']);
     expect([inFiles.total, inFiles.totalExact]).toEqual([10_050, true]);
-    expect(await cli(['knowledge', 'search', 'many', 'plenty', 'words', '--data-dir', data, '--limit', '1'])).toMatch(/^10,050 node\(s\) of project 'many' match/);
+    expect(await cli(['knowledge', 'search', 'many', 'plenty -zebra', '--data-dir', data, '--limit', '1'])).toMatch(/^10,050 node\(s\) of project 'many' match/);
   }, 240_000);
 });

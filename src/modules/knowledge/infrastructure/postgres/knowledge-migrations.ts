@@ -107,4 +107,69 @@ export const knowledgeMigrations: Migration[] = [
     // identity reaches them (nothing is hidden or lost by the upgrade).
     sql: `ALTER TABLE wg_knowledge_projects ADD COLUMN owner_identity text;`,
   },
+  {
+    module: 'knowledge',
+    version: 5,
+    name: 'knowledge search: impact-ordered postings (one row per node and term) and term document counts',
+    // A search of one term walks its postings best first and stops after the page (pg-search.ts), instead of
+    // ranking every match; a term's document count gives its idf and a one-word total without counting. A posting's
+    // impact is ts_rank of the node's vector for that one term (default weights: thought 1.0, tags 0.4, artifacts
+    // 0.2; more occurrences rank higher), fixed when the node is written: a search scores Σ idf × impact over its terms,
+    // the same sum whichever way it is evaluated. Triggers keep both tables (no code path can forget them); the
+    // rows already there are indexed here.
+    sql: `
+      CREATE TABLE wg_knowledge_postings (
+        project text NOT NULL,
+        term text COLLATE "C" NOT NULL,
+        impact real NOT NULL,
+        seq bigint NOT NULL,
+        PRIMARY KEY (project, term, impact, seq)
+      );
+      CREATE TABLE wg_knowledge_terms (
+        project text NOT NULL,
+        term text COLLATE "C" NOT NULL,
+        docs bigint NOT NULL,
+        PRIMARY KEY (project, term)
+      );
+      CREATE FUNCTION wg_knowledge_postings_of(search tsvector) RETURNS TABLE (term text, impact real)
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $f$ SELECT u.lexeme, ts_rank(search, quote_literal(u.lexeme)::tsquery) FROM unnest(search) u $f$;
+      CREATE FUNCTION wg_knowledge_postings_sync() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP IN ('DELETE', 'UPDATE') THEN
+          WITH gone AS (
+            SELECT o.project, p.term, p.impact, o.seq FROM old_rows o, wg_knowledge_postings_of(o.search) p
+          ), del AS (
+            DELETE FROM wg_knowledge_postings x USING gone g
+            WHERE x.project = g.project AND x.term = g.term AND x.impact = g.impact AND x.seq = g.seq
+            RETURNING x.project, x.term
+          )
+          UPDATE wg_knowledge_terms t SET docs = t.docs - d.n
+          FROM (SELECT project, term, count(*) AS n FROM del GROUP BY project, term) d
+          WHERE t.project = d.project AND t.term = d.term;
+        END IF;
+        IF TG_OP IN ('INSERT', 'UPDATE') THEN
+          WITH ins AS (
+            INSERT INTO wg_knowledge_postings (project, term, impact, seq)
+            SELECT n.project, p.term, p.impact, n.seq FROM new_rows n, wg_knowledge_postings_of(n.search) p
+            RETURNING project, term
+          )
+          INSERT INTO wg_knowledge_terms AS t (project, term, docs)
+          SELECT project, term, count(*) FROM ins GROUP BY project, term
+          ON CONFLICT (project, term) DO UPDATE SET docs = t.docs + EXCLUDED.docs;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER wg_knowledge_postings_ins AFTER INSERT ON wg_knowledge_nodes
+        REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_knowledge_postings_sync();
+      CREATE TRIGGER wg_knowledge_postings_del AFTER DELETE ON wg_knowledge_nodes
+        REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_knowledge_postings_sync();
+      CREATE TRIGGER wg_knowledge_postings_upd AFTER UPDATE ON wg_knowledge_nodes
+        REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_knowledge_postings_sync();
+      INSERT INTO wg_knowledge_postings (project, term, impact, seq)
+        SELECT n.project, p.term, p.impact, n.seq FROM wg_knowledge_nodes n, wg_knowledge_postings_of(n.search) p;
+      INSERT INTO wg_knowledge_terms (project, term, docs) SELECT project, term, count(*) FROM wg_knowledge_postings GROUP BY project, term;
+      ANALYZE wg_knowledge_postings, wg_knowledge_terms;
+    `,
+  },
 ];

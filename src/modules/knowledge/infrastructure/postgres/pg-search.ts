@@ -3,14 +3,16 @@ import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../applicatio
 import type { QueryItem, SearchQuery } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { compareMatches, idfOf, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
 /**
  * search_nodes in PostgreSQL: the parsed query (domain/search/search-query.ts, the files' parse) becomes a tsquery —
  * each word and phrase through websearch_to_tsquery('english', …), each prefix through to_tsquery('english', 'w:*')
- * (websearch syntax has none) — matched against the generated `search` column (GIN index) and ranked by ts_rank with
- * the default weights (thought A 1.0, tags B 0.4, artifacts C 0.2, as the files' FIELD_WEIGHTS) and no length
- * normalization (more occurrences rank higher, as BM25 does on short texts). Pages: rank then seq, newest first on ties; the cursor keeps the first page's highest seq so later
- * pages leave out nodes added since.
+ * (websearch syntax has none) — matched against the generated `search` column (GIN index). Ranking: pg-search-rank.ts
+ * (Σ idf × ts_rank per term, default weights thought A 1.0, tags B 0.4, artifacts C 0.2 as the files' FIELD_WEIGHTS,
+ * no length normalization: more occurrences rank higher, as BM25 does on short texts). Pages: score then seq, newest
+ * first on ties; the cursor keeps the first page's highest seq, so later pages leave out nodes added since and score
+ * with the statistics of the nodes up to it.
  */
 export function tsqueryExpr(query: SearchQuery, params: unknown[]): string {
   const item = (it: QueryItem): string => {
@@ -29,13 +31,21 @@ export function tsqueryExpr(query: SearchQuery, params: unknown[]): string {
     .join(' && ');
 }
 
-const PREFIX = 'p1.';
+const PREFIX = 'p2.';
+/** A prefix is scored over at most this many of its terms (the first in order), as the files' MAX_PREFIX_TERMS. */
+const MAX_PREFIX_TERMS = 1000;
 
-function encodeCursor(c: { w: string; s: string; o: string }): string {
+interface Cursor {
+  w: string;
+  s: string;
+  o: string;
+}
+
+function encodeCursor(c: Cursor): string {
   return PREFIX + Buffer.from(JSON.stringify([c.w, c.s, c.o]), 'utf8').toString('base64url');
 }
 
-function decodeCursor(cursor: string): { w: string; s: string; o: string } {
+function decodeCursor(cursor: string): Cursor {
   const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor returned by search_nodes`, 'cursor');
   if (!cursor.startsWith(PREFIX)) throw bad();
   let v: unknown;
@@ -44,12 +54,86 @@ function decodeCursor(cursor: string): { w: string; s: string; o: string } {
   } catch {
     throw bad();
   }
-  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === 'string' && /^-?[0-9.e+-]+$/i.test(x))) throw bad();
-  return { w: v[0], s: v[1], o: v[2] };
+  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === 'string')) throw bad();
+  const [w, s, o] = v as string[];
+  if (!/^\d{1,19}$/.test(w!) || !/^-?\d{1,19}$/.test(o!) || !Number.isFinite(Number(s)) || s!.length > 40) throw bad();
+  return { w: w!, s: s!, o: o! };
 }
 
-export async function pgSearch(sql: SqlRunner, project: string, q: KnowledgeSearchQuery, totalCap: number): Promise<KnowledgeSearchPage> {
+/** The words a query scores (positive words and phrase words) and its prefixes, folded as the domain parse left them. */
+function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[] } {
+  const words: string[] = [];
+  const prefixes: string[] = [];
+  for (const g of query.groups) {
+    if (g.negated) continue;
+    for (const it of g.items) {
+      if (it.kind === 'prefix') prefixes.push(it.word);
+      else if (it.kind === 'word') words.push(it.word);
+      else words.push(...it.words);
+    }
+  }
+  return { words, prefixes };
+}
+
+/**
+ * The watermark, the live node count and the query's positive terms with their document counts, as of the watermark
+ * (a later page: the nodes added since the first are taken off again, so every page scores alike).
+ */
+async function statistics(sql: SqlRunner, project: string, query: SearchQuery, cursor: Cursor | undefined): Promise<{ w: string; terms: RankTerm[] }> {
+  const { words, prefixes } = positiveWords(query);
+  const [row] = await sql.query<{ w: string | null; n: string | null; terms: Array<{ term: string; docs: number }> | null }>(
+    `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
+       (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n,
+       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0)) ORDER BY x.term) FROM (
+          SELECT DISTINCT u.lexeme AS term FROM unnest($2::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u
+          UNION
+          SELECT e.term FROM unnest($3::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u,
+            LATERAL (SELECT t.term FROM wg_knowledge_terms t WHERE t.project = $1 AND t.term >= u.lexeme COLLATE "C"
+                     AND t.term < (u.lexeme || chr(1114111)) COLLATE "C" AND t.docs > 0 ORDER BY t.term LIMIT ${MAX_PREFIX_TERMS}) e
+        ) x LEFT JOIN wg_knowledge_terms t ON t.project = $1 AND t.term = x.term) AS terms`,
+    [project, words, prefixes],
+  );
+  const w = cursor ? cursor.w : (row?.w ?? '0');
+  let nodes = Number(row?.n ?? 0);
+  const docs = new Map((row?.terms ?? []).map((t) => [t.term, Number(t.docs)]));
+  if (cursor && docs.size) {
+    // Nodes added after the first page's watermark: not searched, so not counted either.
+    const [added] = await sql.query<{ n: string; terms: Record<string, number> | null }>(
+      `SELECT count(*)::text AS n, (SELECT json_object_agg(c.term, c.n) FROM (
+           SELECT u.lexeme AS term, count(*) AS n FROM wg_knowledge_nodes y, unnest(y.search) u
+           WHERE y.project = $1 AND y.seq > $2::bigint AND u.lexeme = ANY($3::text[]) GROUP BY u.lexeme) c) AS terms
+       FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > $2::bigint`,
+      [project, w, [...docs.keys()]],
+    );
+    nodes -= Number(added?.n ?? 0);
+    for (const [term, n] of Object.entries(added?.terms ?? {})) docs.set(term, Math.max(0, (docs.get(term) ?? 0) - Number(n)));
+  }
+  return { w, terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d) })) };
+}
+
+/** The one-word query: a single group with a single word, no filters, no deleted nodes (its total is the word's count). */
+function isOneWord(q: KnowledgeSearchQuery): boolean {
+  const g = q.query.groups;
+  return g.length === 1 && !g[0]!.negated && g[0]!.items.length === 1 && g[0]!.items[0]!.kind === 'word' && !hasFilters(q) && !q.includeDeleted;
+}
+
+function hasFilters(q: KnowledgeSearchQuery): boolean {
+  return q.role !== undefined || !!q.tags?.length || q.sinceMs !== undefined || q.untilMs !== undefined;
+}
+
+/**
+ * One page of a search. `strategy` is for tests: 'score-every-match' never walks postings, the reference the walk
+ * must equal.
+ */
+export async function pgSearch(
+  sql: SqlRunner,
+  project: string,
+  q: KnowledgeSearchQuery,
+  totalCap: number,
+  strategy: 'auto' | 'score-every-match' = 'auto',
+): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
+  const { w: watermark, terms } = await statistics(sql, project, q.query, cursor);
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
   const p = (v: unknown) => {
@@ -61,44 +145,86 @@ export async function pgSearch(sql: SqlRunner, project: string, q: KnowledgeSear
     (q.tags?.length ? ` AND ARRAY(SELECT json_array_elements_text(n.node->'tags')) @> ${p([...q.tags])}::text[]` : '') +
     (q.sinceMs !== undefined ? ` AND n.node->>'createdAt' >= ${p(new Date(q.sinceMs).toISOString())}` : '') +
     (q.untilMs !== undefined ? ` AND n.node->>'createdAt' <= ${p(new Date(q.untilMs).toISOString())}` : '');
-  const watermark = cursor
-    ? cursor.w
-    : ((await sql.query<{ w: string | null }>('SELECT max(seq)::text AS w FROM wg_knowledge_nodes WHERE project = $1', [project]))[0]?.w ?? '0');
+  const match: MatchSql = { tsq, filters, params: [...params] };
   const w = p(watermark);
-  const live = `SELECT n.node, ts_rank(n.search, tq.q) AS rank, n.seq AS ord, false AS deleted
-      FROM wg_knowledge_nodes n, tq WHERE n.project = $1 AND n.search @@ tq.q AND n.seq <= ${w}::bigint${filters}`;
-  const deleted = q.includeDeleted
-    ? ` UNION ALL SELECT n.node, ts_rank(wg_knowledge_vector(n.node), tq.q), -d.seq, true
-        FROM wg_knowledge_deleted d CROSS JOIN LATERAL (SELECT d.record->'nodeData' AS node) n, tq
-        WHERE d.project = $1 AND wg_knowledge_vector(n.node) @@ tq.q${filters}`
-    : '';
-  const matchParams = [...params];
-  const after = cursor ? ` WHERE (h.rank, h.ord) < (${p(cursor.s)}::real, ${p(cursor.o)}::bigint)` : '';
-  const limit = p(q.limit + 1);
-  const rows = await sql.query<{ node: StoredKnowledgeNode; rank: number; rank_text: string; ord: string; deleted: boolean }>(
-    `WITH tq AS (SELECT ${tsq} AS q)
-     SELECT h.node, h.rank, h.rank::text AS rank_text, h.ord::text AS ord, h.deleted
-     FROM (${live}${deleted}) h${after}
-     ORDER BY h.rank DESC, h.ord DESC LIMIT ${limit}`,
-    params,
-  );
-  const more = rows.length > q.limit;
-  const page = more ? rows.slice(0, q.limit) : rows;
+  const matchUpTo = { ...match, params: [...params], w };
+  const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
+  const want = q.limit + 1;
+
+  // Live matches: one term that every match contains → walk its postings; else score every match.
+  const present = terms.filter((t) => t.docs > 0);
+  let live: RankedMatch[];
+  // The live matches' exact count when every one was scored (undefined: count it apart).
+  let liveTotal: number | null | undefined;
+  if (present.length === 0) [live, liveTotal] = [[], 0];
+  else if (present.length === 1 && strategy === 'auto') live = await walkOneTerm(sql, project, present[0]!, watermark, want, after, isOneWord(q) ? undefined : match);
+  else ({ matches: live, total: liveTotal } = await scoreEveryMatch(sql, matchUpTo, terms, want, after));
+  const deleted = q.includeDeleted ? await scoreDeleted(sql, match, terms, after) : { matches: [], total: 0 };
+  const ranked = [...live, ...deleted.matches].sort(compareMatches).slice(0, want);
+  const more = ranked.length > q.limit;
+  const page = more ? ranked.slice(0, q.limit) : ranked;
+
+  const nodes = await pageNodes(sql, project, page);
+  const hits = page
+    .filter((m) => nodes.has(m.ord))
+    .map((m) => ({ node: nodes.get(m.ord)!, score: m.score, deleted: m.deleted, after: encodeCursor({ w: watermark, s: String(m.score), o: m.ord.toString() }) }));
   const last = page[page.length - 1];
-  // The total apart from the page, counting no further than the cap (past it: a lower bound).
-  const capAt = matchParams.length + 1;
-  const [counted] = await sql.query<{ n: string }>(
-    `WITH tq AS (SELECT ${tsq} AS q)
-     SELECT count(*)::text AS n FROM (SELECT 1 FROM (${live}${deleted}) h LIMIT $${capAt}) c`,
-    [...matchParams, totalCap + 1],
-  );
-  const n = Number(counted?.n ?? 0);
-  const totalExact = n <= totalCap;
-  const total = totalExact ? n : totalCap;
+  const { total, totalExact } =
+    typeof liveTotal === 'number'
+      ? { total: liveTotal + deleted.total, totalExact: true }
+      : await countMatches(sql, q, terms, { ...matchUpTo, deletedSql: q.includeDeleted }, totalCap);
   return {
-    hits: page.map((r) => ({ node: r.node, score: Number(r.rank), deleted: r.deleted, after: encodeCursor({ w: watermark, s: r.rank_text, o: r.ord }) })),
-    nextCursor: more && last ? encodeCursor({ w: watermark, s: last.rank_text, o: last.ord }) : null,
+    hits,
+    nextCursor: more && last ? encodeCursor({ w: watermark, s: String(last.score), o: last.ord.toString() }) : null,
     total,
     totalExact,
   };
+}
+
+/** The nodes of a page's matches, by ord (live by seq, deleted by their record's seq, negated). */
+async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedMatch[]): Promise<Map<bigint, StoredKnowledgeNode>> {
+  const out = new Map<bigint, StoredKnowledgeNode>();
+  const live = page.filter((m) => !m.deleted).map((m) => m.ord.toString());
+  const gone = page.filter((m) => m.deleted).map((m) => (-m.ord).toString());
+  if (live.length) {
+    for (const r of await sql.query<{ seq: string; node: StoredKnowledgeNode }>('SELECT seq::text AS seq, node FROM wg_knowledge_nodes WHERE project = $1 AND seq = ANY($2::bigint[])', [project, live])) {
+      out.set(BigInt(r.seq), r.node);
+    }
+  }
+  if (gone.length) {
+    const rows = await sql.query<{ seq: string; node: StoredKnowledgeNode }>(
+      `SELECT seq::text AS seq, record->'nodeData' AS node FROM wg_knowledge_deleted WHERE project = $1 AND seq = ANY($2::bigint[])`,
+      [project, gone],
+    );
+    for (const r of rows) out.set(-BigInt(r.seq), r.node);
+  }
+  return out;
+}
+
+/**
+ * `total` when the matches were not all scored: a one-word query's is its word's document count (exact, nothing
+ * counted); any other counts the matches up to the cap (past it: the cap, totalExact false).
+ */
+async function countMatches(
+  sql: SqlRunner,
+  q: KnowledgeSearchQuery,
+  terms: readonly RankTerm[],
+  match: MatchSql & { w: string; deletedSql?: boolean },
+  totalCap: number,
+): Promise<{ total: number; totalExact: boolean }> {
+  if (isOneWord(q) && terms.length === 1) return { total: terms[0]!.docs, totalExact: true };
+  if (isOneWord(q) && terms.length === 0) return { total: 0, totalExact: true };
+  const live = `SELECT 1 FROM wg_knowledge_nodes n, tq WHERE n.project = $1 AND n.search @@ tq.q AND n.seq <= ${match.w}::bigint${match.filters}`;
+  const deleted = match.deletedSql
+    ? ` UNION ALL SELECT 1 FROM wg_knowledge_deleted d CROSS JOIN LATERAL (SELECT d.record->'nodeData' AS node) n, tq
+        WHERE d.project = $1 AND wg_knowledge_vector(n.node) @@ tq.q${match.filters}`
+    : '';
+  const params = [...match.params, totalCap + 1];
+  const [counted] = await sql.query<{ n: string }>(
+    `WITH tq AS (SELECT ${match.tsq} AS q)
+     SELECT count(*)::text AS n FROM (SELECT 1 FROM (${live}${deleted}) h LIMIT $${params.length}) c`,
+    params,
+  );
+  const n = Number(counted?.n ?? 0);
+  return n <= totalCap ? { total: n, totalExact: true } : { total: totalCap, totalExact: false };
 }

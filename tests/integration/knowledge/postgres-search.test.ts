@@ -1,0 +1,158 @@
+import { PgDatabase } from '../../../src/kernel/postgres/pg-database';
+import { migrate } from '../../../src/kernel/postgres/migrations';
+import { PgKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/postgres/pg-knowledge-store';
+import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructure/postgres/knowledge-migrations';
+import { pgSearch } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search';
+import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../../src/modules/knowledge/application/ports/knowledge-store';
+import type { DeletedNodeRecord, KnowledgeRole, StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
+import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
+import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
+import { prng } from '../../helpers/prng';
+
+/**
+ * search_nodes' PostgreSQL side beyond the contract suite: the impact-ordered postings (migration 5) index the rows
+ * already there and follow every write; a search that walks one term's postings and stops after the page answers
+ * exactly what scoring every match answers (randomized, page after page); the total past the cap.
+ */
+
+let pg: TestPostgres;
+beforeAll(async () => {
+  pg = await startTestPostgres();
+}, 120_000);
+afterAll(async () => pg?.stop());
+
+const P = 'demo';
+const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike'.split(' ');
+const TAGS = ['red', 'green', 'blue'];
+const ROLES: KnowledgeRole[] = ['actor', 'critic', 'summary'];
+
+function generate(count: number, seed: number, from = 0): StoredKnowledgeNode[] {
+  const rand = prng(seed);
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
+  return Array.from({ length: count }, (_, k) => {
+    const i = from + k;
+    // A skewed vocabulary (early words more often) and 3 to 14 words: many ties, many distinct impacts.
+    const words = Array.from({ length: 3 + Math.floor(rand() * 12) }, () => WORDS[Math.floor(rand() * rand() * WORDS.length)]!);
+    return {
+      id: `n${i}`,
+      project: P,
+      projectContext: P,
+      thought: words.join(' '),
+      role: pick(ROLES),
+      tags: rand() < 0.5 ? [pick(TAGS)] : [],
+      artifacts: rand() < 0.1 ? [{ name: `${pick(WORDS)}.md`, path: `docs/${pick(WORDS)}.md` }] : [],
+      parents: [],
+      createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString(),
+    };
+  });
+}
+
+async function freshStore(opts: { searchTotalCap?: number; migrations?: typeof knowledgeMigrations } = {}) {
+  const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 4 });
+  await migrate(db, opts.migrations ?? knowledgeMigrations);
+  return { db, store: new PgKnowledgeStore(db, { searchTotalCap: opts.searchTotalCap }) };
+}
+
+/** Every page of a search, one strategy. */
+async function allPages(db: PgDatabase, q: Omit<KnowledgeSearchQuery, 'query' | 'limit'> & { query: string; limit: number }, strategy: 'auto' | 'score-every-match') {
+  const pages: KnowledgeSearchPage[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await pgSearch(db, P, { ...q, query: parseSearchQuery(q.query), ...(cursor ? { cursor } : {}) }, 10_000, strategy);
+    pages.push(page);
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor && pages.length < 50);
+  return pages;
+}
+
+const shape = (pages: KnowledgeSearchPage[]) => pages.map((p) => p.hits.map((h) => [h.node.id, h.score, h.deleted]));
+
+/** The postings and term counts recomputed from the nodes, beside what the triggers kept. */
+async function postingsDrift(db: PgDatabase): Promise<{ stored: number; missing: number; extra: number; badCounts: number }> {
+  const [r] = await db.query<{ stored: string; missing: string; extra: string; bad: string }>(`
+    WITH want AS (SELECT n.project, p.term, p.impact, n.seq FROM wg_knowledge_nodes n, wg_knowledge_postings_of(n.search) p)
+    SELECT (SELECT count(*) FROM wg_knowledge_postings)::text AS stored,
+      (SELECT count(*) FROM (SELECT * FROM want EXCEPT SELECT project, term, impact, seq FROM wg_knowledge_postings) x)::text AS missing,
+      (SELECT count(*) FROM (SELECT project, term, impact, seq FROM wg_knowledge_postings EXCEPT SELECT * FROM want) x)::text AS extra,
+      (SELECT count(*) FROM (SELECT project, term, count(*) AS docs FROM want GROUP BY 1, 2) w
+         FULL JOIN (SELECT * FROM wg_knowledge_terms WHERE docs > 0) t USING (project, term) WHERE w.docs IS DISTINCT FROM t.docs)::text AS bad`);
+  return { stored: Number(r!.stored), missing: Number(r!.missing), extra: Number(r!.extra), badCounts: Number(r!.bad) };
+}
+
+it('migration 5 indexes the nodes already there; the triggers follow adds, deletes, restores and updates', async () => {
+  const { db, store } = await freshStore({ migrations: knowledgeMigrations.filter((m) => m.version < 5) });
+  try {
+    await store.withLock(P, (g) => g.append(generate(300, 1)));
+    await migrate(db, knowledgeMigrations);
+    const after = await postingsDrift(db);
+    expect(after).toEqual({ stored: expect.any(Number), missing: 0, extra: 0, badCounts: 0 });
+    expect(after.stored).toBeGreaterThan(300);
+    // The migrated rows are searchable by the walk: the same pages as scoring every match.
+    const q = { query: 'alpha', limit: 7 };
+    expect(shape(await allPages(db, q, 'auto'))).toEqual(shape(await allPages(db, q, 'score-every-match')));
+
+    await store.withLock(P, (g) => g.append(generate(100, 2, 300)));
+    const gone = [...(await store.reader(P).findByIds(new Set(['n3', 'n10', 'n301']))).values()];
+    const records: DeletedNodeRecord[] = gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }));
+    await store.withLock(P, (g) => g.deleteWithBackup(records));
+    await store.withLock(P, (g) => g.restore([gone[0]!]));
+    await store.withLock(P, (g) => g.updateNodes(new Set(['n20', 'n21']), (n) => ({ ...n, thought: 'mike mike mike kilo' })));
+    expect(await postingsDrift(db)).toEqual({ stored: expect.any(Number), missing: 0, extra: 0, badCounts: 0 });
+  } finally {
+    await db.close();
+  }
+}, 120_000);
+
+it('walking one term answers exactly what scoring every match answers, page after page (randomized)', async () => {
+  const { db, store } = await freshStore();
+  try {
+    const nodes = generate(2000, 7);
+    for (let i = 0; i < nodes.length; i += 500) await store.withLock(P, (g) => g.append(nodes.slice(i, i + 500)));
+    const gone = [...(await store.reader(P).findByIds(new Set(nodes.filter((_, i) => i % 97 === 0).map((n) => n.id)))).values()];
+    await store.withLock(P, (g) => g.deleteWithBackup(gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }))));
+    const rand = prng(11);
+    const word = () => WORDS[Math.floor(rand() * WORDS.length)]!;
+    let walked = 0;
+    for (let round = 0; round < 20; round++) {
+      const w = word();
+      const other = word();
+      const query = [w, `${w} -${other}`, `${w} OR zyzzyva`, `"${w} ${other}"`, `${w} ${other}`][round % 5]!;
+      const q = {
+        query,
+        limit: 1 + Math.floor(rand() * 40),
+        ...(rand() < 0.3 ? { role: ROLES[Math.floor(rand() * 3)] } : {}),
+        ...(rand() < 0.3 ? { tags: [TAGS[Math.floor(rand() * 3)]!] } : {}),
+        ...(rand() < 0.3 ? { includeDeleted: true } : {}),
+      };
+      const auto = await allPages(db, q, 'auto');
+      const every = await allPages(db, q, 'score-every-match');
+      expect({ query: q, pages: shape(auto) }).toEqual({ query: q, pages: shape(every) });
+      expect(auto.map((p) => p.total)).toEqual(every.map((p) => p.total));
+      if (round % 5 < 3 && w !== other) walked++;
+      // Sorted best first, newest first on ties, every hit once.
+      const hits = auto.flatMap((p) => p.hits);
+      expect(new Set(hits.map((h) => h.node.id)).size).toBe(hits.length);
+      for (let i = 1; i < hits.length; i++) expect(hits[i - 1]!.score).toBeGreaterThanOrEqual(hits[i]!.score);
+    }
+    expect(walked).toBeGreaterThanOrEqual(10);
+  } finally {
+    await db.close();
+  }
+}, 300_000);
+
+it('the total: a word alone is its exact count past the cap; anything else walked stops counting at the cap', async () => {
+  const { db, store } = await freshStore({ searchTotalCap: 20 });
+  try {
+    await store.withLock(P, (g) => g.append(Array.from({ length: 30 }, (_, i) => ({ ...generate(1, i)[0]!, id: `t${i}`, thought: `tally ${i % 2 ? 'odd' : 'even'}`, tags: [] }))));
+    const r = (query: string, extra: Partial<KnowledgeSearchQuery> = {}) => store.reader(P).search({ query: parseSearchQuery(query), limit: 5, ...extra });
+    expect([(await r('tally')).total, (await r('tally')).totalExact]).toEqual([30, true]);
+    const negated = await r('tally -nothing');
+    expect([negated.total, negated.totalExact]).toEqual([20, false]);
+    expect(negated.hits).toHaveLength(5);
+    // Two terms: every match is scored, so the count is known.
+    expect([(await r('tally even')).total, (await r('tally even')).totalExact]).toEqual([15, true]);
+    expect([(await r('tally -odd')).total, (await r('tally -odd')).totalExact]).toEqual([15, true]);
+  } finally {
+    await db.close();
+  }
+}, 120_000);
