@@ -56,3 +56,37 @@ export interface CommandRunner {
    */
   run(request: CommandRequest): Promise<CommandResult>;
 }
+
+/**
+ * The server process that runs a command, as recorded beside a command that must be found again if that process dies
+ * (a workflow verification's running record): its host, the host's boot, its pid and the pid's start time (so a
+ * reused pid is not taken for it).
+ */
+export interface CommandOwner {
+  host: string;
+  /** Linux `/proc/sys/kernel/random/boot_id`; null where there is none. */
+  bootId: string | null;
+  pid: number;
+  /** Field 22 of `/proc/<pid>/stat` (clock ticks since boot), null where it cannot be read. */
+  startTicks: number | null;
+}
+
+/**
+ * What a dead server's commands left behind, found and ended by the next server (the tasks module implements it
+ * beside its runner and registers it under `Tokens.OrphanedCommands`). A command's processes are recognised by the
+ * marker in their environment (`WORKGRAPH_COMMAND_ID`, {@link CommandRequest.marker}): only those are ever killed.
+ */
+export interface OrphanedCommands {
+  /** This process, as a command's owner. */
+  owner(): CommandOwner;
+  /**
+   * Whether `owner` still runs: false when it ran on this host and its boot is over, its pid is gone or is another
+   * process now (start time); true when it runs; undefined when it ran on another host (it cannot be told from here).
+   */
+  ownerAlive(owner: CommandOwner): boolean | undefined;
+  /**
+   * Kills (SIGKILL) every process carrying `marker`, and the process group `pgid` while one of its members carries it,
+   * then waits a moment until they are gone. Returns how many processes were found. Synchronous.
+   */
+  stop(marker: string, pgid?: number): number;
+}

@@ -12,6 +12,8 @@ export const Tokens = {
   PathPolicy: Symbol.for('workgraph.PathPolicy'),
   /** The one shell command runner (src/kernel/command-runner.ts), registered by the tasks module. */
   CommandRunner: Symbol.for('workgraph.CommandRunner'),
+  /** What a dead server's commands left running, found and killed (OrphanedCommands in kernel/command-runner.ts). */
+  OrphanedCommands: Symbol.for('workgraph.OrphanedCommands'),
   ToolRegistry: Symbol.for('workgraph.ToolRegistry'),
   SchemaRegistry: Symbol.for('workgraph.SchemaRegistry'),
   ProjectFiles: Symbol.for('workgraph.ProjectFiles'),

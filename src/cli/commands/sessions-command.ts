@@ -168,6 +168,8 @@ export function formatTimeline(t: SessionTimeline): string {
 function verificationLine(e: Record<string, unknown>): string {
   const what = `\`${String(e.command)}\` for ${String(e.parentStepId ?? e.completionId)}, attempt ${String(e.attempt)}`;
   if (e.ranBy === 'agent') return `UNVERIFIED ${what}: handed to the agent (${String(e.reason ?? 'the server may not run it')})`;
-  const end = e.cancelled ? 'cancelled' : e.timedOut ? `timed out after ${String(e.durationMs)} ms` : e.exitCode === null ? `ended by ${String(e.signal)}` : `exit ${String(e.exitCode)} in ${String(e.durationMs)} ms`;
+  if (e.interrupted === true) return `INTERRUPTED ${what}: the server running it stopped (not counted; it runs again)`;
+  if (e.cancelled) return `CANCELLED ${what} (not counted)`;
+  const end = e.timedOut ? `timed out after ${String(e.durationMs)} ms` : e.exitCode === null ? `ended by ${String(e.signal)}` : `exit ${String(e.exitCode)} in ${String(e.durationMs)} ms`;
   return `${e.verified ? 'verified' : 'VERIFICATION FAILED'} ${what}: ${end}`;
 }

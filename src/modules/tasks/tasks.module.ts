@@ -28,6 +28,7 @@ import { ProjectLayout } from '../../kernel/files/project-layout';
 import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { ShellCommandRunner } from './infrastructure/process/shell-command-runner';
+import { LocalOrphanedCommands } from './infrastructure/process/orphaned-commands';
 import { FileTaskGraphStore } from './infrastructure/file-task-graph-store';
 import { FsScaffoldFileWriter } from './infrastructure/fs-scaffold-file-writer';
 import { Tokens } from '../../kernel/tokens';
@@ -72,6 +73,8 @@ export const tasksModule: ModuleRegistration = (container, config) => {
   container.register(TasksTokens.ValidationRunRegistry, { useValue: runs });
   const hostInfo = new LocalHostInfo();
   container.register(TasksTokens.HostInfo, { useValue: hostInfo });
+  // What a dead server's verification commands left running (workflow sessions record their runs with these facts).
+  container.register(Tokens.OrphanedCommands, { useValue: new LocalOrphanedCommands(hostInfo) });
   container.register(TasksTokens.PlanChanges, {
     useFactory: instanceCachingFactory(
       (c) => new PlanChanges(c.resolve<TaskGraphStore>(TasksTokens.TaskGraphStore), c.resolve<Clock>(Tokens.Clock), hostInfo.host, config.claimTtlMs),

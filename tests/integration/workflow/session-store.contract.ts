@@ -121,6 +121,29 @@ export function sessionStoreContract(name: string, makeStore: () => Promise<Cont
       expect((await c.store.list({ workspacePath: '/w/' })).map((s) => s.sessionId)).toEqual([a.sessionId]);
     });
 
+    it('keeps running verification records per run: set (a second write of a run replaces it), list, clear; gone with the session', async () => {
+      const first = started();
+      await c.store.create(first, '{}');
+      const id = first.sessionId;
+      expect(await c.store.runningVerifications(id)).toEqual([]);
+      const run = {
+        runId: '6f1c1a2e-0000-4000-8000-000000000001', node: 0, completionId: 'a__verification', stepId: 'a__verification', parentStepId: 'a',
+        command: 'npm test', cwd: '/ws', timeoutMs: 1000, startedAt: at(1), owner: { host: 'h', bootId: 'b', pid: 42, startTicks: 7 },
+      };
+      await c.store.setRunningVerification(id, run);
+      await c.store.setRunningVerification(id, { ...run, pgid: 4242 });
+      const other = { ...run, runId: '6f1c1a2e-0000-4000-8000-000000000002' };
+      await c.store.setRunningVerification(id, other);
+      const listed = await c.store.runningVerifications(id);
+      expect(listed.sort((x, y) => x.runId.localeCompare(y.runId))).toEqual([{ ...run, pgid: 4242 }, other]);
+      await c.store.clearRunningVerification(id, run.runId);
+      await c.store.clearRunningVerification(id, run.runId);
+      expect(await c.store.runningVerifications(id)).toEqual([other]);
+      await expect(c.store.setRunningVerification('0000000000000000', run)).rejects.toMatchObject({ code: 'not_found' });
+      await c.store.delete(id);
+      expect(await c.store.runningVerifications(id)).toEqual([]);
+    });
+
     it('deletes a session: gone from load and from the list', async () => {
       const a = started();
       await c.store.create(a, '{}');

@@ -1,6 +1,7 @@
 import type { SessionEvent, SessionStartedEvent } from '../../domain/sessions/session-events';
 import type { SessionState } from '../../domain/sessions/session-state';
 import type { SessionSummary } from '../../domain/sessions/resume-ranking';
+import type { RunningVerification } from '../../domain/sessions/running-verification';
 
 /** A log line that could not be read (a line cut by a crash, bytes that are not an event): reported, never folded. */
 export interface DamagedLine {
@@ -62,4 +63,14 @@ export interface SessionStore {
    * @throws StorageError when the events do not start with a session_started event.
    */
   importSession(events: readonly SessionEvent[], workflowText: string, opts?: { replace?: boolean }): Promise<'imported' | 'unchanged' | 'skipped'>;
+  /** The verification commands recorded as running for the session (running-verification.ts); none: []. */
+  runningVerifications(sessionId: string): Promise<RunningVerification[]>;
+  /**
+   * Records a running verification (by its runId: a second write of the same run replaces it), durably, before its
+   * command starts; the update adding its pgid need not be durable. Never takes the session's lock (a caller may
+   * hold it). @throws NotFoundError
+   */
+  setRunningVerification(sessionId: string, run: RunningVerification): Promise<void>;
+  /** Removes run `runId`'s record (none: nothing happens). */
+  clearRunningVerification(sessionId: string, runId: string): Promise<void>;
 }

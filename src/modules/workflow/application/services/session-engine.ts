@@ -7,7 +7,7 @@ import type { CallContext } from '../../../../kernel/call-context';
 import { resolveNextStep, type ResolvedStep } from '../../domain/step-resolution';
 import { isPlainObject } from '../../domain/context-path';
 import type { Workflow } from '../../domain/types';
-import { stableStringify, type Blocker, type NodeState, type SessionState, type StepPointer } from '../../domain/sessions';
+import { stableStringify, type Blocker, type NodeState, type RunningVerification, type SessionState, type StepPointer } from '../../domain/sessions';
 import { buildSessionCompleteGuidance, buildSessionStepGuidance, workflowChangedNote, workflowUnloadableNote } from '../../domain/guidance';
 import type { WorkflowStorage } from '../ports/workflow-storage';
 import type { SessionStore } from '../ports/session-store';
@@ -89,9 +89,33 @@ export class SessionEngine {
    * Runs (or hands to the agent) the verification of a session's step at `node`: the server runs the command in the
    * session's workspace when this caller may have it run there. One run per session point at a time in this process.
    */
-  async verify(info: Extract<VirtualStepInfo, { kind: 'verification' }>, state: SessionState, node: number, ctx: CallContext): Promise<VerificationOutcome> {
+  async verify(
+    info: Extract<VirtualStepInfo, { kind: 'verification' }>,
+    state: SessionState,
+    node: number,
+    step: { completionId: string; stepId: string },
+    ctx: CallContext,
+  ): Promise<VerificationOutcome> {
     const p = await this.verifier.policy(state.workspacePath, ctx);
-    return p.server ? this.verifier.run(info, p.cwd, ctx, `session\u0000${state.sessionId}\u0000${node}`) : this.verifier.agentOutcome(info, p.reason);
+    if (!p.server) return this.verifier.agentOutcome(info, p.reason);
+    // The run is recorded in the session's store while it goes on (running-verification.ts): a server that dies
+    // mid-run leaves the record for the next one, which kills what is left and records the attempt as interrupted.
+    const id = state.sessionId;
+    const fixed = { node, completionId: step.completionId, stepId: step.stepId, parentStepId: info.parentStepId, command: info.command, cwd: p.cwd };
+    let record: RunningVerification | undefined;
+    let pgidWritten: Promise<void> = Promise.resolve();
+    const outcome = await this.verifier.run(info, p.cwd, ctx, `session\u0000${id}\u0000${node}`, {
+      beforeStart: async (run) => {
+        record = { ...fixed, ...run };
+        await this.store.setRunningVerification(id, record);
+      },
+      started: (pgid) => {
+        // Best effort (the marker finds the processes anyway); awaited below, so it never lands after the record's removal.
+        if (record) pgidWritten = this.store.setRunningVerification(id, { ...record, pgid }).catch(() => undefined);
+      },
+    });
+    await pgidWritten;
+    return outcome;
   }
 
   /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { inject, injectable } from 'tsyringe';
 import { Tokens } from '../../../../kernel/tokens';
 import { WorkflowTokens } from '../workflow.tokens';
@@ -10,6 +11,7 @@ import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { VirtualStepInfo } from '../../domain/types';
 import { verificationProgress } from '../../domain/guidance';
 import type { CommandResult, VerificationRunner } from '../ports/verification-runner';
+import type { CommandOwner, OrphanedCommands } from '../../../../kernel/command-runner';
 
 /** Why the server hands a verification command to the agent instead of running it. */
 export type AgentVerificationReason = 'disabled' | 'no_run_scope' | 'no_workspace' | 'workspace_outside_roots';
@@ -35,6 +37,16 @@ export interface VerificationOutcome {
   truncated: boolean;
   verified: boolean;
   timeoutMs?: number;
+  /** The run's id (WORKGRAPH_COMMAND_ID in the command's environment): kept in the session's event, never answered. */
+  runId?: string;
+}
+
+/** What a run's owner records while its command runs (a session's running record), so a dead server's run is found. */
+export interface RunRecording {
+  /** Before the command starts (awaited: a run that cannot be recorded does not start). */
+  beforeStart(run: { runId: string; startedAt: string; owner: CommandOwner; timeoutMs: number }): Promise<void>;
+  /** Once the command's shell runs, with its pid (the leader of its process group). Best effort. */
+  started(pgid: number): void;
 }
 
 /** Progress notifications while a command runs: about one a second (as validate_task_loop sends them). */
@@ -51,6 +63,8 @@ const PROGRESS_INTERVAL_MS = 1_000;
 @injectable()
 export class VerificationService {
   private readonly running = new Map<string, Promise<VerificationOutcome>>();
+  /** The run ids of the commands this process runs now. */
+  private readonly runIds = new Set<string>();
 
   constructor(
     @inject(WorkflowTokens.VerificationRunner) private readonly runner: VerificationRunner,
@@ -58,7 +72,23 @@ export class VerificationService {
     @inject(Tokens.Config) private readonly config: AppConfig,
     @inject(Tokens.Clock) private readonly clock: Clock,
     @inject(Tokens.Timers) private readonly timers: Timers,
+    @inject(Tokens.OrphanedCommands, { isOptional: true }) private readonly orphans?: OrphanedCommands,
   ) {}
+
+  /** Whether run `runId` is this process's and still going. */
+  runsHere(runId: string): boolean {
+    return this.runIds.has(runId);
+  }
+
+  /** Whether a recorded run's owner still runs (undefined: it cannot be told from here — another host, no facts). */
+  ownerAlive(owner: CommandOwner): boolean | undefined {
+    return this.orphans?.ownerAlive(owner);
+  }
+
+  /** Kills what a dead owner's run left running (its marked processes, its group). Returns how many were found. */
+  stopOrphan(runId: string, pgid?: number): number {
+    return this.orphans?.stop(runId, pgid) ?? 0;
+  }
 
   /** Failed runs in a row on one verification step before it needs a person (--max-verification-attempts). */
   get maxAttempts(): number {
@@ -90,16 +120,19 @@ export class VerificationService {
    * Runs the command in `cwd` to its end, its time limit or the call's cancellation (a second call with the same
    * `key` joins the run in progress). A command that cannot start is a failed run whose stderr says why.
    */
-  run(info: VerificationInfo, cwd: string, ctx: CallContext, key: string): Promise<VerificationOutcome> {
+  run(info: VerificationInfo, cwd: string, ctx: CallContext, key: string, recording?: RunRecording): Promise<VerificationOutcome> {
     const joined = this.running.get(key);
     if (joined) return joined;
-    const run = this.execute(info, cwd, ctx).finally(() => this.running.delete(key));
+    const run = this.execute(info, cwd, ctx, recording).finally(() => this.running.delete(key));
     this.running.set(key, run);
     return run;
   }
 
-  private async execute(info: VerificationInfo, cwd: string, ctx: CallContext): Promise<VerificationOutcome> {
+  private async execute(info: VerificationInfo, cwd: string, ctx: CallContext, recording?: RunRecording): Promise<VerificationOutcome> {
     const timeoutMs = info.timeoutMs ?? this.config.verification?.timeoutMs ?? 10 * 60 * 1000;
+    const runId = randomUUID();
+    // Recorded before it starts (when the owner's facts are known): a server SIGKILLed mid-run leaves the record.
+    if (recording && this.orphans) await recording.beforeStart({ runId, startedAt: new Date(this.clock.now()).toISOString(), owner: this.orphans.owner(), timeoutMs });
     const started = this.clock.now();
     let lastLine: string | undefined;
     const stopProgress = this.timers.every(PROGRESS_INTERVAL_MS, () => {
@@ -109,11 +142,14 @@ export class VerificationService {
     // A modern client with the tasks extension gets a task id now: the command may run for minutes.
     ctx.promoteToTask?.();
     let result: CommandResult;
+    this.runIds.add(runId);
     try {
       result = await this.runner.run({
         command: info.command,
         cwd,
         timeoutMs,
+        marker: runId,
+        onStarted: (pid) => recording?.started(pid),
         signal: ctx.signal,
         onOutput: (line) => (lastLine = line),
         maxOutputBytes: this.config.outputTailBytes,
@@ -123,6 +159,7 @@ export class VerificationService {
       result = { exitCode: null, signal: null, durationMs: 0, stdout: '', stderr: e.message, truncated: false, timedOut: false, cancelled: false };
     } finally {
       stopProgress();
+      this.runIds.delete(runId);
     }
     return {
       command: info.command,
@@ -138,6 +175,7 @@ export class VerificationService {
       truncated: result.truncated,
       verified: result.exitCode === 0 && !result.timedOut && !result.cancelled,
       timeoutMs,
+      runId,
     };
   }
 }

@@ -199,7 +199,9 @@ export function nextStep(
 
 /** A verification outcome as answers carry it. */
 export function verificationAnswer(o: VerificationOutcome): NonNullable<GetNextStepOutput['verification']> {
-  return { ...o };
+  // The run id is the session log's (it ties the event to the running record), not the agent's business.
+  const { runId: _runId, ...shown } = o;
+  return shown;
 }
 
 function answer(workflow: Workflow, result: NextStepResult, extra: Partial<GetNextStepOutput>, v: NextStepVerification, more: string[] = []): GetNextStepOutput {

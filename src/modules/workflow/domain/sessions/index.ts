@@ -6,3 +6,4 @@ export * from './stable-json';
 export * from './session-summary';
 export * from './session-progress';
 export * from './session-log-order';
+export * from './running-verification';

@@ -167,6 +167,17 @@ export interface VerificationRunEvent extends Base {
   attempt: number;
   /** The time limit the command ran under (ms). */
   timeoutMs?: number;
+  /**
+   * The run's id (`WORKGRAPH_COMMAND_ID` in the command's environment; a server run's), so the running record it
+   * ends (running-verification.ts) is recognised as written.
+   */
+  runId?: string;
+  /**
+   * True when the server running the command died mid-run (SIGKILL, a crash): a restarted server found the running
+   * record, killed what was left and wrote this event. Like a cancelled run, it is not a failed attempt: the session
+   * stays at the verification step and the command runs again on the next continue.
+   */
+  interrupted?: boolean;
 }
 
 export type SessionEvent =

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AlreadyExistsError, LimitExceededError, NotFoundError } from '../../../../kernel/errors';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
-import { foldSessionEvents, sameSessionEvents, summarizeSession, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
+import { foldSessionEvents, isRunningVerification, sameSessionEvents, summarizeSession, type RunningVerification, type SessionEvent, type SessionStartedEvent, type SessionState, type SessionSummary } from '../../domain/sessions';
 import type { SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
@@ -102,6 +102,26 @@ export class PgSessionStore implements SessionStore {
   async history(sessionId: string): Promise<SessionHistory> {
     await this.load(sessionId);
     return this.readHistory(this.db, sessionId);
+  }
+
+  async runningVerifications(sessionId: string): Promise<RunningVerification[]> {
+    if (!SESSION_ID.test(sessionId)) return [];
+    const rows = await this.db.query<{ run: unknown }>('SELECT run FROM wg_session_verifications WHERE session_id = $1 ORDER BY run_id', [sessionId]);
+    return rows.map((r) => r.run).filter(isRunningVerification);
+  }
+
+  async setRunningVerification(sessionId: string, run: RunningVerification): Promise<void> {
+    if (!SESSION_ID.test(sessionId)) throw this.notFound(sessionId);
+    const rows = await this.db.query(
+      `INSERT INTO wg_session_verifications (session_id, run_id, run) SELECT $1, $2, $3 WHERE EXISTS (SELECT 1 FROM wg_sessions WHERE session_id = $1)
+       ON CONFLICT (session_id, run_id) DO UPDATE SET run = EXCLUDED.run RETURNING session_id`,
+      [sessionId, run.runId, JSON.stringify(run)],
+    );
+    if (!rows.length) throw this.notFound(sessionId);
+  }
+
+  async clearRunningVerification(sessionId: string, runId: string): Promise<void> {
+    await this.db.query('DELETE FROM wg_session_verifications WHERE session_id = $1 AND run_id = $2', [sessionId, runId]);
   }
 
   async pinnedWorkflow(sessionId: string): Promise<string> {

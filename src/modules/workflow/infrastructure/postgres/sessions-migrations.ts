@@ -45,4 +45,17 @@ export const workflowMigrations: Migration[] = [
       UPDATE wg_sessions s SET log_bytes = (SELECT coalesce(sum(octet_length(e.event::text) + 1), 0) FROM wg_session_events e WHERE e.session_id = s.session_id);
     `,
   },
+  {
+    module: 'workflow',
+    version: 3,
+    name: "a session's running verification commands (owner, pid, marker), so a server that died mid-run is recovered from",
+    sql: `
+      CREATE TABLE wg_session_verifications (
+        session_id text NOT NULL REFERENCES wg_sessions (session_id) ON DELETE CASCADE,
+        run_id text NOT NULL,
+        run json NOT NULL,
+        PRIMARY KEY (session_id, run_id)
+      );
+    `,
+  },
 ];

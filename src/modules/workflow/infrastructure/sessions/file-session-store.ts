@@ -14,6 +14,7 @@ import {
   type SessionStartedEvent,
   type SessionState,
   type SessionSummary,
+  type RunningVerification,
 } from '../../domain/sessions';
 import type { DamagedLine, SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
 import { appendLines, excerpt, readLog, type LogRead } from './session-log-file';
@@ -21,6 +22,7 @@ import { markOf, readSnapshot, writeSnapshot, type Snapshot } from './session-sn
 import { SessionIndexFile } from './session-index-file';
 import { importedState } from './imported-session';
 import { makeDir } from '../../../../kernel/files/make-dir';
+import { readRunningVerifications, removeRunningVerification, writeRunningVerification } from './running-verification-file';
 
 const SESSION_ID = /^[0-9a-f]{16}$/;
 
@@ -28,7 +30,8 @@ const SESSION_ID = /^[0-9a-f]{16}$/;
  * Sessions as files: `<data-dir>/sessions/<id>/` holds `events.ndjson` (append-only, one event per line, written under
  * the session's lock with one write per call), `snapshot.json` (the folded state and the log offset it covers, so a
  * call reads the snapshot plus at most a short tail — O(1) in the session's length) and `workflow.json` (the pinned
- * workflow). `<data-dir>/sessions/index.ndjson` lists every session for listing and resume.
+ * workflow), and `running-<runId>.json` while a verification command runs (running-verification-file.ts).
+ * `<data-dir>/sessions/index.ndjson` lists every session for listing and resume.
  *
  * The snapshot is written after the log (temp file + rename, no fsync: it is a cache — when it is missing, torn or
  * behind, the log's tail or the whole log is folded again).
@@ -264,6 +267,21 @@ export class FileSessionStore implements SessionStore {
       if (!(await exists(this.index.file))) await this.index.rewrite(summaries);
     });
     return (await this.index.read()).map;
+  }
+
+  async runningVerifications(sessionId: string): Promise<RunningVerification[]> {
+    // One folder read on every continue: no other check (a session that does not exist has no record).
+    return readRunningVerifications(this.dir(sessionId));
+  }
+
+  async setRunningVerification(sessionId: string, run: RunningVerification): Promise<void> {
+    await this.mustExist(sessionId);
+    await writeRunningVerification(this.dir(sessionId), run);
+  }
+
+  async clearRunningVerification(sessionId: string, runId: string): Promise<void> {
+    if (!SESSION_ID.test(sessionId)) return;
+    await removeRunningVerification(this.dir(sessionId), runId);
   }
 
   private async mustExist(sessionId: string): Promise<void> {

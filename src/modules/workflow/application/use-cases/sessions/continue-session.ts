@@ -59,17 +59,25 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     const patch = checkContext(input.context);
     const hash = this.engine.outputHash(input.output, patch);
     // A verification step's command runs before the lock is taken (it may take minutes).
-    const prior = await runBeforeLock(this.engine, claims, hash, ctx);
+    const prior = await runBeforeLock(this.engine, claims, hash, ctx, () => this.clock.now());
     let cancelled: string | undefined;
-    const answer = await this.engine.store.update(claims.sessionId, async (state, history) => {
-      requireSessionVisible(state, ctx);
-      const workflow = await this.engine.workflowOf(state);
-      const change = await this.decide(workflow, state, history, claims, input, patch, hash, ctx, prior);
-      cancelled = change.cancelled;
-      // Every event this call writes keeps who made it.
-      const actor = actorOf(ctx);
-      return { events: change.events.map((e) => ({ ...e, actor })), result: change.result };
-    });
+    // The running records of the commands this call ran: removed once their outcome is in the log (or lost with it).
+    const runIds = prior?.outcome.runId ? [prior.outcome.runId] : [];
+    let answer: SessionAnswer;
+    try {
+      answer = await this.engine.store.update(claims.sessionId, async (state, history) => {
+        requireSessionVisible(state, ctx);
+        const workflow = await this.engine.workflowOf(state);
+        const change = await this.decide(workflow, state, history, claims, input, patch, hash, ctx, prior);
+        cancelled = change.cancelled;
+        if (change.runId) runIds.push(change.runId);
+        // Every event this call writes keeps who made it.
+        const actor = actorOf(ctx);
+        return { events: change.events.map((e) => ({ ...e, actor })), result: change.result };
+      });
+    } finally {
+      for (const id of runIds) await this.engine.store.clearRunningVerification(claims.sessionId, id).catch(() => undefined);
+    }
     // A cancelled verification run is recorded in the timeline; the call itself ends cancelled.
     if (cancelled) throw new CancelledError(cancelled);
     return answer;
@@ -85,7 +93,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     hash: string,
     ctx: CallContext | undefined,
     priorRun?: PriorRun,
-  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string }> {
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string; runId?: string }> {
     const last = state.lastOutcome;
     // The fast path of a retried call (client timeout, the loser of a race with the same output): O(1). A blocked
     // verification is no such retry: the same empty output after a fix must run the command again.
@@ -147,7 +155,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     ctx: CallContext | undefined,
     forked?: { from: number; previousHead: number },
     prior?: PriorRun,
-  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string }> {
+  ): Promise<{ events: SessionEvent[]; result: SessionAnswer; cancelled?: string; runId?: string }> {
     const extra = forked ? { forked } : {};
     const context = mergeContext(base.context, patch);
     const here = this.engine.answer(workflow, base.completedSteps, context);

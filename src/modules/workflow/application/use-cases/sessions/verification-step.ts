@@ -9,6 +9,7 @@ import { pointerOf, type SessionEngine } from '../../services/session-engine';
 import type { VerificationOutcome } from '../../services/verification-service';
 import { verificationAnswer } from '../get-next-step';
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
+import { recoverInterruptedVerification } from './interrupted-verification';
 
 type VerificationInfo = Extract<VirtualStepInfo, { kind: 'verification' }>;
 
@@ -24,6 +25,8 @@ export interface VerificationChange {
   events: SessionEvent[];
   result: SessionAnswer;
   cancelled?: string;
+  /** The run id of a command run under the lock (its running record is removed once the events are written). */
+  runId?: string;
 }
 
 /**
@@ -31,18 +34,22 @@ export interface VerificationChange {
  * session's lock (it may take minutes; reads of the session go on meanwhile). The outcome is recorded under the lock
  * if the head has not moved since. Undefined when there is nothing to run first.
  */
-export async function runBeforeLock(engine: SessionEngine, claims: TokenClaims, hash: string, ctx: CallContext | undefined): Promise<PriorRun | undefined> {
+export async function runBeforeLock(engine: SessionEngine, claims: TokenClaims, hash: string, ctx: CallContext | undefined, now: () => number): Promise<PriorRun | undefined> {
+  let state = await engine.store.load(claims.sessionId).catch(() => undefined);
+  if (!state) return undefined;
+  // A run a dead server left: its remains killed, the attempt recorded as interrupted (then it runs again below).
+  if (await recoverInterruptedVerification(engine, claims.sessionId, ctx, now)) state = await engine.store.load(claims.sessionId);
   if (claims.kind === 'checkpoint') return undefined;
-  const state = await engine.store.load(claims.sessionId).catch(() => undefined);
-  if (!state || state.head.node !== claims.node || !state.head.current) return undefined;
+  if (state.head.node !== claims.node || !state.head.current) return undefined;
   const last = state.lastOutcome;
   // The same call after an advance is a replay: nothing runs again.
   if (last && last.kind === 'advanced' && last.from === claims.node && last.outputHash === hash) return undefined;
   const workflow = await engine.workflowOf(state);
   const info = engine.verificationOf(workflow, state.head.current);
   if (!info) return undefined;
-  const outcome = await engine.verify(info, state, state.head.node, ctx ?? noopCallContext());
-  return { node: state.head.node, completionId: state.head.current.completionId, outcome };
+  const current = state.head.current;
+  const outcome = await engine.verify(info, state, state.head.node, { completionId: current.completionId, stepId: current.stepId }, ctx ?? noopCallContext());
+  return { node: state.head.node, completionId: current.completionId, outcome };
 }
 
 /**
@@ -69,7 +76,7 @@ export async function continueVerification(args: {
 }): Promise<VerificationChange> {
   const { engine, workflow, state, base, step, info, pre, common, ctx, extra } = args;
   const prior = args.prior && args.prior.node === base.node && args.prior.completionId === step.completionId ? args.prior.outcome : undefined;
-  const outcome = prior ?? (await engine.verify(info, state, base.node, ctx ?? noopCallContext()));
+  const outcome = prior ?? (await engine.verify(info, state, base.node, { completionId: step.completionId, stepId: step.id }, ctx ?? noopCallContext()));
   const attempt = base.blockedAttempts + 1;
   const run: VerificationRunEvent = {
     at: args.at(),
@@ -89,6 +96,7 @@ export async function continueVerification(args: {
       events,
       result: await nodeAnswer(engine, workflow, after, after.head, 'advanced', { ...extra, ...shown }, { ctx }),
       cancelled: verificationCancelled(step.completionId, false),
+      runId: outcome.runId,
     };
   }
   if (outcome.ranBy === 'server' && !outcome.verified) {
@@ -103,7 +111,7 @@ export async function continueVerification(args: {
       maxAttempts: max,
       sections: [verificationFailedSection(outcome, info.prompt)],
     });
-    return { events, result };
+    return { events, result, runId: outcome.runId };
   }
   // Verified, or handed to the agent (recorded unverified): the step is done.
   const completedSteps = [...base.completedSteps, step.completionId];
@@ -115,5 +123,5 @@ export async function continueVerification(args: {
     events.push({ at: args.at(), kind: 'session_completed', node, summary: summarizeRun(all, completedSteps, sessionProgress(workflow, completedSteps, null)) } as SessionEvent);
   }
   const after = foldSessionEvents(state, events) as SessionState;
-  return { events, result: await nodeAnswer(engine, workflow, after, after.head, 'advanced', { ...extra, ...shown }, { ctx }) };
+  return { events, result: await nodeAnswer(engine, workflow, after, after.head, 'advanced', { ...extra, ...shown }, { ctx }), runId: outcome.runId };
 }
