@@ -66,9 +66,9 @@ export interface SessionStore {
   /** The verification commands recorded as running for the session (running-verification.ts); none: []. */
   runningVerifications(sessionId: string): Promise<RunningVerification[]>;
   /**
-   * Records a running verification (by its runId: a second write of the same run replaces it), durably, before its
-   * command starts; the update adding its pgid need not be durable. Never takes the session's lock (a caller may
-   * hold it). @throws NotFoundError
+   * Records a running verification (by its runId: a second write of the same run replaces it) before its command
+   * starts, so that it outlives this process (not necessarily the machine). Never takes the session's lock (a caller
+   * may hold it). @throws NotFoundError
    */
   setRunningVerification(sessionId: string, run: RunningVerification): Promise<void>;
   /** Removes run `runId`'s record (none: nothing happens). */

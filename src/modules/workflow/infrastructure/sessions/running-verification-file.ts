@@ -5,7 +5,7 @@ import { isRunningVerification, type RunningVerification } from '../../domain/se
 
 /**
  * A session's running verifications as files: `<data-dir>/sessions/<id>/running-<runId>.json`, one per command
- * running, written before the command starts (temp file, fsync, rename) and removed once its outcome is in the log —
+ * running, written before the command starts (temp file, rename) and removed once its outcome is in the log —
  * so a server that was SIGKILLed leaves it for the next one. One file per run: writing and removing need no lock (the
  * session's may be held by the caller), and two servers' runs never overwrite each other's record.
  */
@@ -39,9 +39,12 @@ export async function readRunningVerifications(dir: string): Promise<RunningVeri
   return out;
 }
 
-/** The first write (before the command starts) is fsynced; the update adding the pgid is not (the marker finds the processes). */
+/**
+ * Written atomically (temp file, rename) but not fsynced: what it guards against is the server's death (SIGKILL, a
+ * crash), which does not lose what the process wrote; a machine's crash ends its commands with it (the boot id says so).
+ */
 export async function writeRunningVerification(dir: string, run: RunningVerification): Promise<void> {
-  await writeFileAtomic(fileOf(dir, run.runId), JSON.stringify(run), { sync: run.pgid === undefined });
+  await writeFileAtomic(fileOf(dir, run.runId), JSON.stringify(run), { sync: false });
 }
 
 export async function removeRunningVerification(dir: string, runId: string): Promise<void> {
