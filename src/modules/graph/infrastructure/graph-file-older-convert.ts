@@ -32,17 +32,16 @@ export function convertOlderFormat(text: string, fileName: string): string {
   const expected = comparable(nestedValue(root, parsed.split));
   const attempts = isJson ? [() => convertJson(text, root, parsed.split)] : [() => convertYamlLines(text, parsed.split), () => convertYamlDocument(text, parsed.split)];
   for (const attempt of attempts) {
-    let out: string | undefined;
     try {
-      out = attempt();
+      const out = attempt();
+      if (out === undefined) continue;
+      const back = (isJson ? parseJsonc(out) : parseDocument(out).toJS({ maxAliasCount: 1000 })) as unknown;
+      if (isDeepStrictEqual(comparable(back), expected)) return out;
     } catch {
-      out = undefined;
+      // Not this way (an alias moved before its anchor …): the next, else the refusal below.
     }
-    if (out === undefined) continue;
-    const back = (isJson ? parseJsonc(out) : parseDocument(out).toJS({ maxAliasCount: 1000 })) as unknown;
-    if (isDeepStrictEqual(comparable(back), expected)) return out;
   }
-  throw new Error(`the nested ${isJson ? 'JSON' : 'YAML'} of ${fileName} did not read back as its tools and nodes`);
+  throw refuse(`its nested ${isJson ? 'JSON' : 'YAML'} did not read back as the same tools and nodes (anchors or aliases shared between nodes?): move the nodes under tools[].nodes by hand`);
 }
 
 /** The document the conversion means: `nodes` moved under the tools, boundary nodes without `tool`, servers renamed. */
@@ -97,6 +96,7 @@ function convertYamlLines(text: string, split: OlderFormatSplit): string | undef
   if (toolItems.length > 0 && ((toolsSeq as YAMLSeq).flow || !toolItems.every((t) => isMap(t) && !(t as YAMLMap).flow && (t as YAMLMap).items.length > 0))) return undefined;
 
   const edits: Array<{ start: number; end: number; text: string }> = [];
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
   // Each node's chunk: from the end of the one before (for the first, the line after `nodes:`) to the end of its item.
   const keyRange = (nodesPair.key as { range?: Range }).range!;
   const keyLineStart = text.lastIndexOf('\n', keyRange[0] - 1) + 1;
@@ -113,12 +113,12 @@ function convertYamlLines(text: string, split: OlderFormatSplit): string | undef
       const cut = toolLine(text, item);
       if (cut) chunk = chunk.slice(0, cut.start - from) + chunk.slice(cut.end - from);
     }
-    chunks.push({ text: chunk, indent: at.indent });
+    chunks.push({ text: chunk.endsWith('\n') ? chunk : chunk + eol, indent: at.indent });
     from = at.end;
   }
   // `nodes:` and its items go; a comment on the key's line stays where it was.
   const keyComment = /#.*$/.exec(text.slice(keyRange[1], afterKeyLine).replace(/\r?\n$/, ''))?.[0];
-  edits.push({ start: keyLineStart, end: from, text: keyComment ? `${' '.repeat(keyRange[0] - keyLineStart)}${keyComment}\n` : '' });
+  edits.push({ start: keyLineStart, end: from, text: keyComment ? `${' '.repeat(keyRange[0] - keyLineStart)}${keyComment}${eol}` : '' });
 
   toolItems.forEach((t, ti) => {
     const tool = t as YAMLMap;
@@ -126,8 +126,8 @@ function convertYamlLines(text: string, split: OlderFormatSplit): string | undef
     const firstKey = ((tool.items[0]!.key as { range?: Range }).range ?? [0])[0]!;
     const keyColumn = firstKey - (text.lastIndexOf('\n', firstKey - 1) + 1);
     const body = split.nodesOfTool[ti]!.map((i, k) => reindent(k === 0 ? chunks[i]!.text.replace(/^([ \t]*\r?\n)+/, '') : chunks[i]!.text, keyColumn + 2 - chunks[i]!.indent)).join('');
-    const glue = at.end > 0 && text[at.end - 1] !== '\n' ? '\n' : '';
-    edits.push({ start: at.end, end: at.end, text: `${glue}${' '.repeat(keyColumn)}nodes:${body === '' ? ' []\n' : `\n${body}`}` });
+    const glue = at.end > 0 && text[at.end - 1] !== '\n' ? eol : '';
+    edits.push({ start: at.end, end: at.end, text: `${glue}${' '.repeat(keyColumn)}nodes:${body === '' ? ` []${eol}` : `${eol}${body}`}` });
   });
   const servers = pairOf('servers');
   if (servers && !pairOf('mcpServers')) {

@@ -120,6 +120,34 @@ describe('convertOlderFormat: an older-format file in the nested format, every t
     expect(jout).toMatch(/\n {4}"server"/);
   });
 
+  it('CRLF line ends and a file without a last newline stay so; nodes sharing an anchor are refused, not mangled', async () => {
+    const crlf = SUM_TO_N.replace(/\n/g, '\r\n').replace(/\r\n$/, '');
+    const out = convertOlderFormat(crlf, 'sum_to_n.yaml');
+    expect(out.replace(/\r\n/g, '')).not.toContain('\n');
+    expect((await toolsOf('sum_to_n.yaml', out)).tools).toEqual((await toolsOf('sum_to_n.yaml', SUM_TO_N)).tools);
+
+    // t1's node uses an anchor defined in a node only t2 reaches: moved, the alias would come before its anchor.
+    const anchored = `server: { name: a, version: "1" }
+tools:
+  - { name: t1, description: d, inputSchema: { type: object }, outputSchema: { type: object } }
+  - { name: t2, description: d, inputSchema: { type: object }, outputSchema: { type: object } }
+nodes:
+  - { id: in1, type: entry, tool: t1, next: a1 }
+  - id: b2
+    type: transform
+    transform: &tx { expr: "1" }
+    next: out2
+  - id: a1
+    type: transform
+    transform: *tx
+    next: out1
+  - { id: out1, type: exit, tool: t1 }
+  - { id: in2, type: entry, tool: t2, next: b2 }
+  - { id: out2, type: exit, tool: t2 }
+`;
+    expect(() => convertOlderFormat(anchored, 'a.yaml')).toThrow(/^file: a\.yaml is in mcpgraph's older format and cannot be converted to the nested one: /);
+  });
+
   it('refuses, naming the node, a file it cannot split', () => {
     const orphan = SHARED.replace('tool: "double_plus"\n  next: "twice"', 'tool: "nobody"\n  next: "twice"');
     expect(() => convertOlderFormat(orphan, 'o.yaml')).toThrow(/^file: o\.yaml is in mcpgraph's older format and cannot be converted to the nested one: node 'in_plus' \(entry\) names tool 'nobody', which is not declared under 'tools'/);
