@@ -41,6 +41,12 @@ export interface CallContext {
    * does is answered as any other. Returns true: the caller now waits for the end, nobody holds a request open.
    */
   readonly promoteToTask?: () => boolean;
+  /**
+   * The calling client renders MCP Apps views (it declared the `io.modelcontextprotocol/ui` extension and views are
+   * on: docs/mcp-apps.md): a use case may add what only its view draws to the result's `_meta` (ToolResultWithMeta),
+   * which no other client gets. Absent for every other caller.
+   */
+  readonly showsViews?: boolean;
 }
 
 /** The actor a record made by this call keeps: the identity's name and the client's (the local identity without a context). */

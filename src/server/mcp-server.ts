@@ -430,6 +430,7 @@ export class WorkgraphServer {
       identity: this.identityOf(extra),
       ...(clientName ? { client: clientName } : {}),
       ...(input ? { input } : {}),
+      ...(this.showsViews(extra) ? { showsViews: true } : {}),
     };
   }
 

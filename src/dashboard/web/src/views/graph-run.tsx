@@ -1,15 +1,20 @@
 /**
- * A graph tool run as an MCP Apps view (ui://workgraph/graph-run), with time travel: graph_inspect's result drawn
- * with the dashboard's own run timeline (pages/Graphs.tsx), a slider and Previous / Next through the node executions,
- * and for the execution travelled to, its output, error and the expression context it saw. The result it is handed is
- * drawn as is (with its executionIndex, that execution is shown without another call); travelling elsewhere reads that
- * execution with graph_inspect through the host; a later result updates the view.
+ * A graph tool run as an MCP Apps view (ui://workgraph/graph-run), with time travel: the run's tool drawn with the
+ * dashboard's graph component (components/GraphDrawing.tsx) — the path the run took marked (how often each node ran,
+ * the edges taken), the node of the execution travelled to highlighted —, the dashboard's own run timeline
+ * (pages/Graphs.tsx), a slider and Previous / Next through the node executions, and for the execution travelled to,
+ * its output, error and the expression context it saw. The result it is handed is drawn as is: the graph and the
+ * path come in its `_meta` (graph_inspect adds them for a client that shows views); with its executionIndex, that
+ * execution is shown without another call. Travelling elsewhere reads that execution with graph_inspect through the
+ * host (clicking a node travels to its next execution); a later result updates the view.
  */
 import { createRoot } from 'react-dom/client';
 import { useEffect, useRef, useState } from 'react';
+import '@xyflow/react/dist/style.css';
 import '../styles.css';
 import './view.css';
 import { Timeline, type Execution } from '../pages/Graphs';
+import { GraphDrawing, type DrawnEdge, type DrawnNode, type DrawnPath } from '../components/GraphDrawing';
 import { Json } from '../components/common';
 import { callTool, connectHost, useHost } from './host';
 import { ViewFrame } from './ViewFrame';
@@ -20,6 +25,7 @@ interface Inspect {
   executionId: string;
   tool?: string;
   status?: string;
+  currentNodeId?: string | null;
   executionCount?: number;
   result?: unknown;
   error?: { message?: string } | string;
@@ -30,9 +36,19 @@ interface Inspect {
   context?: Record<string, unknown>;
 }
 
+/** graph_inspect's `_meta` key for views (RUN_GRAPH_META_KEY, graph module's inspect-graph-execution.ts). */
+const RUN_GRAPH_META_KEY = 'workgraph/runGraph';
+type RunGraph = { tool: string; nodes: DrawnNode[]; edges: DrawnEdge[] } & DrawnPath;
+
+function runGraphOf(meta: Record<string, unknown> | undefined): RunGraph | undefined {
+  const g = meta?.[RUN_GRAPH_META_KEY] as RunGraph | undefined;
+  return g && Array.isArray(g.nodes) && Array.isArray(g.edges) ? g : undefined;
+}
+
 function GraphRunApp() {
   const host = useHost();
   const [run, setRun] = useState<Inspect>();
+  const [graph, setGraph] = useState<{ executionId: string; drawing: RunGraph }>();
   const [at, setAt] = useState<number>();
   const [point, setPoint] = useState<{ index: number; record?: Execution; context?: Record<string, unknown> }>();
   const [error, setError] = useState<string>();
@@ -45,6 +61,8 @@ function GraphRunApp() {
       }
       const s = r.structured as unknown as Inspect | undefined;
       if (!s?.executionId) continue;
+      const drawing = runGraphOf(r.meta);
+      if (drawing) setGraph({ executionId: s.executionId, drawing });
       setRun((prev) => ({ ...(prev?.executionId === s.executionId ? prev : {}), ...s, history: s.history ?? (prev?.executionId === s.executionId ? prev.history : undefined) }));
       if (s.executionIndex !== undefined) {
         setAt(s.executionIndex);
@@ -68,6 +86,18 @@ function GraphRunApp() {
   const shownAt = at ?? undefined;
   const current = point && point.index === shownAt ? point : undefined;
   const runError = typeof run?.error === 'string' ? run.error : run?.error?.message;
+  const drawing = graph && graph.executionId === run?.executionId ? graph.drawing : undefined;
+  // The node of the execution travelled to (the record read, else the history page's); before any, where a live run is.
+  const atNode = (current?.record ?? history.find((e) => e.executionIndex === shownAt))?.nodeId ?? (shownAt === undefined ? run?.currentNodeId ?? undefined : undefined);
+  // A click on a node travels to its next execution after the one shown (round again from its first).
+  const travelToNode = (id: string) => {
+    const of = history.filter((e) => e.nodeId === id);
+    const next = of.find((e) => e.executionIndex > (shownAt ?? -1)) ?? of[0];
+    if (next) travel(next.executionIndex);
+  };
+  const ran = drawing ? drawing.nodes.filter((n) => drawing.visits[n.id]).length : 0;
+  const takenKeys = new Set(drawing?.traversals.map((t) => `${t.source}\u0000${t.target}`));
+  const taken = drawing ? drawing.edges.filter((e) => takenKeys.has(`${e.source}\u0000${e.target}`)).length : 0;
   return (
     <ViewFrame title={run?.tool ? `Run of ${run.tool}` : 'Graph run'} subtitle={run?.executionId} error={host.error ?? error}>
       {!run ? (
@@ -84,6 +114,14 @@ function GraphRunApp() {
             <button onClick={() => travel(Math.min(last, (shownAt ?? -1) + 1))} disabled={shownAt === last} data-testid="travel-next">Next ›</button>
             <span className="small muted" data-testid="travel-at">{shownAt === undefined ? 'pick an execution' : `#${shownAt} of ${last}`}</span>
           </div>
+          {drawing ? (
+            <>
+              <p className="small muted" data-testid="run-path">
+                The run's path: {ran} of {drawing.nodes.length} nodes ran, {taken} of {drawing.edges.length} edges taken{atNode ? <> · at <b>{atNode}</b></> : null}
+              </p>
+              <GraphDrawing nodes={drawing.nodes} edges={drawing.edges} path={drawing} highlight={atNode} onSelect={travelToNode} />
+            </>
+          ) : null}
           <div className="run-layout">
             <div>
               <h2>Timeline</h2>

@@ -29,6 +29,8 @@ export function viewSettings(): ViewSettings {
 /** A tool result as the view uses it: the structured content, or the error's text. */
 export interface ToolResult {
   structured?: Record<string, unknown>;
+  /** The result's `_meta`: what the server adds for views only (graph_inspect's `workgraph/runGraph`). */
+  meta?: Record<string, unknown>;
   error?: string;
 }
 
@@ -52,9 +54,9 @@ function textOf(result: { content?: Array<{ type: string; text?: string }> }): s
   return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text ?? '').join('\n').trim();
 }
 
-function toResult(r: { isError?: boolean; structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string }> }): ToolResult {
+function toResult(r: { isError?: boolean; structuredContent?: Record<string, unknown>; content?: Array<{ type: string; text?: string }>; _meta?: Record<string, unknown> }): ToolResult {
   if (r.isError) return { error: textOf(r) || 'the tool call failed' };
-  return { structured: r.structuredContent ?? undefined };
+  return { structured: r.structuredContent ?? undefined, ...(r._meta ? { meta: r._meta } : {}) };
 }
 
 function applyContext(ctx: McpUiHostContext): void {
