@@ -56,4 +56,5 @@ export function graphRuntime(): typeof import('./graph.runtime') {
 }
 export type { GraphRunRecord, GraphRunSummary, GraphDrawing } from './domain/graph-run-record';
 export type { GraphRunStore } from './application/ports/graph-run-store';
-export type { DebugRunView, DebugExecution, DebugAction } from './application/services/graph-debug-runs';
+export type { DebugAction } from './application/services/graph-debug-runs';
+export type { DebugRunView, DebugExecution } from './application/services/debug-run-view';
