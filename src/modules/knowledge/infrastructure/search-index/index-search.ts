@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
-import { termScore, type SearchQuery } from '../../domain/search';
+import type { SearchQuery } from '../../domain/search';
+import { termScore } from '../../domain/search/bm25';
 import { CancelledError } from '../../../../kernel/errors';
-import { VarintReader } from './varint';
-import { DamagedIndexError } from './segment-reader';
+import { DecodedTerm, TermCursor } from './decoded-postings';
 import { firstBlockFrom, planQuery, type PlanGroup, type QueryPlan, type SearchFilters, type SearchSegment, type SegmentPlan } from './search-plan';
 import { TopHits, type ScoredHit } from './top-hits';
 
@@ -28,21 +28,11 @@ export interface EvaluateResult {
   totalExact: boolean;
 }
 
-/** One block of a term, decoded: ordinals and weighted term frequencies; positions decoded when a phrase asks. */
-interface Block {
-  ords: Int32Array;
-  wtfs: Float64Array;
-  counts?: Int32Array;
-  posBytes?: Uint8Array;
-  posStart?: Int32Array;
-  pos?: Int32Array;
-}
-
 /** The first batch of intervals read when pruning; each next batch is this many times larger. */
 const FIRST_BATCH = 8;
 const BATCH_GROWTH = 8;
-/** Intervals of one segment are numbered below this (a segment has fewer blocks). */
-const INTERVAL_SPAN = 2 ** 24;
+/** Documents counted per chunk (read, then evaluated) while the total is counted. */
+const COUNT_CHUNK = 4096;
 /** A search runs this long at most before letting the event loop serve others. */
 const YIELD_MS = 20;
 
@@ -68,46 +58,75 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
     if (opts.signal?.aborted) throw new CancelledError();
   };
   const prune = opts.prune !== false;
-  // 1. Count (and score) in graph order while the total is wanted.
-  let counted = 0;
+  // 1. Count (and score) in graph order, newest first, while the total is wanted: chunks of intervals of about
+  //    COUNT_CHUNK documents, read then evaluated; done[p] is the first interval of p evaluated so.
+  const done = new Map<SegmentPlan, number>(order.map((p) => [p, p.intervals]));
   if (!prune || plan.knownTotal === undefined) {
-    for (const p of order) {
-      if (prune && run.total >= opts.totalCap) break;
-      await pause();
-      const all = Array.from({ length: p.intervals }, (_, j) => j);
-      run.read(p, all);
-      for (const j of all) run.evaluate(p, j);
-      counted++;
+    count: for (const p of order) {
+      for (let j = p.intervals; j > 0; ) {
+        if (prune && run.total >= opts.totalCap) break count;
+        await pause();
+        const hi = p.hi[j - 1]!;
+        let from = j - 1;
+        while (from > 0 && hi - p.lo[from - 1]! < COUNT_CHUNK) from--;
+        run.read(p, [[p.lo[from]!, hi]]);
+        run.evaluate(p, p.lo[from]!, hi);
+        done.set(p, (j = from));
+      }
     }
   }
-  const everyInterval = counted === order.length;
   // 2. The rest, best bound first, in growing batches, while a bound can still beat the page's worst hit.
+  let left = 0;
+  for (const p of order) left += done.get(p)!;
+  const everyInterval = left === 0;
   if (!everyInterval) {
-    const rest = order.slice(counted);
-    let ids: number[] = [];
-    for (let pi = 0; pi < rest.length; pi++) for (let j = 0; j < rest[pi]!.intervals; j++) ids.push(pi * INTERVAL_SPAN + j);
-    const ub = (id: number) => rest[Math.floor(id / INTERVAL_SPAN)]!.ub[id % INTERVAL_SPAN]!;
+    const ubs = new Float64Array(left);
+    const where = new Int32Array(left * 2);
+    let n = 0;
+    order.forEach((p, pi) => {
+      for (let j = 0; j < done.get(p)!; j++) (ubs[n] = p.ub[j]!), (where[2 * n] = pi), (where[2 * n + 1] = j), n++;
+    });
+    let pending = new Int32Array(n);
+    for (let i = 0; i < n; i++) pending[i] = i;
     let batch = FIRST_BATCH;
-    while (ids.length) {
+    while (pending.length) {
       await pause();
       const threshold = run.top.threshold;
-      ids = ids.filter((id) => ub(id) >= threshold);
-      let take = ids;
-      if (ids.length > batch) {
-        const cut = Float64Array.from(ids, ub).sort()[ids.length - batch]!;
-        take = ids.filter((id) => ub(id) >= cut);
-        ids = ids.filter((id) => ub(id) < cut);
-      } else ids = [];
-      take.sort((a, b) => ub(b) - ub(a));
-      const bySegment = new Map<number, number[]>();
-      for (const id of take) {
-        const pi = Math.floor(id / INTERVAL_SPAN);
-        let js = bySegment.get(pi);
-        if (!js) bySegment.set(pi, (js = []));
-        js.push(id % INTERVAL_SPAN);
+      let w = 0;
+      for (let i = 0; i < pending.length; i++) if (ubs[pending[i]!]! >= threshold) pending[w++] = pending[i]!;
+      if (!w) break;
+      // The `batch` best bounds (ties included) are taken; the others wait for the next round.
+      let cut = -Infinity;
+      if (w > batch) {
+        const keys = new Float64Array(w);
+        for (let i = 0; i < w; i++) keys[i] = ubs[pending[i]!]!;
+        cut = keys.sort()[w - batch]!;
       }
-      for (const [pi, js] of bySegment) run.read(rest[pi]!, js);
-      for (const id of take) if (ub(id) >= run.top.threshold) run.evaluate(rest[Math.floor(id / INTERVAL_SPAN)]!, id % INTERVAL_SPAN);
+      const take: number[] = [];
+      let rest = 0;
+      for (let i = 0; i < w; i++) {
+        const id = pending[i]!;
+        if (ubs[id]! >= cut) take.push(id);
+        else pending[rest++] = id;
+      }
+      pending = pending.subarray(0, rest);
+      take.sort((a, b) => ubs[b]! - ubs[a]!);
+      const bySegment = new Map<number, Array<[number, number]>>();
+      for (const i of take) {
+        const pi = where[2 * i]!;
+        const p = order[pi]!;
+        const j = where[2 * i + 1]!;
+        let r = bySegment.get(pi);
+        if (!r) bySegment.set(pi, (r = []));
+        r.push([p.lo[j]!, p.hi[j]!]);
+      }
+      for (const [pi, ranges] of bySegment) run.read(order[pi]!, ranges);
+      for (const i of take) {
+        if (ubs[i]! < run.top.threshold) continue;
+        const p = order[where[2 * i]!]!;
+        const j = where[2 * i + 1]!;
+        run.evaluate(p, p.lo[j]!, p.hi[j]!);
+      }
       batch *= BATCH_GROWTH;
     }
   }
@@ -116,11 +135,11 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
   return { hits: run.top.sorted(), total: everyInterval ? run.total : opts.totalCap, totalExact: everyInterval };
 }
 
-/** One search's state: decoded blocks per segment, the top hits, the matches counted. */
+/** One search's state: decoded postings per segment and slot, the top hits, the matches counted. */
 class Run {
   readonly top: TopHits;
   total = 0;
-  private readonly blocks = new Map<SegmentPlan, Map<number, Block>>();
+  private readonly terms = new Map<SegmentPlan, DecodedTerm[]>();
 
   constructor(
     private readonly plan: QueryPlan,
@@ -130,97 +149,85 @@ class Run {
     this.top = new TopHits(opts.capacity, opts.after);
   }
 
-  /** The blocks of slot `k` overlapping interval `j`. */
-  private blocksOf(p: SegmentPlan, k: number, j: number): [number, number] {
+  private termsOf(p: SegmentPlan): DecodedTerm[] {
+    let t = this.terms.get(p);
+    if (!t) this.terms.set(p, (t = p.slots.map((sl) => new DecodedTerm(p.s.seg, sl.idx, sl.positions))));
+    return t;
+  }
+
+  /** The blocks of slot `k` overlapping ordinals [lo, hi]. */
+  private blocksOf(p: SegmentPlan, k: number, lo: number, hi: number): [number, number] {
     const seg = p.s.seg;
     const idx = p.slots[k]!.idx;
-    const from = firstBlockFrom(seg, idx, p.lo[j]!);
+    const from = firstBlockFrom(seg, idx, lo);
     let to = from;
-    while (to < seg.blockTo(idx) && (to === seg.blockFrom(idx) || seg.blockLast(to - 1) < p.hi[j]!)) to++;
+    const end = seg.blockTo(idx);
+    while (to < end && (to === seg.blockFrom(idx) || seg.blockLast(to - 1) < hi)) to++;
     return [from, to];
   }
 
-  /** Reads and decodes every block the intervals `js` of `p` need that is not decoded yet (one read per run of blocks). */
-  read(p: SegmentPlan, js: readonly number[]): void {
-    let cache = this.blocks.get(p);
-    if (!cache) this.blocks.set(p, (cache = new Map()));
-    const seg = p.s.seg;
+  /** Decodes every block the ordinal ranges `ranges` ([lo, hi] pairs) of `p` need that is not decoded yet. */
+  read(p: SegmentPlan, ranges: ReadonlyArray<readonly [number, number]>): void {
+    const terms = this.termsOf(p);
     for (let k = 0; k < p.slots.length; k++) {
+      const term = terms[k]!;
       const want: number[] = [];
-      for (const j of js) {
-        const [from, to] = this.blocksOf(p, k, j);
-        for (let b = from; b < to; b++) if (!cache.has(b)) want.push(b);
+      for (const [lo, hi] of ranges) {
+        const [from, to] = this.blocksOf(p, k, lo, hi);
+        for (let b = from; b < to; b++) if (!term.has(b)) want.push(b);
       }
       if (!want.length) continue;
       want.sort((a, b) => a - b);
-      const sl = p.slots[k]!;
       for (let i = 0; i < want.length; ) {
         let e = i + 1;
         while (e < want.length && want[e]! <= want[e - 1]! + 1) e++;
-        const from = want[i]!;
-        const to = want[e - 1]! + 1;
+        // A run of neighbouring blocks (a block wanted twice sits beside itself) is one read.
+        term.load(p.s.open?.(), want[i]!, want[e - 1]! + 1);
         i = e;
-        const fd = p.s.open?.();
-        const [d0, d1] = seg.docRange(sl.idx, from, to);
-        const r = new VarintReader(seg.readSync(fd, d0, d1));
-        const [p0, p1] = sl.positions ? seg.posRange(sl.idx, from, to) : [0, 0];
-        const posBuf = sl.positions ? seg.readSync(fd, p0, p1) : undefined;
-        let pAt = 0;
-        for (let b = from; b < to; b++) {
-          const n = seg.blockSize(sl.idx, b);
-          const blk: Block = { ords: new Int32Array(n), wtfs: new Float64Array(n) };
-          if (posBuf) blk.counts = new Int32Array(n);
-          seg.decodeDocs(sl.idx, b, r, blk.ords, blk.wtfs, 0, blk.counts);
-          if (posBuf) {
-            const end = seg.posRange(sl.idx, b, b + 1)[1] - p0;
-            blk.posBytes = posBuf.subarray(pAt, end);
-            pAt = end;
-          }
-          cache.set(b, blk);
-        }
       }
     }
   }
 
-  /** Scores the matches of interval `j` of `p` into the top hits and counts them. */
-  evaluate(p: SegmentPlan, j: number): void {
+  /** Scores the matches among ordinals [lo, hi] of `p` into the top hits and counts them (its blocks decoded). */
+  evaluate(p: SegmentPlan, lo: number, hi: number): void {
     const seg = p.s.seg;
-    const cache = this.blocks.get(p)!;
-    const lo = p.lo[j]!;
-    const hi = Math.min(p.hi[j]!, p.s.limit - 1);
+    hi = Math.min(hi, p.s.limit - 1);
+    const terms = this.termsOf(p);
     const cursors = p.slots.map((_, k) => {
-      const [from, to] = this.blocksOf(p, k, j);
-      const list: Block[] = [];
-      for (let b = from; b < to; b++) list.push(cache.get(b)!);
-      return new SlotCursor(list);
+      const [from, to] = this.blocksOf(p, k, lo, hi);
+      return new TermCursor(terms[k]!, seg, from, to);
     });
     const candidates = this.candidates(p, cursors, lo, hi);
     const f = this.filters;
     const timed = f.sinceMs !== undefined || f.untilMs !== undefined;
-    for (let c = 0; c < candidates.length; c++) {
+    const { tagSlots, required, negated, positiveSlots, slots } = p;
+    const avg = this.plan.avgLength;
+    const base = p.s.base;
+    next: for (let c = 0; c < candidates.length; c++) {
       const d = candidates[c]!;
       if (f.role !== undefined && seg.roleAt(d) !== f.role) continue;
       if (timed) {
         const at = seg.createdAt(d);
         if (Number.isNaN(at) || (f.sinceMs !== undefined && at < f.sinceMs) || (f.untilMs !== undefined && at > f.untilMs)) continue;
       }
-      if (!p.tagSlots.every((k) => cursors[k]!.seek(d) >= 0)) continue;
-      if (!p.required.every((g) => satisfied(g, d, cursors))) continue;
-      if (p.negated.some((g) => satisfied(g, d, cursors))) continue;
+      for (let t = 0; t < tagSlots.length; t++) if (cursors[tagSlots[t]!]!.seek(d) < 0) continue next;
+      for (let g = 0; g < required.length; g++) if (!satisfied(required[g]!, d, cursors)) continue next;
+      for (let g = 0; g < negated.length; g++) if (satisfied(negated[g]!, d, cursors)) continue next;
       this.total++;
       const length = seg.weightedLengthOf(d);
       let score = 0;
-      for (const k of p.positiveSlots) {
+      for (let t = 0; t < positiveSlots.length; t++) {
+        const k = positiveSlots[t]!;
         const cur = cursors[k]!;
         const i = cur.seek(d);
-        if (i >= 0) score += termScore(p.slots[k]!.idf, cur.block!.wtfs[i]!, length, this.plan.avgLength);
+        if (i >= 0) score += termScore(slots[k]!.idf, cur.wtfs[i]!, length, avg);
       }
-      this.top.offer(score, p.s.base >= 0 ? p.s.base + d : p.s.base - d, p.si, d);
+      this.top.offer(score, base >= 0 ? base + d : base - d, p.si, d);
     }
   }
 
   /** Ordinals in [lo, hi] that may match, ascending: those of the required group with the fewest postings here. */
-  private candidates(p: SegmentPlan, cursors: SlotCursor[], lo: number, hi: number): Int32Array {
+  private candidates(p: SegmentPlan, cursors: TermCursor[], lo: number, hi: number): Int32Array {
     let best: PlanGroup | undefined;
     let bestSize = Infinity;
     for (const g of p.required) {
@@ -231,7 +238,7 @@ class Run {
     const lists: Int32Array[] = [];
     for (const it of best!.items) {
       const ks = it.phrase ? [it.slots.reduce((a, b) => (cursors[a]!.size <= cursors[b]!.size ? a : b))] : it.slots;
-      for (const k of ks) for (const blk of cursors[k]!.blocks) lists.push(within(blk.ords, lo, hi));
+      for (const k of ks) lists.push(cursors[k]!.collect(lo, hi));
     }
     if (lists.length === 1) return lists[0]!;
     const all = new Int32Array(lists.reduce((n, l) => n + l.length, 0));
@@ -244,88 +251,37 @@ class Run {
   }
 }
 
-/** The part of ascending `ords` within [lo, hi]. */
-function within(ords: Int32Array, lo: number, hi: number): Int32Array {
-  let a = 0;
-  let b = ords.length;
-  while (a < b) {
-    const m = (a + b) >>> 1;
-    if (ords[m]! < lo) a = m + 1;
-    else b = m;
-  }
-  let e = a;
-  while (e < ords.length && ords[e]! <= hi) e++;
-  return ords.subarray(a, e);
-}
-
 /** Does document `d` satisfy one of the group's items? */
-function satisfied(g: PlanGroup, d: number, cursors: SlotCursor[]): boolean {
-  for (const it of g.items) {
+function satisfied(g: PlanGroup, d: number, cursors: TermCursor[]): boolean {
+  const items = g.items;
+  for (let n = 0; n < items.length; n++) {
+    const it = items[n]!;
+    const ks = it.slots;
     if (!it.phrase) {
-      if (it.slots.some((k) => cursors[k]!.seek(d) >= 0)) return true;
+      for (let i = 0; i < ks.length; i++) if (cursors[ks[i]!]!.seek(d) >= 0) return true;
       continue;
     }
-    if (!it.slots.every((k) => cursors[k]!.seek(d) >= 0)) continue;
-    const lists = it.slots.map((k) => cursors[k]!.positions(d));
-    const first = lists[0]!;
-    for (let q = 0; q < first.length; q++) {
-      const at = first[q]!;
-      if (lists.every((l, i) => l.includes(at + it.offsets[i]!))) return true;
-    }
+    let all = true;
+    for (let i = 0; i < ks.length && all; i++) all = cursors[ks[i]!]!.seek(d) >= 0;
+    if (all && phraseAt(it, cursors)) return true;
   }
   return false;
 }
 
-/** Walks a slot's decoded blocks over an interval's ascending candidates. */
-class SlotCursor {
-  private bi = 0;
-  private k = 0;
-  readonly size: number;
-  constructor(readonly blocks: Block[]) {
-    this.size = blocks.reduce((n, b) => n + b.ords.length, 0);
-  }
-
-  get block(): Block | undefined {
-    return this.blocks[this.bi];
-  }
-
-  /** The index of `d` in the current block, or -1; `d` never decreases between calls. */
-  seek(d: number): number {
-    while (this.bi < this.blocks.length) {
-      const ords = this.blocks[this.bi]!.ords;
-      while (this.k < ords.length && ords[this.k]! < d) this.k++;
-      if (this.k < ords.length) return ords[this.k] === d ? this.k : -1;
-      this.bi++;
-      this.k = 0;
+/** Do the phrase's terms sit at their offsets in the document every cursor of it stands on? */
+function phraseAt(it: PlanGroup['items'][number], cursors: TermCursor[]): boolean {
+  const ks = it.slots;
+  const lead = cursors[ks[0]!]!;
+  const { start, pos } = lead.term.positionsOf(lead.b);
+  const k = lead.k;
+  for (let q = start[k]!; q < start[k + 1]!; q++) {
+    const p0 = pos[q]!;
+    let all = true;
+    for (let i = 1; i < ks.length && all; i++) {
+      const c = cursors[ks[i]!]!;
+      all = c.term.hasPosition(c.b, c.k, p0 + it.offsets[i]!);
     }
-    return -1;
+    if (all) return true;
   }
-
-  /** Positions of `d` (which seek found). */
-  positions(d: number): Int32Array {
-    const i = this.seek(d);
-    const blk = this.block!;
-    if (!blk.pos) decodePositions(blk);
-    return blk.pos!.subarray(blk.posStart![i]!, blk.posStart![i + 1]!);
-  }
-}
-
-function decodePositions(blk: Block): void {
-  const n = blk.ords.length;
-  const posStart = new Int32Array(n + 1);
-  const pos = new Int32Array(blk.posBytes!.length);
-  const r = new VarintReader(blk.posBytes!);
-  let np = 0;
-  try {
-    for (let i = 0; i < n; i++) {
-      posStart[i] = np;
-      let p = 0;
-      for (let c = 0; c < blk.counts![i]!; c++) pos[np++] = p += r.read();
-    }
-  } catch (e) {
-    throw new DamagedIndexError(`positions of a search block: ${(e as Error).message}`);
-  }
-  posStart[n] = np;
-  blk.posStart = posStart;
-  blk.pos = pos.subarray(0, np);
+  return false;
 }

@@ -1,4 +1,5 @@
-import { idf, type SearchQuery } from '../../domain/search';
+import type { SearchQuery } from '../../domain/search';
+import { idf } from '../../domain/search/bm25';
 import type { KnowledgeRole } from '../../domain/knowledge-node';
 import type { LoadedSegment } from './segment-reader';
 import { TAG_TERM_PREFIX, weightedTf } from './segment-format';
@@ -238,8 +239,10 @@ function cutIntervals(plan: SegmentPlan, avgLength: number): void {
       present[plan.positiveSlots[t]!] = covers ? 1 : 0;
       if (covers) bound += seg.blockBound(ptr[t]!, sl.idf, avgLength);
     }
-    if (!plan.required.every((g) => g.items.some((it) => (it.phrase ? it.slots.every((k) => present[k]) : it.slots.some((k) => present[k]))))) continue;
-    if (!plan.tagSlots.every((k) => overlaps(seg, plan.slots[k]!.idx, l, h))) continue;
+    if (!feasible(plan, present)) continue;
+    let tagged = true;
+    for (let t = 0; t < plan.tagSlots.length && tagged; t++) tagged = overlaps(seg, plan.slots[plan.tagSlots[t]!]!.idx, l, h);
+    if (!tagged) continue;
     lo[kept] = l;
     hi[kept] = h;
     ub[kept] = bound * BOUND_SLACK;
@@ -249,6 +252,24 @@ function cutIntervals(plan: SegmentPlan, avgLength: number): void {
   plan.hi = hi.subarray(0, kept);
   plan.ub = ub.subarray(0, kept);
   plan.intervals = kept;
+}
+
+/** Can every required group be met by the terms present (a phrase needs all of its terms, a word one)? */
+function feasible(plan: SegmentPlan, present: Uint8Array): boolean {
+  for (let g = 0; g < plan.required.length; g++) {
+    const items = plan.required[g]!.items;
+    let met = false;
+    for (let n = 0; n < items.length && !met; n++) {
+      const { phrase, slots } = items[n]!;
+      met = phrase;
+      for (let i = 0; i < slots.length; i++) {
+        if (phrase && !present[slots[i]!]) met = false;
+        if (!phrase && present[slots[i]!]) met = true;
+      }
+    }
+    if (!met) return false;
+  }
+  return true;
 }
 
 /** The first block of term `idx` whose last ordinal is ≥ `ord` (blockTo when none). */

@@ -1,5 +1,5 @@
 import { KNOWLEDGE_ROLES, type KnowledgeRole } from '../../domain/knowledge-node';
-import { FIELD_WEIGHTS } from '../../domain/search';
+import { FIELD_WEIGHTS } from '../../domain/search/bm25';
 
 /**
  * One segment of a project's search index: the index of the graph file's bytes [start, end) (docs/knowledge.md,

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
-import { termScore } from '../../domain/search';
+import { termScore } from '../../domain/search/bm25';
 import { VarintReader } from './varint';
 import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, SEGMENT_FORMAT, SEGMENT_MAGIC, roleOf, weightedLength, weightedTf, type DocEntry, type SegmentHeader } from './segment-format';
 
