@@ -142,3 +142,31 @@ test('modern era: a session advanced by a second client moves on in the session 
     await v.close();
   }
 });
+
+test('legacy era: a node another client adds to a hit\'s project appears in the knowledge search view (the search run again)', async () => {
+  const host = await connect({ apps: true });
+  const other = await connect({ apps: false });
+  const projectContext = '/work/live-notes';
+  await call(host.client, 'add_nodes', { projectContext, nodes: [{ thought: 'The lexer splits the config into tokens', role: 'actor', tags: ['lexer'] }] });
+  const input = { projectContext, query: 'lexer' };
+  const first = await call(host.client, 'search_nodes', input);
+  expect(first.structuredContent.hits).toHaveLength(1);
+  const project = first.structuredContent.hits[0].project as string;
+  const v = await open(host.client, 'knowledge-search', first, input);
+  try {
+    await until(() => v.view.locator('[data-testid="hits"] li').count(), (n) => expect(n).toBe(1));
+    await until(() => v.polls(), (p) => expect(p.length).toBeGreaterThanOrEqual(2), 30_000);
+    expect((await v.polls())[0].arguments).toEqual({ resources: [`workgraph://knowledge/${project}`] });
+    expect(await v.calls()).toEqual([]);
+
+    await call(other.client, 'add_nodes', { projectContext, nodes: [{ thought: 'A second lexer pass folds the comments', role: 'critic', tags: ['lexer'] }] });
+    await until(() => v.view.locator('[data-testid="hits"] li').count(), (n) => expect(n).toBe(2), 30_000);
+    expect(await v.view.locator('[data-testid="hits"]').textContent()).toContain('folds the comments');
+    // Re-read as the same search (its first page), nothing else.
+    const reads = await v.calls();
+    expect(reads.length).toBeGreaterThanOrEqual(1);
+    for (const r of reads) expect(r).toEqual({ name: 'search_nodes', arguments: input });
+  } finally {
+    await v.close();
+  }
+});
