@@ -48,6 +48,8 @@ interface Lease {
   stop: () => void;
   since: number;
   until: number;
+  /** The identities found to reach the resource (by name): their calls renew the watch without asking again. */
+  reached: Set<string>;
 }
 
 /** The key a target and a change event share: a session's id, a project's id for its tasks or knowledge. */
@@ -84,12 +86,16 @@ export class ResourceChangeLog {
       }
       return target;
     });
+    // A watch is started or renewed only for a resource the caller reaches (one that does not exist is not): nobody
+    // can fill the watches with names of things they cannot see, nor learn that someone watches one. Asked once per
+    // identity and watch.
+    const reached = await Promise.all(targets.map(async (t) => !this.events.watch || this.allowed(t, identity) || (await changeInReach(reachers, t, identity))));
     const now = this.now();
-    const since = targets.map((t) => this.lease(t, now));
+    const since = targets.map((t, i) => (reached[i] ? this.lease(t, now, identity) : now));
     const resources = await Promise.all(
       targets.map(async (t, i) => {
         const e = this.latest.get(keyOf(t));
-        const known = e !== undefined && Date.parse(e.at) >= since[i] && (await changeInReach(reachers, e, identity));
+        const known = reached[i] && e !== undefined && Date.parse(e.at) >= since[i] && (await changeInReach(reachers, e, identity));
         return { uri: uris[i], changedAt: known ? e.at : null, heardSince: new Date(since[i]).toISOString() };
       }),
     );
@@ -111,12 +117,19 @@ export class ResourceChangeLog {
     if (this.latest.size > MAX_REMEMBERED) this.latest.delete(this.latest.keys().next().value!);
   }
 
+  /** Whether `t` is watched now (its lease not run out) and `identity` was found to reach it. */
+  private allowed(t: ChangeTarget, identity: Identity): boolean {
+    const held = this.leases.get(keyOf(t));
+    return held !== undefined && held.until > this.now() && held.reached.has(identity.name);
+  }
+
   /** Renews (or starts) the watch of `t`; returns since when its changes are all heard. */
-  private lease(t: ChangeTarget, now: number): number {
+  private lease(t: ChangeTarget, now: number, identity: Identity): number {
     const key = keyOf(t);
     const held = this.leases.get(key);
     if (held && held.until > now) {
       held.until = now + LEASE_MS;
+      held.reached.add(identity.name);
       return held.since;
     }
     if (held) this.drop(key, held);
@@ -126,7 +139,7 @@ export class ResourceChangeLog {
       throw new ResourceLimitError('watched resources', MAX_LEASES, `this server watches ${MAX_LEASES} resources for views, the most it may; a view's watch ends ${LEASE_MS / 1000} s after its last call`);
     }
     const stop = this.events.watch(t);
-    this.leases.set(key, { stop, since: now, until: now + LEASE_MS });
+    this.leases.set(key, { stop, since: now, until: now + LEASE_MS, reached: new Set([identity.name]) });
     this.sweep();
     return now;
   }

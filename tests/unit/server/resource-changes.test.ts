@@ -132,3 +132,28 @@ test(`at most ${MAX_LEASES} resources are watched at once; beyond that the call 
   // One already watched is still answered.
   await expect(log.changes(['workgraph://projects/p0/tasks'], MODULES, LOCAL_IDENTITY, none)).resolves.toMatchObject({ resources: [{ changedAt: null }] });
 });
+
+test('file data dir: only a resource the caller reaches is watched, its reach asked once per identity while watched', async () => {
+  const events = watchingPort();
+  const log = new ResourceChangeLog(events, now);
+  const alice: Identity = { name: 'alice', scopes: ['read'], roots: ['/work/alice'] };
+  const bob: Identity = { name: 'bob', scopes: ['read'], roots: ['/work/bob'] };
+  const asked: string[] = [];
+  const reachers = (): ChangeReacher[] => [{ kind: 'tasks', inReach: async (_t, ctx) => (asked.push(ctx.identity.name), ctx.identity.name === 'alice') }];
+  // Bob names a resource he cannot see (or one that does not exist): nothing is watched, nothing told.
+  const b = await log.changes([TASKS], MODULES, bob, reachers);
+  expect(events.watching.get('tasks:parser')).toBeUndefined();
+  expect(b.resources[0]).toEqual({ uri: TASKS, changedAt: null, heardSince: b.now });
+  // Alice reaches it: watched; her next asks renew the watch without asking her reach again.
+  await log.changes([TASKS], MODULES, alice, reachers);
+  clock += 1_000;
+  await log.changes([TASKS], MODULES, alice, reachers);
+  expect(events.watching.get('tasks:parser')).toBe(1);
+  expect(asked).toEqual(['bob', 'alice']);
+  // Bob again while Alice's watch runs: asked again, still told nothing, not even since when it is watched.
+  events.publish({ kind: 'tasks', project: 'parser', id: 'parser', at: iso(clock) });
+  clock += 1_000;
+  const b2 = await log.changes([TASKS], MODULES, bob, reachers);
+  expect(b2.resources[0]).toEqual({ uri: TASKS, changedAt: null, heardSince: b2.now });
+  expect(asked.filter((n) => n === 'bob')).toHaveLength(2);
+});
