@@ -4,7 +4,9 @@ import * as path from 'node:path';
 import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
 import { SearchNodes } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
-import { INDEX_FORMAT, MANIFEST_FILE, SEARCH_DIR } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
+import { INDEX_FORMAT, MANIFEST_FILE, SEARCH_DIR, type IndexManifest } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
+import { SegmentBuilder } from '../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
+import { parseNode } from '../../../src/modules/knowledge/infrastructure/ndjson-passes';
 
 /**
  * The file search index is never trusted: whatever state a crash or a hand edit leaves between the graph and its
@@ -108,6 +110,44 @@ describe('knowledge search index on files', () => {
     expect(got.hits[0]!.thought.length).toBeLessThanOrEqual(200);
     expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2']);
   }, 120_000);
+
+  /** The segment the index would build from the graph's bytes [start, end) by reading and tokenizing them. */
+  const segmentOfGraph = (start: number, end: number): Buffer => {
+    const bytes = fs.readFileSync(graph());
+    const b = new SegmentBuilder(start, end);
+    for (let at = start; at < end; ) {
+      let nl = bytes.indexOf(10, at);
+      if (nl < 0 || nl > end) nl = end;
+      const node = nl > at ? parseNode(bytes.toString('utf8', at, nl)) : undefined;
+      if (node) b.add(node, at, nl - at);
+      at = nl + 1;
+    }
+    return b.encode();
+  };
+
+  it('segments merged from postings and appends indexed from memory are byte for byte what reading the graph builds', async () => {
+    let k = 0;
+    const rich = (i: number): StoredKnowledgeNode => ({
+      ...node(`r${k++}`, ['Retry the parser cache', 'café naïve résumé', 'the and of', 'budget-queue v2.3', '日本語 text'][i % 5]! + ` n${i}`),
+      tags: i % 3 ? ['perf', `t${i % 4}`, 'perf'] : [],
+      artifacts: i % 4 ? [{ name: `file${i}.ts`, path: `src/dir${i % 2}/file${i}.ts` } as never] : [],
+      role: i % 2 ? 'actor' : 'critic',
+    });
+    for (let i = 0; i < 70; i++) {
+      const batch = Array.from({ length: 1 + (i % 9) }, (_, j) => rich(i * 10 + j));
+      await store.withLock(P, (g) => g.append(batch));
+      // A line torn by a crash (no newline): the next write starts on a fresh line and reindexes.
+      if (i === 33) fs.appendFileSync(graph(), '{"id":"torn","thought":"retry');
+    }
+    const manifest = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
+    // Merges did happen (some segment holds more than one append's nodes, well beyond the rebuild at the torn line).
+    expect(manifest.segments.some((s) => s.docs > 40)).toBe(true);
+    expect(manifest.segments.length).toBeLessThan(16);
+    for (const s of manifest.segments) {
+      expect([s.file, fs.readFileSync(path.join(indexDir(), s.file)).equals(segmentOfGraph(s.start, s.end))]).toEqual([s.file, true]);
+    }
+    expect(await search('retry OR cafe OR budget')).toEqual(await fresh('retry OR cafe OR budget'));
+  });
 
   it('many small adds keep few segments (merged as they accumulate) and the same answers', async () => {
     for (let i = 0; i < 40; i++) await store.withLock(P, (g) => g.append([node(`m${i}`, `merge retry ${i}`)]));

@@ -4,8 +4,9 @@ import type { Clock } from '../../../kernel/clock';
 import type { DeleteReport, KnowledgeWriter } from '../application/ports/knowledge-store';
 import { summarizesAny } from '../domain/summaries';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
-import { appendAll, assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { HeldLock } from '../../../kernel/files/file-lock';
+import { appendFully } from '../../../kernel/files/write-fully';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import { createBackup, pruneBackups } from './backup-files';
 import type { KnowledgePaths } from './knowledge-files';
@@ -57,8 +58,9 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
 
   async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
     if (nodes.length === 0) return;
-    await this.appendLines(this.paths.graph, nodes.map((n) => JSON.stringify(n)));
-    await this.updateIndex((index, before) => index.afterAppend(this.lock, before));
+    const lines = nodes.map((n) => JSON.stringify(n));
+    const { before: sizeBefore, after } = await this.appendLines(this.paths.graph, lines);
+    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { before: sizeBefore, after, lines }));
   }
 
   /**
@@ -202,13 +204,13 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   }
 
   /**
-   * One all-or-nothing append per call (see appendAll: every byte written or the file cut back to its old length),
+   * One all-or-nothing append per call (see appendFully: every byte written or the file cut back to its old length),
    * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
    * stays a malformed line of its own instead of swallowing ours.
    */
-  private async appendLines(file: string, lines: string[]): Promise<void> {
+  private async appendLines(file: string, lines: string[]): Promise<{ before: number; after: number }> {
     this.lock.assertHeld();
-    await appendAll(file, lines.join('\n') + '\n', { ensureNewline: true });
+    return appendFully(file, lines.join('\n') + '\n', { ensureNewline: true });
   }
 
   private get pendingFile(): string {

@@ -82,20 +82,72 @@ export function forEachWord(text: string, visit: (word: TextWord) => boolean | v
 export function textTerms(text: string, base = 0): { terms: string[]; positions: number[]; length: number } {
   const terms: string[] = [];
   const positions: number[] = [];
-  let length = 0;
-  forEachWord(text, (w) => {
-    length = w.position + 1;
-    if (w.term !== undefined) {
-      terms.push(w.term);
-      positions.push(base + w.position);
-    }
+  const length = forEachTerm(text, (term, position) => {
+    terms.push(term);
+    positions.push(base + position);
   });
   return { terms, positions, length };
 }
 
-/** The folded words of `text` joined by spaces: what PostgreSQL's generated column sees is built the same way. */
-export function foldedWords(text: string): string[] {
-  const out: string[] = [];
-  forEachWord(text, (w) => void out.push(w.folded));
-  return out;
+// What a word as written becomes (its term; null: a stopword or an over-long word, which keeps its position; false: a
+// word of marks only, which folds to nothing and counts for nothing), cached for the words an index sees again and
+// again. Long words are not cached (a huge thought of unique words must not fill the cache).
+const termCache = new Map<string, string | null | false>();
+const TERM_CACHE_MAX = 100_000;
+const TERM_CACHE_WORD_MAX = 64;
+
+function termOfWord(word: string): string | null | false {
+  let t = termCache.get(word);
+  if (t !== undefined) return t;
+  const folded = foldWord(word);
+  t = folded === '' ? false : folded.length > MAX_WORD_LENGTH || ENGLISH_STOPWORDS.has(folded) ? null : stemWord(folded);
+  if (word.length <= TERM_CACHE_WORD_MAX) {
+    if (termCache.size >= TERM_CACHE_MAX) termCache.clear();
+    termCache.set(word, t);
+  }
+  return t;
+}
+
+/** ASCII letters and digits: what \p{L}, \p{N} and \p{M} match below U+0080. */
+function isAsciiWordChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
+}
+
+/**
+ * Calls `visit(term, position)` for every indexed term of `text` in order — exactly the terms and positions
+ * {@link forEachWord} gives, without its per-word objects (the index builder's hot loop). Returns the number of
+ * positions (words, stopwords counted). ASCII is scanned by hand; from the first word with another character on, the
+ * Unicode regex takes over (every word before it ended at an ASCII separator, so it finds the same words).
+ */
+export function forEachTerm(text: string, visit: (term: string, position: number) => void): number {
+  const n = text.length;
+  let position = 0;
+  let i = 0;
+  while (i < n) {
+    let c = text.charCodeAt(i);
+    if (c >= 0x80) return regexTerms(text, i, position, visit);
+    if (!isAsciiWordChar(c)) {
+      i++;
+      continue;
+    }
+    const start = i;
+    do i++;
+    while (i < n && isAsciiWordChar((c = text.charCodeAt(i))));
+    if (i < n && c >= 0x80) return regexTerms(text, start, position, visit);
+    const t = termOfWord(text.slice(start, i));
+    if (t === null) position++;
+    else if (t !== false) visit(t, position++);
+  }
+  return position;
+}
+
+function regexTerms(text: string, from: number, position: number, visit: (term: string, position: number) => void): number {
+  const words = new RegExp(WORD.source, 'gu');
+  words.lastIndex = from;
+  for (let m = words.exec(text); m; m = words.exec(text)) {
+    const t = termOfWord(m[0]);
+    if (t === null) position++;
+    else if (t !== false) visit(t, position++);
+  }
+  return position;
 }

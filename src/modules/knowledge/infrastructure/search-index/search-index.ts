@@ -17,13 +17,20 @@ export const MANIFEST_FILE = 'manifest.json';
 export const INDEX_FORMAT = 2;
 /** Nodes per segment at most (bounds the memory of building one). */
 export const SEGMENT_MAX_DOCS = 65_536;
-/** Segments of one size class merged when this many follow each other at the end. */
-const MERGE_FAN_IN = 4;
+/** The newest segments are merged into the one before them when they hold this many times its nodes. */
+const MERGE_RATIO = 3;
 
 export interface GraphIdentity {
   ino: number;
   size: number;
   mtimeMs: number;
+}
+
+/** What an append wrote: the graph's size before and after it, and its lines (without their `\n`). */
+export interface AppendedLines {
+  before: number;
+  after: number;
+  lines: readonly string[];
 }
 
 export interface SegmentRef {
@@ -56,8 +63,22 @@ export async function graphIdentity(graph: string): Promise<GraphIdentity> {
   }
 }
 
-function levelOf(docs: number): number {
-  return docs <= 1 ? 0 : Math.floor(Math.log(docs) / Math.log(MERGE_FAN_IN));
+/**
+ * Where the merge of the newest segments starts (they all are merged into one), or -1: the smallest `i` whose
+ * followers hold at least MERGE_RATIO × its nodes, the whole run fitting in SEGMENT_MAX_DOCS; else the last two when
+ * both fit in one and the newest is big (a quarter of a segment or more).
+ */
+export function mergeStart(docs: readonly number[]): number {
+  const n = docs.length;
+  if (n < 2) return -1;
+  let best = -1;
+  let after = docs[n - 1]!;
+  for (let i = n - 2; i >= 0 && after + docs[i]! <= SEGMENT_MAX_DOCS; i--) {
+    if (after >= MERGE_RATIO * docs[i]!) best = i;
+    after += docs[i]!;
+  }
+  if (best < 0 && docs[n - 1]! + docs[n - 2]! <= SEGMENT_MAX_DOCS && docs[n - 1]! * 4 >= SEGMENT_MAX_DOCS) best = n - 2;
+  return best;
 }
 
 /**
@@ -172,27 +193,81 @@ export class SearchIndexFiles {
 
   /**
    * Under the lock, right after an append to the graph: indexes the new bytes as a segment and merges the last
-   * segments while {@link MERGE_FAN_IN} of one size class follow each other (each node is indexed again
-   * O(log n) times over the project's life). `before` is the manifest ensureFresh returned before the append.
+   * segments while {@link MERGE_FAN_IN} of one size class follow each other. A merge reads the segments' postings, not
+   * the graph: each node is parsed and tokenized once; its postings are copied again O(log n) times over the
+   * project's life. `before` is the manifest ensureFresh returned before the append; `appended`, what the append
+   * wrote (its lines are indexed from memory when the graph is exactly the indexed bytes plus them).
    */
-  async afterAppend(lock: HeldLock, before: IndexManifest): Promise<IndexManifest> {
+  async afterAppend(lock: HeldLock, before: IndexManifest, appended?: AppendedLines): Promise<IndexManifest> {
     const identity = await graphIdentity(this.graph);
     const indexed = before.segments.length ? before.segments[before.segments.length - 1]!.end : 0;
     if (identity.ino !== before.graph.ino && before.graph.ino !== 0) return this.rebuild(lock, 'graph rewritten', before.generation);
     let segments = before.segments.slice();
-    if (identity.size > indexed) segments.push(...(await this.indexFrom(lock, indexed, before.generation)));
-    // Merge trailing segments of one size class.
-    for (;;) {
-      const n = segments.length;
-      if (n < MERGE_FAN_IN) break;
-      const tail = segments.slice(n - MERGE_FAN_IN);
-      const level = levelOf(tail[0]!.docs);
-      const total = tail.reduce((s, x) => s + x.docs, 0);
-      if (total > SEGMENT_MAX_DOCS || !tail.every((s) => levelOf(s.docs) === level)) break;
-      segments = [...segments.slice(0, n - MERGE_FAN_IN), ...(await this.indexFrom(lock, tail[0]!.start, before.generation))];
-      if (segments.length >= n) break;
+    if (identity.size > indexed) {
+      const fromMemory = appended && appended.before === indexed && appended.after === identity.size ? this.segmentOfLines(indexed, appended) : undefined;
+      if (fromMemory) segments.push(await this.writeSegment(lock, fromMemory, before.generation));
+      else segments.push(...(await this.indexFrom(lock, indexed, before.generation)));
+    }
+    try {
+      segments = await this.mergeTail(lock, segments, before.generation);
+    } catch (e) {
+      if (!(e instanceof DamagedIndexError)) throw e;
+      return this.rebuild(lock, e.message, before.generation);
     }
     return this.commit(lock, { ...before, format: INDEX_FORMAT, graph: identity, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+  }
+
+  /**
+   * Merges the newest segments into the one before them once they hold {@link MERGE_RATIO} times its nodes (the
+   * longest such run that fits in a segment), so sizes fall geometrically from the oldest segment to the newest
+   * whatever the appends' sizes: O(log n) segments, and a node's postings are copied O(log n) times. Two big
+   * segments that fit in one are merged too (fewer segments for a search to visit).
+   */
+  private async mergeTail(lock: HeldLock, segments: SegmentRef[], generation: number): Promise<SegmentRef[]> {
+    for (;;) {
+      const from = mergeStart(segments.map((s) => s.docs));
+      if (from < 0) return segments;
+      const merged = new SegmentBuilder(segments[from]!.start, segments[from]!.start);
+      for (const ref of segments.slice(from)) await merged.appendSegment(await this.readWhole(ref));
+      segments = [...segments.slice(0, from), await this.writeSegment(lock, merged, generation)];
+    }
+  }
+
+  /** A segment file read whole (a merge decodes all of its postings), checked against its manifest entry. */
+  private async readWhole(ref: SegmentRef): Promise<LoadedSegment> {
+    const file = path.join(this.dir, ref.file);
+    let seg: LoadedSegment;
+    try {
+      seg = LoadedSegment.fromBuffer(await fs.readFile(file), file);
+    } catch (e) {
+      throw e instanceof DamagedIndexError ? e : new DamagedIndexError(`${file}: ${(e as Error).message}`);
+    }
+    const h = seg.header;
+    if (h.start !== ref.start || h.end !== ref.end || h.docs !== ref.docs) {
+      throw new DamagedIndexError(`${file}: covers bytes ${h.start}-${h.end} (${h.docs} nodes), the manifest says ${ref.start}-${ref.end} (${ref.docs})`);
+    }
+    return seg;
+  }
+
+  /**
+   * The segment of lines just appended at `at`, built from the lines in memory (the bytes the append wrote: a `\n`
+   * first when the graph did not end with one, then each line and its `\n`); undefined when they are not exactly
+   * the appended bytes or too many for one segment (then the graph is read).
+   */
+  private segmentOfLines(at: number, appended: AppendedLines): SegmentBuilder | undefined {
+    if (appended.lines.length > SEGMENT_MAX_DOCS) return undefined;
+    const lengths = appended.lines.map((l) => Buffer.byteLength(l, 'utf8'));
+    const payload = lengths.reduce((n, l) => n + l + 1, 0);
+    const gap = appended.after - appended.before - payload;
+    if (gap !== 0 && gap !== 1) return undefined;
+    const b = new SegmentBuilder(at, appended.after);
+    let offset = at + gap;
+    appended.lines.forEach((line, i) => {
+      const node = parseNode(line);
+      if (node) b.add(node, offset, lengths[i]!);
+      offset += lengths[i]! + 1;
+    });
+    return b;
   }
 
   /** Indexes the graph from byte `start` to its end into segments of at most SEGMENT_MAX_DOCS nodes, written. */

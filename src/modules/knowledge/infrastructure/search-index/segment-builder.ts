@@ -1,4 +1,4 @@
-import { textTerms } from '../../domain/search';
+import { forEachTerm } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { VarintReader, VarintWriter } from './varint';
 import {
@@ -15,6 +15,7 @@ import {
   writeDoc,
   type DocEntry,
 } from './segment-format';
+import { DamagedIndexError, type LoadedSegment } from './segment-reader';
 
 /** The words of a node's artifacts as indexed: every name, then every path (PostgreSQL's column does the same). */
 export function artifactText(node: StoredKnowledgeNode): string {
@@ -27,16 +28,32 @@ interface TermPostings {
   w: VarintWriter;
   lastOrd: number;
   df: number;
+  /** The document being added when this term was last seen, its positions in it so far, and the last one written. */
+  doc: number;
+  count: number;
+  prev: number;
+}
+
+function termPostings(): TermPostings {
+  return { w: new VarintWriter(8), lastOrd: -1, df: 0, doc: -1, count: 0, prev: 0 };
 }
 
 /**
- * Builds one segment in memory from nodes in graph order (each with its line's offset and length), then encodes it.
+ * Builds one segment in memory from nodes in graph order (each with its line's offset and length), or from other
+ * segments' postings (a merge: no node is parsed or tokenized again), then encodes it.
  * Memory: the postings as varints (a few bytes per word) plus the doc table — bounded by the segment's size, which
  * the index caps (SEGMENT_MAX_DOCS).
  */
 export class SegmentBuilder {
   private readonly postings = new Map<string, TermPostings>();
   private readonly docs: DocEntry[] = [];
+  // The document being added: its words' terms and positions in order, and the distinct terms (reused buffers).
+  private readonly wordTerms: TermPostings[] = [];
+  private readonly wordPositions: number[] = [];
+  private words = 0;
+  private readonly touched: TermPostings[] = [];
+  private ord = 0;
+  private base = 0;
 
   constructor(
     readonly start: number,
@@ -47,38 +64,83 @@ export class SegmentBuilder {
     return this.docs.length;
   }
 
-  add(node: StoredKnowledgeNode, offset: number, lineLength: number): void {
-    const ord = this.docs.length;
-    const thought = textTerms(node.thought, 0);
-    const tags = textTerms(node.tags.join(' '), thought.length);
-    const arts = textTerms(artifactText(node), thought.length + tags.length);
-    const end = thought.length + tags.length + arts.length;
-    const created = Date.parse(node.createdAt);
-    this.docs.push({ offset, lineLength, createdAt: created, role: node.role, thoughtEnd: thought.length, tagsEnd: thought.length + tags.length, end });
-    // Positions per term, in order.
-    const byTerm = new Map<string, number[]>();
-    for (const part of [thought, tags, arts]) {
-      for (let i = 0; i < part.terms.length; i++) {
-        const t = part.terms[i]!;
-        let list = byTerm.get(t);
-        if (!list) byTerm.set(t, (list = []));
-        list.push(part.positions[i]!);
-      }
+  private readonly onTerm = (term: string, position: number): void => {
+    const p = this.see(term);
+    p.count++;
+    this.wordTerms[this.words] = p;
+    this.wordPositions[this.words++] = this.base + position;
+  };
+
+  /** The term's postings, marked as in the current document. */
+  private see(term: string): TermPostings {
+    let p = this.postings.get(term);
+    if (!p) this.postings.set(term, (p = termPostings()));
+    if (p.doc !== this.ord) {
+      p.doc = this.ord;
+      p.count = 0;
+      this.touched.push(p);
     }
-    for (const tag of new Set(node.tags)) byTerm.set(TAG_TERM_PREFIX + tag, []);
-    for (const [term, positions] of byTerm) {
-      let p = this.postings.get(term);
-      if (!p) this.postings.set(term, (p = { w: new VarintWriter(8), lastOrd: -1, df: 0 }));
+    return p;
+  }
+
+  add(node: StoredKnowledgeNode, offset: number, lineLength: number): void {
+    const ord = (this.ord = this.docs.length);
+    this.words = 0;
+    this.touched.length = 0;
+    this.base = 0;
+    const thoughtEnd = forEachTerm(node.thought, this.onTerm);
+    this.base = thoughtEnd;
+    const tagsEnd = thoughtEnd + forEachTerm(node.tags.join(' '), this.onTerm);
+    this.base = tagsEnd;
+    const end = tagsEnd + forEachTerm(artifactText(node), this.onTerm);
+    this.docs.push({ offset, lineLength, createdAt: Date.parse(node.createdAt), role: node.role, thoughtEnd, tagsEnd, end });
+    // A tag's exact term, no positions.
+    for (const tag of node.tags) this.see(TAG_TERM_PREFIX + tag);
+    // Per term: ordinal gap and count, then (in word order, so each term's positions follow its own count) the gaps.
+    for (const p of this.touched) {
       p.w.push(ord - p.lastOrd);
       p.lastOrd = ord;
       p.df++;
-      p.w.push(positions.length);
-      let prev = 0;
-      for (const pos of positions) {
-        p.w.push(pos - prev);
-        prev = pos;
+      p.w.push(p.count);
+      p.prev = 0;
+    }
+    for (let i = 0; i < this.words; i++) {
+      const p = this.wordTerms[i]!;
+      const pos = this.wordPositions[i]!;
+      p.w.push(pos - p.prev);
+      p.prev = pos;
+    }
+    this.wordTerms.length = 0;
+  }
+
+  /**
+   * Appends a whole segment (the next bytes of the graph after this builder's): its doc table and its postings, the
+   * ordinals shifted past this builder's documents. The segment must be held in memory ({@link LoadedSegment.fromBuffer}).
+   */
+  async appendSegment(seg: LoadedSegment): Promise<void> {
+    if (seg.header.start !== this.end) throw new DamagedIndexError(`${seg.file}: starts at byte ${seg.header.start}, the merge is at ${this.end}`);
+    const base = this.docs.length;
+    for (let i = 0; i < seg.docCount; i++) this.docs.push(seg.doc(i));
+    const terms = seg.header.terms;
+    for (let t = 0; t < terms.length; t++) {
+      const { ords, posStart, pos } = await seg.postings(undefined, t);
+      let p = this.postings.get(terms[t]!);
+      if (!p) this.postings.set(terms[t]!, (p = termPostings()));
+      for (let k = 0; k < ords.length; k++) {
+        const ord = base + ords[k]!;
+        p.w.push(ord - p.lastOrd);
+        p.lastOrd = ord;
+        p.df++;
+        const to = posStart[k + 1]!;
+        p.w.push(to - posStart[k]!);
+        let prev = 0;
+        for (let i = posStart[k]!; i < to; i++) {
+          p.w.push(pos[i]! - prev);
+          prev = pos[i]!;
+        }
       }
     }
+    this.end = seg.header.end;
   }
 
   /** The segment file's bytes (the layout of segment-format.ts: blocks of postings with their bounds). */
