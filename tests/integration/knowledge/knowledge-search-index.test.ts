@@ -6,6 +6,7 @@ import { SearchNodes } from '../../../src/modules/knowledge/application/use-case
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
 import { INDEX_FORMAT, MANIFEST_FILE, SEARCH_DIR, type IndexManifest } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
 import { SegmentBuilder } from '../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
+import { segmentCache } from '../../../src/modules/knowledge/infrastructure/search-index/segment-files';
 import { parseNode } from '../../../src/modules/knowledge/infrastructure/ndjson-passes';
 
 /**
@@ -88,11 +89,24 @@ describe('knowledge search index on files', () => {
     expect(await search('retry OR backoff')).toEqual(after);
   });
 
+  it('a damaged manifest loses its generation, yet the rebuilt index never reuses a segment name (processes cache segments by name)', async () => {
+    const before = fs.readdirSync(indexDir()).filter((f) => f.startsWith('seg-'));
+    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), '{"format": 2, "segm');
+    fs.appendFileSync(graph(), JSON.stringify(node('n7', 'retry once more')) + '\n');
+    expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2', 'n7']);
+    const manifest = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
+    expect(manifest.generation).toBeGreaterThan(Math.max(...before.map((f) => Number(f.split('-')[1]))));
+    expect(manifest.segments.map((s) => s.file).filter((f) => before.includes(f))).toEqual([]);
+  });
+
   it('a damaged segment or a hand-edited graph is detected and rebuilt, never trusted', async () => {
     const seg = fs.readdirSync(indexDir()).find((f) => f.startsWith('seg-'))!;
     const file = path.join(indexDir(), seg);
     fs.truncateSync(file, fs.statSync(file).size - 3);
+    // This process holds the small segments it wrote in memory; another process (or this one restarted) reads the file.
+    segmentCache.clear();
     expect((await search('retry')).map((h) => h[0]).sort()).toEqual(['n1', 'n2']);
+    expect(warnings.map((w) => w.fields?.reason)).toEqual([expect.stringContaining(seg)]);
     // A hand edit of the graph in place (same size, other words).
     const text = fs.readFileSync(graph(), 'utf8').replace('alpha retry budget', 'alpha hello budget');
     fs.writeFileSync(graph(), text);
@@ -146,7 +160,11 @@ describe('knowledge search index on files', () => {
     for (const s of manifest.segments) {
       expect([s.file, fs.readFileSync(path.join(indexDir(), s.file)).equals(segmentOfGraph(s.start, s.end))]).toEqual([s.file, true]);
     }
-    expect(await search('retry OR cafe OR budget')).toEqual(await fresh('retry OR cafe OR budget'));
+    // Scores agree to rounding: BM25's average length is summed per segment (weights 0.4 and 0.2 are not exact in binary).
+    const round = (hits: unknown[][]) => hits.map(([id, score, snippet]) => [id, Number((score as number).toPrecision(12)), snippet]);
+    const got = round(await search('retry OR cafe OR budget'));
+    expect(got).toHaveLength(100);
+    expect(got).toEqual(round(await fresh('retry OR cafe OR budget')));
   });
 
   it('many small adds keep few segments (merged as they accumulate) and the same answers', async () => {
