@@ -35,10 +35,11 @@ export async function fsyncDir(dir: string): Promise<void> {
  * the file may be empty or old — its reader must check it and rebuild it from the data it caches.
  * `mode`: the new file's permissions (0644 by default; 0600 for a key).
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array, opts: { sync?: boolean; mode?: number } = {}): Promise<void> {
+export async function writeFileAtomic(target: string, data: string | Uint8Array, opts: { sync?: boolean; mode?: number } = {}): Promise<FileIdentity> {
   const tmp = tempPathFor(target);
   const sync = opts.sync ?? true;
   let handle: fs.FileHandle;
+  let st: import('node:fs').Stats;
   try {
     handle = await fs.open(tmp, 'wx', opts.mode ?? 0o644);
   } catch (e) {
@@ -47,7 +48,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   try {
     const written = await writeAll(handle, data, 0);
     if (sync) await handle.sync();
-    await assertSize(handle, written, target);
+    st = await assertSize(handle, written, target);
   } catch (e) {
     await handle.close().catch(() => undefined);
     await fs.rm(tmp, { force: true }).catch(() => undefined);
@@ -55,6 +56,37 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   }
   await handle.close();
   await commitTempFile(tmp, target, { sync });
+  // A rename keeps the file's inode and mtime.
+  return { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/** Which file a path names (inode) and its size and mtime, as written. */
+export interface FileIdentity {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Writes `data` straight to `target` (created or truncated; no temp file, no fsync) — only for derived files under a
+ * name nothing reads until the writer publishes it (a search segment, named by a manifest written after it), whose
+ * readers check what they read. A failure removes the file and is a StorageError naming it.
+ */
+export async function writeUnpublishedFile(target: string, data: string | Uint8Array): Promise<void> {
+  let handle: fs.FileHandle;
+  try {
+    handle = await fs.open(target, 'w', 0o644);
+  } catch (e) {
+    throw toStorageError(e, 'write', target);
+  }
+  try {
+    await writeAll(handle, data, 0);
+    await handle.close();
+  } catch (e) {
+    await handle.close().catch(() => undefined);
+    await fs.rm(target, { force: true }).catch(() => undefined);
+    throw toStorageError(e, 'write', target);
+  }
 }
 
 /** Renames a fully written and fsynced temp file over `target` and fsyncs the folder. Removes the temp file on failure. */

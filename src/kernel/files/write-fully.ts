@@ -51,8 +51,9 @@ export async function writeFully(handle: fs.FileHandle, data: string | Uint8Arra
 }
 
 /** Fails when the file behind `handle` does not hold exactly `expected` bytes (never trust a torn write). */
-export async function assertSize(handle: fs.FileHandle, expected: number, target: string): Promise<void> {
-  const { size } = await handle.stat();
+export async function assertSize(handle: fs.FileHandle, expected: number, target: string): Promise<import('node:fs').Stats> {
+  const st = await handle.stat();
+  const { size } = st;
   if (size !== expected) {
     throw new StorageError(`could not write ${target}: the file holds ${size} of ${expected} bytes; the old content was kept`, {
       file: target,
@@ -60,6 +61,7 @@ export async function assertSize(handle: fs.FileHandle, expected: number, target
       size,
     });
   }
+  return st;
 }
 
 export interface AppendOptions {

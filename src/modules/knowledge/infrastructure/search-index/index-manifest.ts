@@ -1,6 +1,5 @@
 import * as fs from 'node:fs/promises';
-import { tempPathFor } from '../../../../kernel/files/atomic-write';
-import { writeAll } from '../../../../kernel/files/write-fully';
+import { writeFileAtomic } from '../../../../kernel/files/atomic-write';
 import { errnoCode, toStorageError } from '../../../../kernel/files/storage-errors';
 
 /** Nodes per segment at most (bounds the memory of building or merging one). */
@@ -91,24 +90,9 @@ function parseManifest(text: string): IndexManifest | undefined {
  * the new one). Not fsynced: the index is derived and never trusted — a manifest lost to a power cut is rebuilt.
  */
 export async function writeManifestFile(file: string, manifest: IndexManifest): Promise<void> {
-  const tmp = tempPathFor(file);
-  const data = Buffer.from(JSON.stringify(manifest) + '\n', 'utf8');
   known.delete(file);
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(tmp, 'wx', 0o644);
-    await writeAll(handle, data, 0);
-    const st = await handle.stat();
-    if (st.size !== data.length) throw new Error(`wrote ${st.size} of ${data.length} bytes`);
-    await handle.close();
-    handle = undefined;
-    await fs.rename(tmp, file);
-    known.set(file, { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, manifest });
-  } catch (e) {
-    await handle?.close().catch(() => undefined);
-    await fs.rm(tmp, { force: true }).catch(() => undefined);
-    throw toStorageError(e, 'write', file);
-  }
+  const written = await writeFileAtomic(file, JSON.stringify(manifest) + '\n', { sync: false });
+  known.set(file, { ...written, manifest });
 }
 
 /** Forgets what is known of the manifest at `file` (its index was removed). */

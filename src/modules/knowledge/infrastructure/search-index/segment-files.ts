@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
-import { toStorageError } from '../../../../kernel/files/storage-errors';
+import { writeUnpublishedFile } from '../../../../kernel/files/atomic-write';
 import { parseNode } from '../ndjson-passes';
 import { SEGMENT_MAX_DOCS, type SegmentRef } from './index-manifest';
 import { SegmentBuilder } from './segment-builder';
@@ -31,12 +31,7 @@ export async function writeSegmentFile(dir: string, b: SegmentBuilder, generatio
   const file = path.join(dir, name);
   const bytes = b.encode();
   segmentCache.delete(file);
-  try {
-    await fs.writeFile(file, bytes);
-  } catch (e) {
-    await fs.rm(file, { force: true }).catch(() => undefined);
-    throw toStorageError(e, 'write', file);
-  }
+  await writeUnpublishedFile(file, bytes);
   if (bytes.length <= CACHE_WRITTEN_MAX_BYTES) segmentCache.set(file, LoadedSegment.fromBuffer(bytes, file));
   return { file: name, start: b.start, end: b.end, docs: b.size };
 }
