@@ -31,6 +31,8 @@ export interface EvaluateResult {
 /** The first batch of intervals read when pruning; each next batch is this many times larger. */
 const FIRST_BATCH = 8;
 const BATCH_GROWTH = 8;
+/** A segment where this share of the intervals left can still beat the page is evaluated whole. */
+const DENSE = 0.25;
 /** Documents counted per chunk (read, then evaluated) while the total is counted. */
 const COUNT_CHUNK = 4096;
 /** A search runs this long at most before letting the event loop serve others. */
@@ -75,7 +77,22 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
       }
     }
   }
-  // 2. The rest, best bound first, in growing batches, while a bound can still beat the page's worst hit.
+  // 2. The rest, best bound first, in growing batches, while a bound can still beat the page's worst hit. A segment
+  //    where most intervals can still beat it (a page already full: the threshold known) is read and evaluated
+  //    whole at once: the same documents decoded, far fewer reads and evaluations.
+  if (prune && run.top.threshold > -Infinity) {
+    for (const p of order) {
+      const d = done.get(p)!;
+      if (!d) continue;
+      let open = 0;
+      for (let j = 0; j < d; j++) if (p.ub[j]! >= run.top.threshold) open++;
+      if (open < DENSE * d) continue;
+      await pause();
+      run.read(p, [[0, p.hi[d - 1]!]]);
+      run.evaluate(p, 0, p.hi[d - 1]!);
+      done.set(p, 0);
+    }
+  }
   let left = 0;
   for (const p of order) left += done.get(p)!;
   const everyInterval = left === 0;
