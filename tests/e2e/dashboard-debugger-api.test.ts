@@ -156,3 +156,15 @@ test('unknown runs 404, bad bodies and unknown nodes 400, a step on a running ru
   expect((await request(dash, 'POST', `/debug/${running.body.runId}/breakpoints`, { nodeIds: ['zzz'] })).body.error.message).toContain("nodeIds: tool 'sum_to_n' has no node 'zzz'");
   expect((await request(dash, 'POST', `/debug/${running.body.runId}/stop`, {})).body.status).toBe('stopped');
 });
+
+test('a dashboard stopped (SIGTERM) with a debug run paused records it stopped before it exits: no run left "paused" for ever', async () => {
+  const started = await request(dash, 'POST', '/graphs/sum_to_n/debug', { args: { n: 5 }, breakpoints: ['check_condition'] });
+  expect(started.body.status).toBe('paused');
+  const runId: string = started.body.runId;
+  await eventually(async () => ((await request(readOnly, 'GET', `/runs/${runId}`)).body.status === 'paused' ? true : undefined), 'the paused live record');
+  await dash.stop();
+  expect(dash.child.exitCode).toBe(0);
+  // Read through the dashboard still running over the same data dir, at once: the final record was written before exit.
+  const record = await request(readOnly, 'GET', `/runs/${runId}`);
+  expect(record.body).toMatchObject({ status: 'stopped', nodeExecutions: 2, runError: { code: 'cancelled' } });
+});

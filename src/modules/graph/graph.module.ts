@@ -157,9 +157,9 @@ export const graphModule: ModuleRegistration = (container, config) => {
   container.register(GraphTokens.DeleteGraphTool, { useClass: DeleteGraphTool }, { lifecycle: Scope.Singleton });
   container.register(GraphTokens.RunGraphToolDraft, { useClass: RunGraphToolDraft }, { lifecycle: Scope.Singleton });
   if (container.isRegistered(Tokens.Lifecycle, true)) {
-    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', () => {
-      debugRuns?.stopAll();
-      host?.runner.stopAll();
+    container.resolve<Lifecycle>(Tokens.Lifecycle).onShutdown('graph runs', async () => {
+      // Waits for their final records (`stopped`), so no dashboard is left showing a run that is no more.
+      await host?.runner.stopAll();
     });
   }
 };

@@ -38,7 +38,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  host.runner.stopAll();
+  await host.runner.stopAll();
   await host.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

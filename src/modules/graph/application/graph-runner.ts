@@ -84,6 +84,9 @@ const defaultYield = (): Promise<void> =>
   });
 
 let runCounter = 0;
+const noop = (): void => undefined;
+/** How long stopAll waits for the stopped runs and their records (a run ends at its next node boundary). */
+const STOP_ALL_WAIT_MS = 10_000;
 
 /**
  * Runs the tools of the loaded graphs and keeps their runs inspectable. Graphs are compiled once (see compileGraph)
@@ -93,6 +96,8 @@ export class GraphRunner {
   private tools = new Map<string, CompiledTool>();
   private readonly runs: RecentRuns;
   private readonly prefix = Math.random().toString(36).slice(2, 8);
+  /** The final records still being saved. */
+  private readonly recordings = new Set<Promise<void>>();
 
   constructor(private readonly options: GraphRunnerOptions = {}) {
     this.runs = new RecentRuns(options.recentRunLimit ?? 100, options.recentRunsMaxBytes ?? DEFAULT_RECENT_RUNS_MAX_BYTES);
@@ -214,7 +219,7 @@ export class GraphRunner {
     const store = this.options.runStore;
     if (store) {
       const source = { file: compiled.graph.file, graph: compiled.graph.server.title ?? compiled.graph.server.name, ...(draft ? { draft } : {}) };
-      recordRun({
+      const recorded = recordRun({
         store,
         state: () => run.getState(),
         // A live record holds the newest executions the run page shows; the final one up to maxRecordedExecutions.
@@ -223,6 +228,8 @@ export class GraphRunner {
         liveEveryMs: this.options.liveRecordMs ?? DEFAULT_LIVE_RECORD_MS,
         onError: (err) => this.options.onRecordError?.(err, executionId),
       });
+      this.recordings.add(recorded);
+      void recorded.then(() => this.recordings.delete(recorded));
     }
     return { executionId, promise: run.promise, controller: run };
   }
@@ -266,9 +273,21 @@ export class GraphRunner {
     return rec;
   }
 
-  /** Stops every run still going (shutdown). */
-  stopAll(): void {
-    for (const run of this.runs.all()) run.stop();
+  /**
+   * Stops every run still going (shutdown). Settles once they ended and every record still being written — their final
+   * ones `stopped` among them — was saved: a process that exits right after leaves no run recorded as still going.
+   */
+  async stopAll(): Promise<void> {
+    const runs = this.runs.all();
+    for (const run of runs) run.stop();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, STOP_ALL_WAIT_MS);
+      timer.unref?.();
+    });
+    const ended = Promise.all(runs.map((r) => r.promise.then(noop, noop))).then(() => Promise.all([...this.recordings]));
+    await Promise.race([ended, bound]);
+    clearTimeout(timer);
   }
 
   private require(executionId: string): GraphRun {

@@ -178,7 +178,7 @@ export class GraphHost {
 
   /** Stops every run and closes the MCP client pool given in the options (if any). */
   async close(): Promise<void> {
-    this.runner.stopAll();
+    await this.runner.stopAll();
     await this.options.mcpClientPool?.closeAll();
   }
 }

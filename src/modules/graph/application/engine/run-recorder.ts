@@ -31,8 +31,9 @@ export interface RunRecorderOptions {
  * its final record once it ended; a run paused (in the debugger) is saved once per pause, not on every tick. A live
  * save's work on the event loop stays under a tenth of the time between two (a long record is saved less often). Saves never overlap and the final one is the last: a live save still in flight is
  * waited for, and none starts after the run ended. All of it runs on timers off the engine's loop, which never waits.
+ * @returns settles once the final record was saved (or its save failed: `onError` was told).
  */
-export function recordRun(o: RunRecorderOptions): void {
+export function recordRun(o: RunRecorderOptions): Promise<void> {
   let ended = false;
   let saving: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
@@ -64,10 +65,13 @@ export function recordRun(o: RunRecorderOptions): void {
     timer.unref?.();
   }
   schedule();
+  let recorded!: () => void;
+  const final = new Promise<void>((resolve) => (recorded = resolve));
   const finish = (): void => {
     ended = true;
     if (timer) clearTimeout(timer);
-    setImmediate(() => void save(() => o.build(o.state(), false)));
+    setImmediate(() => void save(() => o.build(o.state(), false)).then(recorded));
   };
   o.ended.then(finish, finish);
+  return final;
 }

@@ -153,11 +153,6 @@ export class GraphDebugRuns {
     return this.view(runId);
   }
 
-  /** Stops every debug run still going (shutdown). */
-  stopAll(): void {
-    for (const e of this.live.values()) e.controller.stop();
-  }
-
   // ---- internals ----
 
   private visible(runId: string, reach: Reach): void {
