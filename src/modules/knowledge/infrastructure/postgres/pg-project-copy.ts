@@ -40,7 +40,7 @@ export async function exportPgProject(db: PgDatabase, project: string): Promise<
  */
 export async function importPgProject(db: PgDatabase, data: KnowledgeProjectExport, notify: (tx: SqlRunner) => Promise<void>): Promise<{ nodes: number; deleted: number }> {
   const { project } = data;
-  return db.transaction(async (tx) => {
+  const copied = await db.transaction(async (tx) => {
     await tx.query('INSERT INTO wg_knowledge_projects (project) VALUES ($1) ON CONFLICT (project) DO NOTHING', [project]);
     await tx.query('SELECT 1 FROM wg_knowledge_projects WHERE project = $1 FOR UPDATE', [project]);
     await tx.query('DELETE FROM wg_knowledge_nodes WHERE project = $1', [project]);
@@ -65,4 +65,11 @@ export async function importPgProject(db: PgDatabase, data: KnowledgeProjectExpo
     await notify(tx);
     return { nodes, deleted: data.deleted.length };
   });
+  // A bulk import changes the tables more than autovacuum's analyze notices at once: fresh statistics keep the
+  // planner on the GIN index for searches (a stale estimate chose a sequential scan).
+  if (copied.nodes >= BULK_ANALYZE_NODES) await db.query('ANALYZE wg_knowledge_nodes, wg_knowledge_postings, wg_knowledge_terms');
+  return copied;
 }
+
+/** Imports of at least this many nodes refresh the search tables' statistics. */
+const BULK_ANALYZE_NODES = 10_000;

@@ -1,4 +1,5 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
+import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 
 /**
  * The ranking of search_nodes in PostgreSQL: a node's score is Σ idf(t) × impact(t, node) over the query's positive
@@ -21,6 +22,8 @@ export interface RankedMatch {
   ord: bigint;
   score: number;
   deleted: boolean;
+  /** The node, when the query that found the match read it too. */
+  node?: StoredKnowledgeNode;
 }
 
 /** Higher score first; on a tie the newer (higher ord) first. */
@@ -63,21 +66,27 @@ export async function walkOneTerm(
   verify: MatchSql | undefined,
 ): Promise<RankedMatch[]> {
   const out: RankedMatch[] = [];
-  let batch = Math.max(64, 4 * want);
+  // Nothing to check and no cursor: the first `want` postings are the page, read with their nodes in one statement.
+  const direct = !verify && !after;
+  let batch = direct ? want : Math.max(64, 4 * want);
   let from: { impact: string; seq: string } | undefined;
   for (;;) {
     const params: unknown[] = [project, term.term, watermark, batch];
     const keyset = from ? ` AND (p.impact, p.seq) < ($5::real, $6::bigint)` : '';
     if (from) params.push(from.impact, from.seq);
     // (The text columns are named apart: ORDER BY must sort the real and bigint ones, through the index.)
-    const rows = await sql.query<{ impact_text: string; seq_text: string }>(
-      `SELECT p.impact::text AS impact_text, p.seq::text AS seq_text FROM wg_knowledge_postings p
-       WHERE p.project = $1 AND p.term = $2 AND p.seq <= $3::bigint${keyset} ORDER BY p.impact DESC, p.seq DESC LIMIT $4`,
+    const postings = `SELECT p.impact, p.seq FROM wg_knowledge_postings p
+       WHERE p.project = $1 AND p.term = $2 AND p.seq <= $3::bigint${keyset} ORDER BY p.impact DESC, p.seq DESC LIMIT $4`;
+    const rows = await sql.query<{ impact_text: string; seq_text: string; node?: StoredKnowledgeNode | null }>(
+      direct && !from
+        ? `SELECT p.impact::text AS impact_text, p.seq::text AS seq_text, n.node FROM (${postings}) p
+           LEFT JOIN wg_knowledge_nodes n ON n.project = $1 AND n.seq = p.seq ORDER BY p.impact DESC, p.seq DESC`
+        : `SELECT p.impact::text AS impact_text, p.seq::text AS seq_text FROM (${postings}) p ORDER BY p.impact DESC, p.seq DESC`,
       params,
     );
     const candidates: RankedMatch[] = [];
     for (const r of rows) {
-      const m = { ord: BigInt(r.seq_text), score: term.idf * real(r.impact_text), deleted: false };
+      const m: RankedMatch = { ord: BigInt(r.seq_text), score: term.idf * real(r.impact_text), deleted: false, ...(r.node ? { node: r.node } : {}) };
       if (!after || compareMatches(m, after) > 0) candidates.push(m);
     }
     let kept = candidates;

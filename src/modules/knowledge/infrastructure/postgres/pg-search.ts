@@ -184,7 +184,8 @@ export async function pgSearch(
 /** The nodes of a page's matches, by ord (live by seq, deleted by their record's seq, negated). */
 async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedMatch[]): Promise<Map<bigint, StoredKnowledgeNode>> {
   const out = new Map<bigint, StoredKnowledgeNode>();
-  const live = page.filter((m) => !m.deleted).map((m) => m.ord.toString());
+  for (const m of page) if (m.node) out.set(m.ord, m.node);
+  const live = page.filter((m) => !m.deleted && !m.node).map((m) => m.ord.toString());
   const gone = page.filter((m) => m.deleted).map((m) => (-m.ord).toString());
   if (live.length) {
     for (const r of await sql.query<{ seq: string; node: StoredKnowledgeNode }>('SELECT seq::text AS seq, node FROM wg_knowledge_nodes WHERE project = $1 AND seq = ANY($2::bigint[])', [project, live])) {
