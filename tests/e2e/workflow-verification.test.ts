@@ -85,6 +85,33 @@ describe('verification steps: the built server runs the command', () => {
     }
   }, 120_000);
 
+  it('a command past waitSeconds: "running" (nothing recorded, the command goes on); the next call waits for it or takes its outcome; it ran once', async () => {
+    const { tmp, ws, args } = setup(`echo run >> runs; sleep 2; echo done`);
+    const conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), args });
+    const call = async (name: string, a: Record<string, unknown>) => ((await conn.client.callTool({ name, arguments: a }, undefined, { timeout: 60_000 })) as CallToolResult).structuredContent as Answer;
+    try {
+      const s = await call('workflow_start', { workflowId: 'wg.e2e-verify', workspacePath: ws });
+      const v = await call('workflow_continue', { continueToken: s.continueToken, output: { notesMarkdown: 'built' } });
+      const running = await call('workflow_continue', { continueToken: v.continueToken, waitSeconds: 0 });
+      expect(running).toMatchObject({ status: 'running', step: { id: 'build__verification' } });
+      expect(running.guidance.prompt).toMatch(/## Still running\nThe verification command `echo run >> runs; sleep 2; echo done` has been running for \d+s/);
+      expect((await call('workflow_session', { sessionId: s.sessionId })).events.some((e: Answer) => e.kind === 'verification_run')).toBe(false);
+      // Called again (the same point's token): waits for the same run, which ends meanwhile.
+      const again = await call('workflow_continue', { continueToken: running.continueToken, waitSeconds: 0 });
+      expect(['running', 'advanced']).toContain(again.status);
+      // Ended while nobody waited: the next call takes its outcome without running it again.
+      await new Promise((r) => setTimeout(r, 3_000));
+      const done = again.status === 'advanced' ? again : await call('workflow_continue', { continueToken: again.continueToken, waitSeconds: 0 });
+      expect(done).toMatchObject({ status: 'advanced', step: { id: 'ship' }, verification: { verified: true, stdoutTail: 'done\n' } });
+      expect(fs.readFileSync(path.join(ws, 'runs'), 'utf8')).toBe('run\n');
+      const t = await call('workflow_session', { sessionId: s.sessionId });
+      expect(t.events.filter((e: Answer) => e.kind === 'verification_run')).toEqual([expect.objectContaining({ verified: true, attempt: 1 })]);
+    } finally {
+      await conn.close();
+      tmp.cleanup();
+    }
+  }, 120_000);
+
   it('progress notifications while the command runs (about one a second, with the elapsed time)', async () => {
     const { tmp, ws, args } = setup(`echo started; sleep 2.5`);
     const conn = await connectClient({ dataDir: path.join(tmp.dir, 'data'), args });

@@ -73,7 +73,7 @@ const sessionAnswer = {
   type: 'object',
   required: ['status', 'sessionId', 'continueToken', 'step', 'guidance', 'isComplete', 'context', 'sessionStatus', 'workflow'],
   properties: {
-    status: { enum: ['started', 'advanced', 'blocked', 'complete'] },
+    status: { enum: ['started', 'advanced', 'blocked', 'complete', 'running'] },
     sessionId: { type: 'string' },
     continueToken: { type: 'string', description: 'Send with the next workflow_continue.' },
     checkpointToken: { type: 'string', description: 'workflow_start: a checkpoint at the very beginning.' },
@@ -130,6 +130,7 @@ export const workflowContinueSchemas = toolSchemas({
       },
       context: contextObject,
       fork: { type: 'boolean', description: 'Branch from this token\'s point even though the run has moved on (the other branch is kept).' },
+      waitSeconds: { type: 'integer', minimum: 0, maximum: 3600, description: 'A verification the server runs: answer running after this many seconds (45); then call again.' },
     },
     additionalProperties: false,
   },

@@ -218,6 +218,17 @@ export function verificationProgress(command: string, seconds: number, lastLine:
   return `verifying \`${command}\`: running ${seconds.toFixed(0)}s${lastLine ? `: ${lastLine}` : ''}`;
 }
 
+/**
+ * A verification command still running when the call stopped waiting (`waitSeconds`): what to do next. Nothing is
+ * recorded yet; the command goes on.
+ */
+export function verificationRunningSection(command: string, seconds: number, lastLine: string | undefined): string {
+  return [
+    `## Still running`,
+    `The verification command \`${command}\` has been running for ${seconds.toFixed(0)}s${lastLine ? ` (last output: ${lastLine})` : ''}. It goes on without you: call workflow_continue again with the same continueToken to wait for it (up to waitSeconds more) or to get its result. Do not start it again yourself.`,
+  ].join('\n');
+}
+
 /** The fields of a verification outcome the texts read. */
 export interface VerificationOutcomeText {
   command: string;

@@ -17,7 +17,7 @@ import { ConditionEvaluator } from './condition-evaluator';
 import { ValidationEngine } from './validation-engine';
 import { StepOutputChecker } from './step-output-checker';
 import { nextStep, type GetNextStepOutput, type NextStepVerification } from '../use-cases/get-next-step';
-import { VerificationService, type VerificationOutcome } from './verification-service';
+import { VerificationService, type StillRunning, type VerificationOutcome } from './verification-service';
 import type { VerificationMode } from '../../domain/guidance';
 import { findStep } from '../../domain/step-lookup';
 import type { PromptStep, VirtualStepInfo } from '../../domain/types';
@@ -95,7 +95,8 @@ export class SessionEngine {
     node: number,
     step: { completionId: string; stepId: string },
     ctx: CallContext,
-  ): Promise<VerificationOutcome> {
+    waitMs = Infinity,
+  ): Promise<VerificationOutcome | StillRunning> {
     const p = await this.verifier.policy(state.workspacePath, ctx);
     if (!p.server) return this.verifier.agentOutcome(info, p.reason);
     // The run is recorded in the session's store while it goes on (running-verification.ts): a server that dies
@@ -104,7 +105,7 @@ export class SessionEngine {
     const fixed = { node, completionId: step.completionId, stepId: step.stepId, parentStepId: info.parentStepId, command: info.command, cwd: p.cwd };
     let record: RunningVerification | undefined;
     let pgidWritten: Promise<void> = Promise.resolve();
-    const outcome = await this.verifier.run(info, p.cwd, ctx, `session\u0000${id}\u0000${node}`, {
+    const outcome = await this.verifier.runFor(info, p.cwd, ctx, `session\u0000${id}\u0000${node}`, waitMs, {
       beforeStart: async (run) => {
         record = { ...fixed, ...run };
         await this.store.setRunningVerification(id, record);
@@ -114,6 +115,7 @@ export class SessionEngine {
         if (record) pgidWritten = this.store.setRunningVerification(id, { ...record, pgid }).catch(() => undefined);
       },
     });
+    if ('running' in outcome) return outcome;
     await pgidWritten;
     return outcome;
   }

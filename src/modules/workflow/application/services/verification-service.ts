@@ -49,6 +49,30 @@ export interface RunRecording {
   started(pgid: number): void;
 }
 
+/** A run still going when the call stopped waiting for it: call again to wait for it or get its outcome. */
+export interface StillRunning {
+  running: true;
+  command: string;
+  /** Seconds since it started. */
+  seconds: number;
+  /** The latest line of its output, if any. */
+  lastLine?: string;
+}
+
+/** One run in progress: its own cancellation (a waiting caller's abort reaches it), whoever waits for it now. */
+interface ActiveRun {
+  promise: Promise<VerificationOutcome>;
+  controller: AbortController;
+  listeners: Set<CallContext['progress']>;
+  waiters: number;
+  startedAt: number;
+  command?: string;
+  lastLine?: string;
+}
+
+/** How long the outcome of a run that ended while nobody waited is kept for its next caller: an hour. */
+const ENDED_KEPT_MS = 3_600_000;
+
 /** Progress notifications while a command runs: about one a second (as validate_task_loop sends them). */
 const PROGRESS_INTERVAL_MS = 1_000;
 
@@ -62,7 +86,9 @@ const PROGRESS_INTERVAL_MS = 1_000;
  */
 @injectable()
 export class VerificationService {
-  private readonly running = new Map<string, Promise<VerificationOutcome>>();
+  private readonly running = new Map<string, ActiveRun>();
+  /** Runs that ended while nobody waited (after a "running" answer), for the next caller of their key. */
+  private readonly ended = new Map<string, { outcome: VerificationOutcome; at: number }>();
   /** The run ids of the commands this process runs now. */
   private readonly runIds = new Set<string>();
 
@@ -120,27 +146,78 @@ export class VerificationService {
    * Runs the command in `cwd` to its end, its time limit or the call's cancellation (a second call with the same
    * `key` joins the run in progress). A command that cannot start is a failed run whose stderr says why.
    */
-  run(info: VerificationInfo, cwd: string, ctx: CallContext, key: string, recording?: RunRecording): Promise<VerificationOutcome> {
-    const joined = this.running.get(key);
-    if (joined) return joined;
-    const run = this.execute(info, cwd, ctx, recording).finally(() => this.running.delete(key));
-    this.running.set(key, run);
-    return run;
+  async run(info: VerificationInfo, cwd: string, ctx: CallContext, key: string, recording?: RunRecording): Promise<VerificationOutcome> {
+    return (await this.runFor(info, cwd, ctx, key, Infinity, recording)) as VerificationOutcome;
   }
 
-  private async execute(info: VerificationInfo, cwd: string, ctx: CallContext, recording?: RunRecording): Promise<VerificationOutcome> {
+  /**
+   * As {@link run}, but waits at most `waitMs` (validate_task_loop's `waitSeconds` rule): a run still going then is
+   * answered {@link StillRunning} and goes on; the next call with the same `key` waits for it again, or takes its
+   * outcome if it ended meanwhile (kept in this process for an hour, for one caller). While a call waits, its abort
+   * cancels the run and it hears the run's progress; a call the tasks extension made a task waits to the end.
+   */
+  async runFor(info: VerificationInfo, cwd: string, ctx: CallContext, key: string, waitMs: number, recording?: RunRecording): Promise<VerificationOutcome | StillRunning> {
+    // Outcomes nobody came back for within the hour are dropped (no timer: it would hold the process open).
+    for (const [k, e] of this.ended) if (this.clock.now() - e.at > ENDED_KEPT_MS) this.ended.delete(k);
+    const ended = this.ended.get(key);
+    if (ended) {
+      this.ended.delete(key);
+      return ended.outcome;
+    }
+    let run = this.running.get(key);
+    if (!run) {
+      const started: ActiveRun = { controller: new AbortController(), listeners: new Set(), waiters: 0, startedAt: this.clock.now(), promise: undefined as never };
+      started.promise = this.execute(info, cwd, started, recording).then((outcome) => {
+        this.running.delete(key);
+        // Nobody waits for it (the last caller was answered "running"): kept for the next caller of the same key.
+        if (started.waiters === 0) this.ended.set(key, { outcome, at: this.clock.now() });
+        return outcome;
+      }, (e) => {
+        this.running.delete(key);
+        throw e;
+      });
+      this.running.set(key, started);
+      run = started;
+    }
+    return this.waitFor(run, ctx, waitMs);
+  }
+
+  private async waitFor(run: ActiveRun, ctx: CallContext, waitMs: number): Promise<VerificationOutcome | StillRunning> {
+    // A modern client with the tasks extension gets a task id now: the command may run for minutes.
+    const promoted = ctx.promoteToTask?.() ?? false;
+    const onAbort = () => run.controller.abort();
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const listener = (value: number, total?: number, message?: string) => ctx.progress(value, total, message);
+    run.listeners.add(listener);
+    run.waiters++;
+    let stopTimer = (): void => undefined;
+    try {
+      const limit = promoted ? Infinity : waitMs;
+      const timeout = Number.isFinite(limit) ? new Promise<undefined>((resolve) => (stopTimer = this.timers.after(Math.max(0, limit), () => resolve(undefined)))) : undefined;
+      const outcome = await (timeout ? Promise.race([run.promise, timeout]) : run.promise);
+      if (outcome) return outcome;
+      return { running: true, command: run.command ?? '', seconds: Math.max(0, this.clock.now() - run.startedAt) / 1000, lastLine: run.lastLine };
+    } finally {
+      stopTimer();
+      run.waiters--;
+      run.listeners.delete(listener);
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private async execute(info: VerificationInfo, cwd: string, run: ActiveRun, recording?: RunRecording): Promise<VerificationOutcome> {
+    run.command = info.command;
     const timeoutMs = info.timeoutMs ?? this.config.verification?.timeoutMs ?? 10 * 60 * 1000;
     const runId = randomUUID();
     // Recorded before it starts (when the owner's facts are known): a server SIGKILLed mid-run leaves the record.
     if (recording && this.orphans) await recording.beforeStart({ runId, startedAt: new Date(this.clock.now()).toISOString(), owner: this.orphans.owner(), timeoutMs });
     const started = this.clock.now();
-    let lastLine: string | undefined;
+    // Progress goes to whoever waits for the run now (nobody, after a "running" answer).
     const stopProgress = this.timers.every(PROGRESS_INTERVAL_MS, () => {
       const s = Math.max(0, this.clock.now() - started) / 1000;
-      ctx.progress(Math.round(s * 10) / 10, undefined, verificationProgress(info.command, s, lastLine));
+      for (const listener of run.listeners) listener(Math.round(s * 10) / 10, undefined, verificationProgress(info.command, s, run.lastLine));
     });
-    // A modern client with the tasks extension gets a task id now: the command may run for minutes.
-    ctx.promoteToTask?.();
     let result: CommandResult;
     this.runIds.add(runId);
     try {
@@ -150,8 +227,8 @@ export class VerificationService {
         timeoutMs,
         marker: runId,
         onStarted: (pid) => recording?.started(pid),
-        signal: ctx.signal,
-        onOutput: (line) => (lastLine = line),
+        signal: run.controller.signal,
+        onOutput: (line) => (run.lastLine = line),
         maxOutputBytes: this.config.outputTailBytes,
       });
     } catch (e) {

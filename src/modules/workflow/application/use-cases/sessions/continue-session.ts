@@ -7,7 +7,7 @@ import { Tokens } from '../../../../../kernel/tokens';
 import type { Clock } from '../../../../../kernel/clock';
 import type { UseCase } from '../../../../../kernel/use-case';
 import { CancelledError, ConflictError, LimitExceededError, NotFoundError } from '../../../../../kernel/errors';
-import { continueVerification, runBeforeLock, type PriorRun } from './verification-step';
+import { continueVerification, runBeforeLock, runningAnswer, type PriorRun } from './verification-step';
 import type { Workflow } from '../../../domain/types';
 import {
   foldSessionEvents,
@@ -28,6 +28,9 @@ import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-sch
 import type { workflowContinueSchemas } from '../../workflow-session.tool-schemas';
 import { canAsk, InputRequest } from '../../../../../kernel/call-input';
 import { confirmationQuestion, notConfirmedBlocker, stepConfirmation } from '../../../domain/guidance';
+
+/** How long a continue waits for a verification command before answering "running": 45 s (MCP clients give up at 60 s). */
+export const DEFAULT_VERIFICATION_WAIT_SECONDS = 45;
 
 /** The key of a step's confirmation asked through input_required. */
 export const CONFIRM_STEP_KEY = 'confirm_step';
@@ -59,7 +62,13 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     const patch = checkContext(input.context);
     const hash = this.engine.outputHash(input.output, patch);
     // A verification step's command runs before the lock is taken (it may take minutes).
-    const prior = await runBeforeLock(this.engine, claims, hash, ctx, () => this.clock.now());
+    const before = await runBeforeLock(this.engine, claims, hash, ctx, () => this.clock.now(), (input.waitSeconds ?? DEFAULT_VERIFICATION_WAIT_SECONDS) * 1000);
+    // Still running past waitSeconds: "running", nothing recorded; the next call waits for it or gets its outcome.
+    if (before && 'still' in before) {
+      requireSessionVisible(before.state, ctx);
+      return runningAnswer(this.engine, before.state, before.still, ctx);
+    }
+    const prior = before;
     let cancelled: string | undefined;
     // The running records of the commands this call ran: removed once their outcome is in the log (or lost with it).
     const runIds = prior?.outcome.runId ? [prior.outcome.runId] : [];

@@ -33,7 +33,7 @@ export async function nodeAnswer(
   workflow: Workflow,
   state: SessionState,
   node: NodeState,
-  status: 'started' | 'advanced',
+  status: 'started' | 'advanced' | 'running',
   extra: Partial<SessionAnswer> = {},
   opts: AnswerOptions = {},
 ): Promise<SessionAnswer> {

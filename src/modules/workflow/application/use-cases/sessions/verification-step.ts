@@ -1,12 +1,12 @@
 import { noopCallContext, type CallContext } from '../../../../../kernel/call-context';
 import { foldSessionEvents, summarizeRun, sessionProgress, type NodeState, type SessionEvent, type SessionState, type VerificationRunEvent } from '../../../domain/sessions';
-import { verificationCancelled, verificationFailedMessage, verificationFailedSection } from '../../../domain/guidance';
+import { verificationCancelled, verificationFailedMessage, verificationFailedSection, verificationRunningSection } from '../../../domain/guidance';
 import type { VirtualStepInfo, Workflow } from '../../../domain/types';
 import type { ResolvedStep } from '../../../domain/step-resolution';
 import type { SessionHistory } from '../../ports/session-store';
 import type { TokenClaims } from '../../ports/session-tokens';
 import { pointerOf, type SessionEngine } from '../../services/session-engine';
-import type { VerificationOutcome } from '../../services/verification-service';
+import type { StillRunning, VerificationOutcome } from '../../services/verification-service';
 import { verificationAnswer } from '../get-next-step';
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
 import { recoverInterruptedVerification } from './interrupted-verification';
@@ -34,7 +34,14 @@ export interface VerificationChange {
  * session's lock (it may take minutes; reads of the session go on meanwhile). The outcome is recorded under the lock
  * if the head has not moved since. Undefined when there is nothing to run first.
  */
-export async function runBeforeLock(engine: SessionEngine, claims: TokenClaims, hash: string, ctx: CallContext | undefined, now: () => number): Promise<PriorRun | undefined> {
+export async function runBeforeLock(
+  engine: SessionEngine,
+  claims: TokenClaims,
+  hash: string,
+  ctx: CallContext | undefined,
+  now: () => number,
+  waitMs: number,
+): Promise<PriorRun | { state: SessionState; still: StillRunning } | undefined> {
   let state = await engine.store.load(claims.sessionId).catch(() => undefined);
   if (!state) return undefined;
   // A run a dead server left: its remains killed, the attempt recorded as interrupted (then it runs again below).
@@ -48,7 +55,8 @@ export async function runBeforeLock(engine: SessionEngine, claims: TokenClaims, 
   const info = engine.verificationOf(workflow, state.head.current);
   if (!info) return undefined;
   const current = state.head.current;
-  const outcome = await engine.verify(info, state, state.head.node, { completionId: current.completionId, stepId: current.stepId }, ctx ?? noopCallContext());
+  const outcome = await engine.verify(info, state, state.head.node, { completionId: current.completionId, stepId: current.stepId }, ctx ?? noopCallContext(), waitMs);
+  if ('running' in outcome) return { state, still: outcome };
   return { node: state.head.node, completionId: current.completionId, outcome };
 }
 
@@ -76,7 +84,7 @@ export async function continueVerification(args: {
 }): Promise<VerificationChange> {
   const { engine, workflow, state, base, step, info, pre, common, ctx, extra } = args;
   const prior = args.prior && args.prior.node === base.node && args.prior.completionId === step.completionId ? args.prior.outcome : undefined;
-  const outcome = prior ?? (await engine.verify(info, state, base.node, { completionId: step.completionId, stepId: step.id }, ctx ?? noopCallContext()));
+  const outcome = prior ?? ((await engine.verify(info, state, base.node, { completionId: step.completionId, stepId: step.id }, ctx ?? noopCallContext())) as VerificationOutcome);
   const attempt = base.blockedAttempts + 1;
   const run: VerificationRunEvent = {
     at: args.at(),
@@ -124,4 +132,13 @@ export async function continueVerification(args: {
   }
   const after = foldSessionEvents(state, events) as SessionState;
   return { events, result: await nodeAnswer(engine, workflow, after, after.head, 'advanced', { ...extra, ...shown }, { ctx }), runId: outcome.runId };
+}
+
+/**
+ * The answer while the command is still running after the call's wait (validate_task_loop's rule): the same step, the
+ * same point's token to call again (to wait for the run or get its outcome), nothing recorded.
+ */
+export async function runningAnswer(engine: SessionEngine, state: SessionState, still: StillRunning, ctx: CallContext | undefined): Promise<SessionAnswer> {
+  const workflow = await engine.workflowOf(state);
+  return nodeAnswer(engine, workflow, state, state.head, 'running', {}, { ctx, sections: [verificationRunningSection(still.command, still.seconds, still.lastLine)] });
 }
