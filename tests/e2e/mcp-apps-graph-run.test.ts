@@ -124,7 +124,7 @@ test("draws the run's tool as a graph: its nodes and ELK-routed edges, the path 
   const executionId = run._meta['workgraph/executionId'];
   const inspect = await call('graph_inspect', { executionId });
   const callTool = async (n: string, a: Json) => (await host.client.callTool({ name: n, arguments: a })) as Json;
-  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 760, callTool });
+  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 1240, callTool });
   try {
     const drawing = v.view.locator('[data-testid="graph-drawing"]');
     await until(() => drawing.locator('.react-flow__node').count(), (n) => expect(n).toBe(7));

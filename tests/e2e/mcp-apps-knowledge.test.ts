@@ -69,4 +69,14 @@ test('draws the hits it is handed, matched words marked; More results pages thro
   } finally {
     await v.close();
   }
+  // The same hits in a wide frame (a host's fullscreen or a wide chat): one line of facts per hit, nothing cut.
+  const wide = await hostView(browser, { html, result: first, input, width: 1200, height: 420, callTool: async (n, a) => (await host.client.callTool({ name: n, arguments: a })) as Json });
+  try {
+    await until(() => wide.view.locator('[data-testid="hits"] li').count(), (n) => expect(n).toBe(2));
+    const m = await wide.view.evaluate(() => ({ scroll: (globalThis as any).document.documentElement.scrollWidth, width: (globalThis as any).document.documentElement.clientWidth }));
+    expect(m.scroll).toBeLessThanOrEqual(m.width);
+    await wide.page.screenshot({ path: screenshotPath('mcp-apps-knowledge-search-1200') });
+  } finally {
+    await wide.close();
+  }
 });
