@@ -2,10 +2,10 @@ import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
 import { termScore } from '../../domain/search/bm25';
 import { VarintReader } from './varint';
-import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, SEGMENT_FORMAT, SEGMENT_MAGIC, roleOf, weightedLength, weightedTf, type DocEntry, type SegmentHeader } from './segment-format';
+import { DamagedIndexError, checkHead, directoryLength, parseHeader } from './segment-header';
+import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type SegmentHeader } from './segment-format';
 
-/** A segment file that cannot be what the manifest says: the index is rebuilt, never trusted. */
-export class DamagedIndexError extends Error {}
+export { DamagedIndexError } from './segment-header';
 
 /** One term's postings in a segment, decoded: local ordinals ascending, each with its positions. */
 export interface Postings {
@@ -329,29 +329,4 @@ export class LoadedSegment {
     posStart[n] = np;
     return { ords, posStart, pos: positions.subarray(0, np) };
   }
-}
-
-function checkHead(head: Buffer, file: string): number {
-  if (head.length < 12 || head.readUInt32LE(0) !== SEGMENT_MAGIC || head.readUInt32LE(4) !== SEGMENT_FORMAT) {
-    throw new DamagedIndexError(`${file}: not a search segment of format ${SEGMENT_FORMAT}`);
-  }
-  return head.readUInt32LE(8);
-}
-
-function directoryLength(header: SegmentHeader): number {
-  return header.docs * DOC_BYTES + (header.terms.length + 1) * 8 + header.terms.length * 4 + header.blocks * BLOCK_BYTES;
-}
-
-function parseHeader(buf: Buffer, file: string): SegmentHeader {
-  let h: unknown;
-  try {
-    h = JSON.parse(buf.toString('utf8'));
-  } catch {
-    throw new DamagedIndexError(`${file}: header is not JSON`);
-  }
-  const v = h as Partial<SegmentHeader>;
-  if (typeof v !== 'object' || v === null || typeof v.start !== 'number' || typeof v.end !== 'number' || typeof v.docs !== 'number' || !Array.isArray(v.terms) || typeof v.blocks !== 'number') {
-    throw new DamagedIndexError(`${file}: header lacks start, end, docs, terms or blocks`);
-  }
-  return v as SegmentHeader;
 }
