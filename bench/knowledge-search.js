@@ -17,6 +17,10 @@ const NODES = Number(process.env.BENCH_SEARCH_NODES || 1_000_000);
 const REBUILD = Number(process.env.BENCH_SEARCH_REBUILD || 100_000);
 const PROJECT = 'bench-k';
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS || 15);
+const REBUILD_RUNS = Number(process.env.BENCH_SEARCH_REBUILD_RUNS || 5);
+// The add_nodes figure's project size before the adds (BENCH_SEARCH_ADD_SEED) and its batches.
+const ADD_SEED = Number(process.env.BENCH_SEARCH_ADD_SEED || 20_000);
+const ADD_BATCHES = Number(process.env.BENCH_SEARCH_ADD_BATCHES || 40);
 const dist = (p) => require(path.join(ROOT, 'dist', p));
 
 function graphFile(dataDir) {
@@ -84,7 +88,7 @@ async function addThroughput() {
   const { appendAll } = dist('kernel/files/atomic-write.js');
   const dir = tempDir('wg-bench-search-add-');
   const seedFile = graphFile(dir);
-  await generateKnowledgeGraph(seedFile, 20_000, { project: PROJECT });
+  await generateKnowledgeGraph(seedFile, ADD_SEED, { project: PROJECT });
   const plain = path.join(dir, 'plain');
   fs.mkdirSync(plain, { recursive: true });
   fs.copyFileSync(seedFile, path.join(plain, 'g.ndjson'));
@@ -96,7 +100,7 @@ async function addThroughput() {
       id: `add-${id++}`, project: PROJECT, projectContext: PROJECT, thought: 'Retry the parser cache with a budget for the worker queue and review the batch latency.',
       role: 'actor', tags: ['perf'], artifacts: [], parents: [], createdAt: new Date().toISOString(),
     }));
-  const BATCHES = 40;
+  const BATCHES = ADD_BATCHES;
   let withIndex = 0;
   let without = 0;
   for (let i = 0; i < BATCHES; i++) {
@@ -116,15 +120,21 @@ async function addThroughput() {
 async function main() {
   if (process.argv[2] === '--child') return child(process.argv[3]);
   // Rebuild of REBUILD nodes beside one streaming pass.
+  // Medians of REBUILD_RUNS alternating runs in this process: the stream's own time swings with the machine's load.
   const small = tempDir('wg-bench-search-rebuild-');
   await generateKnowledgeGraph(graphFile(small), REBUILD, { project: PROJECT });
-  const stream = await streamOnce(graphFile(small));
-  const rebuild = await buildIndex(small);
-  report('knowledge-search', `index rebuild of ${REBUILD} nodes vs streaming the NDJSON once`, rebuild, stream.ms, 'ms');
+  const streams = [];
+  const rebuilds = [];
+  for (let i = 0; i < REBUILD_RUNS; i++) {
+    streams.push((await streamOnce(graphFile(small))).ms);
+    fs.rmSync(path.join(small, 'projects', PROJECT, 'knowledge_graph.search'), { recursive: true, force: true });
+    rebuilds.push(await buildIndex(small));
+  }
+  report('knowledge-search', `index rebuild of ${REBUILD} nodes vs streaming the NDJSON once (medians of ${REBUILD_RUNS} alternating)`, stats(rebuilds).median, stats(streams).median, 'ms');
   fs.rmSync(small, { recursive: true, force: true });
 
   const add = await addThroughput();
-  report('knowledge-search', 'add_nodes throughput (batches of 100) with the index vs without', add.withIndex, add.without, 'nodes/s');
+  report('knowledge-search', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes) with the index vs without`, add.withIndex, add.without, 'nodes/s');
 
   const dataDir = tempDir('wg-bench-search-');
   await generateKnowledgeGraph(graphFile(dataDir), NODES, { project: PROJECT });

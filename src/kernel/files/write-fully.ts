@@ -64,6 +64,13 @@ export async function assertSize(handle: fs.FileHandle, expected: number, target
   return st;
 }
 
+export interface AppendResult {
+  before: number;
+  after: number;
+  ino: number;
+  mtimeMs: number;
+}
+
 export interface AppendOptions {
   /** fsync after the append (default true): an acknowledged append survives a crash of the machine. */
   sync?: boolean;
@@ -74,10 +81,10 @@ export interface AppendOptions {
 /**
  * Appends all of `data` to `file` (and fsyncs unless `sync: false`) — or fails with a StorageError naming the file and
  * cuts the file back to the length it had, so a failed append never leaves a fragment for readers to trip over.
- * Returns the file's length before and after the append. Callers serialise appends to one file (they hold its lock):
+ * Returns the file's length before and after the append, and its inode and mtime after it. Callers serialise appends to one file (they hold its lock):
  * the cut-back and the torn-line check assume nobody else appends meanwhile.
  */
-export async function appendFully(file: string, data: string | Uint8Array, opts: AppendOptions = {}): Promise<{ before: number; after: number }> {
+export async function appendFully(file: string, data: string | Uint8Array, opts: AppendOptions = {}): Promise<AppendResult> {
   let handle: fs.FileHandle;
   try {
     handle = await fs.open(file, 'a+', 0o644);
@@ -98,9 +105,9 @@ export async function appendFully(file: string, data: string | Uint8Array, opts:
     // The file is opened in append mode: the kernel appends at its end whatever the position.
     const written = await writeAll(handle, body, null);
     if (opts.sync ?? true) await handle.sync();
-    await assertSize(handle, before + written, file);
+    const st = await assertSize(handle, before + written, file);
     await handle.close();
-    return { before, after: before + written };
+    return { before, after: before + written, ino: st.ino, mtimeMs: st.mtimeMs };
   } catch (e) {
     if (before >= 0) {
       // Cut the partial append back; if even that fails the torn tail stays a malformed line of its own (readers
@@ -120,7 +127,7 @@ const NEWLINE = Buffer.from('\n');
  * is not `\n` (a line torn by a crash or an outside writer) a `\n` goes first, so the torn fragment stays a damaged
  * line of its own and never glues itself to the first line appended. All or nothing, as {@link appendFully}.
  */
-export async function appendLines(file: string, text: string, opts: { sync?: boolean } = {}): Promise<{ before: number; after: number }> {
+export async function appendLines(file: string, text: string, opts: { sync?: boolean } = {}): Promise<AppendResult> {
   if (text !== '' && !text.endsWith('\n')) throw new Error(`appendLines(${file}): the text must end with a newline`);
   return appendFully(file, text, { sync: opts.sync, ensureNewline: true });
 }

@@ -6,7 +6,7 @@ import { summarizesAny } from '../domain/summaries';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import { assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { HeldLock } from '../../../kernel/files/file-lock';
-import { appendFully } from '../../../kernel/files/write-fully';
+import { appendFully, type AppendResult } from '../../../kernel/files/write-fully';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import { createBackup, pruneBackups } from './backup-files';
 import type { KnowledgePaths } from './knowledge-files';
@@ -59,8 +59,8 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
     if (nodes.length === 0) return;
     const lines = nodes.map((n) => JSON.stringify(n));
-    const { before: sizeBefore, after } = await this.appendLines(this.paths.graph, lines);
-    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { before: sizeBefore, after, lines }));
+    const written = await this.appendLines(this.paths.graph, lines);
+    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines }));
   }
 
   /**
@@ -208,7 +208,7 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
    * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
    * stays a malformed line of its own instead of swallowing ours.
    */
-  private async appendLines(file: string, lines: string[]): Promise<{ before: number; after: number }> {
+  private async appendLines(file: string, lines: string[]): Promise<AppendResult> {
     this.lock.assertHeld();
     return appendFully(file, lines.join('\n') + '\n', { ensureNewline: true });
   }

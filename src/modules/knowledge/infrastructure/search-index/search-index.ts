@@ -134,15 +134,18 @@ export class SearchIndexFiles {
    * wrote (its lines are indexed from memory when the graph is exactly the indexed bytes plus them).
    */
   async afterAppend(lock: HeldLock, before: IndexManifest, appended?: AppendedLines): Promise<IndexManifest> {
-    const identity = await graphIdentity(this.graph);
+    // The append's own fstat is the graph as it is now (we hold the lock; an outside write after it makes the
+    // manifest stale, which the next reader sees).
+    const identity = appended ? { ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs } : await graphIdentity(this.graph);
     const indexed = before.segments.length ? before.segments[before.segments.length - 1]!.end : 0;
     if (identity.ino !== before.graph.ino && before.graph.ino !== 0) return this.rebuild(lock, 'graph rewritten', before.generation);
     let segments = before.segments.slice();
     if (identity.size > indexed) {
-      const fromMemory = appended && appended.after === identity.size ? segmentOfLines(indexed, appended) : undefined;
+      const fromMemory = appended ? segmentOfLines(indexed, appended) : undefined;
       if (fromMemory) {
         lock.assertHeld();
-        await makeDir(this.dir);
+        // A manifest naming segments means the folder is there (if it went meanwhile, the write fails: the index stays stale).
+        if (!before.segments.length) await makeDir(this.dir);
         segments.push(await writeSegmentFile(this.dir, fromMemory, before.generation));
       } else segments.push(...(await this.indexFrom(lock, indexed, before.generation)));
     }

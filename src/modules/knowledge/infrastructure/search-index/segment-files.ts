@@ -14,10 +14,12 @@ import { DamagedIndexError, LoadedSegment } from './segment-reader';
 export const segmentCache = new Map<string, LoadedSegment>();
 const CACHE_WRITTEN_MAX_BYTES = 256 * 1024;
 
-/** What an append wrote: the graph's size before and after it, and its lines (without their `\n`). */
+/** What an append wrote: the graph's size before and after it, its inode and mtime after it, and its lines (without their `\n`). */
 export interface AppendedLines {
   before: number;
   after: number;
+  ino: number;
+  mtimeMs: number;
   lines: readonly string[];
 }
 
