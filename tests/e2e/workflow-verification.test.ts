@@ -3,7 +3,8 @@ import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { spawnSync } from 'node:child_process';
 import { CLI, connectClient, RawServer, tempDir } from './helpers/server-process';
-import { isAlive, waitUntilGone } from '../helpers/processes';
+import { fileNumber, groupMembers, isAlive, waitUntilGone } from '../helpers/processes';
+import { verifyWorkflowSetup } from './helpers/verify-workflow';
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 
 /**
@@ -15,51 +16,7 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 type Answer = Record<string, any>;
 
 function setup(command: string, more: Record<string, unknown> = {}) {
-  const tmp = tempDir('wg-e2e-verify-');
-  const workflows = path.join(tmp.dir, 'workflows');
-  const ws = path.join(tmp.dir, 'ws');
-  fs.mkdirSync(workflows);
-  fs.mkdirSync(ws);
-  fs.writeFileSync(
-    path.join(workflows, 'verify.json'),
-    JSON.stringify({
-      id: 'wg.e2e-verify',
-      name: 'Verify',
-      description: 'A step proven by a command.',
-      version: '1.0.0',
-      steps: [
-        { id: 'build', title: 'Build', prompt: 'Build.', verification: { command, ...more } },
-        { id: 'ship', title: 'Ship', prompt: 'Ship.' },
-      ],
-    }),
-  );
-  return { tmp, ws, args: ['--workflows', workflows, '--allow-root', tmp.dir] };
-}
-
-/** The processes whose process group is `pgid` (Linux /proc). */
-function groupMembers(pgid: number): number[] {
-  const found: number[] = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
-}
-
-async function fileNumber(file: string, timeoutMs = 20_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
-    if (/^\d+$/.test(text)) return Number(text);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`${file} was not written`);
+  return verifyWorkflowSetup('wg-e2e-verify-', 'wg.e2e-verify', { command, ...more });
 }
 
 describe('verification steps: the built server runs the command', () => {

@@ -28,3 +28,30 @@ export async function waitUntilGone(pid: number, timeoutMs = 10_000): Promise<bo
   }
   return !isAlive(pid);
 }
+
+/** The live (non-zombie) processes whose process group is `pgid` (Linux /proc). */
+export function groupMembers(pgid: number): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) === pgid && fields[0] !== 'Z') found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/** Polls until `file` holds a number (a pid a test's command wrote) and answers it; throws after `timeoutMs`. */
+export async function fileNumber(file: string, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : '';
+    if (/^\d+$/.test(text)) return Number(text);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${file} was not written`);
+}
