@@ -100,6 +100,23 @@ test("a draft run alone is drawn from the definition its record keeps: the API's
   await page.locator('[data-testid="run-status"]', { hasText: 'completed' }).waitFor();
   await page.locator('[data-testid="run-draft"]').waitFor();
   for (const id of ['entry', 'step', 'more', 'done', 'exit']) await page.locator(`[data-testid="graph-drawing"] .graph-node[data-node="${id}"]`).waitFor();
+  // The run's path marked: the loop ran three rounds, every edge taken (the loop's edge back up too).
+  expect(run.path).toEqual({
+    visits: { entry: 1, step: 3, more: 3, done: 1, exit: 1 },
+    traversals: [
+      { source: 'entry', target: 'step', count: 1 },
+      { source: 'step', target: 'more', count: 3 },
+      { source: 'more', target: 'step', count: 2 },
+      { source: 'more', target: 'done', count: 1 },
+      { source: 'done', target: 'exit', count: 1 },
+    ],
+  });
+  const drawing = page.locator('[data-testid="graph-drawing"]');
+  await drawing.locator('.react-flow__edge').first().waitFor({ state: 'attached' });
+  expect(await drawing.locator('.graph-node[data-node="step"] [data-testid="node-visits"]').textContent()).toBe('3×');
+  expect(await drawing.locator('.graph-node.on-path').count()).toBe(5);
+  expect(await drawing.locator('.react-flow__edge.on-path').count()).toBe(5);
+  expect(await drawing.locator('.react-flow__edge.off-path').count()).toBe(0);
   // A node of the drawing shows its latest execution, as on a served tool's run.
   await page.locator('.graph-node[data-node="done"]').click();
   const panel = page.locator('[data-testid="execution"]');
@@ -151,4 +168,46 @@ test('a definition over the bound runs and is recorded without it: the page says
   await page.goto(`${dash.url}#/runs/${runId}`);
   await page.locator('[data-testid="run-draft-omitted"]', { hasText: 'over 256 KiB' }).waitFor();
   expect(await page.locator('[data-testid="graph-drawing"]').count()).toBe(0);
+});
+
+const runRow = (list: string, runId: string) => page.locator(`${list} tr`, { has: page.locator(`a[href="#/runs/${encodeURIComponent(runId)}"]`) });
+
+test("a run's path over the drawing: the branch not taken dimmed; a draft's run tagged in the runs lists", async () => {
+  // n = 1: one round, the switch goes straight to done — its edge back to step not taken.
+  const r = await call('graph_tool_run', { tool: draft('one_round'), arguments: { n: 1 } });
+  expect(r.structuredContent).toMatchObject({ status: 'completed', result: { left: 0, steps: 1 } });
+  const runId = r.structuredContent!.executionId as string;
+  await waitForApi(dash, `/runs/${runId}`);
+  const run = (await api(`/runs/${runId}`)).body;
+  expect(run.path.traversals).not.toContainEqual(expect.objectContaining({ source: 'more', target: 'step' }));
+  expect(run.path.traversals).toContainEqual({ source: 'more', target: 'done', count: 1 });
+
+  await page.goto(`${dash.url}#/runs/${runId}`);
+  const drawing = page.locator('[data-testid="graph-drawing"]');
+  await drawing.locator('.graph-node[data-node="done"]').waitFor();
+  await drawing.locator('.react-flow__edge').first().waitFor({ state: 'attached' });
+  const edge = (from: string, to: string) => drawing.locator(`.react-flow__edge[data-id^="${from}-${to}-"]`);
+  expect(await edge('more', 'step').getAttribute('class')).toMatch(/\boff-path\b/);
+  expect(await edge('more', 'done').getAttribute('class')).toMatch(/\bon-path\b/);
+  expect(await edge('step', 'more').getAttribute('class')).toMatch(/\bon-path\b/);
+  expect(await drawing.locator('.react-flow__edge.off-path').count()).toBe(1);
+  expect(await drawing.locator('.react-flow__edge.on-path').count()).toBe(4);
+  // The dimmed edge is drawn dimmed (not only classed): its opacity below the taken ones'.
+  expect(Number(await edge('more', 'step').locator('path.react-flow__edge-path').evaluate((p) => (globalThis as any).getComputedStyle(p).opacity as string))).toBeLessThan(1);
+  expect(await drawing.locator('.graph-node[data-node="step"] [data-testid="node-visits"]').textContent()).toBe('1×');
+
+  // The runs lists: the tool page's and the graph tools page's mark the draft's run, not a served tool's.
+  const served = await call('graph_tool_run', { name: 'countdown', arguments: { n: 1 } });
+  const servedRun = served.structuredContent!.executionId as string;
+  await waitForApi(dash, `/runs/${servedRun}`);
+  await page.goto(`${dash.url}#/graphs/one_round`);
+  await runRow('[data-testid="runs"]', runId).locator('[data-testid="run-draft-tag"]', { hasText: 'draft' }).waitFor();
+  await page.goto(`${dash.url}#/graphs`);
+  await runRow('[data-testid="runs"]', runId).locator('[data-testid="run-draft-tag"]').waitFor();
+  await runRow('[data-testid="runs"]', servedRun).waitFor();
+  expect(await runRow('[data-testid="runs"]', servedRun).locator('[data-testid="run-draft-tag"]').count()).toBe(0);
+  // The overview's recent runs too.
+  await page.goto(`${dash.url}#/`);
+  await page.locator('li', { has: page.locator(`a[href="#/runs/${encodeURIComponent(runId)}"]`) }).locator('[data-testid="run-draft-tag"]').waitFor();
+  expect(await page.locator('li', { has: page.locator(`a[href="#/runs/${encodeURIComponent(servedRun)}"]`) }).locator('[data-testid="run-draft-tag"]').count()).toBe(0);
 });

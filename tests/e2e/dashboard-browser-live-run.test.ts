@@ -114,6 +114,18 @@ test("an agent's long graph run is drawn live on the open page, node by node, an
   // The highlighted node is the current one.
   const highlighted = await page.locator('.graph-node.selected').getAttribute('data-node');
   expect(['entry', 'wait', 'count', 'check']).toContain(highlighted);
+  // The run's path as it grows: the loop's nodes on it, the way out not taken yet (dimmed), the rounds counted.
+  const drawing = page.locator('[data-testid="graph-drawing"]');
+  const edge = (from: string, to: string) => drawing.locator(`.react-flow__edge[data-id^="${from}-${to}-"]`);
+  const waits = async () => Number((await drawing.locator('.graph-node[data-node="wait"] [data-testid="node-visits"]').textContent())?.replace('×', ''));
+  expect(await drawing.locator('.graph-node[data-node="done"]').getAttribute('class')).toMatch(/\boff-path\b/);
+  expect(await edge('check', 'done').getAttribute('class')).toMatch(/\boff-path\b/);
+  expect(await edge('entry', 'wait').getAttribute('class')).toMatch(/\bon-path\b/);
+  expect(await page.locator('[data-testid="run-status"]').textContent()).toBe('running');
+  const rounds = await waits();
+  expect(rounds).toBeGreaterThan(0);
+  await page.waitForFunction((n) => Number((globalThis as any).document.querySelector('[data-testid="graph-drawing"] .graph-node[data-node="wait"] [data-testid="node-visits"]')?.textContent?.replace('×', '')) > n, rounds, { timeout: 30_000 });
+  expect(await edge('check', 'wait').getAttribute('class')).toMatch(/\bon-path\b/);
 
   // A node's output on click, while the run goes on: its latest execution.
   await page.locator('.graph-node[data-node="count"]').click();
@@ -132,6 +144,11 @@ test("an agent's long graph run is drawn live on the open page, node by node, an
   expect(await page.locator('[data-testid="run-current"]').count()).toBe(0);
   expect(await executionsShown()).toBe(1 + ITERATIONS * 3 + 2);
   await page.getByText('"iterations": 200').first().waitFor();
+  // The whole path: every node ran (the loop's 200 times), every edge taken, the way out too.
+  expect(await waits()).toBe(ITERATIONS);
+  expect(await drawing.locator('.graph-node.off-path').count()).toBe(0);
+  expect(await drawing.locator('.react-flow__edge.off-path').count()).toBe(0);
+  expect(await edge('check', 'done').getAttribute('class')).toMatch(/\bon-path\b/);
   // Time travel as before: an early execution's context.
   await page.locator('[data-exec="4"]').click();
   await panel.locator('h2', { hasText: '#4 wait' }).waitFor();

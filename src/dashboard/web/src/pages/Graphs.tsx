@@ -3,7 +3,7 @@ import { useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Json, Load, Time, actorText } from '../components/common';
-import { GraphDrawing, type DrawnEdge, type DrawnNode } from '../components/GraphDrawing';
+import { GraphDrawing, type DrawnEdge, type DrawnNode, type DrawnPath } from '../components/GraphDrawing';
 import type { RunSummary } from '../types';
 import type { JsonSchema } from '../components/ArgsForm';
 import { GraphWorkbench } from './GraphWorkbench';
@@ -46,6 +46,8 @@ interface RunRecord extends RunSummary {
   currentNode?: string;
   /** A draft's run whose definition was too large to keep: why it is not drawn. */
   draftOmitted?: string;
+  /** The path it took over its recorded executions: how often each node ran, the edges taken (marked on the drawing). */
+  path?: DrawnPath;
 }
 interface ExecutionView {
   execution: Execution;
@@ -96,7 +98,7 @@ function RunList({ runs }: { runs: RunSummary[] }) {
         {runs.map((r) => (
           <tr key={r.runId}>
             <td><a href={href('runs', r.runId)}><code>{r.runId.slice(0, 18)}</code></a></td>
-            <td>{r.tool}</td>
+            <td>{r.tool}{r.draft ? <> <span className="pill" data-testid="run-draft-tag" title="a run of a definition not saved">draft</span></> : null}</td>
             <td><span className={`run-status ${r.status}`}>{r.status}</span>{r.error ? <div className="error small">{r.error}</div> : null}</td>
             <td><Time iso={r.startedAt} /></td>
             <td data-testid="run-by">{actorText(r.actor) ?? <span className="muted">—</span>}</td>
@@ -167,7 +169,7 @@ export function GraphRunPage({ runId }: { runId: string }) {
               </div>
             ) : null}
             {r.draftOmitted ? <p className="muted small" data-testid="run-draft-omitted">A draft's run, not drawn: {r.draftOmitted}.</p> : null}
-            <RunDrawing tool={r.tool} runId={r.runId} highlight={live ? r.currentNode : selectedNode} onSelect={selectNode} />
+            <RunDrawing tool={r.tool} runId={r.runId} path={r.path} highlight={live ? r.currentNode : selectedNode} onSelect={selectNode} />
             <div className="run-layout">
               <div>
                 <h2>Timeline</h2>
@@ -200,12 +202,13 @@ function DebugRunLink({ runId, tool }: { runId: string; tool: string }) {
 
 /**
  * The run's tool drawn, when the dashboard knows it: as the run ran it (a draft's run keeps its definition), else a
- * loaded graph file, or the file a recorded run names.
+ * loaded graph file, or the file a recorded run names. The run's path is marked on it (the nodes run and how often,
+ * the edges taken, the rest dimmed); a live run's grows with every change its record tells of.
  */
-function RunDrawing({ tool, runId, highlight, onSelect }: { tool: string; runId: string; highlight?: string; onSelect: (id: string) => void }) {
+function RunDrawing({ tool, runId, path, highlight, onSelect }: { tool: string; runId: string; path?: DrawnPath; highlight?: string; onSelect: (id: string) => void }) {
   const res = useApi<ToolDetail>(`/graphs/${encodeURIComponent(tool)}?run=${encodeURIComponent(runId)}`);
   if (!res.data || res.data.nodes.length === 0) return null;
-  return <GraphDrawing nodes={res.data.nodes} edges={res.data.edges} highlight={highlight} onSelect={onSelect} />;
+  return <GraphDrawing nodes={res.data.nodes} edges={res.data.edges} path={path} highlight={highlight} onSelect={onSelect} />;
 }
 
 const SHOWN_EXECUTIONS = 500;

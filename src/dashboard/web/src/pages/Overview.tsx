@@ -83,6 +83,7 @@ export function Overview() {
                   <li key={r.runId}>
                     <a href={href('runs', r.runId)} className="strong">{r.tool}</a>{' '}
                     <span className={`run-status ${r.status}`}>{r.status}</span>
+                    {r.draft ? <> <span className="pill" data-testid="run-draft-tag" title="a run of a definition not saved">draft</span></> : null}
                     <div className="muted small">
                       <Time iso={r.startedAt} /> · {r.durationMs} ms · {r.nodeExecutions} node executions
                     </div>
