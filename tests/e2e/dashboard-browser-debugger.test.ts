@@ -14,51 +14,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, tempDir } from './helpers/server-process';
 import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
+import { slowLoopGraph } from './helpers/slow-loop-graph';
 
 jest.setTimeout(180_000);
 
-const TEST_SERVER = path.resolve(__dirname, '../fixtures/mcp-servers/test-server.js');
 const ITERATIONS = 3;
 
-function loopGraph(): string {
-  return `
-version: "1.0"
-server: { name: "debuggee", version: "1.0.0" }
-mcpServers:
-  fixture: { command: "node", args: [${JSON.stringify(TEST_SERVER)}] }
-tools:
-  - name: "slow_loop"
-    description: "Loops n times, each iteration waiting in a real MCP server"
-    inputSchema: { type: "object", properties: { n: { type: "number", description: "iterations" }, ms: { type: "number", description: "wait per iteration" } }, required: ["n"] }
-    outputSchema: { type: "object" }
-    nodes:
-      - id: "entry"
-        type: "entry"
-        next: "wait"
-      - id: "wait"
-        type: "mcp"
-        server: "fixture"
-        tool: "slow"
-        args: { ms: "$.entry.ms" }
-        next: "count"
-      - id: "count"
-        type: "transform"
-        transform: { expr: '{ "i": $executionCount("count") + 1, "n": $.entry.n }' }
-        next: "check"
-      - id: "check"
-        type: "switch"
-        conditions:
-          - rule: { "<": [{ "var": "$.count.i" }, { "var": "$.count.n" }] }
-            target: "wait"
-          - target: "done"
-      - id: "done"
-        type: "transform"
-        transform: { expr: '{ "iterations": $.count.i, "waits": $executionCount("wait"), "last": $previousNode() }' }
-        next: "exit"
-      - id: "exit"
-        type: "exit"
-`;
-}
 
 let data: { dir: string; cleanup: () => void };
 let graphs: { dir: string; cleanup: () => void };
@@ -72,7 +33,7 @@ beforeAll(async () => {
   data = tempDir('wg-debugger-');
   graphs = tempDir('wg-debugger-graphs-');
   const graphFile = path.join(graphs.dir, 'slow-loop.yaml');
-  fs.writeFileSync(graphFile, loopGraph());
+  fs.writeFileSync(graphFile, slowLoopGraph('debuggee'));
   mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', graphFile] });
   [dash, readOnly] = await Promise.all([
     startDashboardProcess({ dataDir: data.dir, args: ['--graphs', graphFile, '--allow-actions'], env: { WORKGRAPH_LOG_LEVEL: 'info' } }),

@@ -12,51 +12,12 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { connectClient, tempDir } from './helpers/server-process';
 import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
+import { slowLoopGraph } from './helpers/slow-loop-graph';
 
 jest.setTimeout(180_000);
 
-const TEST_SERVER = path.resolve(__dirname, '../fixtures/mcp-servers/test-server.js');
 const ITERATIONS = 200;
 
-function loopGraph(): string {
-  return `
-version: "1.0"
-server: { name: "live", version: "1.0.0" }
-mcpServers:
-  fixture: { command: "node", args: [${JSON.stringify(TEST_SERVER)}] }
-tools:
-  - name: "slow_loop"
-    description: "Loops n times, each iteration waiting in a real MCP server"
-    inputSchema: { type: "object", properties: { n: { type: "number" }, ms: { type: "number" } }, required: ["n"] }
-    outputSchema: { type: "object" }
-    nodes:
-      - id: "entry"
-        type: "entry"
-        next: "wait"
-      - id: "wait"
-        type: "mcp"
-        server: "fixture"
-        tool: "slow"
-        args: { ms: "$.entry.ms" }
-        next: "count"
-      - id: "count"
-        type: "transform"
-        transform: { expr: '{ "i": $executionCount("count") + 1, "n": $.entry.n }' }
-        next: "check"
-      - id: "check"
-        type: "switch"
-        conditions:
-          - rule: { "<": [{ "var": "$.count.i" }, { "var": "$.count.n" }] }
-            target: "wait"
-          - target: "done"
-      - id: "done"
-        type: "transform"
-        transform: { expr: '{ "iterations": $.count.i, "waits": $executionCount("wait") }' }
-        next: "exit"
-      - id: "exit"
-        type: "exit"
-`;
-}
 
 let data: { dir: string; cleanup: () => void };
 let graphs: { dir: string; cleanup: () => void };
@@ -70,7 +31,7 @@ beforeAll(async () => {
   data = tempDir('wg-live-run-');
   graphs = tempDir('wg-live-run-graphs-');
   graphFile = path.join(graphs.dir, 'slow-loop.yaml');
-  fs.writeFileSync(graphFile, loopGraph());
+  fs.writeFileSync(graphFile, slowLoopGraph('live'));
   mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', graphFile] });
   dash = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', graphFile] });
   browser = await launchBrowser();
@@ -135,7 +96,7 @@ test("an agent's long graph run is drawn live on the open page, node by node, an
 
   const r = await call;
   expect(r.isError).toBeFalsy();
-  expect(r.structuredContent).toEqual({ iterations: ITERATIONS, waits: ITERATIONS });
+  expect(r.structuredContent).toEqual({ iterations: ITERATIONS, waits: ITERATIONS, last: 'done' });
   const runId = (r._meta as Record<string, string>)['workgraph/executionId'];
   expect(page.url()).toContain(runId);
 
