@@ -5,6 +5,7 @@
  * processes serve the result. And paths that lead out of `--graphs` or the roots by a symlink or `..`: refused, the
  * file they lead to untouched.
  */
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'yaml';
@@ -96,6 +97,10 @@ describe('graph authoring: concurrent writers and paths out of --graphs (two bui
   }, 60_000);
 
   it('five calls of one agent on one revision at once: exactly one lands, four conflicts, the file holds one new tool', async () => {
+    // The previous test's last write may have come from the other process: wait until this one has reloaded the file
+    // (graph_server answers the revision of the file as this process loaded it; its watcher reloads it).
+    const onDisk = createHash('sha256').update(fs.readFileSync(file, 'utf8'), 'utf8').digest('hex').slice(0, 16);
+    await waitFor('process a serves the file as it is on disk', async () => (await revision(a)) === onDisk);
     const r = await revision(a);
     const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
     const results = await Promise.all(names.map((n) => call(a, 'graph_tool_add', { file: 'shared.yaml', revision: r, tool: tool(n) })));
