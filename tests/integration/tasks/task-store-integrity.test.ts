@@ -58,10 +58,12 @@ describe('file task graph store: the graph file is the commit point', () => {
 });
 
 describe('appendFully', () => {
-  it('appends every byte and reports the lengths', async () => {
+  it('appends every byte and reports the lengths and the file identity after the append', async () => {
     const f = path.join(fx.base, 'append.txt');
     await fs.writeFile(f, 'abc');
-    expect(await appendFully(f, 'défg')).toEqual({ before: 3, after: 3 + Buffer.byteLength('défg') });
+    const appended = await appendFully(f, 'défg');
+    const st = await fs.stat(f);
+    expect(appended).toEqual({ before: 3, after: 3 + Buffer.byteLength('défg'), ino: st.ino, mtimeMs: st.mtimeMs });
     expect(await fs.readFile(f, 'utf8')).toBe('abcdéfg');
   });
 });
