@@ -50,6 +50,7 @@ describe('graph authoring: concurrent writers and paths out of --graphs (two bui
   let b: Conn;
   const call = async (c: Conn, name: string, args: Record<string, unknown>) => (await c.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as Result;
   const revision = async (c: Conn) => (await call(c, 'graph_server', { file: 'shared.yaml' })).structuredContent!.graphs[0].revision as string;
+  const revisionOnDisk = () => createHash('sha256').update(fs.readFileSync(file, 'utf8'), 'utf8').digest('hex').slice(0, 16);
   const toolsInFile = () => (parse(fs.readFileSync(file, 'utf8')).tools as Array<{ name: string }>).map((t) => t.name);
 
   beforeAll(async () => {
@@ -97,11 +98,10 @@ describe('graph authoring: concurrent writers and paths out of --graphs (two bui
   }, 60_000);
 
   it('five calls of one agent on one revision at once: exactly one lands, four conflicts, the file holds one new tool', async () => {
-    // The previous test's last write may have come from the other process: wait until this one has reloaded the file
-    // (graph_server answers the revision of the file as this process loaded it; its watcher reloads it).
-    const onDisk = createHash('sha256').update(fs.readFileSync(file, 'utf8'), 'utf8').digest('hex').slice(0, 16);
-    await waitFor('process a serves the file as it is on disk', async () => (await revision(a)) === onDisk);
+    // The previous test's last write may have come from the other process: graph_server answers the file as it is
+    // on disk all the same (this process's watcher may not have reloaded it yet).
     const r = await revision(a);
+    expect(r).toBe(revisionOnDisk());
     const names = ['c1', 'c2', 'c3', 'c4', 'c5'];
     const results = await Promise.all(names.map((n) => call(a, 'graph_tool_add', { file: 'shared.yaml', revision: r, tool: tool(n) })));
     expect(results.filter((x) => !x.isError)).toHaveLength(1);
@@ -111,6 +111,27 @@ describe('graph authoring: concurrent writers and paths out of --graphs (two bui
     const landed = names.filter((n) => toolsInFile().includes(n));
     expect(landed).toHaveLength(1);
     expect(results[names.indexOf(landed[0]!)]!.isError).toBeFalsy();
+  }, 60_000);
+
+  it('process b writes; process a at once answers the file as b left it (graph_server, graph_tool_get) and an update on that revision lands', async () => {
+    const added = await call(b, 'graph_tool_add', { file: 'shared.yaml', revision: await revision(b), tool: tool('from_b') });
+    expect(added.isError).toBeFalsy();
+    const rb = added.structuredContent!.revision as string;
+    expect(rb).toBe(revisionOnDisk());
+    // No wait for a's watcher: its reads catch up with the disk first.
+    const server = (await call(a, 'graph_server', { file: 'shared.yaml' })).structuredContent!.graphs[0];
+    expect(server.revision).toBe(rb);
+    expect(server.tools).toContain('from_b');
+    const got = await call(a, 'graph_tool_get', { name: 'from_b' });
+    expect(got.isError).toBeFalsy();
+    expect(got.structuredContent!.revision).toBe(rb);
+    const updated = await call(a, 'graph_tool_update', { name: 'from_b', revision: rb, tool: { ...tool('from_b'), description: 'changed by a' } });
+    expect(updated.isError).toBeFalsy();
+    expect(updated.structuredContent!.revision).toBe(revisionOnDisk());
+    expect((parse(fs.readFileSync(file, 'utf8')).tools as Array<{ name: string; description: string }>).find((t) => t.name === 'from_b')!.description).toBe('changed by a');
+    // b's update on the revision it wrote is now a real conflict, naming a's revision.
+    const stale = await call(b, 'graph_tool_update', { name: 'from_b', revision: rb, tool: tool('from_b') });
+    expect(stale.content[0]!.text).toMatch(new RegExp(`^conflict: .*it is at ${updated.structuredContent!.revision} now`));
   }, 60_000);
 
   it('a symlink in the --graphs folder to a file outside it, and a .. path out of it: refused, the file untouched', async () => {

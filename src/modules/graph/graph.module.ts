@@ -144,11 +144,15 @@ export const graphModule: ModuleRegistration = (container, config) => {
       return new GraphFileAuthor(c.resolve<GraphHost>(GraphTokens.GraphHost), config.graphPaths, path.join(config.dataDir, 'graph-file-locks'));
     }),
   });
-  // Replaced by the server's GraphToolPublisher when it serves graph files (run-server.ts); alone, a reload of the host.
+  // Replaced by the server's GraphToolPublisher when it serves graph files (run-server.ts); alone, a reload of the host
+  // (refresh: the loaded files whose text on disk is no longer the one loaded).
   container.register(GraphTokens.GraphFileSync, {
     useFactory: instanceCachingFactory((c): GraphFileSync => ({
       reload: async (file) => {
         await c.resolve<GraphHost>(GraphTokens.GraphHost).reloadFiles([file]);
+      },
+      refresh: async () => {
+        await c.resolve<GraphHost>(GraphTokens.GraphHost).reloadChanged();
       },
     })),
   });

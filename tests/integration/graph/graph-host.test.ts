@@ -83,6 +83,25 @@ describe('loadGraph / GraphHost', () => {
     expect(host.listTools()).toEqual([]);
   });
 
+  it('reloadChanged reloads only the loaded files whose text on disk is no longer the one loaded', async () => {
+    const file = path.join(dir, 'g.yaml');
+    const other = path.join(dir, 'other.yaml');
+    await fs.copyFile(sumToNFile, file);
+    await fs.writeFile(other, (await fs.readFile(sumToNFile, 'utf8')).replace(/sum_to_n/g, 'other_sum'));
+    const host = new GraphHost();
+    await host.load([file, other]);
+    const before = host.graphs().map((g) => g.config.revision);
+    expect(await host.reloadChanged()).toEqual({ loaded: [], failed: [] });
+
+    // Rewritten by someone else (the same length: only the text tells).
+    await fs.writeFile(file, (await fs.readFile(file, 'utf8')).replace('"sum_to_n"', '"sum_to_m"').replace(/tool: "sum_to_n"/g, 'tool: "sum_to_m"'));
+    expect(await host.reloadChanged()).toEqual({ loaded: [file], failed: [] });
+    expect(host.listTools().map((t) => t.name).sort()).toEqual(['other_sum', 'sum_to_m']);
+    const after = host.graphs().map((g) => g.config.revision);
+    expect(after[0]).not.toBe(before[0]);
+    expect(after[1]).toBe(before[1]);
+  });
+
   it('keeps finished runs inspectable by executionId', async () => {
     const host = await loadGraph(sumToNFile);
     const { executionId, promise } = host.executeTool('sum_to_n', { n: 3 });

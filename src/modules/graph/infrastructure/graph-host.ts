@@ -7,6 +7,7 @@ import type { CompiledGraph } from '../application/engine/compiled-graph';
 import type { ExecutionController, ExecutionHandle, ExecutionOptions, ExecutionState } from '../application/engine/execution-types';
 import { GraphRunner, type ExecutionSummary, type GraphRunnerOptions, type GraphToolInfo } from '../application/graph-runner';
 import { GraphFileLoader, type GraphFileLoaderOptions } from './graph-file-loader';
+import { graphFileRevision } from './graph-file-revision';
 import type { GraphIssue } from '../domain/graph-issue';
 
 export interface LoadGraphOptions extends GraphFileLoaderOptions, GraphRunnerOptions {
@@ -79,6 +80,19 @@ export class GraphHost {
       }
     }
     return { loaded, failed };
+  }
+
+  /**
+   * Reloads the loaded files whose text on disk is no longer the text loaded (its revision differs: another process
+   * or an editor wrote it), as {@link reloadFiles} does; a file that cannot be read now stays as loaded.
+   */
+  async reloadChanged(): Promise<{ loaded: string[]; failed: GraphLoadFailure[] }> {
+    const stale: string[] = [];
+    for (const [file, graph] of this.byFile) {
+      const text = await fs.readFile(file, 'utf8').catch(() => undefined);
+      if (text !== undefined && graphFileRevision(text) !== graph.config.revision) stale.push(file);
+    }
+    return this.reloadFiles(stale);
   }
 
   /** Stops serving a file's tools (e.g. the file was deleted). */

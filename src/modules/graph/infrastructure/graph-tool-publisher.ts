@@ -18,7 +18,9 @@ export interface GraphToolPublisherOptions {
   debounceMs?: number;
 }
 
+/** A file's identity on disk: an atomic write (a rename) changes its inode, any write its mtime or size. */
 interface Fingerprint {
+  ino: number;
   mtimeMs: number;
   size: number;
 }
@@ -77,6 +79,14 @@ export class GraphToolPublisher {
     return this.sync();
   }
 
+  /**
+   * Brings the served tools up to date with the disk now, before a read answers them (graph_server, graph_tool_get):
+   * the watcher hears another process's write only after its debounce. A stat per file; only changed files are read.
+   */
+  refresh(): Promise<void> {
+    return this.sync();
+  }
+
   /** Re-reads the paths: loads new and changed files, unloads deleted ones, republishes what changed. */
   sync(): Promise<void> {
     this.reloading = this.reloading.then(() => this.doSync()).catch((e) => {
@@ -92,7 +102,7 @@ export class GraphToolPublisher {
     for (const file of files) {
       const stat = await fs.promises.stat(file).catch((e: NodeJS.ErrnoException) => e);
       if (stat instanceof fs.Stats && stat.isFile()) {
-        current.set(file, { mtimeMs: stat.mtimeMs, size: stat.size });
+        current.set(file, { ino: stat.ino, mtimeMs: stat.mtimeMs, size: stat.size });
         continue;
       }
       // Never silently: a `*.yaml` that is a dangling symlink or a folder would otherwise just be missing.
@@ -104,7 +114,7 @@ export class GraphToolPublisher {
     this.skipped = skipped;
     const changed = [...current].filter(([f, fp]) => {
       const old = this.fingerprints.get(f);
-      return !old || old.mtimeMs !== fp.mtimeMs || old.size !== fp.size;
+      return !old || old.ino !== fp.ino || old.mtimeMs !== fp.mtimeMs || old.size !== fp.size;
     });
     const removed = [...this.fingerprints.keys()].filter((f) => !current.has(f));
 

@@ -42,8 +42,18 @@ export interface GraphFileEditor {
   draft(file: string | undefined, tool: Record<string, unknown>): Promise<CompiledGraph>;
 }
 
-/** What serves the graph files as tools: told after a write so the served list changes at once. */
+/**
+ * What serves the graph files as tools: told after a write so the served list changes at once, and asked before a
+ * read answers what it serves, so a file another process wrote is answered as it is on disk, not as this process
+ * loaded it (its watcher reloads it only after a delay).
+ */
 export interface GraphFileSync {
   /** Reloads `file` and republishes its tools (tools/list_changed). */
   reload(file: string): Promise<void>;
+  /**
+   * Brings what is served up to date with the files on disk now: each file's identity checked (a stat), a changed
+   * file reloaded and republished, a new one loaded, a deleted one dropped. A file that fails to load keeps its last
+   * good version (as on any reload).
+   */
+  refresh(): Promise<void>;
 }

@@ -39,9 +39,16 @@ class GraphFileChanges {
     return real;
   }
 
-  /** The file declaring a served tool. @throws NotFoundError for a tool not served. */
-  fileOf(name: string): string {
-    const served = this.catalog.toolDefinition(name);
+  /**
+   * The file declaring a served tool; one this process does not serve yet is looked for again once the files are
+   * brought up to date with the disk (another process may just have added it). @throws NotFoundError for a tool not served.
+   */
+  async fileOf(name: string): Promise<string> {
+    let served = this.catalog.toolDefinition(name);
+    if (!served?.file) {
+      await this.sync.refresh();
+      served = this.catalog.toolDefinition(name);
+    }
     if (!served?.file) throw new NotFoundError('graph tool', name);
     return served.file;
   }
@@ -70,7 +77,7 @@ export class UpdateGraphTool implements UseCase<UpdateInput, ChangedOutput> {
   constructor(@inject(GraphFileChanges) private readonly changes: GraphFileChanges) {}
 
   async execute(input: UpdateInput, ctx?: CallContext): Promise<ChangedOutput> {
-    const file = await this.changes.writable(this.changes.fileOf(input.name), 'name', ctx);
+    const file = await this.changes.writable(await this.changes.fileOf(input.name), 'name', ctx);
     return this.changes.apply(file, input.revision, { kind: 'update', name: input.name, tool: input.tool as Record<string, unknown> });
   }
 }
@@ -81,7 +88,7 @@ export class DeleteGraphTool implements UseCase<DeleteInput, ChangedOutput> {
   constructor(@inject(GraphFileChanges) private readonly changes: GraphFileChanges) {}
 
   async execute(input: DeleteInput, ctx?: CallContext): Promise<ChangedOutput> {
-    const file = await this.changes.writable(this.changes.fileOf(input.name), 'name', ctx);
+    const file = await this.changes.writable(await this.changes.fileOf(input.name), 'name', ctx);
     return this.changes.apply(file, input.revision, { kind: 'delete', name: input.name });
   }
 }
