@@ -129,3 +129,57 @@ test('a paused run is saved once per pause, not on every tick (a run held in the
   await new Promise((r) => setTimeout(r, 50));
   expect(seen[seen.length - 1]!.status).toBe('completed');
 });
+
+test('a run blocked in one long node is not saved again while its record stays the same; it is once it goes on (files store)', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-live-idle-'));
+  try {
+    const store = new FileGraphRunStore(dir);
+    let release!: () => void;
+    const blocked = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    // The first `wait` is one long MCP call (held until released); the loop's second one answers at once.
+    const pool = new FakeMcpClientPool(async () => {
+      if (++calls === 1) await blocked;
+      return { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } } as never;
+    });
+    const runner = runnerFor(LOOP, { mcpClientPool: pool, runStore: store, liveRecordMs: 10 });
+    const run = runner.executeTool('slow_loop', { n: 2 });
+    const toolDir = path.join(dir, 'graph-runs', 'slow_loop');
+    const recordFile = (): string | undefined => {
+      const name = fs.existsSync(toolDir) ? fs.readdirSync(toolDir).find((n) => n.endsWith(`-${run.executionId}.json`)) : undefined;
+      return name && path.join(toolDir, name);
+    };
+    // Each save replaces the record file (temp file + rename): a new inode, a new change time.
+    const identity = (file: string) => {
+      const st = fs.statSync(file, { bigint: true });
+      return `${st.ino}/${st.ctimeNs}/${st.mtimeNs}`;
+    };
+    let file: string | undefined;
+    let live: GraphRunRecord | undefined;
+    while (!(live?.currentNode === 'wait' && live.nodeExecutions === 1)) {
+      await new Promise((r) => setTimeout(r, 5));
+      file = recordFile();
+      live = file ? await store.get(run.executionId).catch(() => undefined) : undefined;
+    }
+    expect(live.status).toBe('running');
+    const saved = identity(file!);
+    // Some 30 ticks of the recorder with the run held in that one call: the record file is the one written first.
+    for (let i = 0; i < 30; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      expect(identity(file!)).toBe(saved);
+    }
+    expect(run.controller.getState()).toMatchObject({ status: 'running', currentNodeId: 'wait', executionCount: 1 });
+
+    release();
+    expect((await run.promise).result).toEqual({ i: 2, n: 2 });
+    let final = await store.get(run.executionId);
+    for (let i = 0; i < 100 && final.status !== 'completed'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      final = await store.get(run.executionId);
+    }
+    expect(final).toMatchObject({ status: 'completed', nodeExecutions: 9 });
+    expect(identity(file!)).not.toBe(saved);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

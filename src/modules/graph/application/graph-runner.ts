@@ -40,7 +40,8 @@ export interface GraphRunnerOptions {
   runStore?: GraphRunStore;
   /**
    * While a run goes on, its live record (status `running`/`paused`, its current node, the executions so far) is
-   * saved to `runStore` every this many ms (less often when saving it takes long), so dashboards draw it as it happens;
+   * saved to `runStore` every this many ms when it changed since (less often when saving it takes long), so dashboards
+   * draw it as it happens;
    * 0 = only the final record. A live record holds the last 1,000 executions. Default 250.
    */
   liveRecordMs?: number;

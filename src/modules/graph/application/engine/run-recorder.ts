@@ -26,9 +26,19 @@ export interface RunRecorderOptions {
 }
 
 /**
+ * What a live record is made of while the run goes on: its status, its current node and its executions (the history
+ * only grows, so their count names them; a live record's times are its executions' times). Two states with the same
+ * key give the same live record.
+ */
+function liveRecordKey(state: ExecutionState): string {
+  return `${state.status}\u0000${state.executionCount}\u0000${state.currentNodeId ?? ''}`;
+}
+
+/**
  * Records one run in the run store: while it goes on, its live record (status `running`/`paused`, the current node)
- * every `liveEveryMs` — so a dashboard in any process draws it as it happens, through the store's change events — and
- * its final record once it ended; a run paused (in the debugger) is saved once per pause, not on every tick. A live
+ * every `liveEveryMs` when it changed since the last save — so a dashboard in any process draws it as it happens,
+ * through the store's change events — and its final record once it ended; a run whose record did not change (one
+ * long node, a pause in the debugger) is not saved again until it does. A live
  * save's work on the event loop stays under a tenth of the time between two (a long record is saved less often). Saves never overlap and the final one is the last: a live save still in flight is
  * waited for, and none starts after the run ended. All of it runs on timers off the engine's loop, which never waits.
  * @returns settles once the final record was saved (or its save failed: `onError` was told).
@@ -38,26 +48,27 @@ export function recordRun(o: RunRecorderOptions): Promise<void> {
   let saving: Promise<void> = Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   let loopMs = 0;
-  const save = (rec: () => GraphRunRecord): Promise<void> =>
+  const save = (rec: () => GraphRunRecord, saved?: () => void): Promise<void> =>
     (saving = saving
-      .then(() => {
+      .then(async () => {
         const t0 = Date.now();
         // Building the record and the store's serializing of it (before its first await) hold the event loop.
         const written = o.store.save(rec());
         loopMs = Date.now() - t0;
-        return written;
+        await written;
+        saved?.();
       })
       .catch((err) => o.onError(err)));
-  // The paused state last saved: a run held in the debugger (for minutes, maybe) is saved once, not every tick.
-  let pausedSaved: string | undefined;
+  // The live state last saved: a run whose record did not change since — one long node (an MCP call of minutes),
+  // a run held in the debugger — is not saved again on every tick. A save that failed is tried again.
+  let lastSaved: string | undefined;
   const tick = (): void => {
     timer = undefined;
     if (ended) return;
     const state = o.state();
-    const paused = state.status === 'paused' ? `${state.executionCount}\u0000${state.currentNodeId}` : undefined;
-    if (paused !== undefined && paused === pausedSaved) return schedule();
-    pausedSaved = paused;
-    void save(() => o.build(state, true)).then(schedule);
+    const key = liveRecordKey(state);
+    if (key === lastSaved) return schedule();
+    void save(() => o.build(state, true), () => (lastSaved = key)).then(schedule);
   };
   function schedule(): void {
     if (ended || o.liveEveryMs <= 0) return;
