@@ -2,7 +2,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { ProtocolError } from '@modelcontextprotocol/server';
 import { packageRoot } from '../kernel/config/package-root';
-import { APP_VIEWS, APP_VIEW_TITLES, appViewUri, type AppView } from '../kernel/tools/app-views';
+import { APP_VIEWS, APP_VIEW_TITLES, VIEW_ASSETS, appViewUri, type AppView, type ViewAsset } from '../kernel/tools/app-views';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
 import { hasScope, type Identity } from '../kernel/identity';
 import { JsonRpcErrorCodes } from './json-rpc-codes';
@@ -86,36 +86,70 @@ export function viewsDir(): string {
   return path.join(packageRoot(), 'dist', 'dashboard', 'views');
 }
 
-const documents = new Map<AppView, Promise<string>>();
-
 /**
- * `resources/read` of a view: its HTML document, with the actions the caller may take written into it (a
+ * `resources/read` of a view (or of a view's asset, below): its HTML document, with the actions the caller may take written into it (a
  * `<meta name="workgraph-view">` the view reads: actions only with `--allow-actions` and the caller's `write`
  * scope; `live` when the server serves the app-only resource_changes tool the views poll, resource-changes.ts). Undefined when `uri` is not a `ui://workgraph/` URI; an unknown or unserved view is invalid params.
  */
 export async function readView(uri: string, views: readonly AppView[], policy: AppsPolicy, caller: Identity, live = false): Promise<{ contents: Array<Record<string, unknown>> } | undefined> {
   const m = VIEW_URI.exec(uri);
   if (!uri.startsWith('ui://workgraph/')) return undefined;
+  if (uri.startsWith('ui://workgraph/assets/')) return readAsset(uri, views);
   const view = m?.[1] as AppView | undefined;
   if (!view || !views.includes(view)) {
     throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `unknown view ${JSON.stringify(uri)}; this server serves ${views.map(appViewUri).join(', ') || 'no views'}`);
   }
-  let doc = documents.get(view);
-  if (!doc) {
-    const file = path.join(viewsDir(), `${view}.html`);
-    doc = fs.readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      documents.delete(view);
-      throw new Error(e.code === 'ENOENT' ? `the view ${view} is not built (${file} is missing): run npm run build` : `the view ${view} could not be read: ${e.message}`);
-    });
-    documents.set(view, doc);
-  }
   const actions = policy.actions && hasScope(caller, ACTION_SCOPE);
-  const html = withViewSettings(await doc, { actions, live });
+  const html = withViewSettings(await builtFile(`${view}.html`, `the view ${view}`, 'utf8'), { actions, live });
   return { contents: [{ uri, mimeType: UI_MIME_TYPE, text: html, _meta: VIEW_RESOURCE_META }] };
+}
+
+const files = new Map<string, Promise<string>>();
+
+/** A file of the views' build, read once (kept while the process runs: the build does not change under it). */
+function builtFile(name: string, what: string, encoding: 'utf8' | 'base64'): Promise<string> {
+  let file = files.get(name);
+  if (!file) {
+    const at = path.join(viewsDir(), name);
+    file = fs.readFile(at, encoding).catch((e: NodeJS.ErrnoException) => {
+      files.delete(name);
+      throw new Error(e.code === 'ENOENT' ? `${what} is not built (${at} is missing): run npm run build` : `${what} could not be read: ${e.message}`);
+    });
+    files.set(name, file);
+  }
+  return file;
+}
+
+/** The views' assets served with these views (kernel/tools/app-views.ts VIEW_ASSETS: ELK's worker script). */
+export function servedAssets(views: readonly AppView[]): ViewAsset[] {
+  return (Object.keys(VIEW_ASSETS) as ViewAsset[]).filter((a) => VIEW_ASSETS[a].usedBy.some((v) => views.includes(v)));
+}
+
+/**
+ * `resources/read` of a view's asset (`ui://workgraph/assets/…`): its bytes as a base64 `blob` (the build writes them
+ * to dist/dashboard/views/assets/, app-views.mjs). Unlisted, as said at VIEW_ASSETS; an asset no served view uses is
+ * invalid params.
+ */
+async function readAsset(uri: string, views: readonly AppView[]): Promise<{ contents: Array<Record<string, unknown>> }> {
+  const served = servedAssets(views);
+  const asset = served.find((a) => VIEW_ASSETS[a].uri === uri);
+  if (!asset) {
+    throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `unknown view asset ${JSON.stringify(uri)}; this server serves ${served.map((a) => VIEW_ASSETS[a].uri).join(', ') || 'none'}`);
+  }
+  const name = uri.slice('ui://workgraph/'.length);
+  return { contents: [{ uri, mimeType: VIEW_ASSETS[asset].mimeType, blob: await builtFile(name, `the views' asset ${asset}`, 'base64') }] };
+}
+
+/**
+ * `text` inserted into `html` right after the first `marker` (or before everything when there is none): as it is,
+ * whatever it holds — a function replacer, so `$&`, `$'` or `$1` in it are not replacement patterns.
+ */
+export function insertAfter(html: string, marker: string, text: string): string {
+  return html.includes(marker) ? html.replace(marker, () => `${marker}${text}`) : text + html;
 }
 
 /** Writes the view's settings into its head (a meta element: inert, so the document's CSP need not allow it). */
 export function withViewSettings(html: string, settings: { actions: boolean; live: boolean }): string {
-  const tag = `<meta name="workgraph-view" content="${JSON.stringify(settings).replace(/"/g, '&quot;')}">`;
-  return html.includes('<head>') ? html.replace('<head>', `<head>${tag}`) : tag + html;
+  const content = JSON.stringify(settings).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+  return insertAfter(html, '<head>', `<meta name="workgraph-view" content="${content}">`);
 }

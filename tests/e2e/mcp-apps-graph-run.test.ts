@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, until } from './helpers/apps-host';
+import { connectHost, hostView, readViewHtml, readsThrough, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -124,13 +124,14 @@ test("draws the run's tool as a graph: its nodes and ELK-routed edges, the path 
   const executionId = run._meta['workgraph/executionId'];
   const inspect = await call('graph_inspect', { executionId });
   const callTool = async (n: string, a: Json) => (await host.client.callTool({ name: n, arguments: a })) as Json;
-  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 1240, callTool });
+  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 1240, callTool, readResource: readsThrough(host.client) });
   try {
     const drawing = v.view.locator('[data-testid="graph-drawing"]');
     await until(() => drawing.locator('.react-flow__node').count(), (n) => expect(n).toBe(7));
     await until(() => drawing.locator('.react-flow__edge').count(), (n) => expect(n).toBe(COUNT_UP_EDGES));
-    // Every edge (the loop's way back up included) follows ELK's route.
+    // Every edge (the loop's way back up included) follows ELK's route: ELK's script read once through the host.
     expect(await drawing.locator('.react-flow__edge-routed').count()).toBe(COUNT_UP_EDGES);
+    expect(await v.reads()).toEqual(['ui://workgraph/assets/elk-worker.js.gz']);
     // The path: every node but the refusal ran; the edges into and out of it were not taken.
     expect(await drawing.locator('.graph-node.on-path').count()).toBe(6);
     expect(await drawing.locator('.graph-node.off-path').getAttribute('data-node')).toBe('refuse');
@@ -160,7 +161,7 @@ test("draws the run's tool as a graph: its nodes and ELK-routed edges, the path 
   } finally {
     await v.close();
   }
-  const w = await hostView(browser, { html, result: inspect, width: 400, height: 760, callTool });
+  const w = await hostView(browser, { html, result: inspect, width: 400, height: 760, callTool, readResource: readsThrough(host.client) });
   try {
     await until(() => w.view.locator('[data-testid="graph-drawing"] .react-flow__node').count(), (n) => expect(n).toBe(7));
     await w.view.locator('[data-testid="travel-next"]').click();
@@ -180,7 +181,7 @@ test('the run as handed, then time travel through its executions by graph_inspec
   const inspect = await call('graph_inspect', { executionId });
   const history = inspect.structuredContent.history as Json[];
   expect(history.length).toBeGreaterThan(3);
-  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 700, callTool: async (n, a) => (await host.client.callTool({ name: n, arguments: a })) as Json });
+  const v = await hostView(browser, { html, result: inspect, input: { executionId }, width: 1200, height: 700, callTool: async (n, a) => (await host.client.callTool({ name: n, arguments: a })) as Json, readResource: readsThrough(host.client) });
   try {
     await until(() => v.view.locator('[data-testid="timeline"] button.exec').count(), (n) => expect(n).toBe(history.length));
     expect(await v.view.locator('[data-testid="run-status"]').textContent()).toBe(inspect.structuredContent.status);
@@ -208,7 +209,7 @@ test('the run as handed, then time travel through its executions by graph_inspec
   } finally {
     await v.close();
   }
-  const w = await hostView(browser, { html, result: inspect, width: 400, height: 700, callTool: async (n, a) => (await host.client.callTool({ name: n, arguments: a })) as Json });
+  const w = await hostView(browser, { html, result: inspect, width: 400, height: 700, callTool: async (n, a) => (await host.client.callTool({ name: n, arguments: a })) as Json, readResource: readsThrough(host.client) });
   try {
     await until(() => w.view.locator('[data-testid="timeline"] button.exec').count(), (n) => expect(n).toBe(history.length));
     await w.view.locator('[data-testid="timeline"] button.exec').nth(2).click();

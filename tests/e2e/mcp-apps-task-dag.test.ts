@@ -10,7 +10,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, until, type HostedView } from './helpers/apps-host';
+import { connectHost, hostView, readViewHtml, readsThrough, until, type HostedView } from './helpers/apps-host';
+import { gunzipSync } from 'node:zlib';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -62,8 +63,19 @@ afterAll(async () => {
   root?.cleanup();
 });
 
-const open = async (o: { html?: string; result: Json; input?: Json; width?: number; height?: number; client?: Client }) =>
-  hostView(browser, { html: o.html ?? html, result: o.result, input: o.input, width: o.width ?? 1200, height: o.height ?? 640, callTool: async (name, a) => (await (o.client ?? actions.client).callTool({ name, arguments: a })) as Json });
+/** Frames the view in a host that passes its tool calls and (unless `resources` is false) its resource reads on. */
+const open = async (o: { html?: string; result: Json; input?: Json; width?: number; height?: number; client?: Client; resources?: boolean }) =>
+  hostView(browser, {
+    html: o.html ?? html,
+    result: o.result,
+    input: o.input,
+    width: o.width ?? 1200,
+    height: o.height ?? 640,
+    callTool: async (name, a) => (await (o.client ?? actions.client).callTool({ name, arguments: a })) as Json,
+    ...(o.resources === false ? {} : { readResource: readsThrough(o.client ?? actions.client) }),
+  });
+
+const ELK_WORKER_URI = 'ui://workgraph/assets/elk-worker.js.gz';
 
 const nodeCount = (v: HostedView) => v.view.locator('.react-flow__node').count();
 
@@ -74,9 +86,11 @@ test('the resource is one HTML document of the extension\'s MIME type, its CSP a
   expect(c._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
   expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+';/);
   expect(html).toContain("connect-src 'none'");
-  // Workers only from the blob: URLs its own script makes (ELK's, from the inert gzipped copy the document carries).
+  // Workers only from the blob: URLs its own script makes (ELK's, from the script it reads through the host).
   expect(html).toContain("worker-src blob:;");
-  expect(html).toMatch(/<script type="application\/gzip" id="workgraph-elk-worker">[A-Za-z0-9+/=]+<\/script>/);
+  // ELK's worker script is no longer in the document: a 5,000-task DAG (laid out linearly) does not pay for it.
+  expect(html).not.toContain('application/gzip');
+  expect(html.length).toBeLessThan(800_000);
   // Self-contained: nothing loaded from anywhere.
   expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
   expect(html).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:true,&quot;live&quot;:true}">');
@@ -138,7 +152,28 @@ async function edgesThroughNodes(v: HostedView): Promise<{ edges: number; routed
   });
 }
 
-test('the DAG is laid out by ELK (its worker started from the document\'s own copy): an edge that skips a layer goes around the task between', async () => {
+test('ELK\'s worker script is a view asset: read as gzipped bytes by a host that shows views, listed nowhere, unknown to other clients', async () => {
+  const r = await actions.client.readResource({ uri: ELK_WORKER_URI });
+  const c = r.contents[0] as Json;
+  expect(c.uri).toBe(ELK_WORKER_URI);
+  expect(c.mimeType).toBe('application/gzip');
+  const script = gunzipSync(Buffer.from(c.blob, 'base64')).toString('utf8');
+  expect(script).toBe(require('node:fs').readFileSync(require.resolve('elkjs/lib/elk-worker.min.js'), 'utf8'));
+  // Not in the model's resource list (the extension has no visibility for resources, as it has for tools).
+  const listed = (await actions.client.listResources()).resources.map((x) => x.uri);
+  expect(listed).toContain('ui://workgraph/task-dag');
+  expect(listed).not.toContain(ELK_WORKER_URI);
+  // An asset nobody serves is invalid params naming what is served; a client without the extension cannot read it.
+  await expect(actions.client.readResource({ uri: 'ui://workgraph/assets/nothing.js' })).rejects.toThrow(`unknown view asset "ui://workgraph/assets/nothing.js"; this server serves ${ELK_WORKER_URI}`);
+  const plain = await connectHost({ dataDir: data.dir, args: ['--allow-root', root.dir], apps: false });
+  try {
+    await expect(plain.client.readResource({ uri: ELK_WORKER_URI })).rejects.toThrow(/unknown|not found|invalid/i);
+  } finally {
+    await plain.close();
+  }
+});
+
+test('the DAG is laid out by ELK (its worker script read once through the host): an edge that skips a layer goes around the task between', async () => {
   // parser -> release and docs -> release skip cli's layer; laid out layer by layer, parser -> release ran straight
   // through cli's box.
   const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
@@ -154,12 +189,18 @@ test('the DAG is laid out by ELK (its worker started from the document\'s own co
     const x = async (id: string) => (await v.view.locator(`.react-flow__node[data-id="${id}"]`).boundingBox())!.x;
     expect(await x('parser')).toBeLessThan(await x('cli'));
     expect(await x('cli')).toBeLessThan(await x('release'));
+    // ELK's script came through the host, once; no notice.
+    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
+    expect(await v.view.locator('[data-testid="layout-notice"]').count()).toBe(0);
+    // A later result of the same shape lays nothing out again and reads nothing again.
+    await v.sendResult(await call(actions.client, 'get_project_graph', { project: 'Parser' }));
+    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
   } finally {
     await v.close();
   }
 });
 
-test('a frame whose CSP allows no worker still draws the DAG, layered without ELK', async () => {
+test('a frame whose CSP allows no worker still draws the DAG, layered without ELK, and says why in one line', async () => {
   const noWorkers = html.replace("worker-src blob:", "worker-src 'none'");
   expect(noWorkers).not.toBe(html);
   const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
@@ -168,9 +209,40 @@ test('a frame whose CSP allows no worker still draws the DAG, layered without EL
     await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
     expect(await nodeCount(v)).toBe(TASKS.length);
     expect((await edgesThroughNodes(v)).routed).toBe(0);
+    // The script was read through the host; the worker it would have become was refused by the frame's policy.
+    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
+    expect(await v.view.locator('[data-testid="layout-notice"]').textContent()).toBe("Laid out without ELK (this frame's policy allows no worker): edges go from layer to layer, not around the tasks between.");
     expect(await v.view.locator('[role="alert"]').count()).toBe(0);
   } finally {
     await v.close();
+  }
+});
+
+test('a host that passes no resource reads to the server gets the linear layout with a one-line notice, not an error', async () => {
+  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await open({ result, resources: false });
+  try {
+    await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
+    expect(await nodeCount(v)).toBe(TASKS.length);
+    expect((await edgesThroughNodes(v)).routed).toBe(0);
+    expect(await v.view.locator('[data-testid="layout-notice"]').textContent()).toBe('Laid out without ELK (this host does not pass resource reads from views to the server): edges go from layer to layer, not around the tasks between.');
+    expect(await v.view.locator('[role="alert"]').count()).toBe(0);
+    expect(await v.reads()).toEqual([]);
+    expect(await v.calls()).toEqual([]);
+  } finally {
+    await v.close();
+  }
+  // One line, even in a 400 px frame (the whole text in its title).
+  const narrow = await open({ result, resources: false, width: 400 });
+  try {
+    const notice = narrow.view.locator('[data-testid="layout-notice"]');
+    await notice.waitFor();
+    const box = await notice.evaluate((e) => ({ height: e.getBoundingClientRect().height, line: parseFloat((globalThis as any).getComputedStyle(e).lineHeight) || 20, title: e.getAttribute('title') }));
+    expect(box.height).toBeLessThan(box.line * 1.5);
+    expect(box.title).toContain('does not pass resource reads');
+    await narrow.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-no-resource-reads-400') });
+  } finally {
+    await narrow.close();
   }
 });
 
@@ -272,7 +344,10 @@ test('its CSP blocks a fetch to any origin (the request never arrives)', async (
       return { tried, violations };
     }, url);
     expect(outcome.tried.every((t) => t.startsWith('refused'))).toBe(true);
-    // A worker the view starts (as it starts ELK's) inherits the policy: its fetch is refused too.
+    // ELK's worker (from the script the view read through the host) ran the layout; a worker the view starts as it
+    // starts ELK's inherits the policy: its fetch is refused too.
+    await until(() => v.view.locator('.react-flow__edge-routed').count(), (n) => expect(n).toBe(EDGES));
+    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
     const fromWorker = await v.view.evaluate(
       (u) =>
         new Promise<string>((resolve) => {

@@ -2,8 +2,9 @@
 // components into ONE self-contained HTML document, dist/dashboard/views/<view>.html (vite-plugin-singlefile inlines
 // the script and the styles), its Content-Security-Policy written into it: no network at all (connect-src 'none'),
 // only its own inline script and styles (by their sha256), images as data: URIs, workers only from the blob: URLs its
-// script makes (ELK's, carried in the document: src/elk-engine-inline.ts). The dashboard's build runs these builds
-// when it is done (vite.config.mjs), so one `npm run build:dashboard` makes both.
+// script makes (ELK's, read through the host: src/elk-engine-inline.ts; the build writes its gzipped script beside
+// the documents). The dashboard's build runs these builds when it is done (vite.config.mjs), so one
+// `npm run build:dashboard` makes both.
 import { build } from 'vite';
 import { viteSingleFile } from 'vite-plugin-singlefile';
 import { createHash } from 'node:crypto';
@@ -15,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 export const VIEWS = ['task-dag', 'session', 'graph-run', 'knowledge-search'];
 
 /**
- * Views start ELK's worker from the copy of its script they carry (src/elk-engine-inline.ts in place of
+ * Views start ELK's worker from its script read through the host (src/elk-engine-inline.ts in place of
  * src/elk-engine.ts, whose worker script is a file loaded by URL).
  */
 function elkOnThePage(root) {
@@ -30,25 +31,31 @@ function elkOnThePage(root) {
   };
 }
 
-/** The id elk-engine-inline.ts reads ELK's worker script from (its ELK_SCRIPT_ID). */
-const ELK_SCRIPT_ID = 'workgraph-elk-worker';
+/**
+ * ELK's worker script, gzipped (1.6 MB → 0.5 MB), beside the views: the server serves it as the views' asset
+ * ui://workgraph/assets/elk-worker.js.gz (src/server/mcp-apps.ts), which a view reads through the host only when it
+ * has a graph small enough for ELK (src/elk-engine-inline.ts) — no document carries it.
+ */
+export function writeElkWorker(outDir) {
+  const file = createRequire(import.meta.url).resolve('elkjs/lib/elk-worker.min.js');
+  fs.mkdirSync(path.join(outDir, 'assets'), { recursive: true });
+  fs.writeFileSync(path.join(outDir, 'assets', 'elk-worker.js.gz'), gzipSync(fs.readFileSync(file), { level: 9 }));
+}
 
 /**
- * A view whose script lays graphs out with ELK gets ELK's worker script, gzipped and base64-encoded (1.6 MB → 0.5 MB),
- * in an inert element: the browser neither parses nor runs it while the view loads.
+ * `text` inserted into `html` right after the first `marker`, as it is: a function replacer, so `$&`, `$'` or `$1`
+ * in it are not replacement patterns (a script or a hash holding `$` comes through unchanged).
  */
-export function withElkScript(html) {
-  if (!html.includes(ELK_SCRIPT_ID)) return html;
-  const file = createRequire(import.meta.url).resolve('elkjs/lib/elk-worker.min.js');
-  const packed = gzipSync(fs.readFileSync(file), { level: 9 }).toString('base64');
-  return html.replace('</body>', `<script type="application/gzip" id="${ELK_SCRIPT_ID}">${packed}</script>\n</body>`);
+export function insertAfter(html, marker, text) {
+  if (!html.includes(marker)) throw new Error(`the built view has no ${marker} to insert after`);
+  return html.replace(marker, () => `${marker}${text}`);
 }
 
 const sha256 = (text) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
 
 /** The document with its CSP: every inline script and style allowed by its hash, nothing else from anywhere. */
 export function withCsp(html) {
-  // The scripts that run (module or classic); an inert data element (ELK's packed worker script) needs no hash.
+  // The scripts that run (module or classic); an inert data element would need no hash.
   const scripts = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/g)].filter((m) => !/\btype="(?!module")[^"]*"/.test(m[1])).map((m) => sha256(m[2]));
   const styles = [...html.matchAll(/<style\b[^>]*>([\s\S]*?)<\/style>/g)].map((m) => sha256(m[1]));
   const policy = [
@@ -59,14 +66,15 @@ export function withCsp(html) {
     'img-src data:',
     'font-src data:',
     "connect-src 'none'",
-    // ELK's worker, from the blob: URL the view's own script makes of the copy it carries; it inherits this policy.
+    // ELK's worker, from the blob: URL the view's own script makes of the script it read through the host; it
+    // inherits this policy.
     'worker-src blob:',
     "frame-src 'none'",
     "base-uri 'none'",
     "form-action 'none'",
   ].join('; ');
   const meta = `<meta http-equiv="Content-Security-Policy" content="${policy}">`;
-  return html.replace(/<head>/, `<head>\n    ${meta}`);
+  return insertAfter(html, '<head>', `\n    ${meta}`);
 }
 
 /** Builds every view (after the dashboard's own build, into its sibling folder). */
@@ -90,7 +98,8 @@ export async function buildViews(root, outDir, base) {
     });
     const built = path.join(tmp, 'views', `${view}.html`);
     fs.mkdirSync(outDir, { recursive: true });
-    fs.writeFileSync(path.join(outDir, `${view}.html`), withCsp(withElkScript(fs.readFileSync(built, 'utf8'))));
+    fs.writeFileSync(path.join(outDir, `${view}.html`), withCsp(fs.readFileSync(built, 'utf8')));
   }
+  writeElkWorker(outDir);
   fs.rmSync(tmp, { recursive: true, force: true });
 }

@@ -20,3 +20,16 @@ export const APP_VIEW_TITLES: Record<AppView, { title: string; description: stri
 export function appViewUri(view: AppView): string {
   return `ui://workgraph/${view}`;
 }
+
+/**
+ * What views read from the server through the host besides their documents (the extension's `resources/read` from a
+ * view, `App.readServerResource`): ELK's worker script, gzipped, which the task DAG and graph run views start as a
+ * Web Worker only when they have a graph small enough for ELK to lay out — so no view's document carries it. Not
+ * views: not listed in `resources/list` (the extension has no way to keep a resource from the model's list, as
+ * `_meta.ui.visibility` does for tools), read by the views that use it.
+ */
+export const VIEW_ASSETS = {
+  'elk-worker': { uri: 'ui://workgraph/assets/elk-worker.js.gz', mimeType: 'application/gzip', usedBy: ['task-dag', 'graph-run'] as readonly AppView[] },
+} as const;
+
+export type ViewAsset = keyof typeof VIEW_ASSETS;

@@ -24,6 +24,8 @@ export function hostPageScript(): string {
 
 type Json = Record<string, unknown>;
 export type CallTool = (name: string, args: Json) => Promise<Json>;
+/** Reads a resource of the server (a host's MCP client's `resources/read`). */
+export type ReadResource = (uri: string) => Promise<Json>;
 
 export interface HostedView {
   page: Page;
@@ -33,19 +35,26 @@ export interface HostedView {
   calls(): Promise<Array<{ name: string; arguments?: Json }>>;
   /** The view's polls of the app-only resource_changes tool (how it stays live), in order. */
   polls(): Promise<Array<{ name: string; arguments?: Json }>>;
+  /** The URIs the view read through the host (resources/read), in order. */
+  reads(): Promise<string[]>;
   sendResult(result: Json): Promise<void>;
   setContext(context: Json): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Opens a page with the host, frames `html` in it at `width`×`height` and hands it `result` (and `input`). */
-export async function hostView(browser: Browser, o: { html: string; result: Json; input?: Json; context?: Json; width: number; height: number; callTool: CallTool }): Promise<HostedView> {
+/**
+ * Opens a page with the host, frames `html` in it at `width`×`height` and hands it `result` (and `input`). With
+ * `readResource` the host passes the view's resource reads to it (and declares `serverResources`); without, it offers
+ * none, as a host that does not proxy them.
+ */
+export async function hostView(browser: Browser, o: { html: string; result: Json; input?: Json; context?: Json; width: number; height: number; callTool: CallTool; readResource?: ReadResource }): Promise<HostedView> {
   const page = await browser.context.newPage();
   await page.setViewportSize({ width: Math.max(o.width + 40, 480), height: o.height + 40 });
   await page.exposeFunction('hostCallTool', (name: string, args: Json) => o.callTool(name, args));
+  if (o.readResource) await page.exposeFunction('hostReadResource', (uri: string) => o.readResource!(uri));
   await page.setContent('<!doctype html><html><head><meta charset="utf-8"></head><body style="margin:16px;background:#eee"></body></html>');
   await page.addScriptTag({ content: hostPageScript() });
-  await page.evaluate((opts) => (globalThis as any).wgHost.load(opts), { html: o.html, result: o.result, input: o.input, context: o.context, width: o.width, height: o.height });
+  await page.evaluate((opts) => (globalThis as any).wgHost.load(opts), { html: o.html, result: o.result, input: o.input, context: o.context, width: o.width, height: o.height, resources: o.readResource !== undefined });
   const handle = await page.waitForSelector('iframe[data-testid="view-frame"]');
   const view = (await handle.contentFrame())!;
   return {
@@ -53,6 +62,7 @@ export async function hostView(browser: Browser, o: { html: string; result: Json
     view,
     calls: async () => (await page.evaluate(() => (globalThis as any).wgHost.calls as Array<{ name: string; arguments?: Json }>)).filter((c) => c.name !== 'resource_changes'),
     polls: async () => (await page.evaluate(() => (globalThis as any).wgHost.calls as Array<{ name: string; arguments?: Json }>)).filter((c) => c.name === 'resource_changes'),
+    reads: () => page.evaluate(() => (globalThis as any).wgHost.reads as string[]),
     sendResult: (r) => page.evaluate((x) => (globalThis as any).wgHost.sendResult(x), r),
     setContext: (c) => page.evaluate((x) => (globalThis as any).wgHost.setContext(x), c),
     close: () => page.close(),
@@ -82,6 +92,11 @@ export async function connectHost(opts: { dataDir: string; args?: string[]; apps
   );
   await client.connect(transport);
   return { client, close: () => client.close(), stderr: () => err };
+}
+
+/** The host's resource reads through `client` (what a host that proxies them does). */
+export function readsThrough(client: import('@modelcontextprotocol/client').Client): ReadResource {
+  return async (uri) => (await client.readResource({ uri })) as unknown as Json;
 }
 
 /** A view's HTML as the server serves it (resources/read). */

@@ -1,37 +1,40 @@
 /**
  * The ELK engine of the MCP Apps views (app-views.mjs builds them with this file in place of elk-engine.ts). A view is
- * one document that loads nothing by URL, so ELK's worker script travels inside it — gzipped and base64-encoded in an
- * inert `<script type="application/gzip">` element (app-views.mjs writes it), never parsed as JavaScript while the
- * view loads — and is started, on the first layout, as a Web Worker from a `blob:` URL the view makes of it. The
- * view's CSP allows exactly that (`worker-src blob:`; no other script than its own hashed one can make such a URL) and
- * the worker inherits the document's policy: no network (`connect-src 'none'`).
+ * one document that loads nothing by URL, and carrying ELK's 1.6 MB worker script (0.63 MB gzipped and base64-encoded)
+ * cost every view that never lays a graph out with ELK its tokenizing — the 5,000-task DAG, laid out linearly, among
+ * them (bench/mcp-apps-render.js). So the script is read through the host only on the first layout ELK is asked for
+ * (a DAG of up to 400 tasks, a graph tool's drawing): `resources/read` of the server's view asset
+ * ui://workgraph/assets/elk-worker.js.gz (src/server/mcp-apps.ts; the host's `serverResources` capability), gunzipped
+ * and started as a Web Worker from a `blob:` URL the view makes of it. The view's CSP allows exactly that
+ * (`worker-src blob:`; no other script than its own hashed one can make such a URL) and the worker inherits the
+ * document's policy: no network (`connect-src 'none'`).
  *
  * Why not ELK on the page's thread (elkjs's bundled build does that): parsing ELK's 1.6 MB of script on every load
- * cost a view about 0.5 s before its first screen (measured for bench/mcp-apps-render.js's 5,000-task DAG, which ELK
- * does not even lay out), and a 400-task layout then held the page's thread for 1.5–2 s.
+ * cost a view about 0.5 s before its first screen, and a 400-task layout then held the page's thread for 1.5–2 s.
  *
- * A host whose own CSP for the frame allows no `blob:` worker: the engine fails (the constructor throws, or the worker
- * reports an error) and the callers fall back to their layouts without ELK (layout.ts, GraphDrawing.tsx).
+ * Where ELK cannot run — a host that offers views no resource reads, a read that fails, a frame whose CSP allows no
+ * `blob:` worker — the engine fails with a one-line reason and the callers fall back to their layouts without ELK
+ * (layout.ts, GraphDrawing.tsx), saying so in a notice.
  */
 import ELK from 'elkjs/lib/elk-api.js';
 import type { ElkNode } from 'elkjs/lib/elk-api.js';
+import { readServerBlob } from './views/host';
+import { ELK_WORKER_URI } from './views/assets';
 
 /** What a layout needs of ELK. */
 export interface ElkEngine {
   layout(graph: ElkNode): Promise<ElkNode>;
 }
 
-/** The element app-views.mjs writes ELK's worker script into. */
-export const ELK_SCRIPT_ID = 'workgraph-elk-worker';
-
-/** ELK's worker script as a `blob:` URL, from the document's gzipped copy. */
+/** ELK's worker script as a `blob:` URL, from the gzipped copy read through the host. */
 async function workerUrl(): Promise<string> {
-  const text = document.getElementById(ELK_SCRIPT_ID)?.textContent?.trim();
-  if (!text) throw new Error('this view carries no ELK script');
-  const gzipped = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const packed = await readServerBlob(ELK_WORKER_URI);
+  const gzipped = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));
   const script = await new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream('gzip'))).blob();
   return URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
 }
+
+const REFUSED = "this frame's policy allows no worker";
 
 async function start(): Promise<ElkEngine> {
   const url = await workerUrl();
@@ -40,12 +43,29 @@ async function start(): Promise<ElkEngine> {
   const elk = new ELK({
     workerUrl: url,
     workerFactory: (u) => {
-      // Throws where the frame's CSP forbids the worker; an error event where it cannot load or run.
-      const worker = new Worker(u!);
+      // Where the frame's CSP forbids the worker: the constructor throws, or the document hears the policy's
+      // violation and the worker an error event; an error event alone where the script cannot load or run.
+      let refused = false;
+      const onViolation = (e: SecurityPolicyViolationEvent) => {
+        if (e.blockedURI.startsWith('blob') || /^(worker|script|child|default)-src/.test(e.effectiveDirective)) refused = true;
+      };
+      document.addEventListener('securitypolicyviolation', onViolation);
+      let worker: Worker;
+      try {
+        worker = new Worker(u!);
+      } catch {
+        document.removeEventListener('securitypolicyviolation', onViolation);
+        throw new Error(REFUSED);
+      }
+      worker.addEventListener('message', () => document.removeEventListener('securitypolicyviolation', onViolation), { once: true });
       worker.addEventListener('error', (e) => {
-        failed = new Error(`ELK's worker failed${e.message ? `: ${e.message}` : ''}`);
-        for (const reject of waiting) reject(failed);
-        waiting.clear();
+        // The violation is reported as a task of its own: heard by the next turn.
+        setTimeout(() => {
+          document.removeEventListener('securitypolicyviolation', onViolation);
+          failed = new Error(refused ? REFUSED : `ELK's worker failed${e.message ? `: ${e.message}` : ''}`);
+          for (const reject of waiting) reject(failed);
+          waiting.clear();
+        }, 0);
       });
       return worker;
     },
@@ -63,7 +83,10 @@ async function start(): Promise<ElkEngine> {
 
 let engine: Promise<ElkEngine> | undefined;
 
-/** The one engine of the view, its worker started on first use. */
+/**
+ * The one engine of the view, its worker started on first use. A start that failed is not tried again: a host
+ * without resource reads or a frame without workers stays so, and each try would read 0.6 MB through the host.
+ */
 export function elkEngine(): Promise<ElkEngine> {
   engine ??= start();
   return engine;

@@ -26,6 +26,8 @@ export interface Layout {
   layers: string[][];
   /** Edge routes by `dep->task` id, when ELK laid the DAG out. */
   routes?: Map<string, RoutedEdge>;
+  /** Why ELK did not lay out a DAG small enough for it (it was laid out linearly instead). */
+  withoutElk?: string;
   width: number;
   height: number;
 }
@@ -108,9 +110,10 @@ export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
   let r: RoutedLayout;
   try {
     r = await elkLayout(nodes.map((n) => ({ id: n.id, width: NODE_W, height: NODE_H })), edges, 'RIGHT', { layers: RANK_SEP, nodes: NODE_SEP }, { 'elk.layered.thoroughness': thoroughness });
-  } catch {
-    // No ELK here (an MCP Apps view in a frame whose CSP allows no worker: elk-engine-inline.ts): layered linearly.
-    return linearLayout(nodes);
+  } catch (e) {
+    // No ELK here (an MCP Apps view whose host reads no resources for it, or whose frame allows no worker:
+    // elk-engine-inline.ts): layered linearly, and the drawing says why.
+    return { ...linearLayout(nodes), withoutElk: (e as Error).message || 'it could not be started' };
   }
   const columns = [...new Set([...r.pos.values()].map((p) => Math.round(p.x)))].sort((a, b) => a - b);
   const layerOf = new Map(nodes.map((n) => [n.id, columns.indexOf(Math.round(r.pos.get(n.id)!.x))]));

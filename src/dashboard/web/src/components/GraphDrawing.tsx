@@ -3,6 +3,7 @@ import { ReactFlow, Background, Controls, Handle, Position, MarkerType, type Edg
 import { elkLayout, type RoutedLayout } from '../elk-layout';
 import { jsonLogicText } from '../json-logic-text';
 import { RoutedEdgeView, type RoutedEdgeData } from './RoutedEdgeView';
+import { LayoutNotice } from './common';
 
 export interface DrawnNode {
   id: string;
@@ -129,6 +130,7 @@ function rowLayout(order: readonly DrawnNode[], edges: readonly DrawnEdge[], nod
 export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, path, onSelect, selectable = true }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; highlightClass?: string; marked?: ReadonlySet<string>; path?: DrawnPath; onSelect?: (id: string) => void; selectable?: boolean }) {
   const [lay, setLay] = useState<RoutedLayout>();
   const [error, setError] = useState<string>();
+  const [withoutElk, setWithoutElk] = useState<string>();
   const narrow = useNarrow();
   const nodeW = narrow ? NARROW_NODE_W : NODE_W;
   const labelMax = narrow ? NARROW_LABEL_MAX_CHARS : LABEL_MAX_CHARS;
@@ -151,7 +153,16 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
       // A loop is drawn as the edge back up: the cycle is broken where a depth-first walk from the entry meets it.
       { 'elk.layered.cycleBreaking.strategy': 'DEPTH_FIRST' },
     )
-      .catch(() => rowLayout(order, edges, nodeW))
+      .then(
+        (l) => {
+          if (live) setWithoutElk(undefined);
+          return l;
+        },
+        (e: Error) => {
+          if (live) setWithoutElk(e.message || 'it could not be started');
+          return rowLayout(order, edges, nodeW);
+        },
+      )
       .then((l) => live && setLay(l))
       .catch((e: Error) => live && setError(`layout failed: ${e.message}`));
     return () => {
@@ -196,12 +207,15 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
     void rf.setViewport({ x, y, zoom });
   };
   return (
-    // As tall as the drawing at full size (within limits): a tall graph is scrolled at reading size, not shrunk.
-    <div className="graph-canvas" data-testid="graph-drawing" ref={box} style={{ height: canvasH }}>
-      <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} onInit={place} minZoom={0.3} panOnScroll nodesConnectable={false} nodesDraggable={false} elementsSelectable={selectable} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
-        <Background gap={24} color="#eef0f4" />
-        <Controls showInteractive={false} />
-      </ReactFlow>
-    </div>
+    <>
+      {withoutElk ? <LayoutNotice reason={withoutElk} drawn="nodes in rows, edges straight" /> : null}
+      {/* As tall as the drawing at full size (within limits): a tall graph is scrolled at reading size, not shrunk. */}
+      <div className="graph-canvas" data-testid="graph-drawing" ref={box} style={{ height: canvasH }}>
+        <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} onInit={place} minZoom={0.3} panOnScroll nodesConnectable={false} nodesDraggable={false} elementsSelectable={selectable} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>
+          <Background gap={24} color="#eef0f4" />
+          <Controls showInteractive={false} />
+        </ReactFlow>
+      </div>
+    </>
   );
 }

@@ -27,3 +27,16 @@ export function actorText(actor?: { name?: string; client?: string } | null): st
   if (!actor?.name) return undefined;
   return actor.client ? `${actor.name} (${actor.client})` : actor.name;
 }
+
+/**
+ * One line saying a drawing was laid out without ELK, and why (an MCP Apps view whose host passes no resource reads
+ * to the server, a frame that allows no worker: elk-engine-inline.ts) — a notice, not an error: everything is drawn.
+ */
+export function LayoutNotice({ reason, drawn }: { reason: string; drawn: string }) {
+  const text = `Laid out without ELK (${reason}): ${drawn}.`;
+  return (
+    <div className="layout-notice muted small" role="status" data-testid="layout-notice" title={text}>
+      {text}
+    </div>
+  );
+}

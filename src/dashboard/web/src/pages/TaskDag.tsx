@@ -7,7 +7,7 @@ import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
 import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
-import { Load } from '../components/common';
+import { LayoutNotice, Load } from '../components/common';
 import { PlanHistory } from '../components/PlanViews';
 import { TaskDetails } from '../components/TaskDetails';
 import { dashboardTaskSource, TaskSourceContext } from '../components/task-source';
@@ -253,6 +253,7 @@ function DagView({ graph, lay, initialSelected }: { graph: TaskGraphData; lay: L
           ))}
         </div>
       </div>
+      {lay.withoutElk ? <LayoutNotice reason={lay.withoutElk} drawn="edges go from layer to layer, not around the tasks between" /> : null}
       <div className={`dag-body${selected && byId.has(selected) ? ' details-open' : ''}`}>
         <aside className="dag-side">
           <label className="field">

@@ -72,20 +72,25 @@ function applyContext(ctx: McpUiHostContext): void {
 }
 
 let app: App | undefined;
+let connected: Promise<void> | undefined;
 
 /** Connects once to the host (the window that framed this document). */
 export function connectHost(name: string): App {
   if (app) return app;
   app = new App({ name: `workgraph ${name}`, version: '1' }, { availableDisplayModes: ['inline', 'fullscreen'] }, { autoResize: true });
   app.ontoolinput = (p) => update({ input: p.arguments ?? {} });
-  app.ontoolresult = (r) => update({ results: [...state.results, toResult(r as never)] });
+  app.ontoolresult = (r) => {
+    // When the result was in the view's hand (past the bridge), for profiling (bench/mcp-apps-render.js reads it).
+    performance.mark('workgraph:tool-result');
+    update({ results: [...state.results, toResult(r as never)] });
+  };
   app.onhostcontextchanged = (ctx) => {
     const context = { ...state.context, ...ctx };
     applyContext(context);
     update({ context });
   };
-  app
-    .connect(new PostMessageTransport(window.parent, window.parent))
+  connected = app.connect(new PostMessageTransport(window.parent, window.parent));
+  connected
     .then(() => {
       const context = app!.getHostContext() ?? {};
       applyContext(context);
@@ -113,6 +118,26 @@ export async function callTool<T = Record<string, unknown>>(name: string, args: 
   const result = toResult(r as never);
   if (result.error !== undefined) throw new Error(result.error);
   return (result.structured ?? {}) as T;
+}
+
+/**
+ * Reads one of the server's binary resources through the host (`resources/read`, the host's `serverResources`
+ * capability): its bytes, base64 as the result holds them. Rejects with a one-line reason where the host offers no
+ * resource reads, the read fails or the resource holds no blob.
+ */
+export async function readServerBlob(uri: string): Promise<string> {
+  if (!app || !connected) throw new Error('not connected to the host');
+  await connected;
+  if (!app.getHostCapabilities()?.serverResources) throw new Error('this host does not pass resource reads from views to the server');
+  let r: Awaited<ReturnType<App['readServerResource']>>;
+  try {
+    r = await app.readServerResource({ uri });
+  } catch (e) {
+    throw new Error(`the host could not read ${uri}: ${(e as Error).message}`);
+  }
+  const content = r.contents.find((c) => c.uri === uri) ?? r.contents[0];
+  if (!content || !('blob' in content) || typeof content.blob !== 'string') throw new Error(`${uri} came back without its bytes`);
+  return content.blob;
 }
 
 /** Asks the host for another display mode (inline ⇄ fullscreen) where it offers one. */
