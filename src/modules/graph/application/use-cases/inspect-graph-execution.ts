@@ -3,12 +3,16 @@ import { GraphTokens } from '../graph.tokens';
 import type { NodeExecutionRecord } from '../../domain/types';
 import type { GraphExecutionInspector, InspectedExecution } from '../ports/graph-execution-inspector';
 import type { GraphToolCatalog } from '../ports/graph-tool-catalog';
-import { drawGraphTool, type GraphDrawing } from '../../domain/graph-run-record';
+import { drawGraphTool, type GraphDrawing, type GraphRunRecord } from '../../domain/graph-run-record';
+import { toolOfDefinition } from '../../domain/graph-tool-definition';
+import type { GraphTool } from '../../domain/types';
+import type { GraphRunStore } from '../ports/graph-run-store';
+import { inspectedFromRecord, recordedExecution, recordedPage } from '../services/recorded-run-inspection';
 import { runPath, type RunPath } from '../../domain/run-path';
 import { ToolResultWithMeta } from '../../../../kernel/tools/tool-definition';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { CallContext } from '../../../../kernel/call-context';
-import { NotFoundError } from '../../../../kernel/errors';
+import { isWorkgraphError, NotFoundError } from '../../../../kernel/errors';
 import { reachOf } from '../../../../kernel/reach';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { graphInspectSchemas } from '../graph.tool-schemas';
@@ -34,48 +38,66 @@ export type RunGraph = { tool: string } & GraphDrawing & RunPath;
 
 type Output = ToolOutput<typeof graphInspectSchemas>;
 
+/** Where graph_inspect found the run: this process's engine, or the run store's record of it. */
+type Found = { state: InspectedExecution; record?: undefined } | { state: InspectedExecution; record: GraphRunRecord };
+
 /**
- * graph_inspect: the history of a recent graph run (paged), or — with `executionIndex` — one node execution and the
- * context that node saw, reconstructed without replaying expressions.
+ * graph_inspect: the history of a graph run (paged), or — with `executionIndex` — one node execution and the context
+ * that node saw, reconstructed without replaying expressions. A run this process holds is answered from its engine
+ * (every execution, as it is now); any other — a run of another process sharing the data dir or the database, one
+ * this process no longer keeps — from its record in the run store (a run still going: its live record, saved every
+ * ~250 ms), so a view of it can follow it wherever it runs (docs/mcp-apps.md "Live views").
  */
 @injectable()
 export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput, Output | ToolResultWithMeta<Output>> {
   constructor(
     @inject(GraphTokens.GraphHost) private readonly runs: GraphExecutionInspector,
     @inject(GraphTokens.GraphHost) private readonly catalog: Pick<GraphToolCatalog, 'toolDefinition'>,
+    @inject(GraphTokens.GraphRunStore) private readonly store?: Pick<GraphRunStore, 'get'>,
   ) {}
 
-  execute(input: InspectGraphExecutionInput, ctx?: CallContext): InspectGraphExecutionOutput | ToolResultWithMeta<InspectGraphExecutionOutput> {
-    const state = this.runs.getExecutionState(input.executionId);
-    const out = this.inspect(input, state, ctx);
+  async execute(input: InspectGraphExecutionInput, ctx?: CallContext): Promise<InspectGraphExecutionOutput | ToolResultWithMeta<InspectGraphExecutionOutput>> {
+    const found = await this.find(input.executionId);
+    // A run belongs to the identity that ran it (admin sees every run): another's is answered as an unknown one.
+    if (!found || !reachOf(ctx).owns(found.state.actor?.name)) throw notFound(input.executionId);
+    const out = this.inspect(input, found);
     if (!ctx?.showsViews) return out;
-    const graph = this.runGraph(state);
+    const graph = this.runGraph(found);
     return graph ? new ToolResultWithMeta(out, { [RUN_GRAPH_META_KEY]: graph }) : out;
   }
 
-  /**
-   * The run's tool drawn with the run's path, when this process serves the tool (a run of a tool since removed from
-   * its graph file has no drawing: the view then shows the timeline alone).
-   */
-  private runGraph(state: InspectedExecution): RunGraph | undefined {
-    const served = this.catalog.toolDefinition(state.tool);
-    if (!served) return undefined;
-    return { tool: state.tool, ...drawGraphTool(served.tool), ...runPath(state.history) };
+  private async find(executionId: string): Promise<Found | undefined> {
+    try {
+      return { state: this.runs.getExecutionState(executionId) };
+    } catch (e) {
+      if (!isWorkgraphError(e) || e.code !== 'not_found' || !this.store) throw e;
+    }
+    try {
+      const record = await this.store.get(executionId);
+      return { state: inspectedFromRecord(record), record };
+    } catch (e) {
+      if (isWorkgraphError(e) && e.code === 'not_found') return undefined;
+      throw e;
+    }
   }
 
-  private inspect(input: InspectGraphExecutionInput, state: InspectedExecution, ctx?: CallContext): InspectGraphExecutionOutput {
+  /**
+   * The run's tool drawn with the run's path: the tool as this process serves it, or a draft's run as it ran (its
+   * record keeps the definition). A run of a tool not served here has no drawing: the view then shows the timeline.
+   */
+  private runGraph({ state, record }: Found): RunGraph | undefined {
+    const tool: GraphTool | undefined = record?.definition ? toolOfDefinition(record.definition) : this.catalog.toolDefinition(state.tool)?.tool;
+    if (!tool) return undefined;
+    return { tool: state.tool, ...drawGraphTool(tool), ...runPath(state.history) };
+  }
+
+  private inspect(input: InspectGraphExecutionInput, { state, record }: Found): InspectGraphExecutionOutput {
     const { executionId, executionIndex } = input;
-    // A run belongs to the identity that ran it (admin sees every run): another's is answered as an unknown one.
-    if (!reachOf(ctx).owns(state.actor?.name)) {
-      throw new NotFoundError('execution', executionId, `execution '${executionId}' not found (only the last runs are kept)`);
-    }
     if (executionIndex !== undefined) {
-      return {
-        executionId,
-        executionIndex,
-        record: this.runs.getExecutionByIndex(executionId, executionIndex),
-        context: this.runs.getContextForExecution(executionId, executionIndex),
-      };
+      const one = record
+        ? recordedExecution(record, executionIndex)
+        : { record: this.runs.getExecutionByIndex(executionId, executionIndex), context: this.runs.getContextForExecution(executionId, executionIndex) };
+      return { executionId, executionIndex, ...one };
     }
     const offset = input.offset ?? 0;
     const limit = input.limit ?? DEFAULT_HISTORY_PAGE;
@@ -90,9 +112,13 @@ export class InspectGraphExecution implements UseCase<InspectGraphExecutionInput
       ...(state.result !== undefined ? { result: state.result } : {}),
       ...(state.error !== undefined ? { error: state.error } : {}),
       ...(state.actor !== undefined ? { actor: state.actor } : {}),
-      history: state.history.slice(offset, offset + limit),
+      history: record ? recordedPage(record, offset, limit) : state.history.slice(offset, offset + limit),
       historyOffset: offset,
-      historyTotal: state.history.length,
+      historyTotal: record ? record.nodeExecutions : state.history.length,
     };
   }
+}
+
+function notFound(executionId: string): NotFoundError {
+  return new NotFoundError('execution', executionId, `execution '${executionId}' not found (only the last runs are kept)`);
 }
