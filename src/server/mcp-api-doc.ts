@@ -61,6 +61,13 @@ const PROTOCOL_NOTES = `## Protocol
   field (\`invalid_arguments: completedSteps: must be array\`). A failure inside a tool → \`isError: true\` with a
   one-line message. Error results carry no \`structuredContent\`; their code is in \`_meta["workgraph/errorCode"]\`.
 - Successful results carry \`structuredContent\` and the same JSON as a text block.
+- Resources (\`resources/list\`, \`resources/templates/list\`, \`resources/read\`, \`resources/subscribe\`; modern:
+  \`subscriptions/listen\`), each within the caller's reach: a session \`workgraph://sessions/<id>\` (docs/sessions.md),
+  a project's task graph \`workgraph://projects/<id>/tasks\`, a knowledge graph \`workgraph://knowledge/<project>\` and
+  node \`workgraph://knowledge/<project>/nodes/<id>\` (docs/knowledge-graph.md), a graph run
+  \`workgraph://graph/runs/<runId>\` (graph_inspect's answer without \`executionIndex\`, one page of executions, \`nextUri\`
+  for the next \`?offset=\`; updated on each save of its record: ~250 ms apart while it runs, and at its end;
+  docs/debugging.md); MCP Apps views \`ui://workgraph/<view>\` for a host that shows them (docs/mcp-apps.md).
 - Plain JSON-RPC methods (the workflow tools) answer with the object a tool call puts in \`structuredContent\`; bad
   params → -32602 naming the field; a failure inside → -32000 with \`data: {code}\`.
 - Params the SDK's own schemas refuse (\`initialize\` without \`clientInfo\`, \`tools/call\` whose \`name\` is not a

@@ -16,13 +16,14 @@ import { readView, viewResources, type AppsPolicy } from './mcp-apps';
 import type { AppView } from '../kernel/tools/app-views';
 import type { ServerContext } from '@modelcontextprotocol/server';
 import { knowledgeProjectOf, knowledgeResourceTemplates, knowledgeTarget, listKnowledgeResources, readKnowledgeResource } from './knowledge-resources';
+import { graphRunResourceTemplates, graphRunTarget, graphRunUri, listGraphRunResources, readGraphRunResource } from './graph-run-resources';
 
 export interface PromptsAndResourcesDeps {
   /** Resolves a use case from the (lazily built) container. */
   resolve: <T>(token: InjectionToken<T>) => T;
   /** The process's change-event port; subscriptions of THIS client session listen to it. */
   changeEvents?: ChangeEvents;
-  /** The modules served: prompts and session resources need `workflow`, task-graph resources need `tasks`. */
+  /** The modules served: prompts and session resources need `workflow`, task graphs `tasks`, graph runs `graph`. */
   modules: readonly string[];
   /** Whom a request without a verified token runs as (the session's identity: the local one for stdio). */
   caller?: Identity;
@@ -60,11 +61,11 @@ export const DEFAULT_MAX_SUBSCRIPTIONS = 1_000;
 export function promptsAndResourcesCapabilities(modules: readonly string[], viewsServed = false): Record<string, object> {
   const caps: Record<string, object> = {};
   if (modules.includes('workflow')) caps.prompts = { listChanged: false };
-  if (viewsServed || modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge')) caps.resources = { subscribe: true, listChanged: false };
+  if (viewsServed || modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge') || modules.includes('graph')) caps.resources = { subscribe: true, listChanged: false };
   return caps;
 }
 
-const EXPECTED_URIS = 'workgraph://sessions/<id>, workgraph://projects/<id>/tasks, workgraph://knowledge/<project> or workgraph://knowledge/<project>/nodes/<id>';
+export const EXPECTED_URIS = 'workgraph://sessions/<id>, workgraph://projects/<id>/tasks, workgraph://knowledge/<project>, workgraph://knowledge/<project>/nodes/<id> or workgraph://graph/runs/<runId>';
 const SESSION_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})$/;
 /** A session's timeline from a page on: `workgraph://sessions/<id>?cursor=<nextCursor of the page before>`. */
 const SESSION_PAGE_URI = /^workgraph:\/\/sessions\/([0-9a-f]{16})(?:\?cursor=([^&#\s]+))?$/;
@@ -81,8 +82,9 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   const workflow = deps.modules.includes('workflow');
   const tasksServed = deps.modules.includes('tasks');
   const knowledgeServed = deps.modules.includes('knowledge');
-  // A tool's view (graph_inspect's, with the graph module alone) must be readable wherever the tool announces it.
-  if (!workflow && !tasksServed && !knowledgeServed && !deps.apps?.views.length) return () => undefined;
+  const graphServed = deps.modules.includes('graph');
+  // A tool's view (graph_inspect's) must be readable wherever the tool announces it.
+  if (!workflow && !tasksServed && !knowledgeServed && !graphServed && !deps.apps?.views.length) return () => undefined;
   const call = async <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }): Promise<O> => {
     try {
       // As the request's identity: a resource is read with the caller's reach, exactly as its tool would be.
@@ -97,7 +99,15 @@ export function installPromptsAndResources(sdk: Server, deps: PromptsAndResource
   };
 
   if (workflow) installPrompts(sdk, call);
-  return installResources(sdk, call, deps, workflow, tasksServed, knowledgeServed);
+  return installResources(sdk, call, deps, { workflow, tasksServed, knowledgeServed, graphServed });
+}
+
+/** Which modules' resources are served. */
+interface Served {
+  workflow: boolean;
+  tasksServed: boolean;
+  knowledgeServed: boolean;
+  graphServed: boolean;
 }
 
 type Call = <O>(token: symbol, input: unknown, extra: { authInfo?: AuthInfoLike }) => Promise<O>;
@@ -143,12 +153,14 @@ function installPrompts(sdk: Server, call: Call): void {
 
 }
 
-function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, workflow: boolean, tasksServed: boolean, knowledgeServed: boolean): () => void {
-  // Sessions (most recently updated first), then every project's task graph.
+function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps, served: Served): () => void {
+  const { workflow, tasksServed, knowledgeServed, graphServed } = served;
+  // Sessions (most recently updated first), every project's task graph, knowledge graphs, the newest graph runs.
   sdk.setRequestHandler('resources/list', async (_request, ctx) => {
     const sessions = workflow ? (await call<ListSessionsOutput>(WorkflowTokens.ListSessions, { limit: 500 }, authOf(ctx))).sessions : [];
     const projects = tasksServed ? (await call<{ projects: TaskProjectSummary[] }>(TasksTokens.ListTaskProjects, {}, authOf(ctx))).projects : [];
     const knowledge = knowledgeServed ? await listKnowledgeResources((token, input) => call(token, input, authOf(ctx))) : [];
+    const runs = graphServed ? await listGraphRunResources((token, input) => call(token, input, authOf(ctx))) : [];
     const views = deps.apps?.showsViews(ctx) ? viewResources(deps.apps.views) : [];
     return {
       resources: [
@@ -167,6 +179,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
           mimeType: 'application/json',
         })),
         ...knowledge,
+        ...runs,
       ],
     };
   });
@@ -176,6 +189,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
       ...(workflow ? [{ uriTemplate: 'workgraph://sessions/{sessionId}', name: 'workflow session', description: "A durable workflow session's timeline (JSON), one page of events; `nextUri` names the next page (…?cursor=…).", mimeType: 'application/json' }] : []),
       ...(tasksServed ? [{ uriTemplate: 'workgraph://projects/{projectId}/tasks', name: 'project task graph', description: "A project's task graph: JSON, and a Mermaid flowchart.", mimeType: 'application/json' }] : []),
       ...(knowledgeServed ? knowledgeResourceTemplates : []),
+      ...(graphServed ? graphRunResourceTemplates : []),
     ],
   }));
 
@@ -216,6 +230,8 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
     }
     const knowledge = knowledgeServed ? await readKnowledgeResource(uri, (token, input) => call(token, input, authOf(ctx))) : undefined;
     if (knowledge) return knowledge;
+    const run = graphServed ? await readGraphRunResource(uri, (token, input) => call(token, input, authOf(ctx))) : undefined;
+    if (run) return run;
     throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `unknown resource ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
   };
 
@@ -228,7 +244,7 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
   const reachers = deps.reachers ?? (() => []);
   sdk.setRequestHandler('resources/subscribe', async (request, ctx) => {
     const uri = request.params.uri;
-    const target = targetOf(uri) ?? (knowledgeServed ? knowledgeTarget(uri) : undefined);
+    const target = targetOf(uri) ?? (knowledgeServed ? knowledgeTarget(uri) : undefined) ?? (graphServed ? graphRunTarget(uri) : undefined);
     if (!target) {
       throw new ProtocolError(JsonRpcErrorCodes.InvalidParams, `cannot subscribe to ${JSON.stringify(uri)}; expected ${EXPECTED_URIS}`);
     }
@@ -254,20 +270,22 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
   const stopListening =
     deps.changeEvents?.subscribe((e: ChangeEvent) => {
       if (modern) {
-        const uri = resourceUriOf(e, workflow, tasksServed, knowledgeServed);
+        const uri = resourceUriOf(e, deps.modules);
         if (!uri) return;
         void changeInReach(reachers, e, deps.caller ?? LOCAL_IDENTITY).then((ok) => {
           if (!ok) return;
           void sdk.sendResourceUpdated({ uri }).catch(() => undefined);
           // A knowledge change updates its project's node resources too: those a listen stream names.
           if (e.kind === 'knowledge') for (const node of deps.listened?.nodeUrisOf(e.project ?? e.id) ?? []) void sdk.sendResourceUpdated({ uri: node }).catch(() => undefined);
-          // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
-          void sdk.sendResourceListChanged().catch(() => undefined);
+          // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one. (Not a
+          // graph run's: its record is saved every ~250 ms while it runs.)
+          if (e.kind !== 'graph-run') void sdk.sendResourceListChanged().catch(() => undefined);
         });
         return;
       }
       const uris: string[] = [];
-      const uri = e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : undefined;
+      const uri =
+        e.kind === 'session' ? `workgraph://sessions/${e.id}` : e.kind === 'tasks' ? `workgraph://projects/${e.project ?? e.id}/tasks` : e.kind === 'graph-run' ? graphRunUri(e.id) : undefined;
       if (uri && subscribed.has(uri)) uris.push(uri);
       // A knowledge change updates the project's resource and every node resource of it this session holds.
       if (e.kind === 'knowledge') {
@@ -296,10 +314,11 @@ function installResources(sdk: Server, call: Call, deps: PromptsAndResourcesDeps
  * The resource a change event is about, when it is one this server serves (modern era: what a listener names in its
  * `resourceSubscriptions`; a knowledge change is its project's resource).
  */
-export function resourceUriOf(e: ChangeEvent, workflow: boolean, tasksServed: boolean, knowledgeServed: boolean): string | undefined {
-  if (e.kind === 'session' && workflow) return `workgraph://sessions/${e.id}`;
-  if (e.kind === 'tasks' && tasksServed) return `workgraph://projects/${e.project ?? e.id}/tasks`;
-  if (e.kind === 'knowledge' && knowledgeServed) return `workgraph://knowledge/${e.project ?? e.id}`;
+export function resourceUriOf(e: ChangeEvent, modules: readonly string[]): string | undefined {
+  if (e.kind === 'session' && modules.includes('workflow')) return `workgraph://sessions/${e.id}`;
+  if (e.kind === 'tasks' && modules.includes('tasks')) return `workgraph://projects/${e.project ?? e.id}/tasks`;
+  if (e.kind === 'knowledge' && modules.includes('knowledge')) return `workgraph://knowledge/${e.project ?? e.id}`;
+  if (e.kind === 'graph-run' && modules.includes('graph')) return graphRunUri(e.id);
   return undefined;
 }
 
@@ -307,6 +326,8 @@ export function resourceUriOf(e: ChangeEvent, workflow: boolean, tasksServed: bo
 export function resourceTargetOf(uri: string, modules: readonly string[]): ChangeTarget | undefined {
   const target = targetOf(uri);
   if (target) return (target.kind === 'session' ? modules.includes('workflow') : modules.includes('tasks')) ? target : undefined;
+  const run = graphRunTarget(uri);
+  if (run) return modules.includes('graph') ? run : undefined;
   return modules.includes('knowledge') ? knowledgeTarget(uri) : undefined;
 }
 

@@ -3,7 +3,7 @@ import { changeInReach, type ChangeReacher } from '../kernel/change-reach';
 import { InvalidArgumentsError, ResourceLimitError } from '../kernel/errors';
 import type { Identity } from '../kernel/identity';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
-import { resourceTargetOf } from './prompts-and-resources';
+import { EXPECTED_URIS, resourceTargetOf } from './prompts-and-resources';
 
 /**
  * How an MCP Apps view stays live (docs/mcp-apps.md "Live views"). The extension lets a view call the server's tools
@@ -52,9 +52,9 @@ interface Lease {
   reached: Set<string>;
 }
 
-/** The key a target and a change event share: a session's id, a project's id for its tasks or knowledge. */
+/** The key a target and a change event share: a session's or a graph run's id, a project's for its tasks or knowledge. */
 function keyOf(t: ChangeTarget): string {
-  return `${t.kind}:${t.kind === 'session' ? t.id : (t.project ?? t.id)}`;
+  return `${t.kind}:${t.kind === 'session' || t.kind === 'graph-run' ? t.id : (t.project ?? t.id)}`;
 }
 
 export class ResourceChangeLog {
@@ -80,7 +80,7 @@ export class ResourceChangeLog {
       const target = resourceTargetOf(uri, modules);
       if (!target) {
         throw new InvalidArgumentsError(
-          `resources/${i}: ${JSON.stringify(uri)} is not a resource this server serves; expected workgraph://sessions/<id>, workgraph://projects/<id>/tasks, workgraph://knowledge/<project> or workgraph://knowledge/<project>/nodes/<id>`,
+          `resources/${i}: ${JSON.stringify(uri)} is not a resource this server serves; expected ${EXPECTED_URIS}`,
           `/resources/${i}`,
         );
       }
@@ -175,7 +175,7 @@ export function resourceChangeLog(events: ChangeEvents): ResourceChangeLog {
 
 /** Whether views can be kept live with these modules: some view shows a resource they serve. */
 export function watchableModules(modules: readonly string[]): boolean {
-  return modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge');
+  return modules.includes('workflow') || modules.includes('tasks') || modules.includes('knowledge') || modules.includes('graph');
 }
 
 /**

@@ -91,10 +91,11 @@ test.each([
   await withClient({ apps: true, modern, args: ['--modules', 'graph'] }, async (c) => {
     const { tools } = await c.listTools();
     expect(views(tools)).toEqual({ graph_inspect: 'ui://workgraph/graph-run' });
-    // Nothing of the graph module is a resource a view could watch: no resource_changes tool.
-    expect(tools.map((t) => t.name)).not.toContain('resource_changes');
+    // A graph run is a resource the graph run view watches (workgraph://graph/runs/<id>): resource_changes is served.
+    expect(tools.map((t) => t.name)).toContain('resource_changes');
     const { resources } = await c.listResources();
     expect(resources.map((r) => r.uri)).toEqual(['ui://workgraph/graph-run']);
+    expect((await c.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['workgraph://graph/runs/{runId}']);
     const read = await c.readResource({ uri: 'ui://workgraph/graph-run' });
     expect((read.contents[0] as { text: string }).text).toMatch(/^<!doctype html>/);
   });

@@ -61,7 +61,8 @@ export class FileWatchingChangeEvents implements ChangeEvents {
   ) {}
 
   publish(event: ChangeEvent): void {
-    const w = this.find(event);
+    // Nothing watched (no lookup of where the target lives): the event passes through.
+    const w = this.watched.size > 0 ? this.find(event) : undefined;
     if (w && !this.advance(w)) return;
     this.inner.publish(event);
   }

@@ -111,7 +111,7 @@ function namesModernRevision(req: http.IncomingMessage, parsed: unknown): boolea
 /** Publishes the process's changes on the handler's `subscriptions/listen` bus; returns the function that stops. */
 function publishChanges(handler: McpHttpHandler, bus: ReachEventBus, changes: ChangeEvents, registry: ToolRegistry, modules: readonly string[], listened: ListenedResources): () => void {
   const stopChanges = changes.subscribe((e) => {
-    const uri = resourceUriOf(e, modules.includes('workflow'), modules.includes('tasks'), modules.includes('knowledge'));
+    const uri = resourceUriOf(e, modules);
     // A knowledge change updates its project's node resources too: those a listen stream names.
     if (uri) void bus.publishChange(e, uri, e.kind === 'knowledge' ? listened.nodeUrisOf(e.project ?? e.id) : []);
   });

@@ -46,8 +46,9 @@ export class ReachEventBus implements ServerEventBus {
     return this.router.route(change, (l) => {
       deliver(l, { kind: 'resource_updated', uri });
       for (const part of also) deliver(l, { kind: 'resource_updated', uri: part });
-      // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one.
-      deliver(l, { kind: 'resources_list_changed' });
+      // The resource list is the sessions, task graphs and knowledge graphs: a change may be a new one. (Not a graph
+      // run's: its record is saved every ~250 ms while it runs.)
+      if (change.kind !== 'graph-run') deliver(l, { kind: 'resources_list_changed' });
     });
   }
 

@@ -79,7 +79,7 @@ test("a finished run another process ran is answered from its record as that pro
   expect(await inspector(there).execute({ executionId: run.executionId, executionIndex: 4 }, ctx)).toEqual(await inspector(here).execute({ executionId: run.executionId, executionIndex: 4 }, ctx));
   await expect(inspector(there).execute({ executionId: run.executionId, executionIndex: 40 }, ctx)).rejects.toThrow(/has no recorded node execution 40/);
   // For a view: the tool as the process serves it, with the run's path over the recorded executions.
-  const meta = (await inspector(there).execute({ executionId: run.executionId }, { ...ctx, showsViews: true })) as ToolResultWithMeta<unknown>;
+  const meta = (await inspector(there).execute({ executionId: run.executionId }, { ...ctx, showsViews: true })) as ToolResultWithMeta;
   expect(meta).toBeInstanceOf(ToolResultWithMeta);
   expect((meta.meta[RUN_GRAPH_META_KEY] as { visits: Record<string, number> }).visits).toEqual({ entry: 1, step: 3, check: 3, done: 1, exit: 1 });
 });

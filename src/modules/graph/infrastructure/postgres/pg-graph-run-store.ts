@@ -28,7 +28,9 @@ export class PgGraphRunStore implements GraphRunStore {
            SELECT run_id FROM wg_graph_runs WHERE tool = $1 ORDER BY started_ms DESC, run_id DESC OFFSET $2)`,
         [record.tool, this.keepPerTool],
       );
-      const event = { kind: 'graph-run', project: record.tool, id: record.runId, at: record.endedAt };
+      // The save's time (as the other stores notify): a live record's endedAt stays put while a node runs, and a
+      // change at the time of the one before would not read as a change (resource_changes' changedAt).
+      const event = { kind: 'graph-run', project: record.tool, id: record.runId, at: new Date().toISOString() };
       await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify(event)]);
     });
   }
