@@ -82,7 +82,8 @@ test('2026-07-28 era: a listen stream naming the run hears its saves, and the re
   const updated: string[] = [];
   watcher.client.setNotificationHandler('notifications/resources/updated', async (n) => void updated.push(n.params.uri));
   try {
-    const running = runner.client.callTool({ name: 'slow_loop', arguments: { n: 4, ms: 500 } }, undefined, { timeout: 120_000 });
+    // Longer than the 5 s the client may keep a resources/list answer (its cache hint): listed while still going.
+    const running = runner.client.callTool({ name: 'slow_loop', arguments: { n: 12, ms: 700 } }, undefined, { timeout: 120_000 });
     const listed = await until('the run listed', async () => (await watcher.client.listResources()).resources.filter((r) => r.uri.startsWith('workgraph://graph/runs/')), (l) => l.length === 1);
     const uri = listed[0]!.uri;
     const runId = uri.slice('workgraph://graph/runs/'.length);
