@@ -1,19 +1,8 @@
-import {
-  CancelledError,
-  ExecutionLimitError,
-  ExpressionError,
-  ExternalToolError,
-  InvalidArgumentsError,
-  InvalidTransitionError,
-  WorkgraphError,
-  isWorkgraphError,
-} from '../../../../kernel/errors';
+import { CancelledError, ExpressionError, InvalidArgumentsError, InvalidTransitionError, WorkgraphError, isWorkgraphError } from '../../../../kernel/errors';
 import { ExecutionHistory } from '../../domain/execution-history';
-import { jsonByteLength, LARGEST_SENDABLE_RESULT_BYTES, MAX_STRING_CHARS } from '../../../../kernel/json-size';
 import type { NodeExecutionError, NodeExecutionRecord } from '../../domain/types';
-import type { McpClientPool } from '../ports/mcp-client-pool';
+import type { GraphRunDeps } from './graph-run-deps';
 import type { CompiledNode, CompiledTool } from './compiled-graph';
-import { evaluateArgs } from './compiled-args';
 import type {
   ExecutionController,
   ExecutionOptions,
@@ -23,35 +12,21 @@ import type {
   ExecutionTelemetry,
 } from './execution-types';
 import { createHistoryBindings, type HistoryBindings } from './history-bindings';
-import { toExpressionError } from './jsonata-expression';
-import { mcpErrorText, mcpNodeOutput } from './mcp-output';
+import { callMcpNode, type McpNodeRun } from './mcp-node-call';
 import { nodeFailure } from './node-failure';
 import { plainJson } from './plain-json';
 import { RunGate } from './run-gate';
+import { checkResultSize, historyLimitError, limitBeforeNode } from './run-limits';
 import { RunTelemetry } from './run-telemetry';
 
-/** What a run needs from its host. */
-export interface GraphRunDeps {
-  mcpClientPool?: McpClientPool;
-  /** Milliseconds since the epoch (record times). */
-  now: () => number;
-  /**
-   * The most bytes one run's history may hold (see ExecutionHistory.byteSize); past it the run ends with an
-   * execution_limit error naming the cap. Default 1 GiB.
-   */
-  maxHistoryBytes: number;
-  /** The largest result a run may return, as JSON text in bytes; larger is an execution_limit error. Default 16 MiB. */
-  maxResultBytes: number;
-  /** Lets other work run (pings, cancellations, other runs). Default: setImmediate. */
-  yieldToEventLoop: () => Promise<void>;
-  /** The run yields after this much busy time. Default 4 ms: time-sliced, not per node. */
-  yieldEveryMs: number;
-}
+export type { GraphRunDeps } from './graph-run-deps';
 
 /**
  * One execution of a graph tool: the engine loop and its debugger controller. The loop checks the limits before
  * each node, honours pause/step/breakpoints/stop at node boundaries (their state is in RunGate), and yields to the
- * event loop every few milliseconds of busy time so a long run never starves the server.
+ * event loop every few milliseconds of busy time so a long run never starves the server. Beside it: the limits and
+ * the errors they end a run with (run-limits.ts), an `mcp` node's call (mcp-node-call.ts), what it needs from its host
+ * (graph-run-deps.ts).
  */
 export class GraphRun implements ExecutionController {
   readonly history = new ExecutionHistory();
@@ -65,6 +40,8 @@ export class GraphRun implements ExecutionController {
   private error?: NodeExecutionError;
   private readonly gate: RunGate;
   private readonly telemetry?: RunTelemetry;
+  /** What its `mcp` nodes' calls need (mcp-node-call.ts). */
+  private readonly mcpRun: McpNodeRun;
 
   constructor(
     readonly executionId: string,
@@ -76,6 +53,16 @@ export class GraphRun implements ExecutionController {
     this.bindings = createHistoryBindings(this.history);
     this.gate = new RunGate(options.breakpoints ?? [], deps.now);
     if (options.telemetry) this.telemetry = new RunTelemetry();
+    const gate = this.gate;
+    this.mcpRun = {
+      pool: deps.mcpClientPool,
+      servers: compiled.graph.mcpServers,
+      context: this.history.context,
+      bindings: this.bindings,
+      signal: gate.signal,
+      stopped: () => gate.stopped,
+      stoppedError: () => this.stoppedError(),
+    };
     this.startTime = deps.now();
     const signal = options.signal;
     if (signal) {
@@ -207,21 +194,9 @@ export class GraphRun implements ExecutionController {
 
     for (;;) {
       // Limits, before each node.
-      if (this.history.length >= limits.maxNodeExecutions) {
-        throw new ExecutionLimitError(
-          'maxNodeExecutions',
-          limits.maxNodeExecutions,
-          `tool '${tool.name}': execution limit maxNodeExecutions (${limits.maxNodeExecutions}) exceeded before node '${nodeId}' (raise executionLimits.maxNodeExecutions in the graph file)`,
-        );
-      }
       let now = deps.now();
-      if (now - this.startTime - gate.pausedMs > limits.maxExecutionTimeMs) {
-        throw new ExecutionLimitError(
-          'maxExecutionTimeMs',
-          limits.maxExecutionTimeMs,
-          `tool '${tool.name}': execution limit maxExecutionTimeMs (${limits.maxExecutionTimeMs} ms) exceeded before node '${nodeId}' (raise executionLimits.maxExecutionTimeMs in the graph file)`,
-        );
-      }
+      const passed = limitBeforeNode(tool.name, limits, nodeId, this.history.length, now - this.startTime - gate.pausedMs);
+      if (passed) throw passed;
       if (now - sliceStart >= deps.yieldEveryMs) {
         await deps.yieldToEventLoop();
         sliceStart = now = deps.now();
@@ -298,11 +273,11 @@ export class GraphRun implements ExecutionController {
       }
       const endTime = deps.now();
       this.history.append(nodeId, cnode.kind, startTime, endTime, output);
-      if (this.history.byteSize > deps.maxHistoryBytes) throw this.historyLimitError(nodeId);
+      if (this.history.byteSize > deps.maxHistoryBytes) throw historyLimitError(tool.name, deps.maxHistoryBytes, nodeId, this.history.length);
       if (this.telemetry) this.telemetry.count(cnode.kind, nodeId, endTime - startTime, false);
       if (hooks?.onNodeComplete) await hooks.onNodeComplete(index, nodeId, cnode.node, input!, output, endTime - startTime);
 
-      if (cnode.kind === 'exit') return plainJson(this.checkResultSize(tool.wrapOutput ? { result: output } : output));
+      if (cnode.kind === 'exit') return plainJson(checkResultSize(tool.name, deps.maxResultBytes, tool.wrapOutput ? { result: output } : output));
       nodeId = next;
       first = false;
     }
@@ -319,43 +294,10 @@ export class GraphRun implements ExecutionController {
         return [this.args, cnode.node.next];
       }
       case 'mcp':
-        return [await this.callMcp(cnode), cnode.node.next];
+        return [await callMcpNode(cnode, this.mcpRun), cnode.node.next];
       case 'exit':
         return [this.history.previousNode(1), ''];
     }
-  }
-
-  private async callMcp(cnode: Extract<CompiledNode, { kind: 'mcp' }>): Promise<unknown> {
-    const { node } = cnode;
-    let source = '';
-    let args: unknown;
-    try {
-      args = await evaluateArgs(cnode.args, this.history.context, this.bindings, (s) => (source = s));
-    } catch (err) {
-      throw toExpressionError(err, node.id, source, 'argument expression');
-    }
-    const pool = this.deps.mcpClientPool;
-    const where = `node '${node.id}': tool '${node.tool}' on server '${node.server}'`;
-    if (!pool) throw new ExternalToolError(`${where}: no MCP client pool is configured`, { node: node.id, server: node.server, tool: node.tool });
-    const config = this.compiled.graph.mcpServers[node.server]!;
-    let result;
-    try {
-      result = await pool.callTool({ name: node.server, config }, node.tool, args, this.gate.signal);
-    } catch (err) {
-      if (err instanceof CancelledError || this.gate.stopped) throw this.stoppedError();
-      const e = err as { message?: string; details?: { stderrTail?: unknown }; stderrTail?: unknown };
-      const tail = typeof e.details?.stderrTail === 'string' ? e.details.stderrTail : typeof e.stderrTail === 'string' ? e.stderrTail : undefined;
-      throw new ExternalToolError(`${where} failed: ${e.message ?? String(err)}`, {
-        node: node.id,
-        server: node.server,
-        tool: node.tool,
-        ...(tail ? { stderrTail: tail } : {}),
-      });
-    }
-    if (result.isError) {
-      throw new ExternalToolError(`${where} returned an error: ${mcpErrorText(result)}`, { node: node.id, server: node.server, tool: node.tool });
-    }
-    return mcpNodeOutput(result);
   }
 
   private async pauseBefore(index: number, nodeId: string): Promise<void> {
@@ -372,33 +314,6 @@ export class GraphRun implements ExecutionController {
     if (!gate.stopped && hooks?.onResume) await hooks.onResume();
   }
 
-  /** A run whose history passed the per-run cap ends here (the cap guards the server's memory, not the graph's logic). */
-  private historyLimitError(nodeId: string): ExecutionLimitError {
-    const cap = this.deps.maxHistoryBytes;
-    return new ExecutionLimitError(
-      'maxHistoryBytes',
-      cap,
-      `tool '${this.compiled.tool.name}': execution limit maxHistoryBytes (${formatBytes(cap)}) exceeded after node '${nodeId}' (execution ${this.history.length}): the run's history holds too much (raise --graph-run-history-mb)`,
-    );
-  }
-
-  /**
-   * A result is answered as JSON text (twice: the text block and structuredContent), so one over the cap — or too large
-   * for one answer at all (past V8's longest string) — is an execution_limit error instead of an answer that never
-   * comes. Measured without building the text, stopping just past the limit: a result far over it costs no memory.
-   */
-  private checkResultSize(result: unknown): unknown {
-    const cap = this.deps.maxResultBytes;
-    const limit = Math.min(cap, LARGEST_SENDABLE_RESULT_BYTES);
-    const size = jsonByteLength(result, limit);
-    if (size <= limit) return result;
-    const why =
-      cap <= LARGEST_SENDABLE_RESULT_BYTES
-        ? `the result is over ${formatBytes(cap)} as JSON (raise --graph-result-mb)`
-        : `the result is over ${formatBytes(LARGEST_SENDABLE_RESULT_BYTES)} as JSON, more than one answer can carry (an answer holds it twice and V8's longest string is ${formatBytes(MAX_STRING_CHARS)})`;
-    throw new ExecutionLimitError('maxResultBytes', cap, `tool '${this.compiled.tool.name}': execution limit maxResultBytes (${formatBytes(cap)}) exceeded: ${why}`);
-  }
-
   private stoppedError(): CancelledError {
     return new CancelledError(`execution ${this.executionId} of tool '${this.compiled.tool.name}' was stopped`);
   }
@@ -407,12 +322,4 @@ export class GraphRun implements ExecutionController {
     const end = this.endTime ?? this.deps.now();
     return this.telemetry!.snapshot(end - this.startTime, this.gate.pausedMs, this.history.length);
   }
-}
-
-/** 16777216 → "16 MiB"; 1073741824 → "1 GiB"; 1500 → "1500 bytes". */
-export function formatBytes(n: number): string {
-  if (n >= 1024 ** 3 && n % 1024 ** 3 === 0) return `${n / 1024 ** 3} GiB`;
-  if (n >= 1024 ** 2) return `${Number((n / 1024 ** 2).toFixed(1))} MiB`;
-  if (n >= 1024) return `${Number((n / 1024).toFixed(1))} KiB`;
-  return `${n} bytes`;
 }
