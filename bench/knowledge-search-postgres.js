@@ -3,6 +3,9 @@
 // medians, through the built use cases (dist/) of one container on an embedded PostgreSQL (fsync on) or
 // WORKGRAPH_BENCH_DATABASE_URL. The bar is ≤ 3× list_nodes' first page at 1,000,000 nodes. Size: 100,000 nodes by
 // default (generated and imported in a minute or two); BENCH_SEARCH_PG_NODES=1000000 for the bar's size.
+// Also add_nodes throughput (batches of 100 onto BENCH_SEARCH_PG_ADD_SEED nodes, 20,000) on three databases of the same
+// server, batches interleaved: the full schema, the same without the postings triggers, and without any search
+// column (the tsvector, its GIN index and the postings): the issue's bar is ≥ 0.7× the one without.
 const path = require('node:path');
 const fs = require('node:fs');
 const { performance } = require('node:perf_hooks');
@@ -12,6 +15,8 @@ const { generateKnowledgeGraph } = require('./fixtures/knowledge-graph.js');
 const NODES = Number(process.env.BENCH_SEARCH_PG_NODES || 100_000);
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS || 15);
 const PROJECT = 'bench-k';
+const ADD_SEED = Number(process.env.BENCH_SEARCH_PG_ADD_SEED || 20_000);
+const ADD_BATCHES = Number(process.env.BENCH_SEARCH_PG_ADD_BATCHES || 40);
 const QUERIES = [
   ['one word', 'retry'],
   ['three words', 'retry cache budget'],
@@ -37,11 +42,76 @@ async function median(fn) {
   return stats(samples);
 }
 
+/** A database of `pg`'s server made for one variant (the server's own URL with another database name). */
+async function createDatabase(url, name) {
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/**
+ * add_nodes throughput through the store's locked append (what add_nodes does after its checks), batches of 100
+ * onto ADD_SEED imported nodes, interleaved over the variants: 'full' (the schema as migrated), 'no postings' (its
+ * postings triggers disabled), 'no search' (also the tsvector column and its GIN index dropped).
+ */
+async function addThroughput(url, dataDir) {
+  const file = path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.ndjson');
+  await generateKnowledgeGraph(file, ADD_SEED, { project: PROJECT });
+  const files = container({ dataDir });
+  const { copyKnowledgeProject } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'index.js'));
+  const variants = [
+    ['full', []],
+    ['no postings', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER']],
+    ['no search', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER', 'ALTER TABLE wg_knowledge_nodes DROP COLUMN search']],
+  ];
+  const runs = [];
+  for (const [name, ddl] of variants) {
+    const c = container({ dataDir: path.join(dataDir, 'unused'), database: { url: await createDatabase(url, `wg_bench_add_${runs.length}`), poolSize: 2 } });
+    const store = c.c.resolve(c.KnowledgeTokens.KnowledgeStore);
+    await copyKnowledgeProject(files.c.resolve(files.KnowledgeTokens.KnowledgeStore), store, PROJECT, { replace: true });
+    const db = c.c.resolve(Symbol.for('workgraph.Database'));
+    for (const sql of ddl) await db.query(sql);
+    await db.query('VACUUM ANALYZE');
+    runs.push({ name, store, db, ms: 0 });
+  }
+  let id = 0;
+  const batch = () =>
+    Array.from({ length: 100 }, () => ({
+      id: `add-${id++}`, project: PROJECT, projectContext: PROJECT, thought: 'Retry the parser cache with a budget for the worker queue and review the batch latency.',
+      role: 'actor', tags: ['perf'], artifacts: [], parents: [], createdAt: new Date().toISOString(),
+    }));
+  for (let i = 0; i < ADD_BATCHES; i++) {
+    for (const r of runs) {
+      const nodes = batch();
+      const t = performance.now();
+      await r.store.withLock(PROJECT, (g) => g.append(nodes));
+      r.ms += performance.now() - t;
+    }
+  }
+  for (const r of runs) await r.db.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const rate = (r) => (ADD_BATCHES * 100) / (r.ms / 1000);
+  const [full, noPostings, noSearch] = runs;
+  const extra = { seed: ADD_SEED, batches: ADD_BATCHES, goal: 'ratio ≥ 0.7 vs no search' };
+  report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without the postings`, rate(full), rate(noPostings), 'nodes/s', extra);
+  report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without search`, rate(full), rate(noSearch), 'nodes/s', extra);
+}
+
 async function main() {
   const dataDir = tempDir('wg-bench-kpg-search-');
   const pg = await startPostgres();
   let db;
   try {
+    if (ADD_BATCHES > 0) await addThroughput(pg.url, tempDir('wg-bench-kpg-add-'));
     const file = path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.ndjson');
     const { bytes } = await generateKnowledgeGraph(file, NODES, { project: PROJECT });
     const files = container({ dataDir });

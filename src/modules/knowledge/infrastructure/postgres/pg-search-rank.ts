@@ -44,7 +44,7 @@ export function idfOf(nodes: number, docs: number): number {
 }
 
 /** A float4 as PostgreSQL printed it, as the exact value float8 arithmetic sees. */
-const real = (text: string) => Math.fround(Number(text));
+export const real = (text: string) => Math.fround(Number(text));
 
 function termParams(terms: readonly RankTerm[], params: unknown[]): string {
   params.push(terms.map((t) => t.term), terms.map((t) => t.idf));

@@ -2,7 +2,9 @@ import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
 import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
 import type { QueryItem, SearchQuery } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
-import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { decodeCursor, encodeCursor, type Cursor } from './pg-search-cursor';
+import { oneWordFirstPage } from './pg-search-one-word';
+import { countByBits } from './pg-search-count';
 import { compareMatches, idfOf, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
 /**
@@ -31,34 +33,8 @@ export function tsqueryExpr(query: SearchQuery, params: unknown[]): string {
     .join(' && ');
 }
 
-const PREFIX = 'p2.';
 /** A prefix is scored over at most this many of its terms (the first in order), as the files' MAX_PREFIX_TERMS. */
 const MAX_PREFIX_TERMS = 1000;
-
-interface Cursor {
-  w: string;
-  s: string;
-  o: string;
-}
-
-function encodeCursor(c: Cursor): string {
-  return PREFIX + Buffer.from(JSON.stringify([c.w, c.s, c.o]), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): Cursor {
-  const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor returned by search_nodes`, 'cursor');
-  if (!cursor.startsWith(PREFIX)) throw bad();
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === 'string')) throw bad();
-  const [w, s, o] = v as string[];
-  if (!/^\d{1,19}$/.test(w!) || !/^-?\d{1,19}$/.test(o!) || !Number.isFinite(Number(s)) || s!.length > 40) throw bad();
-  return { w: w!, s: s!, o: o! };
-}
 
 /** The words a query scores (positive words and phrase words) and its prefixes, folded as the domain parse left them. */
 function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[] } {
@@ -133,6 +109,10 @@ export async function pgSearch(
   strategy: 'auto' | 'score-every-match' = 'auto',
 ): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
+  if (!cursor && strategy === 'auto' && isOneWord(q)) {
+    const page = await oneWordFirstPage(sql, project, q);
+    if (page) return page;
+  }
   const { w: watermark, terms } = await statistics(sql, project, q.query, cursor);
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
@@ -172,7 +152,7 @@ export async function pgSearch(
   const { total, totalExact } =
     typeof liveTotal === 'number'
       ? { total: liveTotal + deleted.total, totalExact: true }
-      : await countMatches(sql, q, terms, { ...matchUpTo, deletedSql: q.includeDeleted }, totalCap);
+      : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted }, totalCap, deleted.total);
   return {
     hits,
     nextCursor: more && last ? encodeCursor({ w: watermark, s: String(last.score), o: last.ord.toString() }) : null,
@@ -208,13 +188,19 @@ async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedM
  */
 async function countMatches(
   sql: SqlRunner,
+  project: string,
   q: KnowledgeSearchQuery,
   terms: readonly RankTerm[],
-  match: MatchSql & { w: string; deletedSql?: boolean },
+  match: MatchSql & { w: string; watermark: string; deletedSql?: boolean },
   totalCap: number,
+  deletedTotal: number,
 ): Promise<{ total: number; totalExact: boolean }> {
   if (isOneWord(q) && terms.length === 1) return { total: terms[0]!.docs, totalExact: true };
   if (isOneWord(q) && terms.length === 0) return { total: 0, totalExact: true };
+  if (!hasFilters(q)) {
+    const live = await countByBits(sql, project, q.query, match.watermark);
+    if (live !== undefined) return { total: live + deletedTotal, totalExact: true };
+  }
   const live = `SELECT 1 FROM wg_knowledge_nodes n, tq WHERE n.project = $1 AND n.search @@ tq.q AND n.seq <= ${match.w}::bigint${match.filters}`;
   const deleted = match.deletedSql
     ? ` UNION ALL SELECT 1 FROM wg_knowledge_deleted d CROSS JOIN LATERAL (SELECT d.record->'nodeData' AS node) n, tq
