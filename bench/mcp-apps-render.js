@@ -117,7 +117,7 @@ async function main() {
     };
     /**
      * The result crossing postMessage bare, into a sandboxed frame as the view's (structured clone, no SDK): from
-     * posting it to the frame's listener holding it.
+     * posting it to the frame's listener holding it, deserialized.
      */
     const barePostMessage = async (handed = result) => {
       await page.goto('about:blank');
@@ -128,7 +128,8 @@ async function main() {
           new Promise((resolve) => {
             const f = document.createElement('iframe');
             f.setAttribute('sandbox', 'allow-scripts');
-            f.srcdoc = '<script>addEventListener("message", (e) => parent.postMessage({ at: performance.timeOrigin + performance.now(), n: e.data.params.structuredContent.nodes.length }, "*"));parent.postMessage("ready", "*")</script>';
+            // The message's data is deserialized when first read: read it, then take the time.
+            f.srcdoc = '<script>addEventListener("message", (e) => { const n = e.data.params.structuredContent.nodes.length; parent.postMessage({ at: performance.timeOrigin + performance.now(), n }, "*") });parent.postMessage("ready", "*")</script>';
             let sent = 0;
             addEventListener('message', (e) => {
               if (e.data === 'ready') {

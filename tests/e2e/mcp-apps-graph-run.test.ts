@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, readsThrough, until } from './helpers/apps-host';
+import { connectHost, coveredByControls, hostView, readViewHtml, readsThrough, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -168,6 +168,8 @@ test("draws the run's tool as a graph: its nodes and ELK-routed edges, the path 
     await until(() => w.view.locator('[data-testid="execution"]').count(), (n) => expect(n).toBe(1));
     const m = await w.view.evaluate(() => ({ scroll: (globalThis as any).document.documentElement.scrollWidth, width: (globalThis as any).document.documentElement.clientWidth }));
     expect(m.scroll).toBeLessThanOrEqual(m.width);
+    // The zoom controls (one small row at the top) cover no node and no edge of the first screen.
+    expect(await coveredByControls(w.view, '[data-testid="graph-drawing"]')).toEqual([]);
     await w.page.screenshot({ path: screenshotPath('mcp-apps-graph-run-drawing-400') });
   } finally {
     await w.close();

@@ -10,7 +10,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, readsThrough, until, type HostedView } from './helpers/apps-host';
+import { connectHost, coveredByControls, hostView, readViewHtml, readsThrough, until, type HostedView } from './helpers/apps-host';
 import { gunzipSync } from 'node:zlib';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
@@ -310,6 +310,9 @@ test('a get_task_details result opens its task in the DAG, readable in a 400 px 
     });
     expect(m.font).toBeGreaterThanOrEqual(12);
     expect(m.scroll).toBeLessThanOrEqual(m.width);
+    // The zoom controls (one small row at the top) cover no task and no edge of the first screen.
+    await until(() => v.view.locator('[data-testid="dag"] .react-flow__edge').count(), (n) => expect(n).toBeGreaterThan(0));
+    expect(await coveredByControls(v.view)).toEqual([]);
     await v.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-400') });
 
     await v.setContext({ theme: 'dark' });

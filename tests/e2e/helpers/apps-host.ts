@@ -119,3 +119,35 @@ export async function until<T>(get: () => Promise<T> | T, check: (value: T) => v
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/**
+ * What React Flow's zoom controls cover in the view's drawing (`within`: the drawing's element), as it is on screen:
+ * the nodes whose box and the edges whose drawn path (sampled along it) pass under the controls' box.
+ */
+export async function coveredByControls(view: Frame, within = '[data-testid="dag"]'): Promise<string[]> {
+  return view.evaluate((sel) => {
+    const doc = (globalThis as any).document;
+    const root = doc.querySelector(sel);
+    const c = root?.querySelector('.react-flow__controls')?.getBoundingClientRect();
+    if (!c) return ['no controls'];
+    const under = (x: number, y: number) => x >= c.left && x <= c.right && y >= c.top && y <= c.bottom;
+    const covered: string[] = [];
+    for (const n of root.querySelectorAll('.react-flow__node')) {
+      const r = n.getBoundingClientRect();
+      if (r.left < c.right && r.right > c.left && r.top < c.bottom && r.bottom > c.top) covered.push(`node ${n.dataset.id}`);
+    }
+    for (const e of root.querySelectorAll('.react-flow__edge')) {
+      const path = e.querySelector('path.react-flow__edge-path');
+      const m = path?.getScreenCTM();
+      if (!m) continue;
+      for (let l = 0, len = path.getTotalLength(); l <= len; l += 3) {
+        const p = path.getPointAtLength(l);
+        if (under(m.a * p.x + m.c * p.y + m.e, m.b * p.x + m.d * p.y + m.f)) {
+          covered.push(`edge ${e.dataset.id}`);
+          break;
+        }
+      }
+    }
+    return covered;
+  }, within);
+}

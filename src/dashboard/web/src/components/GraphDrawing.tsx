@@ -4,6 +4,7 @@ import { elkLayout, type RoutedLayout } from '../elk-layout';
 import { jsonLogicText } from '../json-logic-text';
 import { RoutedEdgeView, type RoutedEdgeData } from './RoutedEdgeView';
 import { LayoutNotice } from './common';
+import { topMargin } from '../flow-controls';
 
 export interface DrawnNode {
   id: string;
@@ -203,7 +204,9 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
     const w = box.current?.clientWidth ?? 800;
     const zoom = Math.min(1, Math.max(MIN_ZOOM, Math.min((w - 2 * MARGIN) / lay.width, (canvasH - 2 * MARGIN) / lay.height)));
     const x = lay.width * zoom + 2 * MARGIN <= w ? (w - lay.width * zoom) / 2 : MARGIN;
-    const y = lay.height * zoom + 2 * MARGIN <= canvasH ? (canvasH - lay.height * zoom) / 2 : MARGIN;
+    // Below the zoom controls where a narrow frame puts them at the top (flow-controls.ts).
+    const top = topMargin(box.current, MARGIN);
+    const y = lay.height * zoom + top + MARGIN <= canvasH ? Math.max(top, (canvasH - lay.height * zoom) / 2) : top;
     void rf.setViewport({ x, y, zoom });
   };
   return (

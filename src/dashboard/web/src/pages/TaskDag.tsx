@@ -8,6 +8,7 @@ import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
 import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
 import { LayoutNotice, Load } from '../components/common';
+import { topMargin } from '../flow-controls';
 import { PlanHistory } from '../components/PlanViews';
 import { TaskDetails } from '../components/TaskDetails';
 import { dashboardTaskSource, TaskSourceContext } from '../components/task-source';
@@ -180,7 +181,9 @@ function DagView({ graph, lay, initialSelected }: { graph: TaskGraphData; lay: L
   const place = (w: number, h: number) => {
     const zoom = Math.min(1, Math.max(READING_ZOOM, (w - 2 * MARGIN) / Math.max(1, lay.width)));
     const x = lay.width * zoom + 2 * MARGIN <= w ? (w - lay.width * zoom) / 2 : MARGIN;
-    const y = lay.height * zoom + 2 * MARGIN <= h ? (h - lay.height * zoom) / 2 : MARGIN;
+    // Below the zoom controls where a narrow frame puts them at the top (flow-controls.ts).
+    const top = topMargin(canvasRef.current, MARGIN);
+    const y = lay.height * zoom + top + MARGIN <= h ? Math.max(top, (h - lay.height * zoom) / 2) : top;
     // The selected task stays on screen when the view is fitted again (the details panel took the room it was in).
     const p = selected ? lay.pos.get(selected) : undefined;
     let left = x;
