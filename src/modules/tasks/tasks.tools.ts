@@ -1,13 +1,10 @@
 import { TasksTokens } from './application/tasks.tokens';
 import { defineTool, type ToolDefinition } from '../../kernel/tools/tool-definition';
+import { addTasksSchemas, removeTasksSchemas, splitTaskSchemas, updateTaskSchemas } from './application/task-plan-edit.tool-schemas';
 import {
-  addTasksSchemas,
   claimNextTaskSchemas,
   getTaskDetailsSchemas,
   releaseTaskSchemas,
-  removeTasksSchemas,
-  splitTaskSchemas,
-  updateTaskSchemas,
   getProjectGraphSchemas,
   getReadyTasksSchemas,
   initProjectGraphSchemas,

@@ -5,7 +5,7 @@ import knowledgeSpec from '../../../spec/knowledge-node.schema.json';
 import workflowSpec from '../../../spec/workflow.schema.json';
 import { nodeOut } from '../../../src/modules/knowledge/application/knowledge.tool-schemas';
 import { previewStep, returnedStep, sessionStep, stepCore } from '../../../src/modules/workflow/application/workflow-step.schemas';
-import { taskNode } from '../../../src/modules/tasks/application/tasks.tool-schemas';
+import { taskNode } from '../../../src/modules/tasks/application/task-node.schemas';
 import { tasksTools } from '../../../src/modules/tasks';
 import { workflowTools } from '../../../src/modules/workflow';
 import { createTaskGraph } from '../../../src/modules/tasks/domain';

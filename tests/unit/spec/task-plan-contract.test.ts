@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { addTasksSchemas, initProjectGraphSchemas } from '../../../src/modules/tasks/application/tasks.tool-schemas';
+import { initProjectGraphSchemas } from '../../../src/modules/tasks/application/tasks.tool-schemas';
+import { addTasksSchemas } from '../../../src/modules/tasks/application/task-plan-edit.tool-schemas';
 import { CONTRACTS } from '../../../src/modules/workflow/domain/current-format/contracts';
 import { taskPlanContractRule } from '../../../src/modules/tasks/application/services/task-plan-contract';
 

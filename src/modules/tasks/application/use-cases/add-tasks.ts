@@ -8,7 +8,7 @@ import type { UseCase } from '../../../../kernel/use-case';
 import type { PlanChanges } from '../services/plan-changes';
 import { editAnswer, type PlanEditAnswer } from '../services/plan-edit-answer';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
-import type { addTasksSchemas } from '../tasks.tool-schemas';
+import type { addTasksSchemas } from '../task-plan-edit.tool-schemas';
 
 export type AddTasksInput = ToolInput<typeof addTasksSchemas>;
 

@@ -9,7 +9,7 @@ import type { PlanChanges } from '../services/plan-changes';
 import { editAnswer, type PlanEditAnswer } from '../services/plan-edit-answer';
 import { summarize } from './add-tasks';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
-import type { splitTaskSchemas } from '../tasks.tool-schemas';
+import type { splitTaskSchemas } from '../task-plan-edit.tool-schemas';
 
 export type SplitTaskInput = ToolInput<typeof splitTaskSchemas>;
 

@@ -8,7 +8,7 @@ import type { UseCase } from '../../../../kernel/use-case';
 import type { PlanChanges } from '../services/plan-changes';
 import { editAnswer, requireEditable, type PlanEditAnswer } from '../services/plan-edit-answer';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
-import type { updateTaskSchemas } from '../tasks.tool-schemas';
+import type { updateTaskSchemas } from '../task-plan-edit.tool-schemas';
 
 export type UpdateTaskInput = ToolInput<typeof updateTaskSchemas>;
 
