@@ -11,9 +11,9 @@ import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 
 /** The search contract against the NDJSON files (and their index) and a real PostgreSQL server. */
 
-const ndjson = knowledgeSearchContract('ndjson files', async (opts) => {
+const ndjson = knowledgeSearchContract('ndjson files', async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-knowledge-search-'));
-  return { store: createNdjsonKnowledgeStore(dir, { searchTotalCap: opts?.searchTotalCap }), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return { store: createNdjsonKnowledgeStore(dir), cleanup: async () => fs.rmSync(dir, { recursive: true, force: true }) };
 });
 
 let pg: TestPostgres;

@@ -1,7 +1,6 @@
 import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery, KnowledgeStats } from '../application/ports/knowledge-store';
 import { SearchIndexFiles } from './search-index/search-index';
 import { searchNdjson, type RepairIndex } from './search-index/ndjson-search';
-import { SEARCH_TOTAL_CAP } from '../domain/search';
 import { DescendantCollector } from '../domain/descendant-collector';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import type { KnowledgePaths } from './knowledge-files';
@@ -35,12 +34,11 @@ export class NdjsonGraphReader implements KnowledgeReader {
     protected readonly paths: KnowledgePaths,
     protected readonly index?: SearchIndexFiles,
     private readonly repairIndex?: RepairIndex,
-    private readonly searchTotalCap = SEARCH_TOTAL_CAP,
   ) {}
 
   async search(query: KnowledgeSearchQuery): Promise<KnowledgeSearchPage> {
     if (!this.index || !this.repairIndex) throw new Error('this reader has no search index');
-    return searchNdjson(this.paths, this.index, query, this.repairIndex, this.searchTotalCap);
+    return searchNdjson(this.paths, this.index, query, this.repairIndex);
   }
 
   async page(query: KnowledgePageQuery): Promise<KnowledgePage> {

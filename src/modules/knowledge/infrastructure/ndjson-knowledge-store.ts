@@ -43,8 +43,6 @@ export interface NdjsonKnowledgeStoreOptions {
   logger?: Logger;
   /** Told of every write (`{kind: 'knowledge', project}`): live views and MCP resource subscriptions re-read. */
   changes?: ChangeEvents;
-  /** search_nodes counts matches up to this many, then answers it as a lower bound. Default SEARCH_TOTAL_CAP (tests lower it). */
-  searchTotalCap?: number;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -230,7 +228,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   reader(project: string): KnowledgeReader {
     const paths = knowledgePaths(this.layout, project);
     // A stale index found by a lock-free search is repaired under the lock (by whoever holds it next, if not us).
-    return new NdjsonGraphReader(paths, this.searchIndex(paths), () => this.withLock(project, async () => undefined), this.options.searchTotalCap);
+    return new NdjsonGraphReader(paths, this.searchIndex(paths), () => this.withLock(project, async () => undefined));
   }
 
   private searchIndex(paths: KnowledgePaths): SearchIndexFiles {

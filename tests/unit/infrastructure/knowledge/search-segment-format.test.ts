@@ -1,15 +1,17 @@
 import { SegmentBuilder } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
 import { LoadedSegment } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-reader';
-import { BLOCK_POSTINGS, weightedTf } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-format';
+import { BLOCK_POSTINGS, DENSE_SHARE, bigramTerm, weightedTf } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-format';
 import { VarintReader } from '../../../../src/modules/knowledge/infrastructure/search-index/varint';
-import { FIELD_WEIGHTS, idf, termScore, textTerms } from '../../../../src/modules/knowledge/domain/search';
+import { textTerms } from '../../../../src/modules/knowledge/domain/search';
 import type { StoredKnowledgeNode } from '../../../../src/modules/knowledge/domain';
 
 /**
- * The segment layout of format 2: postings in blocks, decoded without positions, and block-max bounds that no
- * document of a block exceeds, whatever the idf and the average length.
+ * The segment layout of format 3: dense terms (a bitmap and a code per document) and sparse ones (postings in blocks,
+ * decoded without positions) decode to what was added; bigram terms are exactly the neighbouring words.
  */
 const WORDS = 'alpha beta gamma delta retry cache budget parser queue lock'.split(' ');
+const RARE = Array.from({ length: 300 }, (_, i) => `rare${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+const MID = Array.from({ length: 30 }, (_, i) => `mid${String.fromCharCode(97 + i % 26)}${String.fromCharCode(97 + Math.floor(i / 26))}`);
 
 function rand(seed: number) {
   let a = seed >>> 0;
@@ -23,7 +25,10 @@ function rand(seed: number) {
 
 function nodes(count: number, seed: number): StoredKnowledgeNode[] {
   const r = rand(seed);
-  const pick = () => WORDS[Math.floor(r() * WORDS.length)]!;
+  const pick = () => {
+    const x = r();
+    return x < 0.3 ? RARE[Math.floor(r() * RARE.length)]! : x < 0.5 ? MID[Math.floor(r() * MID.length)]! : WORDS[Math.floor(r() * WORDS.length)]!;
+  };
   return Array.from({ length: count }, (_, i) => ({
     id: `n${i}`,
     project: 'p',
@@ -50,28 +55,33 @@ function expected(node: StoredKnowledgeNode): Map<string, number[]> {
 }
 
 describe('search segment format', () => {
-  const all = nodes(1500, 7);
+  const all = nodes(4000, 7);
   const b = new SegmentBuilder(0, 0);
   all.forEach((n, i) => b.add(n, i * 100, 99));
   const seg = LoadedSegment.fromBuffer(b.encode(), 'test');
 
-  it('decodes every term whole (ordinals and positions) as it was added, over several blocks', async () => {
+  it('decodes every term whole (ordinals and positions) as it was added, dense and sparse, over several blocks', async () => {
     const want = all.map(expected);
     let multiBlock = 0;
+    let dense = 0;
     for (const term of seg.header.terms) {
-      if (term.startsWith('\u0000')) continue;
+      if (term.startsWith('\u0000') || term.startsWith('\u0001')) continue;
       const idx = seg.termIndex(term);
       const p = await seg.postings(undefined, idx);
       const ords = want.flatMap((m, i) => (m.has(term) ? [i] : []));
       expect([...p.ords]).toEqual(ords);
       expect(ords.map((_, k) => [...p.pos.subarray(p.posStart[k]!, p.posStart[k + 1]!)])).toEqual(ords.map((o) => want[o]!.get(term)));
-      if (seg.blockTo(idx) - seg.blockFrom(idx) > 2) multiBlock++;
+      expect(seg.isDense(idx)).toBe(ords.length * DENSE_SHARE >= all.length);
+      if (seg.isDense(idx)) dense++;
+      else if (seg.blockTo(idx) - seg.blockFrom(idx) > 2) multiBlock++;
     }
+    expect(dense).toBeGreaterThan(5);
     expect(multiBlock).toBeGreaterThan(5);
   });
 
-  it('decodes a block alone (no positions) to its ordinals and weighted term frequencies', async () => {
-    const idx = seg.termIndex('retri');
+  it('decodes a sparse block alone (no positions) to its ordinals and weighted term frequencies', async () => {
+    const term = seg.header.terms.find((t) => !t.startsWith('\u0000') && !seg.isDense(seg.termIndex(t)) && seg.blockTo(seg.termIndex(t)) - seg.blockFrom(seg.termIndex(t)) > 2)!;
+    const idx = seg.termIndex(term);
     const whole = await seg.postings(undefined, idx);
     const b1 = seg.blockFrom(idx) + 1;
     const [from, to] = seg.docRange(idx, b1, b1 + 1);
@@ -89,28 +99,50 @@ describe('search segment format', () => {
     }
   });
 
-  it("no document's score passes its block's bound, for any idf and average length", async () => {
-    const over: string[] = [];
-    for (const term of seg.header.terms) {
-      const idx = seg.termIndex(term);
-      const p = await seg.postings(undefined, idx);
-      for (const [termIdf, avg] of [[idf(1500, seg.df(idx)), 3], [0.01, 40], [7, 0.5], [1, 12.345]] as const) {
-        for (let b = seg.blockFrom(idx); b < seg.blockTo(idx); b++) {
-          const bound = seg.blockBound(b, termIdf, avg);
-          const k0 = (b - seg.blockFrom(idx)) * BLOCK_POSTINGS;
-          for (let k = k0; k < Math.min(p.ords.length, k0 + BLOCK_POSTINGS); k++) {
-            const o = p.ords[k]!;
-            let wtf = 0;
-            for (let q = p.posStart[k]!; q < p.posStart[k + 1]!; q++) {
-              const pos = p.pos[q]!;
-              wtf += pos < seg.thoughtEndAt(o) ? FIELD_WEIGHTS.thought : pos < seg.tagsEndAt(o) ? FIELD_WEIGHTS.tags : FIELD_WEIGHTS.artifacts;
-            }
-            if (!(termScore(termIdf, wtf, seg.weightedLengthOf(o), avg) <= bound)) over.push(`${term} node ${o} block ${b}`);
-          }
-        }
+  it('a bigram term is there for every two dense terms that are neighbours somewhere, with exactly those documents and no positions', async () => {
+    const want = new Map<string, Set<number>>();
+    all.forEach((node, i) => {
+      const at = new Map<number, string>();
+      for (const [t, ps] of expected(node)) for (const p of ps) at.set(p, t);
+      const dense = (t: string) => seg.termIndex(t) >= 0 && seg.isDense(seg.termIndex(t));
+      for (const [p, t] of at) {
+        const next = at.get(p + 1);
+        if (next === undefined || !dense(t) || !dense(next)) continue;
+        const key = bigramTerm(t, next);
+        if (!want.has(key)) want.set(key, new Set());
+        want.get(key)!.add(i);
       }
+    });
+    const got = seg.header.terms.filter((t) => t.startsWith('\u0001'));
+    expect(got.length).toBeGreaterThan(50);
+    expect(got.sort()).toEqual([...want.keys()].sort());
+    let dense = 0;
+    for (const t of got) {
+      const p = await seg.postings(undefined, seg.termIndex(t));
+      expect([...p.ords]).toEqual([...want.get(t)!].sort((a, b) => a - b));
+      expect(p.pos.length).toBe(0);
+      if (seg.isDense(seg.termIndex(t))) dense++;
     }
-    expect(over).toEqual([]);
+    expect(dense).toBeGreaterThan(0);
+  });
+
+  it(`a term in 1/${DENSE_SHARE} of the documents is dense, in one fewer sparse, and both decode whole`, async () => {
+    const docs = DENSE_SHARE * 16;
+    const nb = new SegmentBuilder(0, 0);
+    for (let i = 0; i < docs; i++) {
+      const words = ['filler'];
+      if (i % DENSE_SHARE === 3) words.push('edge', 'edge');
+      if (i % DENSE_SHARE === 5 && i > DENSE_SHARE) words.push('near');
+      nb.add({ ...all[0]!, id: `b${i}`, thought: words.join(' '), tags: [], artifacts: [] }, i * 10, 9);
+    }
+    const small = LoadedSegment.fromBuffer(nb.encode(), 'boundary');
+    const edge = small.termIndex('edg');
+    const near = small.termIndex('near');
+    expect([small.df(edge), small.isDense(edge)]).toEqual([docs / DENSE_SHARE, true]);
+    expect([small.df(near), small.isDense(near)]).toEqual([docs / DENSE_SHARE - 1, false]);
+    const e = await small.postings(undefined, edge);
+    expect([...e.ords]).toEqual(Array.from({ length: docs / DENSE_SHARE }, (_, k) => k * DENSE_SHARE + 3));
+    expect([...e.pos.subarray(e.posStart[0]!, e.posStart[1]!)]).toEqual([1, 2]);
   });
 
   it('a segment whose block table does not fill its postings is refused', () => {

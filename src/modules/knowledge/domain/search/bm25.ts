@@ -12,9 +12,18 @@ export function idf(docs: number, docFreq: number): number {
   return Math.log(1 + (docs - docFreq + 0.5) / (docFreq + 0.5));
 }
 
+/** BM25's length normalization of a document of this (weighted) length: K1 × (1 − b + b × length / average). */
+export function bm25Norm(length: number, avgLength: number): number {
+  return BM25_K1 * (1 - BM25_B + (BM25_B * length) / (avgLength || 1));
+}
+
+/** One term's contribution from its weighted frequency and the document's {@link bm25Norm} (> 0 frequencies only). */
+export function scoreWithNorm(termIdf: number, weightedTf: number, norm: number): number {
+  return (termIdf * weightedTf * (BM25_K1 + 1)) / (weightedTf + norm);
+}
+
 /** One term's contribution: `weightedTf` is Σ field weight × occurrences, `length` the document's word count. */
 export function termScore(termIdf: number, weightedTf: number, length: number, avgLength: number): number {
   if (weightedTf <= 0) return 0;
-  const norm = BM25_K1 * (1 - BM25_B + (BM25_B * length) / (avgLength || 1));
-  return (termIdf * weightedTf * (BM25_K1 + 1)) / (weightedTf + norm);
+  return scoreWithNorm(termIdf, weightedTf, bm25Norm(length, avgLength));
 }

@@ -23,12 +23,12 @@ const ATTEMPTS = 3;
  * file (so a concurrent rewrite, which renames a new file in, cannot mix two graphs: we read the one we opened).
  * A stale or damaged index is repaired under the lock and the search tried again.
  */
-export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFiles, q: KnowledgeSearchQuery, repair: RepairIndex, totalCap: number): Promise<KnowledgeSearchPage> {
+export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFiles, q: KnowledgeSearchQuery, repair: RepairIndex): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeSearchCursor(q.cursor) : undefined;
   for (let attempt = 1; ; attempt++) {
     if (q.signal?.aborted) throw new CancelledError();
     try {
-      return await searchOnce(paths, index, q, cursor, totalCap);
+      return await searchOnce(paths, index, q, cursor);
     } catch (e) {
       if (!(e instanceof DamagedIndexError || e instanceof StaleIndex) || attempt >= ATTEMPTS) {
         if (e instanceof DamagedIndexError || e instanceof StaleIndex) throw toStorageError(e, 'search', index.dir);
@@ -55,7 +55,6 @@ async function searchOnce(
   index: SearchIndexFiles,
   q: KnowledgeSearchQuery,
   cursor: ReturnType<typeof decodeSearchCursor> | undefined,
-  totalCap: number,
 ): Promise<KnowledgeSearchPage> {
   let graph: fs.FileHandle | undefined;
   try {
@@ -103,7 +102,7 @@ async function searchOnce(
       segments.push({ seg, base: -1, limit: seg.docCount });
     }
     const after = cursor ? { score: cursor.s, ord: cursor.o } : undefined;
-    const { hits: page, total, totalExact } = await evaluateQuery(q.query, q, segments, { capacity: q.limit + 1, after, totalCap, signal: q.signal });
+    const { hits: page, total, totalExact } = await evaluateQuery(q.query, q, segments, { capacity: q.limit + 1, after, signal: q.signal });
     const more = page.length > q.limit;
     if (more) page.pop();
     // The page's lines: synchronous reads too (ten lines of the graph the page cache holds).

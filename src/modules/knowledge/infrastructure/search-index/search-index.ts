@@ -17,7 +17,7 @@ export type { AppendedLines } from './segment-files';
 export const SEARCH_DIR = 'knowledge_graph.search';
 export const MANIFEST_FILE = 'manifest.json';
 /** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
-export const INDEX_FORMAT = 2;
+export const INDEX_FORMAT = 3;
 
 export type IndexState = { fresh: true; manifest: IndexManifest } | { fresh: false; reason: string; manifest?: IndexManifest };
 

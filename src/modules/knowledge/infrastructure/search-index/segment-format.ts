@@ -14,35 +14,55 @@ import { FIELD_WEIGHTS } from '../../domain/search/bm25';
  *   ..  terms × u32 LE             each term's document frequency
  *   ..  (terms + 1) × u32 LE       each term's first block in the block table (the last: the number of blocks)
  *   ..  blocks × BLOCK_BYTES       the block table (below)
- *   ..  postings                   per term: its blocks' document streams, then their position streams
+ *   ..  postings                   per term: sparse (blocks) or dense (a bitmap and a code column), below
  *
- * A term's postings are cut into blocks of {@link BLOCK_POSTINGS} documents. A block's document stream: per document
- * a varint ordinal gap (from the previous block's last ordinal; the first block's from -1) and a varint field code —
- * thought count × 4, + 1 if a tag count follows, + 2 if an artifact count follows — then those counts. Its position
- * stream: per document its positions as varint gaps (the first from 0), as many as its counts add up to. So a search
- * decodes documents and their term frequencies without positions, and positions only for a phrase's candidates.
+ * A term is **dense** in a segment when it is in at least 1/{@link DENSE_SHARE} of the segment's documents (and its
+ * counts fit a byte code, below); it then has no blocks, and its postings are:
+ *   u32 LE n; n × 3 u8, padded to 4 bytes   the code dictionary: code c (1..n) means (thought, tag, artifact) counts
+ *   W × u32 LE                              a bitmap of the documents holding it (W = ⌈docs / 32⌉; bit d % 32 of word d / 32)
+ *   docs × u8                               each document's code (0: absent)
+ *   (⌈df / 128⌉ + 1) × u32 LE               where the positions of the documents of rank 128k, 128k + 1, … start (the last: the end)
+ *   positions                               per document holding it, in order: its position count, then its positions as gaps
+ * so a search ANDs, ORs and counts documents 32 at a time and scores them from the code and the document's length.
  *
- * The block table gives per block its last ordinal, where its two streams end (relative to the term's postings and to
- * its position streams) and block-max bounds: two (weighted tf, weighted length) pairs such that every document of
- * the block has a weighted tf ≤ w1 and length ≥ l1, or tf ≤ w2 and length ≥ l2. BM25 grows with the tf and shrinks
- * with the length whatever the idf and average length, so max(score(w1, l1), score(w2, l2)) bounds every score in the
- * block (w rounded up and l down to float32). (w1, l1): the highest tf and the shortest length among those; (w2, l2):
- * the highest tf and the shortest length among the documents shorter than l1.
+ * A **sparse** term's postings are cut into blocks of {@link BLOCK_POSTINGS} documents. A block's document stream: per
+ * document a varint ordinal gap (from the previous block's last ordinal; the first block's from -1) and a varint field
+ * code — thought count × 4, + 1 if a tag count follows, + 2 if an artifact count follows — then those counts. Its
+ * position stream: per document its positions as varint gaps (the first from 0), as many as its counts add up to. The
+ * block table gives per block its last ordinal and where its two streams end (relative to the term's postings and to
+ * its position streams); the term's postings are its document streams, then its position streams.
  *
  * A document's words are numbered thought first, then tags, then artifact names and paths (stopwords counted), so the
  * field of a position is known from the doc table's `thoughtEnd`/`tagsEnd`. A `tags` filter term is the tag itself
- * after {@link TAG_TERM_PREFIX} (exact, as list_nodes' filter), with no positions.
+ * after {@link TAG_TERM_PREFIX} (exact, as list_nodes' filter), with no positions. Two terms at neighbouring positions
+ * p, p + 1 also make a **bigram** term, {@link BIGRAM_PREFIX} + first + ' ' + second, without positions: the documents
+ * where the phrase of the two is (a longer phrase is looked for in the documents holding all of its bigrams).
  */
 export const SEGMENT_MAGIC = 0x49534757; // "WGSI" little-endian
-export const SEGMENT_FORMAT = 2;
+export const SEGMENT_FORMAT = 3;
 export const DOC_BYTES = 40;
-/** Documents per postings block. */
+/** Documents per postings block of a sparse term. */
 export const BLOCK_POSTINGS = 128;
-/** Layout of a block: u32 last ordinal, u32 document stream end, u32 position stream end, f32 w1, l1, w2, l2. */
-export const BLOCK_BYTES = 28;
+/** Layout of a block: u32 last ordinal, u32 document stream end, u32 position stream end. */
+export const BLOCK_BYTES = 12;
+/** A term in at least 1/DENSE_SHARE of a segment's documents is stored dense (a bitmap and a byte code per document). */
+export const DENSE_SHARE = 8;
+/** Ranks per entry of a dense term's position offsets. */
+export const DENSE_POSITION_BLOCK = 128;
 
 /** Terms of exact tags start with NUL: no word of a text can (words are letters and digits). */
 export const TAG_TERM_PREFIX = '\u0000';
+/** Bigram terms start with U+0001 (then the two terms, a space between). */
+export const BIGRAM_PREFIX = '\u0001';
+
+export function bigramTerm(first: string, second: string): string {
+  return BIGRAM_PREFIX + first + ' ' + second;
+}
+
+/** Bytes of a dense term's code dictionary of `n` entries (with its count). */
+export function denseDictBytes(n: number): number {
+  return 4 + Math.ceil((n * 3) / 4) * 4;
+}
 
 export interface SegmentHeader {
   start: number;
@@ -51,6 +71,14 @@ export interface SegmentHeader {
   terms: string[];
   /** Blocks in the block table. */
   blocks: number;
+}
+
+/** One term's postings in a segment, decoded: local ordinals ascending, each with its positions. */
+export interface Postings {
+  ords: Int32Array;
+  /** Positions of ords[i] are pos[posStart[i] .. posStart[i+1]). */
+  posStart: Int32Array;
+  pos: Int32Array;
 }
 
 /** One document of the doc table. */
@@ -84,26 +112,6 @@ export function writeDoc(view: DataView, at: number, d: DocEntry): void {
   view.setUint32(at + 24, d.tagsEnd, true);
   view.setUint32(at + 28, d.end, true);
   view.setUint8(at + 32, roleCode(d.role));
-}
-
-const F32 = new Float32Array(1);
-const U32 = new Uint32Array(F32.buffer);
-
-/** The smallest float32 ≥ x (x ≥ 0, finite). */
-export function f32Up(x: number): number {
-  F32[0] = x;
-  if (F32[0]! >= x) return F32[0]!;
-  U32[0]! += 1;
-  return F32[0]!;
-}
-
-/** The largest float32 ≤ x (x ≥ 0, finite). */
-export function f32Down(x: number): number {
-  F32[0] = x;
-  if (F32[0]! <= x) return F32[0]!;
-  if (U32[0] === 0) return 0;
-  U32[0]! -= 1;
-  return F32[0]!;
 }
 
 /** A term's weighted frequency in a document from its counts per field (the one formula builder and reader use). */

@@ -1,21 +1,12 @@
 import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
-import { termScore } from '../../domain/search/bm25';
 import { VarintReader } from './varint';
 import { DamagedIndexError, checkHead, directoryLength, parseHeader } from './segment-header';
-import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type SegmentHeader } from './segment-format';
+import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
+import { decodeDenseWhole, denseLayout, lengthClasses, type DenseLayout } from './dense-term';
 
 export { DamagedIndexError } from './segment-header';
-
-/** One term's postings in a segment, decoded: local ordinals ascending, each with its positions. */
-export interface Postings {
-  ords: Int32Array;
-  /** Positions of ords[i] are pos[posStart[i] .. posStart[i+1]). */
-  posStart: Int32Array;
-  pos: Int32Array;
-}
-
-export const EMPTY_POSTINGS: Postings = { ords: new Int32Array(0), posStart: new Int32Array(1), pos: new Int32Array(0) };
+export { type Postings } from './segment-format';
 
 /**
  * A segment's header, doc table and term directory, kept in memory (about 40 bytes a document plus its vocabulary);
@@ -27,6 +18,9 @@ export class LoadedSegment {
    * from their sums, so a graph scores the same however its index is cut into segments.
    */
   readonly words: { thought: number; tags: number; artifacts: number };
+  /** Each document's weighted length as an index into {@link classLengths} (its distinct values, at most one per document). */
+  readonly lengthClass: Uint16Array;
+  readonly classLengths: Float64Array;
 
   private constructor(
     readonly file: string,
@@ -39,6 +33,9 @@ export class LoadedSegment {
     private readonly postingsAt: number,
   ) {
     this.words = this.wordsBelow(header.docs);
+    const c = lengthClasses(header.docs, (i) => this.weightedLengthOf(i));
+    this.lengthClass = c.classOf;
+    this.classLengths = c.lengths;
   }
 
   /** Words by field of documents [0, n). */
@@ -115,11 +112,17 @@ export class LoadedSegment {
       throw new DamagedIndexError(`${file}: holds ${size} bytes, its directory says ${postingsAt + termOffsets[terms]!}`);
     }
     if (blockStart[terms] !== header.blocks) throw new DamagedIndexError(`${file}: the block table does not add up`);
-    // Each term: as many blocks as its postings need, its two streams filling its postings exactly.
+    // Each term: sparse, as many blocks as its postings need, its two streams filling its postings exactly; or dense
+    // (no blocks), its postings at least its bitmap and codes (checked whole when read).
     for (let i = 0; i < terms; i++) {
       const from = blockStart[i]!;
       const to = blockStart[i + 1]!;
-      if (to - from !== Math.ceil(dfs[i]! / BLOCK_POSTINGS) || to <= from) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
+      if (to < from || dfs[i]! < 1 || dfs[i]! > header.docs) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
+      if (to === from) {
+        if (termOffsets[i + 1]! - termOffsets[i]! < denseLayout(header.docs, dfs[i]!, 1).positionsAt) throw new DamagedIndexError(`${file}: dense term ${i} is cut short`);
+        continue;
+      }
+      if (to - from !== Math.ceil(dfs[i]! / BLOCK_POSTINGS)) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
       const last = (to - 1) * BLOCK_BYTES;
       if (termOffsets[i]! + blocks.getUint32(last + 4, true) + blocks.getUint32(last + 8, true) !== termOffsets[i + 1]!) {
         throw new DamagedIndexError(`${file}: term ${i}'s blocks do not fill its postings`);
@@ -153,6 +156,11 @@ export class LoadedSegment {
 
   roleAt(i: number): string {
     return roleOf(this.docs.getUint8(i * DOC_BYTES + 32));
+  }
+
+  /** The role's code (segment-format.ts roleCode). */
+  roleCodeAt(i: number): number {
+    return this.docs.getUint8(i * DOC_BYTES + 32);
   }
 
   thoughtEndAt(i: number): number {
@@ -203,6 +211,25 @@ export class LoadedSegment {
     return this.dfs[termIdx]!;
   }
 
+  /** Is the term stored dense here (a bitmap and a code per document, no blocks)? */
+  isDense(termIdx: number): boolean {
+    return this.blockStart[termIdx] === this.blockStart[termIdx + 1];
+  }
+
+  /** Where a dense term's parts are in its postings (its dictionary's size read first: one small read). */
+  denseLayout(fd: number | undefined, termIdx: number): DenseLayout {
+    const base = this.termOffsets[termIdx]!;
+    const n = this.readSync(fd, base, base + 4).readUInt32LE(0);
+    const layout = denseLayout(this.header.docs, this.dfs[termIdx]!, n);
+    if (n < 1 || n > 255 || base + layout.positionsAt > this.termOffsets[termIdx + 1]!) throw new DamagedIndexError(`${this.file}: dense term ${termIdx} does not add up`);
+    return layout;
+  }
+
+  /** Offset of the term's postings in the postings, and their end. */
+  postingsRange(termIdx: number): [number, number] {
+    return [this.termOffsets[termIdx]!, this.termOffsets[termIdx + 1]!];
+  }
+
   /** The term's blocks: indexes [from, to) of the block table. */
   blockFrom(termIdx: number): number {
     return this.blockStart[termIdx]!;
@@ -220,13 +247,6 @@ export class LoadedSegment {
   /** Postings in block `b` of term `termIdx`. */
   blockSize(termIdx: number, b: number): number {
     return b < this.blockStart[termIdx + 1]! - 1 ? BLOCK_POSTINGS : this.dfs[termIdx]! - (b - this.blockStart[termIdx]!) * BLOCK_POSTINGS;
-  }
-
-  /** The highest score any document of block `b` can have for a term of this idf, with this average length. */
-  blockBound(b: number, termIdf: number, avgLength: number): number {
-    const at = b * BLOCK_BYTES;
-    const v = this.blocks;
-    return Math.max(termScore(termIdf, v.getFloat32(at + 12, true), v.getFloat32(at + 16, true), avgLength), termScore(termIdf, v.getFloat32(at + 20, true), v.getFloat32(at + 24, true), avgLength));
   }
 
   /** Byte range of blocks [from, to)'s document streams in the postings. */
@@ -261,6 +281,22 @@ export class LoadedSegment {
     }
     if (bytesRead !== to - from) throw new DamagedIndexError(`${this.file}: postings cut short`);
     return buf;
+  }
+
+  /** Bytes [from, to) of the postings into `into` (exactly that long): copied from memory, or one synchronous positioned read. */
+  readInto(fd: number | undefined, from: number, to: number, into: Uint8Array): void {
+    if (this.memory) {
+      into.set(this.memory.subarray(this.postingsAt + from, this.postingsAt + to));
+      return;
+    }
+    if (fd === undefined) throw new DamagedIndexError(`${this.file}: no file to read postings from`);
+    let bytesRead: number;
+    try {
+      bytesRead = fsSync.readSync(fd, into, 0, to - from, this.postingsAt + from);
+    } catch (e) {
+      throw new DamagedIndexError(`${this.file}: ${(e as Error).message}`);
+    }
+    if (bytesRead !== to - from) throw new DamagedIndexError(`${this.file}: postings cut short`);
   }
 
   /** Bytes [from, to) of the postings (from memory, or one positioned read). */
@@ -300,6 +336,10 @@ export class LoadedSegment {
 
   /** Reads and decodes one term's postings whole, positions too. */
   async postings(handle: fs.FileHandle | undefined, termIdx: number): Promise<Postings> {
+    if (this.isDense(termIdx)) {
+      const [a, b] = this.postingsRange(termIdx);
+      return decodeDenseWhole(this.file, this.header.docs, this.dfs[termIdx]!, termIdx, await this.read(handle, a, b));
+    }
     const from = this.blockStart[termIdx]!;
     const to = this.blockStart[termIdx + 1]!;
     const [d0, d1] = this.docRange(termIdx, from, to);
