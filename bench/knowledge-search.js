@@ -21,6 +21,10 @@ const REBUILD_RUNS = Number(process.env.BENCH_SEARCH_REBUILD_RUNS || 5);
 // The add_nodes figure's project size before the adds (BENCH_SEARCH_ADD_SEED) and its batches.
 const ADD_SEED = Number(process.env.BENCH_SEARCH_ADD_SEED || 20_000);
 const ADD_BATCHES = Number(process.env.BENCH_SEARCH_ADD_BATCHES || 40);
+// The store's tail flush policy for the add figure (default: the store's own), to compare policies.
+const ADD_FLUSH = process.env.BENCH_SEARCH_FLUSH_NODES ? { nodes: Number(process.env.BENCH_SEARCH_FLUSH_NODES), ...(process.env.BENCH_SEARCH_FLUSH_BYTES ? { bytes: Number(process.env.BENCH_SEARCH_FLUSH_BYTES) } : {}) } : undefined;
+// Which figures to measure (comma-separated: rebuild, add, search; default all): BENCH_SEARCH_PARTS=add while iterating.
+const PARTS = new Set((process.env.BENCH_SEARCH_PARTS || 'rebuild,add,search').split(','));
 const dist = (p) => require(path.join(ROOT, 'dist', p));
 
 function graphFile(dataDir) {
@@ -92,7 +96,7 @@ async function addThroughput() {
   const plain = path.join(dir, 'plain');
   fs.mkdirSync(plain, { recursive: true });
   fs.copyFileSync(seedFile, path.join(plain, 'g.ndjson'));
-  const store = createNdjsonKnowledgeStore(dir);
+  const store = createNdjsonKnowledgeStore(dir, ADD_FLUSH ? { searchFlush: ADD_FLUSH } : {});
   await store.withLock(PROJECT, async () => undefined);
   let id = 0;
   const batch = () =>
@@ -119,6 +123,15 @@ async function addThroughput() {
 
 async function main() {
   if (process.argv[2] === '--child') return child(process.argv[3]);
+  if (PARTS.has('rebuild')) await rebuildFigure();
+  if (PARTS.has('add')) {
+    const add = await addThroughput();
+    report('knowledge-search', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes) with the index vs without`, add.withIndex, add.without, 'nodes/s');
+  }
+  if (PARTS.has('search')) await searchFigures();
+}
+
+async function rebuildFigure() {
   // Rebuild of REBUILD nodes beside one streaming pass.
   // Medians of REBUILD_RUNS alternating runs in this process: the stream's own time swings with the machine's load.
   const small = tempDir('wg-bench-search-rebuild-');
@@ -132,10 +145,9 @@ async function main() {
   }
   report('knowledge-search', `index rebuild of ${REBUILD} nodes vs streaming the NDJSON once (medians of ${REBUILD_RUNS} alternating)`, stats(rebuilds).median, stats(streams).median, 'ms');
   fs.rmSync(small, { recursive: true, force: true });
+}
 
-  const add = await addThroughput();
-  report('knowledge-search', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes) with the index vs without`, add.withIndex, add.without, 'nodes/s');
-
+async function searchFigures() {
   const dataDir = tempDir('wg-bench-search-');
   await generateKnowledgeGraph(graphFile(dataDir), NODES, { project: PROJECT });
   const build = await buildIndex(dataDir);

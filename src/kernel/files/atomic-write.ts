@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import * as fsSync from 'node:fs';
 import { constants as fsConstants } from 'node:fs';
 import { toStorageError } from './storage-errors';
 import { appendFully, assertSize, writeAll } from './write-fully';
@@ -155,4 +156,42 @@ export async function copyFileExclusive(source: string, target: string): Promise
 
 function errnoOf(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * Overwrites the small derived record at `target` in place (created when missing): one positioned write at 0, cut to
+ * its length, no temp file, no rename, no fsync, synchronous. Only for files whose readers check what they read (a
+ * checksum in the record) and rebuild what they derive from when it is torn or lost. Why not writeFileAtomic: on
+ * ext4 a rename over a file, or a truncate to 0 then a write, makes the kernel flush the data at once (auto_da_alloc)
+ * — 0.7–3 ms a write on this machine, against 7 µs for this one. A failure is a StorageError naming the file.
+ */
+export function writeRecordInPlace(target: string, data: Buffer): void {
+  let fd: number;
+  try {
+    fd = openForOverwrite(target);
+  } catch (e) {
+    throw toStorageError(e, 'write', target);
+  }
+  try {
+    let done = 0;
+    while (done < data.length) {
+      const n = fsSync.writeSync(fd, data, done, data.length - done, done);
+      if (!(n > 0)) throw Object.assign(new Error(`short write: ${done} of ${data.length} bytes written, then no progress`), { code: 'ENOSPC' });
+      done += n;
+    }
+    if (fsSync.fstatSync(fd).size > data.length) fsSync.ftruncateSync(fd, data.length);
+  } catch (e) {
+    throw toStorageError(e, 'write', target);
+  } finally {
+    fsSync.closeSync(fd);
+  }
+}
+
+function openForOverwrite(target: string): number {
+  try {
+    return fsSync.openSync(target, 'r+');
+  } catch (e) {
+    if (errnoOf(e) !== 'ENOENT') throw e;
+    return fsSync.openSync(target, 'w', 0o644);
+  }
 }

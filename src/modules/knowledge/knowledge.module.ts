@@ -7,7 +7,8 @@ import type { PgDatabase } from '../../kernel/postgres/pg-database';
 import type { AppConfig } from '../../kernel/config/app-config';
 import type { DataFormatGate } from '../../kernel/files/data-format';
 import type { WritesInProgress } from '../../kernel/writes-in-progress';
-import { createNdjsonKnowledgeStore } from './infrastructure/ndjson-knowledge-store';
+import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from './infrastructure/ndjson-knowledge-store';
+import type { Lifecycle as ServerLifecycle } from '../../kernel/lifecycle';
 import { RandomIdGenerator } from '../../kernel/random-id-generator';
 import { AddNodes } from './application/use-cases/add-nodes';
 import { ListNodes } from './application/use-cases/list-nodes';
@@ -28,6 +29,7 @@ import { KnowledgeChangeReach } from './application/services/knowledge-change-re
 
 /** The knowledge module: one store (NDJSON files in the data dir, or PostgreSQL), an id generator and the use cases. */
 export const knowledgeModule: ModuleRegistration = (container: DependencyContainer, config: AppConfig) => {
+  let files: NdjsonKnowledgeStore | undefined;
   // One store per container (instanceCachingFactory): every use case shares it. PostgreSQL when a database URL is
   // configured (its adapter and the driver load only then), else the NDJSON files of the data dir. Shutdown waits for
   // the writes registered on WritesInProgress (no delete or restore cut in half by an exit).
@@ -47,9 +49,13 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
       const format = c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
       const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;
       const changes = c.isRegistered(Tokens.ChangeEvents, true) ? c.resolve<ChangeEvents>(Tokens.ChangeEvents) : undefined;
-      return createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger, changes });
+      return (files = createNdjsonKnowledgeStore(config.dataDir, { ...settings, format, logger, changes }));
     }),
   });
+  // On a clean shutdown the files' search index tails (the newest nodes, indexed in memory) are written as segments.
+  if (container.isRegistered(Tokens.Lifecycle, true)) {
+    container.resolve<ServerLifecycle>(Tokens.Lifecycle).onShutdown('knowledge search index tails', () => files?.flushSearchIndexes());
+  }
   container.register(Tokens.ChangeReachers, { useFactory: instanceCachingFactory((c) => new KnowledgeChangeReach(c.resolve<KnowledgeStore>(KnowledgeTokens.KnowledgeStore))) });
   container.register(KnowledgeTokens.KnowledgeIdGenerator, { useClass: RandomIdGenerator }, { lifecycle: Lifecycle.Singleton });
   container.register(KnowledgeTokens.AddKnowledgeNodes, { useClass: AddNodes }, { lifecycle: Lifecycle.Singleton });

@@ -45,7 +45,9 @@ describe('knowledge search index on files', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-search-index-'));
     warnings = [];
     const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push({ msg, fields }) };
-    store = createNdjsonKnowledgeStore(dir, { logger: logger as never });
+    // Every add writes its tail as a segment here (the segment and manifest writes, merges); the tail kept in memory
+    // between flushes has its own tests (knowledge-search-tail.test.ts).
+    store = createNdjsonKnowledgeStore(dir, { logger: logger as never, searchFlush: { nodes: 1 } });
     await store.withLock(P, (g) => g.append([node('n1', 'alpha retry budget'), node('n2', 'beta retry storm'), node('n3', 'gamma backoff')]));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));

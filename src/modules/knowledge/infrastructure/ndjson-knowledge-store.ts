@@ -22,7 +22,7 @@ import { parseNode, readIo } from './ndjson-passes';
 import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
 import type { Logger } from '../../../kernel/logger';
 import type { ChangeEvents } from '../../../kernel/change-events';
-import { SearchIndexFiles } from './search-index/search-index';
+import { DEFAULT_FLUSH, SearchIndexFiles, type FlushPolicy, type TailSlot } from './search-index/search-index';
 
 export { PENDING_FILE } from './ndjson-graph-writer';
 
@@ -43,6 +43,8 @@ export interface NdjsonKnowledgeStoreOptions {
   logger?: Logger;
   /** Told of every write (`{kind: 'knowledge', project}`): live views and MCP resource subscriptions re-read. */
   changes?: ChangeEvents;
+  /** When the search index's tail (its newest nodes, indexed in memory) is written as segments. Default DEFAULT_FLUSH (tests lower it). */
+  searchFlush?: Partial<FlushPolicy>;
 }
 
 const PROJECT_ID = /^[a-z0-9][a-z0-9-]*$/;
@@ -228,11 +230,31 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   reader(project: string): KnowledgeReader {
     const paths = knowledgePaths(this.layout, project);
     // A stale index found by a lock-free search is repaired under the lock (by whoever holds it next, if not us).
-    return new NdjsonGraphReader(paths, this.searchIndex(paths), () => this.withLock(project, async () => undefined));
+    return new NdjsonGraphReader(paths, this.searchIndex(project, paths), () => this.withLock(project, async () => undefined));
   }
 
-  private searchIndex(paths: KnowledgePaths): SearchIndexFiles {
-    return new SearchIndexFiles(paths.graph, paths.dir, this.options.logger);
+  /** Each project's search index tail held in memory by this store (another process, or another store, has its own). */
+  private readonly tails = new Map<string, TailSlot>();
+
+  private searchIndex(project: string, paths: KnowledgePaths): SearchIndexFiles {
+    let slot = this.tails.get(project);
+    if (!slot) this.tails.set(project, (slot = {}));
+    return new SearchIndexFiles(paths.graph, paths.dir, this.options.logger, slot, { ...DEFAULT_FLUSH, ...this.options.searchFlush });
+  }
+
+  /**
+   * Writes every search index tail this store holds as segments, each under its project's lock (a clean shutdown:
+   * the next process then finds the index whole on disk instead of indexing the tail from the graph). A failure is
+   * logged, never thrown: the tail is derived from the graph, which holds every node already.
+   */
+  async flushSearchIndexes(): Promise<void> {
+    for (const [project, slot] of this.tails) {
+      if (!slot.tail || slot.tail.bytes === 0) continue;
+      const paths = knowledgePaths(this.layout, project);
+      await withFileLock(paths.dir, (lock) => this.searchIndex(project, paths).flushTail(lock), this.options.lock).catch((e) => {
+        this.options.logger?.warn('knowledge search index tail not written at shutdown; the next search indexes it from the graph', { graph: paths.graph, error: (e as Error).message });
+      });
+    }
   }
 
   /** The writer handed to `fn` is the file adapter's own (tests drive its two-file steps directly). */
@@ -247,7 +269,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
             paths,
             lock,
             { clock: this.clock, backupMaxAgeDays: this.backupMaxAgeDays, backupMaxCount: this.backupMaxCount, logger: this.options.logger },
-            this.searchIndex(paths),
+            this.searchIndex(project, paths),
           );
           // A delete or restore interrupted between its two files (exit, lost lock, full disk) is settled first; then
           // the search index is made the graph's (a crash between the graph write and the index write is repaired).

@@ -8,6 +8,7 @@ import type { KnowledgePaths } from '../knowledge-files';
 import { forEachLine } from '../line-reader';
 import { parseNode, parseRecord } from '../ndjson-passes';
 import { evaluateQuery, type SearchSegment } from './index-search';
+import { readRange } from './graph-range';
 import { SearchIndexFiles } from './search-index';
 import { decodeSearchCursor, encodeSearchCursor, staleSearchCursorError } from './search-cursor';
 import { SegmentBuilder } from './segment-builder';
@@ -41,13 +42,24 @@ export async function searchNdjson(paths: KnowledgePaths, index: SearchIndexFile
 
 class StaleIndex extends Error {}
 
-async function freshManifest(index: SearchIndexFiles, graph: fs.FileHandle) {
-  const st = await graph.stat();
-  const state = await index.state();
-  if (!state.fresh) throw new StaleIndex(state.reason);
-  const m = state.manifest;
-  if (m.graph.ino !== st.ino || m.graph.size !== st.size || m.graph.mtimeMs !== st.mtimeMs) throw new StaleIndex('the graph changed while opening it');
-  return m;
+/**
+ * The index of the graph file `graph` is, as segments (the manifest's, then the tail's in memory) and their node
+ * count. When the graph grew between its stat and the check (an append of this process), once more with a new stat.
+ */
+async function currentIndex(index: SearchIndexFiles, graph: fs.FileHandle) {
+  for (let attempt = 1; ; attempt++) {
+    const st = fsSync.fstatSync(graph.fd);
+    const now = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
+    const state = await index.state(now, (from, to) => readRange(graph.fd, from, to));
+    if (state.fresh) {
+      const { manifest, tail } = state.view;
+      const loaded = await index.load(manifest);
+      const t = await tail.snapshot();
+      return { manifest, segments: [...loaded, ...t.segments], persisted: loaded.length, docs: manifest.docs + t.docs };
+    }
+    const again = fsSync.fstatSync(graph.fd);
+    if (attempt >= 2 || (again.size === st.size && again.mtimeMs === st.mtimeMs)) throw new StaleIndex(state.reason);
+  }
 }
 
 async function searchOnce(
@@ -65,14 +77,15 @@ async function searchOnce(
   const fds: number[] = [];
   try {
     // No graph: nothing to index (and no index folder is made for a project that does not exist).
-    const m = graph ? await freshManifest(index, graph) : { format: 0, generation: 0, graph: { ino: 0, size: 0, mtimeMs: 0 }, segments: [], docs: 0 };
+    const current = graph ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], persisted: 0, docs: 0 };
+    const m = current.manifest;
     if (cursor && cursor.g !== m.generation) throw staleSearchCursorError();
-    const watermark = cursor ? Math.min(cursor.w, m.docs) : m.docs;
-    const loaded = await index.load(m);
+    const watermark = cursor ? Math.min(cursor.w, current.docs) : current.docs;
     const segments: SearchSegment[] = [];
     let base = 0;
-    for (const seg of loaded) {
-      // Opened when the search first reads its postings (a pruned search leaves most segments unread).
+    for (const [i, seg] of current.segments.entries()) {
+      // Opened when the search first reads its postings (a pruned search leaves most segments unread); the tail's
+      // segments are in memory.
       let fd: number | undefined;
       const open = () => {
         if (fd === undefined) {
@@ -84,7 +97,7 @@ async function searchOnce(
         }
         return fd;
       };
-      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), open });
+      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), ...(i < current.persisted ? { open } : {}) });
       base += seg.docCount;
     }
     const deletedNodes: StoredKnowledgeNode[] = [];

@@ -1,17 +1,22 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
 import type { Logger } from '../../../../kernel/logger';
 import type { HeldLock } from '../../../../kernel/files/file-lock';
 import { makeDir } from '../../../../kernel/files/make-dir';
+import { readGraphRange } from './graph-range';
 import { forEachLine } from '../line-reader';
 import { parseNode } from '../ndjson-passes';
-import { forgetManifest, graphIdentity, mergeStart, readManifestFile, SEGMENT_MAX_DOCS, writeManifestFile, type IndexManifest, type SegmentRef } from './index-manifest';
-import { mergeSegments, segmentCache, segmentOfLines, writeSegmentFile, type AppendedLines } from './segment-files';
+import { forgetManifest, graphIdentity, mergeStart, readManifestFile, sameIdentity, SEGMENT_MAX_DOCS, writeManifestFile, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
+import { IndexTail, type AppendedLines } from './index-tail';
+import { mergeSegments, segmentCache, writeSegmentBytes, writeSegmentFile } from './segment-files';
 import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
+import { readTailRecord, TAIL_FILE, writeTailRecord } from './tail-record';
 
 export { graphIdentity, mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
-export type { AppendedLines } from './segment-files';
+export type { AppendedLines } from './index-tail';
+export { TAIL_FILE } from './tail-record';
 
 /** The index folder beside a project's graph, and its manifest. */
 export const SEARCH_DIR = 'knowledge_graph.search';
@@ -19,52 +24,102 @@ export const MANIFEST_FILE = 'manifest.json';
 /** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
 export const INDEX_FORMAT = 3;
 
-export type IndexState = { fresh: true; manifest: IndexManifest } | { fresh: false; reason: string; manifest?: IndexManifest };
+/** The index as it stands: the manifest's segments cover the graph's bytes [0, covered), the tail the rest. */
+export interface IndexView {
+  manifest: IndexManifest;
+  covered: number;
+  tail: IndexTail;
+}
+
+export type IndexState = { fresh: true; view: IndexView } | { fresh: false; reason: string; manifest?: IndexManifest };
+
+/** Where a store keeps a project's tail between calls (its process's memory of it; another process has its own). */
+export interface TailSlot {
+  tail?: IndexTail;
+}
+
+/** When the tail is written as segments: once it holds this many nodes or graph bytes (and on a clean shutdown). */
+export interface FlushPolicy {
+  nodes: number;
+  bytes: number;
+}
+export const DEFAULT_FLUSH: FlushPolicy = { nodes: 32_768, bytes: 8 << 20 };
 
 const SEGMENT_NAME = /^seg-(\d+)-\d+-\d+\.bin$/;
 
 /**
  * A project's search index on disk (`<project>/knowledge_graph.search/`): immutable segment files, each the index of a
- * range of the graph file's bytes, and a manifest naming them with the graph's identity. Writers change it under the
- * project lock right after the graph (append → one new segment for the new bytes, merged with the newest ones as they
- * accumulate; any rewrite of the graph → a full rebuild); readers take no lock and trust the index only while the
- * manifest matches the graph file exactly and every segment loads and agrees with it. Anything else — no index, an
- * older format, a crash between the graph write and the index write, a hand edit — is a stale index: rebuilt from the
- * graph under the lock, with a log line.
+ * range of the graph file's bytes, a manifest naming them with the graph's identity when they were written, and the
+ * tail record (tail-record.ts): the graph's identity after the last append since. The newest nodes — the bytes past
+ * the segments — are indexed in memory (IndexTail) and written as segments only every few thousand nodes: the graph
+ * is the log. Writers change the index under the project lock right after the graph (append → the tail grows, the
+ * record is rewritten, the tail flushed when big; any rewrite of the graph → a full rebuild); readers take no lock
+ * and trust the index only while the graph is exactly the manifest's or the tail record's, and every segment loads
+ * and agrees with it; a process that did not write the tail indexes it from the graph's bytes. Anything else — no
+ * index, an older format, a crash between the graph write and the record, a hand edit — is a stale index: rebuilt
+ * from the graph under the lock, with a log line.
  */
 export class SearchIndexFiles {
   readonly dir: string;
   private readonly manifestFile: string;
+  private readonly tailFile: string;
 
   constructor(
     private readonly graph: string,
     projectDir: string,
     private readonly logger?: Logger,
+    private readonly slot: TailSlot = {},
+    private readonly flushPolicy: FlushPolicy = DEFAULT_FLUSH,
   ) {
     this.dir = path.join(projectDir, SEARCH_DIR);
     this.manifestFile = path.join(this.dir, MANIFEST_FILE);
+    this.tailFile = path.join(this.dir, TAIL_FILE);
   }
 
   readManifest(): Promise<IndexManifest | undefined> {
     return readManifestFile(this.manifestFile);
   }
 
-  /** Is the index exactly the graph's? Cheap: two stats when this process knows the manifest (segments are checked when loaded). */
-  async state(): Promise<IndexState> {
-    const [manifest, now] = await Promise.all([this.readManifest(), graphIdentity(this.graph)]);
+  /**
+   * Is the index the graph's, the graph being `now` (a reader passes its open file's fstat, and `read` reads that
+   * file's bytes)? Cheap when this process's tail is at `now` (a stat of the manifest); else the tail record is read,
+   * and the bytes appended since this process last looked are indexed into its tail.
+   */
+  async state(now: GraphIdentity, read: (from: number, to: number) => Buffer): Promise<IndexState> {
+    const manifest = await this.readManifest();
     if (!manifest) return { fresh: false, reason: 'no index' };
     if (manifest.format !== INDEX_FORMAT) return { fresh: false, reason: `index format ${manifest.format}, expected ${INDEX_FORMAT}`, manifest };
+    let covered = 0;
+    for (const s of manifest.segments) {
+      if (s.start !== covered || s.end < s.start || typeof s.file !== 'string' || s.file.includes('/')) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
+      covered = s.end;
+    }
     const g = manifest.graph;
-    if (g.ino !== now.ino || g.size !== now.size || g.mtimeMs !== now.mtimeMs) {
+    if (covered !== g.size) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
+    if ((g.ino !== now.ino && g.ino !== 0) || now.size < covered) {
       return { fresh: false, reason: `the graph changed since it was indexed (${g.size} → ${now.size} bytes${g.ino !== now.ino ? ', replaced' : ''})`, manifest };
     }
-    let at = 0;
-    for (const s of manifest.segments) {
-      if (s.start !== at || s.end < s.start || typeof s.file !== 'string' || s.file.includes('/')) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
-      at = s.end;
+    const key = `${manifest.built ?? ''}/${manifest.generation}/${covered}`;
+    const mine = this.slot.tail;
+    const ours = mine && mine.key === key && mine.identity.ino === now.ino ? mine : undefined;
+    // A tail past `now` is newer than the caller's stat (an append of this process since) or the graph was cut: not used.
+    let tail = ours && ours.end <= now.size ? ours : undefined;
+    if (tail && sameIdentity(tail.identity, now)) return { fresh: true, view: { manifest, covered, tail } };
+    if (sameIdentity(g, now)) {
+      tail = new IndexTail(key, covered, now);
+    } else {
+      const r = readTailRecord(this.tailFile);
+      if (!r || r.built !== (manifest.built ?? '') || r.generation !== manifest.generation || r.covered !== covered || !sameIdentity(r.graph, now)) {
+        return { fresh: false, reason: `the graph changed since it was indexed (${g.size} → ${now.size} bytes)`, manifest };
+      }
+      // Every byte past the tail this process holds was appended under the lock since: index them from the graph.
+      tail ??= new IndexTail(key, covered, { ino: now.ino, size: covered, mtimeMs: 0 });
+      const bytes = read(tail.end, now.size);
+      if (bytes.length !== now.size - tail.end) return { fresh: false, reason: 'the graph changed while it was read', manifest };
+      tail.addBytes(bytes, now);
     }
-    if (at !== now.size) return { fresh: false, reason: 'the manifest does not cover the graph', manifest };
-    return { fresh: true, manifest };
+    if (!ours || tail === ours || ours.end <= tail.end) this.slot.tail = tail;
+    return { fresh: true, view: { manifest, covered, tail } };
   }
 
   /** The segments of a fresh manifest, loaded (cached by file name: segments never change once written). */
@@ -89,77 +144,108 @@ export class SearchIndexFiles {
     }
   }
 
-  /** Under the lock: rebuilds when stale (logging why), so an append can extend the index. */
-  async ensureFresh(lock: HeldLock): Promise<IndexManifest> {
-    const st = await this.state();
+  /** Under the lock: the index as it stands (rebuilt when stale, logging why), so an append can extend it. */
+  async ensureFresh(lock: HeldLock): Promise<IndexView> {
+    const now = graphIdentity(this.graph);
+    const st = await this.state(now, (from, to) => readGraphRange(this.graph, from, to));
     if (st.fresh) {
       try {
-        await this.load(st.manifest);
-        return st.manifest;
+        await this.load(st.view.manifest);
+        return st.view;
       } catch (e) {
         if (!(e instanceof DamagedIndexError)) throw e;
-        return this.rebuild(lock, e.message, st.manifest.generation);
+        return this.rebuild(lock, e.message, st.view.manifest.generation);
       }
     }
     // A project's first write (no graph yet) builds its empty index: nothing was stale, nothing is logged.
-    const quiet = !st.manifest && (await graphIdentity(this.graph)).size === 0;
+    const quiet = !st.manifest && now.size === 0;
     return this.rebuild(lock, quiet ? 'new project' : st.reason, st.manifest?.generation ?? 0);
   }
 
   /**
    * Under the lock: indexes the whole graph anew, then removes what the old index left. A new generation, above every
    * segment left in the folder (a damaged manifest forgets its generation: names must never repeat, a process may
-   * hold a segment of that name in its cache).
+   * hold a segment of that name in its cache), and a new `built` name (no tail of the old index is ever taken for it).
    */
-  async rebuild(lock: HeldLock, reason: string, previousGeneration?: number): Promise<IndexManifest> {
+  async rebuild(lock: HeldLock, reason: string, previousGeneration?: number): Promise<IndexView> {
     const started = Date.now();
     let generation = (previousGeneration ?? (await this.readManifest())?.generation ?? 0) + 1;
     for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
       const m = SEGMENT_NAME.exec(name);
       if (m) generation = Math.max(generation, Number(m[1]) + 1);
     }
-    const identity = await graphIdentity(this.graph);
+    this.slot.tail = undefined;
+    const identity = graphIdentity(this.graph);
     const segments = identity.size === 0 ? [] : await this.indexFrom(lock, 0, generation);
-    const manifest = await this.commit(lock, { format: INDEX_FORMAT, generation, graph: await graphIdentity(this.graph), segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+    const graph = graphIdentity(this.graph);
+    const manifest = await this.commit(lock, { format: INDEX_FORMAT, generation, built: randomBytes(6).toString('hex'), graph, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
     if (reason !== 'graph rewritten' && reason !== 'new project') {
       this.logger?.warn('knowledge search index rebuilt from the graph', { graph: this.graph, reason, nodes: manifest.docs, ms: Date.now() - started });
     }
-    return manifest;
+    return this.emptyTail(manifest);
+  }
+
+  private emptyTail(manifest: IndexManifest): IndexView {
+    const covered = manifest.graph.size;
+    const tail = new IndexTail(`${manifest.built ?? ''}/${manifest.generation}/${covered}`, covered, manifest.graph);
+    this.slot.tail = tail;
+    return { manifest, covered, tail };
   }
 
   /**
-   * Under the lock, right after an append to the graph: indexes the new bytes as a segment, then merges the newest
-   * segments as {@link mergeStart} says. A merge reads the segments' postings, not the graph: each node is parsed and
-   * tokenized once. `before` is the manifest ensureFresh returned before the append; `appended`, what the append
-   * wrote (its lines are indexed from memory when the graph is exactly the indexed bytes plus them).
+   * Under the lock, right after an append to the graph: its lines go into the tail in memory (or, when they are not
+   * exactly the bytes appended, the graph's new bytes are read), the tail record says the graph is now exactly this,
+   * and the tail is written as segments once it is big (the flush policy). `before` is what ensureFresh returned
+   * before the append; `appended`, what the append wrote.
    */
-  async afterAppend(lock: HeldLock, before: IndexManifest, appended?: AppendedLines): Promise<IndexManifest> {
+  async afterAppend(lock: HeldLock, before: IndexView, appended: AppendedLines): Promise<IndexView> {
     // The append's own fstat is the graph as it is now (we hold the lock; an outside write after it makes the
-    // manifest stale, which the next reader sees).
-    const identity = appended ? { ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs } : await graphIdentity(this.graph);
-    const indexed = before.segments.length ? before.segments[before.segments.length - 1]!.end : 0;
-    if (identity.ino !== before.graph.ino && before.graph.ino !== 0) return this.rebuild(lock, 'graph rewritten', before.generation);
-    let segments = before.segments.slice();
-    if (identity.size > indexed) {
-      const fromMemory = appended ? segmentOfLines(indexed, appended) : undefined;
-      if (fromMemory) {
-        lock.assertHeld();
-        // A manifest naming segments means the folder is there (if it went meanwhile, the write fails: the index stays stale).
-        if (!before.segments.length) await makeDir(this.dir);
-        segments.push(await writeSegmentFile(this.dir, fromMemory, before.generation));
-      } else segments.push(...(await this.indexFrom(lock, indexed, before.generation)));
-    }
+    // record stale, which the next reader sees).
+    const identity = { ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs };
+    const { manifest, tail } = before;
+    if (identity.ino !== manifest.graph.ino && manifest.graph.ino !== 0) return this.rebuild(lock, 'graph rewritten', manifest.generation);
+    // Nothing to add when the index already holds the append (a view taken after it: a rebuild read it).
+    if (sameIdentity(tail.identity, identity)) return before;
+    if (tail.end > appended.before || (tail.identity.ino !== identity.ino && tail.end > 0)) return this.rebuild(lock, 'the graph changed under the lock', manifest.generation);
+    if (!tail.addAppended(appended)) tail.addBytes(readGraphRange(this.graph, tail.end, identity.size), identity);
+    lock.assertHeld();
+    writeTailRecord(this.tailFile, { built: manifest.built ?? '', generation: manifest.generation, covered: before.covered, graph: identity });
+    this.slot.tail = tail;
+    if (tail.docs >= this.flushPolicy.nodes || tail.bytes >= this.flushPolicy.bytes) return this.flush(lock, before);
+    return before;
+  }
+
+  /** Under the lock: writes the tail this process holds as segments (a clean shutdown's last step), when it has any. */
+  async flushTail(lock: HeldLock): Promise<void> {
+    const view = await this.ensureFresh(lock);
+    if (view.tail.bytes > 0) await this.flush(lock, view);
+  }
+
+  /**
+   * Under the lock: the tail becomes segments after the manifest's (already encoded in memory), merged with the newest
+   * ones as {@link mergeStart} says; a merge reads the segments' postings, not the graph (each node is parsed and
+   * tokenized once). The manifest written last names them with the graph's identity now; the tail starts empty again.
+   */
+  private async flush(lock: HeldLock, view: IndexView): Promise<IndexView> {
+    const { manifest, tail } = view;
+    const generation = manifest.generation;
+    let segments = manifest.segments.slice();
     try {
+      for (const piece of await tail.persistable()) {
+        lock.assertHeld();
+        segments.push(await writeSegmentBytes(this.dir, piece, generation));
+      }
       for (let from = mergeStart(segments.map((s) => s.docs)); from >= 0; from = mergeStart(segments.map((s) => s.docs))) {
         const merged = await mergeSegments(this.dir, segments.slice(from));
         lock.assertHeld();
-        segments = [...segments.slice(0, from), await writeSegmentFile(this.dir, merged, before.generation)];
+        segments = [...segments.slice(0, from), await writeSegmentFile(this.dir, merged, generation)];
       }
     } catch (e) {
       if (!(e instanceof DamagedIndexError)) throw e;
-      return this.rebuild(lock, e.message, before.generation);
+      return this.rebuild(lock, e.message, generation);
     }
-    return this.commit(lock, { ...before, format: INDEX_FORMAT, graph: identity, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+    const next = await this.commit(lock, { ...manifest, format: INDEX_FORMAT, graph: tail.identity, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+    return this.emptyTail(next);
   }
 
   /** Indexes the graph from byte `start` to its end into segments of at most SEGMENT_MAX_DOCS nodes, written. */
@@ -202,7 +288,7 @@ export class SearchIndexFiles {
     lock.assertHeld();
     if (!manifest.segments.length) await makeDir(this.dir);
     await writeManifestFile(this.manifestFile, manifest);
-    const keep = new Set([MANIFEST_FILE, ...manifest.segments.map((s) => s.file)]);
+    const keep = new Set([MANIFEST_FILE, TAIL_FILE, ...manifest.segments.map((s) => s.file)]);
     this.forget(keep);
     const names = await fs.readdir(this.dir).catch(() => [] as string[]);
     await Promise.all(names.filter((n) => !keep.has(n)).map((n) => fs.rm(path.join(this.dir, n), { force: true }).catch(() => undefined)));
@@ -211,8 +297,10 @@ export class SearchIndexFiles {
 
   /** Removes the index (the graph was removed): nothing stays to be trusted. */
   async remove(): Promise<void> {
+    this.slot.tail = undefined;
     this.forget(new Set());
     forgetManifest(this.manifestFile);
     await fs.rm(this.dir, { recursive: true, force: true }).catch(() => undefined);
   }
 }
+

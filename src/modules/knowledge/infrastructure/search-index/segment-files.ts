@@ -1,8 +1,7 @@
 import * as fs from 'node:fs/promises';
 import * as path from 'node:path';
 import { writeUnpublishedFile } from '../../../../kernel/files/atomic-write';
-import { parseNode } from '../ndjson-passes';
-import { SEGMENT_MAX_DOCS, type SegmentRef } from './index-manifest';
+import type { SegmentRef } from './index-manifest';
 import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
 
@@ -14,28 +13,23 @@ import { DamagedIndexError, LoadedSegment } from './segment-reader';
 export const segmentCache = new Map<string, LoadedSegment>();
 const CACHE_WRITTEN_MAX_BYTES = 256 * 1024;
 
-/** What an append wrote: the graph's size before and after it, its inode and mtime after it, and its lines (without their `\n`). */
-export interface AppendedLines {
-  before: number;
-  after: number;
-  ino: number;
-  mtimeMs: number;
-  lines: readonly string[];
-}
-
 /**
  * Writes a segment under its own name, `seg-<generation>-<start>-<end>.bin`. Straight to that name, no temp file: no
  * manifest names it until it is written whole, and one torn by a crash is never named (the next commit removes it).
  * Not fsynced: the index is derived and never trusted — a segment lost to a power cut fails its checks and is rebuilt.
  */
 export async function writeSegmentFile(dir: string, b: SegmentBuilder, generation: number): Promise<SegmentRef> {
-  const name = `seg-${generation}-${b.start}-${b.end}.bin`;
+  return writeSegmentBytes(dir, { start: b.start, end: b.end, docs: b.size, bytes: b.encode() }, generation);
+}
+
+/** {@link writeSegmentFile} of a segment already encoded (a flushed piece of the tail). */
+export async function writeSegmentBytes(dir: string, s: { start: number; end: number; docs: number; bytes: Buffer }, generation: number): Promise<SegmentRef> {
+  const name = `seg-${generation}-${s.start}-${s.end}.bin`;
   const file = path.join(dir, name);
-  const bytes = b.encode();
   segmentCache.delete(file);
-  await writeUnpublishedFile(file, bytes);
-  if (bytes.length <= CACHE_WRITTEN_MAX_BYTES) segmentCache.set(file, LoadedSegment.fromBuffer(bytes, file));
-  return { file: name, start: b.start, end: b.end, docs: b.size };
+  await writeUnpublishedFile(file, s.bytes);
+  if (s.bytes.length <= CACHE_WRITTEN_MAX_BYTES) segmentCache.set(file, LoadedSegment.fromBuffer(s.bytes, file));
+  return { file: name, start: s.start, end: s.end, docs: s.docs };
 }
 
 /** A segment file read whole (a merge decodes all of its postings), checked against its manifest entry. */
@@ -59,25 +53,4 @@ export async function mergeSegments(dir: string, refs: readonly SegmentRef[]): P
   const merged = new SegmentBuilder(refs[0]!.start, refs[0]!.start);
   for (const ref of refs) await merged.appendSegment(await readWholeSegment(dir, ref));
   return merged;
-}
-
-/**
- * The segment of lines just appended at `at`, built from the lines in memory (the bytes the append wrote: a `\n`
- * first when the graph did not end with one, then each line and its `\n`); undefined when they are not exactly the
- * appended bytes or too many for one segment (then the graph is read).
- */
-export function segmentOfLines(at: number, appended: AppendedLines): SegmentBuilder | undefined {
-  if (appended.before !== at || appended.lines.length > SEGMENT_MAX_DOCS) return undefined;
-  const lengths = appended.lines.map((l) => Buffer.byteLength(l, 'utf8'));
-  const payload = lengths.reduce((n, l) => n + l + 1, 0);
-  const gap = appended.after - appended.before - payload;
-  if (gap !== 0 && gap !== 1) return undefined;
-  const b = new SegmentBuilder(at, appended.after);
-  let offset = at + gap;
-  appended.lines.forEach((line, i) => {
-    const node = parseNode(line);
-    if (node) b.add(node, offset, lengths[i]!);
-    offset += lengths[i]! + 1;
-  });
-  return b;
 }

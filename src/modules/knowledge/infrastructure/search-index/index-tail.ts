@@ -1,0 +1,189 @@
+import { parseNode } from '../ndjson-passes';
+import { mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity } from './index-manifest';
+import { SegmentBuilder } from './segment-builder';
+import { LoadedSegment } from './segment-reader';
+
+/** What an append wrote: the graph's size before and after it, its inode and mtime after it, and its lines (without their `\n`). */
+export interface AppendedLines {
+  before: number;
+  after: number;
+  ino: number;
+  mtimeMs: number;
+  lines: readonly string[];
+}
+
+const NL = 10;
+const CR = 13;
+
+/**
+ * The index of the graph's bytes past the manifest's segments, held in memory: [start, end) of the file whose
+ * identity at `end` is `identity`. Built as the writer appends (from the lines it wrote) or, in a process that did not
+ * write them, from the graph's bytes; persisted as segments only when the store flushes it (every few thousand nodes,
+ * or a few MiB, and on a clean shutdown). `key` names the index it extends (manifest `built`, generation, covered end):
+ * a tail of another index is never used.
+ *
+ * Nodes go into an open builder; a search freezes it into an encoded segment held in memory (only the nodes added
+ * since the last search are encoded), and frozen pieces are merged in memory as they accumulate (the manifest's
+ * merge policy), so searches after every add stay cheap.
+ */
+export class IndexTail {
+  private frozen: Piece[] = [];
+  private open: SegmentBuilder;
+  private frozenDocs = 0;
+
+  constructor(
+    readonly key: string,
+    readonly start: number,
+    public identity: GraphIdentity,
+  ) {
+    this.open = new SegmentBuilder(start, start);
+  }
+
+  /** The graph bytes covered: [start, end). */
+  get end(): number {
+    return this.identity.size;
+  }
+
+  get docs(): number {
+    return this.frozenDocs + this.open.size;
+  }
+
+  get bytes(): number {
+    return this.end - this.start;
+  }
+
+  private add(text: string, offset: number, lineLength: number): void {
+    if (this.open.size >= SEGMENT_MAX_DOCS) this.freeze(offset);
+    const node = text === '' ? undefined : parseNode(text);
+    if (node) this.open.add(node, offset, lineLength);
+  }
+
+  /**
+   * The lines an append just wrote at `end`, from memory. False (nothing added) when they are not exactly the bytes
+   * it wrote (a `\n` first when the graph did not end with one, then each line and its `\n`): then read the graph.
+   */
+  addAppended(appended: AppendedLines): boolean {
+    if (appended.before !== this.end) return false;
+    const lengths = appended.lines.map((l) => Buffer.byteLength(l, 'utf8'));
+    const gap = appended.after - appended.before - lengths.reduce((n, l) => n + l + 1, 0);
+    if (gap !== 0 && gap !== 1) return false;
+    let offset = this.end + gap;
+    appended.lines.forEach((line, i) => {
+      this.add(line, offset, lengths[i]!);
+      offset += lengths[i]! + 1;
+    });
+    this.advance({ ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs });
+    return true;
+  }
+
+  /**
+   * The graph's bytes from `end` (`bytes`, read from the file whose identity is `now`), line by line as a rebuild
+   * reads them: a last line without its `\n` (a torn write) is indexed when it is a node, as a rebuild would.
+   */
+  addBytes(bytes: Buffer, now: GraphIdentity): void {
+    let at = 0;
+    while (at < bytes.length) {
+      let nl = bytes.indexOf(NL, at);
+      const terminated = nl >= 0;
+      if (!terminated) nl = bytes.length;
+      const textEnd = terminated && nl > at && bytes[nl - 1] === CR ? nl - 1 : nl;
+      this.add(bytes.toString('utf8', at, textEnd), this.end + at, nl - at);
+      at = nl + 1;
+    }
+    this.advance(now);
+  }
+
+  private advance(now: GraphIdentity): void {
+    this.identity = now;
+    this.open.end = now.size;
+  }
+
+  /** The open builder becomes a frozen segment ending at `at`. */
+  private freeze(at: number): void {
+    this.open.end = at;
+    this.frozen.push(encoded(this.open));
+    this.frozenDocs += this.open.size;
+    this.open = new SegmentBuilder(at, at);
+  }
+
+  /**
+   * The tail as segments held in memory, in graph order (what a search reads after the manifest's segments), with the
+   * graph identity they cover. One at a time (a merge in memory awaits; adds meanwhile go to the open builder).
+   */
+  snapshot(): Promise<{ segments: LoadedSegment[]; identity: GraphIdentity; docs: number }> {
+    return this.exclusive(async () => {
+      const identity = this.identity;
+      const docs = this.docs;
+      return { segments: (await this.pieces()).map((p) => p.seg), identity, docs };
+    });
+  }
+
+  private busy: Promise<unknown> = Promise.resolve();
+
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.busy.then(fn, fn);
+    this.busy = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Freezes the open builder (synchronously, so the pieces end at the identity read with them), then merges. */
+  private async pieces(): Promise<Piece[]> {
+    if (this.open.size > 0) this.freeze(this.end);
+    let pieces = this.frozen;
+    const n = pieces.length;
+    for (let from = mergeStart(pieces.map((p) => p.docs)); from >= 0; from = mergeStart(pieces.map((p) => p.docs))) {
+      pieces = [...pieces.slice(0, from), await merged(pieces.slice(from))];
+    }
+    // An add that filled the open builder meanwhile froze a piece after these.
+    this.frozen = [...pieces, ...this.frozen.slice(n)];
+    return pieces;
+  }
+
+  /**
+   * The tail as segment files to write, each of at most SEGMENT_MAX_DOCS nodes, covering [start, end) (the last one
+   * stretched to `end` over trailing lines that are not nodes).
+   */
+  persistable(): Promise<Piece[]> {
+    return this.exclusive(() => this.runs());
+  }
+
+  private async runs(): Promise<Piece[]> {
+    const runs: Piece[][] = [];
+    for (const p of await this.pieces()) {
+      const run = runs[runs.length - 1];
+      if (run && run.reduce((n, q) => n + q.docs, 0) + p.docs <= SEGMENT_MAX_DOCS) run.push(p);
+      else runs.push([p]);
+    }
+    const out: Piece[] = [];
+    for (const run of runs) out.push(run.length === 1 ? run[0]! : await merged(run));
+    const last = out[out.length - 1];
+    if (!last || last.end !== this.end) {
+      // Trailing bytes without nodes (or no nodes at all): the last piece is rebuilt to end where the tail does.
+      const b = new SegmentBuilder(last ? last.start : this.start, last ? last.start : this.start);
+      if (last) await b.appendSegment(last.seg);
+      b.end = this.end;
+      out.splice(last ? out.length - 1 : 0, 1, encoded(b));
+    }
+    return out;
+  }
+}
+
+/** A segment of the tail, encoded and held in memory. */
+export interface Piece {
+  start: number;
+  end: number;
+  docs: number;
+  bytes: Buffer;
+  seg: LoadedSegment;
+}
+
+function encoded(b: SegmentBuilder): Piece {
+  const bytes = b.encode();
+  return { start: b.start, end: b.end, docs: b.size, bytes, seg: LoadedSegment.fromBuffer(bytes, `(tail ${b.start}-${b.end})`) };
+}
+
+async function merged(run: readonly Piece[]): Promise<Piece> {
+  const b = new SegmentBuilder(run[0]!.start, run[0]!.start);
+  for (const p of run) await b.appendSegment(p.seg);
+  return encoded(b);
+}
