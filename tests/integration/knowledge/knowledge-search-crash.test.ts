@@ -8,8 +8,9 @@ import { SearchNodes } from '../../../src/modules/knowledge/application/use-case
 import { SEARCH_DIR } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
 
 /**
- * A writer SIGKILLed at random moments while it adds nodes (between the graph append and the index update, inside the
- * segment write, the merge, the manifest write — wherever the kill lands): a search afterwards answers exactly what a
+ * A writer SIGKILLed at random moments while it adds nodes (between the graph append and the tail record, with the
+ * tail not flushed, inside the segment write, the merge, the manifest write — wherever the kill lands; each step's kill
+ * is also made deterministic in knowledge-search-kill-points.test.ts): a search afterwards answers exactly what a
  * search over a freshly built index answers.
  */
 const ITERATIONS = Number(process.env.KNOWLEDGE_SEARCH_CRASH_ITERATIONS ?? 6);
@@ -18,7 +19,8 @@ const P = 'crashy';
 const ADDER_JS = `
 const [srcDir, dataDir] = process.argv.slice(2);
 const { createNdjsonKnowledgeStore } = require(srcDir + '/modules/knowledge/infrastructure/ndjson-knowledge-store');
-const store = createNdjsonKnowledgeStore(dataDir, { lock: { staleMs: 2000 } });
+// The tail is written as segments every 16 nodes, so kills land in flushes and merges too.
+const store = createNdjsonKnowledgeStore(dataDir, { lock: { staleMs: 2000 }, searchFlush: { nodes: 16 } });
 const words = ['retry', 'backoff', 'cache', 'budget', 'parser', 'queue'];
 (async () => {
   process.stdout.write('start\\n');
