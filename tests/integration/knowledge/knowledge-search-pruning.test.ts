@@ -110,7 +110,8 @@ describe('knowledge search on files: its pages equal scoring every match from th
 
   async function graph(seed: number) {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-search-prune-'));
-    const store: NdjsonKnowledgeStore = createNdjsonKnowledgeStore(dir);
+    // Segments on disk and a tail in memory (written as a segment every 150 nodes).
+    const store: NdjsonKnowledgeStore = createNdjsonKnowledgeStore(dir, { searchFlush: { nodes: 150 } });
     const r = prng(seed);
     // Zipf-like: a few words in most nodes (many blocks), most in a few.
     const word = () => WORDS[Math.min(WORDS.length - 1, Math.floor(WORDS.length * r() ** 2.5))]!;
