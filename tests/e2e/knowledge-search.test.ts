@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { CLI, connectClient, tempDir } from './helpers/server-process';
@@ -51,6 +52,15 @@ describe('search_nodes (built server, files) and workgraph knowledge search', ()
     } finally {
       await conn.close();
     }
+    // The clean shutdown wrote the index's tail (the three nodes, in memory until then) as segments: the manifest
+    // covers the whole graph.
+    const projectDir = path.join(dataDir, 'projects', 'demo');
+    const covered = () => {
+      const m = JSON.parse(fs.readFileSync(path.join(projectDir, 'knowledge_graph.search', 'manifest.json'), 'utf8'));
+      return [m.docs, m.graph.size];
+    };
+    for (let i = 0; i < 100 && covered()[0] !== 3; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(covered()).toEqual([3, fs.statSync(path.join(projectDir, 'knowledge_graph.ndjson')).size]);
     const json = cli(['knowledge', 'search', 'demo', 'retry', 'budget', '--data-dir', dataDir, '--json']);
     expect(json.stderr).toBe('');
     expect(json.code).toBe(0);
