@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { appendAll, setWriteImplForTests, writeAll, writeFileAtomic, type WriteFn } from '../../../../src/kernel/files/atomic-write';
 import { isWorkgraphError } from '../../../../src/kernel/errors';
 import { appendLines, truncateFile } from '../../../../src/kernel/files/write-fully';
-import { copyFileExclusive, writeFileIfAbsent } from '../../../../src/kernel/files/atomic-write';
+import { copyFileExclusive, writeFileIfAbsent, writeRecordInPlace } from '../../../../src/kernel/files/atomic-write';
 
 /** A write that writes at most `max` bytes per call, and after `budget` bytes in all, nothing (a disk filling up). */
 function shortWrites(max: number, budget = Infinity): { fn: WriteFn; calls: () => number } {
@@ -128,5 +128,23 @@ describe('all-or-nothing writes (short writes never count as success)', () => {
     expect(await fs.readFile(path.join(dir, 'copy'), 'utf8')).toBe('first');
     await expect(copyFileExclusive(file, path.join(dir, 'copy'))).rejects.toMatchObject({ code: 'EEXIST' });
     expect((await fs.readdir(dir)).sort()).toEqual(['copy', 'key']);
+  });
+
+  it('writeRecordInPlace creates the record, rewrites it in place (same inode) cut to its length, and names the file when it cannot', async () => {
+    const file = path.join(dir, 'tail.json');
+    writeRecordInPlace(file, Buffer.from('a long first record\n'));
+    const ino = (await fs.stat(file)).ino;
+    writeRecordInPlace(file, Buffer.from('short\n'));
+    expect(await fs.readFile(file, 'utf8')).toBe('short\n');
+    expect((await fs.stat(file)).ino).toBe(ino);
+    expect((await fs.readdir(dir)).sort()).toEqual(['tail.json']);
+    let err: unknown;
+    try {
+      writeRecordInPlace(path.join(dir, 'missing', 'tail.json'), Buffer.from('x'));
+    } catch (e) {
+      err = e;
+    }
+    expect(isWorkgraphError(err) && err.code === 'storage_error').toBe(true);
+    expect((err as Error).message).toContain(path.join(dir, 'missing', 'tail.json'));
   });
 });

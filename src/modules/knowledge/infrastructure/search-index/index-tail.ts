@@ -1,3 +1,4 @@
+import { isStoredKnowledgeNode, type StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { parseNode } from '../ndjson-passes';
 import { mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity } from './index-manifest';
 import { SegmentBuilder } from './segment-builder';
@@ -10,6 +11,8 @@ export interface AppendedLines {
   ino: number;
   mtimeMs: number;
   lines: readonly string[];
+  /** The nodes the lines are the JSON of (spares parsing them again), when the writer has them. */
+  nodes?: readonly StoredKnowledgeNode[];
 }
 
 const NL = 10;
@@ -18,9 +21,9 @@ const CR = 13;
 /**
  * The index of the graph's bytes past the manifest's segments, held in memory: [start, end) of the file whose
  * identity at `end` is `identity`. Built as the writer appends (from the lines it wrote) or, in a process that did not
- * write them, from the graph's bytes; persisted as segments only when the store flushes it (every few thousand nodes,
- * or a few MiB, and on a clean shutdown). `key` names the index it extends (manifest `built`, generation, covered end):
- * a tail of another index is never used.
+ * write them, from the graph's bytes; persisted as segments only when the store flushes it (its FlushPolicy: a
+ * segment's worth of nodes or 8 MiB, and on a clean shutdown). `key` names the index it extends (manifest `built`,
+ * generation, covered end): a tail of another index is never used.
  *
  * Nodes go into an open builder; a search freezes it into an encoded segment held in memory (only the nodes added
  * since the last search are encoded), and frozen pieces are merged in memory as they accumulate (the manifest's
@@ -52,9 +55,9 @@ export class IndexTail {
     return this.end - this.start;
   }
 
-  private add(text: string, offset: number, lineLength: number): void {
+  private add(text: string, offset: number, lineLength: number, parsed?: StoredKnowledgeNode): void {
     if (this.open.size >= SEGMENT_MAX_DOCS) this.freeze(offset);
-    const node = text === '' ? undefined : parseNode(text);
+    const node = parsed ?? (text === '' ? undefined : parseNode(text));
     if (node) this.open.add(node, offset, lineLength);
   }
 
@@ -69,7 +72,7 @@ export class IndexTail {
     if (gap !== 0 && gap !== 1) return false;
     let offset = this.end + gap;
     appended.lines.forEach((line, i) => {
-      this.add(line, offset, lengths[i]!);
+      this.add(line, offset, lengths[i]!, asParsed(appended.nodes?.[i]));
       offset += lengths[i]! + 1;
     });
     this.advance({ ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs });
@@ -166,6 +169,15 @@ export class IndexTail {
     }
     return out;
   }
+}
+
+/**
+ * The node itself when parsing its JSON line would give the same fields the index reads (a valid node whose arrays and
+ * createdAt are what JSON keeps as they are); undefined: parse the line.
+ */
+function asParsed(node: StoredKnowledgeNode | undefined): StoredKnowledgeNode | undefined {
+  if (!node || !isStoredKnowledgeNode(node) || typeof node.createdAt !== 'string' || !Array.isArray(node.tags) || !Array.isArray(node.artifacts)) return undefined;
+  return node;
 }
 
 /** A segment of the tail, encoded and held in memory. */
