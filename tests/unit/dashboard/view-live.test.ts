@@ -12,6 +12,14 @@ test('the first answer re-reads nothing: the view was just handed what it shows'
   expect(staleResources(undefined, answer('t5', [T, 't3', 't0']))).toEqual([]);
 });
 
+test('rereadFirst: the first answer re-reads every resource, changed or not (a graph run may have ended before it, unheard)', () => {
+  const R = 'workgraph://graph/runs/abc-1-2';
+  expect(staleResources(undefined, answer('t5', [R, null, 't5']), true)).toEqual([R]);
+  expect(staleResources(undefined, answer('t5', [R, 't3', 't0']), true)).toEqual([R]);
+  // Later answers as always.
+  expect(staleResources(answer('t5', [R, 't3', 't0']), answer('t7', [R, 't3', 't0']), true)).toEqual([]);
+});
+
 test('a change time that moved (or appeared) re-reads that resource only', () => {
   const before = answer('t5', [T, null, 't0'], [S, 't2', 't0']);
   expect(staleResources(before, answer('t7', [T, null, 't0'], [S, 't2', 't0']))).toEqual([]);

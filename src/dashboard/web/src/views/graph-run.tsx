@@ -6,17 +6,22 @@
  * its output, error and the expression context it saw. The result it is handed is drawn as is: the graph and the
  * path come in its `_meta` (graph_inspect adds them for a client that shows views); with its executionIndex, that
  * execution is shown without another call. Travelling elsewhere reads that execution with graph_inspect through the
- * host (clicking a node travels to its next execution); a later result updates the view.
+ * host (clicking a node travels to its next execution); a later result updates the view. A run still going is kept
+ * live (docs/mcp-apps.md "Live views"): the view polls `resource_changes` for `workgraph://graph/runs/<id>` — wherever
+ * it runs: this server, another process on its data dir or database — and on a change reads the executions after the
+ * newest it has (graph_inspect from that index, with the path's drawing) and the run's state; the path marking grows,
+ * new executions join the timeline, and the position follows the newest unless the person travelled. Polls stop once
+ * the run ended.
  */
 import { createRoot } from 'react-dom/client';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import '@xyflow/react/dist/style.css';
 import '../styles.css';
 import './view.css';
 import { Timeline, type Execution } from '../pages/Graphs';
 import { GraphDrawing, type DrawnEdge, type DrawnNode, type DrawnPath } from '../components/GraphDrawing';
 import { Json } from '../components/common';
-import { callTool, connectHost, useHost } from './host';
+import { callTool, callToolResult, connectHost, useHost, useResourceChanges, type ToolResult } from './host';
 import { ViewFrame } from './ViewFrame';
 
 connectHost('graph run');
@@ -45,6 +50,21 @@ function runGraphOf(meta: Record<string, unknown> | undefined): RunGraph | undef
   return g && Array.isArray(g.nodes) && Array.isArray(g.edges) ? g : undefined;
 }
 
+/** The engine's states of a run still going (graph_inspect's `status`). */
+const LIVE_STATUSES = new Set(['not_started', 'running', 'paused']);
+/** Executions one re-read asks for, and re-reads in a row at most (a view far behind catches up over polls). */
+const PAGE = 1_000;
+const PAGES = 5;
+
+/** A later answer about the same run over what the view had: its state, and the executions appended by index. */
+function merged(prev: Inspect | undefined, s: Inspect): Inspect {
+  if (prev?.executionId !== s.executionId) return s;
+  if (!s.history) return { ...prev, ...s, history: prev.history };
+  const known = prev.history ?? [];
+  const after = known.length ? known[known.length - 1]!.executionIndex : -1;
+  return { ...prev, ...s, history: [...known, ...s.history.filter((e) => e.executionIndex > after)] };
+}
+
 function GraphRunApp() {
   const host = useHost();
   const [run, setRun] = useState<Inspect>();
@@ -63,7 +83,7 @@ function GraphRunApp() {
       if (!s?.executionId) continue;
       const drawing = runGraphOf(r.meta);
       if (drawing) setGraph({ executionId: s.executionId, drawing });
-      setRun((prev) => ({ ...(prev?.executionId === s.executionId ? prev : {}), ...s, history: s.history ?? (prev?.executionId === s.executionId ? prev.history : undefined) }));
+      setRun((prev) => merged(prev, s));
       if (s.executionIndex !== undefined) {
         setAt(s.executionIndex);
         setPoint({ index: s.executionIndex, record: s.record, context: s.context });
@@ -71,6 +91,40 @@ function GraphRunApp() {
     }
     seen.current = host.results.length;
   }, [host.results]);
+
+  // Kept live while the run goes on: its resource's changes (polled through the host), each read from the newest
+  // execution the view has on. A run seen going keeps its position on the newest until the person travels.
+  const live = Boolean(run && LIVE_STATUSES.has(run.status ?? ''));
+  const wasLive = useRef(false);
+  if (live) wasLive.current = true;
+  const runRef = useRef(run);
+  runRef.current = run;
+  const reading = useRef(false);
+  const reread = useCallback(async () => {
+    const id = runRef.current?.executionId;
+    if (!id || reading.current) return;
+    reading.current = true;
+    try {
+      for (let page = 0; page < PAGES; page++) {
+        const known = runRef.current?.executionId === id ? runRef.current.history ?? [] : [];
+        const offset = known.length ? known[known.length - 1]!.executionIndex + 1 : 0;
+        const r: ToolResult = await callToolResult('graph_inspect', { executionId: id, offset, limit: PAGE });
+        const s = r.structured as unknown as Inspect;
+        const drawing = runGraphOf(r.meta);
+        if (drawing) setGraph({ executionId: id, drawing });
+        const next = merged(runRef.current, s);
+        runRef.current = next;
+        setRun(next);
+        setError(undefined);
+        if ((s.history?.length ?? 0) < PAGE) break;
+      }
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      reading.current = false;
+    }
+  }, []);
+  useResourceChanges(live && run ? [`workgraph://graph/runs/${run.executionId}`] : [], reread, { rereadFirst: true });
 
   const history = run?.history ?? [];
   const travel = (index: number) => {
@@ -83,12 +137,15 @@ function GraphRunApp() {
     );
   };
   const last = Math.max(0, (run?.executionCount ?? history.length) - 1);
-  const shownAt = at ?? undefined;
+  // Not travelled: a run seen going follows its newest execution.
+  const newest = history.length ? history[history.length - 1]!.executionIndex : undefined;
+  const following = at === undefined && wasLive.current && newest !== undefined;
+  const shownAt = at ?? (following ? newest : undefined);
   const current = point && point.index === shownAt ? point : undefined;
   const runError = typeof run?.error === 'string' ? run.error : run?.error?.message;
   const drawing = graph && graph.executionId === run?.executionId ? graph.drawing : undefined;
   // The node of the execution travelled to (the record read, else the history page's); before any, where a live run is.
-  const atNode = (current?.record ?? history.find((e) => e.executionIndex === shownAt))?.nodeId ?? (shownAt === undefined ? run?.currentNodeId ?? undefined : undefined);
+  const atNode = (live && following ? run?.currentNodeId ?? undefined : undefined) ?? (current?.record ?? history.find((e) => e.executionIndex === shownAt))?.nodeId ?? (shownAt === undefined ? run?.currentNodeId ?? undefined : undefined);
   // A click on a node travels to its next execution after the one shown (round again from its first).
   const travelToNode = (id: string) => {
     const of = history.filter((e) => e.nodeId === id);
@@ -112,7 +169,7 @@ function GraphRunApp() {
             <button onClick={() => travel(Math.max(0, (shownAt ?? 0) - 1))} disabled={!shownAt} data-testid="travel-prev">‹ Previous</button>
             <input type="range" min={0} max={last} value={shownAt ?? 0} onChange={(e) => travel(Number(e.target.value))} aria-label="Node execution" data-testid="travel-slider" />
             <button onClick={() => travel(Math.min(last, (shownAt ?? -1) + 1))} disabled={shownAt === last} data-testid="travel-next">Next ›</button>
-            <span className="small muted" data-testid="travel-at">{shownAt === undefined ? 'pick an execution' : `#${shownAt} of ${last}`}</span>
+            <span className="small muted" data-testid="travel-at">{shownAt === undefined ? 'pick an execution' : `#${shownAt} of ${last}${following ? ' (newest)' : ''}`}</span>
           </div>
           {drawing ? (
             <>
@@ -125,7 +182,7 @@ function GraphRunApp() {
           <div className="run-layout">
             <div>
               <h2>Timeline</h2>
-              <Timeline executions={history} selected={shownAt} onSelect={travel} />
+              <Timeline executions={history} live={live} selected={shownAt} onSelect={travel} />
               {run.result !== undefined ? (<><h3>Result</h3><Json value={run.result} /></>) : null}
             </div>
             {current?.record ? (

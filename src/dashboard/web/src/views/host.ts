@@ -113,11 +113,16 @@ export function useHost(): HostState {
 
 /** Calls a server tool through the host; rejects with the tool's error text. */
 export async function callTool<T = Record<string, unknown>>(name: string, args: Record<string, unknown>): Promise<T> {
+  return ((await callToolResult(name, args)).structured ?? {}) as T;
+}
+
+/** Calls a server tool through the host: its structured content and `_meta`; rejects with the tool's error text. */
+export async function callToolResult(name: string, args: Record<string, unknown>): Promise<ToolResult> {
   if (!app) throw new Error('not connected to the host');
   const r = await app.callServerTool({ name, arguments: args });
   const result = toResult(r as never);
   if (result.error !== undefined) throw new Error(result.error);
-  return (result.structured ?? {}) as T;
+  return result;
 }
 
 /**
@@ -208,9 +213,11 @@ const SETTLE_MS = 250;
  * the host: a few dozen bytes per answer) when the resources it shows last changed, and calls `reread` with the URIs
  * that changed since — a change made by another client, another agent or the CLI — debounced. The extension gives a
  * view no resource subscription (docs/mcp-apps.md "Live views"); without the tool (an older server, `live` false) the
- * view still re-reads on focus, Refresh and its own actions.
+ * view still re-reads on focus, Refresh and its own actions. `rereadFirst`: the first answer re-reads too (live.ts).
+ * Polls stop when `uris` is empty (a graph run that ended).
  */
-export function useResourceChanges(uris: readonly string[], reread: (uris: string[]) => void): void {
+export function useResourceChanges(uris: readonly string[], reread: (uris: string[]) => void, options: { rereadFirst?: boolean } = {}): void {
+  const rereadFirst = options.rereadFirst === true;
   const latest = useRef(reread);
   latest.current = reread;
   const key = uris.join('\n');
@@ -232,7 +239,7 @@ export function useResourceChanges(uris: readonly string[], reread: (uris: strin
       try {
         const answer = await callTool<ChangesAnswer>(RESOURCE_CHANGES_TOOL, { resources: watched });
         if (stopped) return;
-        for (const uri of staleResources(known, answer)) pending.add(uri);
+        for (const uri of staleResources(known, answer, rereadFirst)) pending.add(uri);
         known = mergeAnswers(known, answer);
         failures = 0;
         if (pending.size && !settle) {
@@ -261,5 +268,5 @@ export function useResourceChanges(uris: readonly string[], reread: (uris: strin
       clearTimeout(settle);
       document.removeEventListener('visibilitychange', onVisibility);
     };
-  }, [key]);
+  }, [key, rereadFirst]);
 }

@@ -21,10 +21,12 @@ export interface ChangesAnswer {
 /**
  * The URIs to re-read: a change heard later than the one last seen, or a gap — the server (another instance, or one
  * that restarted, or whose watch lapsed) hears the resource only since after the last answer, so a change may have
- * been missed. Nothing on the first answer: the view was just handed what it shows.
+ * been missed. Nothing on the first answer — the view was just handed what it shows — unless `rereadFirst`: what it
+ * was handed changes every moment (a graph run still going), and a change between the result and the first answer
+ * (the run's end, say, made by a process this server started hearing only now) would never be read.
  */
-export function staleResources(before: ChangesAnswer | undefined, after: ChangesAnswer): string[] {
-  if (!before) return [];
+export function staleResources(before: ChangesAnswer | undefined, after: ChangesAnswer, rereadFirst = false): string[] {
+  if (!before) return rereadFirst ? after.resources.map((r) => r.uri) : [];
   const prev = new Map(before.resources.map((r) => [r.uri, r]));
   const stale: string[] = [];
   for (const r of after.resources) {
