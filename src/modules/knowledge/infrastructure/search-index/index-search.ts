@@ -5,6 +5,7 @@ import { CancelledError } from '../../../../kernel/errors';
 import { roleCode } from './segment-format';
 import { planQuery, type PlanItem, type QueryPlan, type SearchFilters, type SearchSegment, type SegmentPlan } from './search-plan';
 import { SlotData } from './slot-data';
+import { popcount } from './dense-term';
 import { TopHits, type ScoredHit } from './top-hits';
 
 export { MAX_PREFIX_TERMS, type SearchFilters, type SearchSegment } from './search-plan';
@@ -145,6 +146,31 @@ class SegmentRun {
     return P;
   }
 
+  /** Counts the candidates left in C that pass the role and time filters (a popcount without them). */
+  private countOnly(seg: SegmentPlan['s']['seg'], W: number, role: number, timed: boolean, since: number, until: number): number {
+    const C = this.cand;
+    let count = 0;
+    if (role < 0 && !timed) {
+      for (let w = 0; w < W; w++) count += popcount(C[w]!);
+      return count;
+    }
+    for (let w = 0; w < W; w++) {
+      let x = C[w]!;
+      while (x !== 0) {
+        const bit = 31 - Math.clz32(x);
+        x ^= 1 << bit;
+        const d = (w << 5) + bit;
+        if (role >= 0 && seg.roleCodeAt(d) !== role) continue;
+        if (timed) {
+          const at = seg.createdAt(d);
+          if (Number.isNaN(at) || at < since || at > until) continue;
+        }
+        count++;
+      }
+    }
+    return count;
+  }
+
   /** Counts and scores the candidates left in C (role and time filters here: per document). */
   private score(p: SegmentPlan, W: number, data: SlotData[]): number {
     const seg = p.s.seg;
@@ -166,12 +192,33 @@ class SegmentRun {
     const C = this.cand;
     let threshold = top.threshold;
     let count = 0;
-    for (let w = 0; w < W; w++) {
+    // Newest first (ordinals descending; segments come newest first too): a hit that only ties the page's worst is
+    // older than it, so it is turned away without touching the heap (on the generator's flat scores most are). Not
+    // so for deleted nodes (base < 0), whose ordinals grow as d falls: the heap decides.
+    const tiesOlder = base >= 0;
+    // The segment's bound: per term its best code (or frequency) at the segment's smallest normalization. Below the
+    // page's worst (or tying it, older), no node here can enter: the matches are only counted.
+    let minNorm = Infinity;
+    for (let c = 0; c < lengths.length; c++) if (norms[c]! < minNorm) minNorm = norms[c]!;
+    let bound = 0;
+    for (let i = 0; i < n; i++) {
+      const s = terms[i]!;
+      const tfs = s.codes !== undefined ? s.wtf : s.wtfs;
+      let best = 0;
+      for (let c = 0; c < tfs.length; c++) {
+        const tf = tfs[c]!;
+        if (tf > 0) best = Math.max(best, (idfs[i]! * tf * K1_PLUS_1) / (tf + minNorm));
+      }
+      bound += best;
+    }
+    if (top.full && (bound < threshold || (bound === threshold && tiesOlder))) return this.countOnly(seg, W, role, timed, since, until);
+    for (const s of terms) s.p = s.ords.length - 1;
+    for (let w = W - 1; w >= 0; w--) {
       let x = C[w]!;
       while (x !== 0) {
-        const t = x & -x;
-        x ^= t;
-        const d = (w << 5) + 31 - Math.clz32(t);
+        const bit = 31 - Math.clz32(x);
+        x ^= 1 << bit;
+        const d = (w << 5) + bit;
         if (role >= 0 && seg.roleCodeAt(d) !== role) continue;
         if (timed) {
           const at = seg.createdAt(d);
@@ -191,15 +238,15 @@ class SegmentRun {
           } else {
             const ords = s.ords;
             let q = s.p;
-            while (q < ords.length && ords[q]! < d) q++;
+            while (q >= 0 && ords[q]! > d) q--;
             s.p = q;
-            if (q === ords.length || ords[q] !== d) continue;
+            if (q < 0 || ords[q] !== d) continue;
             tf = s.wtfs[q]!;
           }
           // termScore's arithmetic exactly (bm25.ts scoreWithNorm): the same float, so the same ranking.
           if (tf > 0) score += (idfs[i]! * tf * K1_PLUS_1) / (tf + norm);
         }
-        if (score < threshold) continue;
+        if (score < threshold || (score === threshold && tiesOlder && top.full)) continue;
         top.offer(score, base >= 0 ? base + d : base - d, p.si, d);
         threshold = top.threshold;
       }

@@ -31,6 +31,11 @@ export class TopHits {
     return this.heap.length < this.capacity ? -Infinity : this.heap[0]!.score;
   }
 
+  /** Is the heap at capacity (a hit must then beat its worst)? */
+  get full(): boolean {
+    return this.heap.length >= this.capacity;
+  }
+
   offer(score: number, ord: number, seg: number, local: number): void {
     const after = this.after;
     if (after && (score > after.score || (score === after.score && ord >= after.ord))) return;
