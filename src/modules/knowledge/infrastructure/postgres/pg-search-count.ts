@@ -44,6 +44,7 @@ export async function countByBits(sql: SqlRunner, project: string, query: Search
          JOIN wg_knowledge_term_bits b ON b.project = $1 AND b.term = t.term AND b.chunk <= $6::bigint / ${CHUNK}
        GROUP BY b.chunk, t.g
      ),
+     ones AS MATERIALIZED (SELECT repeat('1', ${CHUNK})::bit varying AS b),
      chunks AS (
        SELECT chunk, bit_and(bits) FILTER (WHERE NOT neg) AS pos, bit_or(bits) FILTER (WHERE neg) AS negb,
          count(*) FILTER (WHERE NOT neg) AS npos FROM grouped GROUP BY chunk
@@ -52,9 +53,8 @@ export async function countByBits(sql: SqlRunner, project: string, query: Search
        (SELECT coalesce(max(c), 0) FROM (SELECT count(*) AS c FROM terms GROUP BY i) x)::text AS widest,
        (SELECT coalesce(sum(bit_count(
           CASE WHEN negb IS NULL THEN pos ELSE pos & ~negb END
-          & CASE WHEN chunk = $6::bigint / ${CHUNK} THEN ~(repeat('1', ${CHUNK})::bit varying >> (($6::bigint % ${CHUNK})::int + 1))
-                 ELSE repeat('1', ${CHUNK})::bit varying END)), 0)
-        FROM chunks WHERE npos = $7)::text AS n`,
+          & CASE WHEN chunk = $6::bigint / ${CHUNK} THEN ~(ones.b >> (($6::bigint % ${CHUNK})::int + 1)) ELSE ones.b END)), 0)
+        FROM chunks, ones WHERE npos = $7)::text AS n`,
     [project, g, neg, kind, word, watermark, positive],
   );
   if (!row || !row.ok || Number(row.widest) > MAX_COUNTED_PREFIX_TERMS) return undefined;

@@ -54,7 +54,8 @@ function termParams(terms: readonly RankTerm[], params: unknown[]): string {
 /**
  * The best `want` live matches after `after`, walking the one term's postings best first. Every match contains the
  * term, so its postings in (impact, seq) order are the matches in score order; `verify` (negations, phrases, filters)
- * is checked on the nodes of each batch only. Stops once `want` are found or the postings end.
+ * is checked on the nodes of each batch only. Stops once `want` are found or the postings end. Without a cursor the
+ * matches come with their nodes (the page needs no further read).
  */
 export async function walkOneTerm(
   sql: SqlRunner,
@@ -66,40 +67,46 @@ export async function walkOneTerm(
   verify: MatchSql | undefined,
 ): Promise<RankedMatch[]> {
   const out: RankedMatch[] = [];
-  // Nothing to check and no cursor: the first `want` postings are the page, read with their nodes in one statement.
-  const direct = !verify && !after;
-  let batch = direct ? want : Math.max(64, 4 * want);
+  // No cursor: each batch of postings is read with its nodes in one statement (checked against `verify` there, the
+  // node answered only when it passes). After a cursor the postings above it are skipped unread, so the nodes of the
+  // rest are checked apart.
+  const withNodes = !after;
+  let batch = !verify && !after ? want : Math.max(64, 4 * want);
   let from: { impact: string; seq: string } | undefined;
   for (;;) {
-    const params: unknown[] = [project, term.term, watermark, batch];
-    const keyset = from ? ` AND (p.impact, p.seq) < ($5::real, $6::bigint)` : '';
+    const params: unknown[] = [...(withNodes && verify ? verify.params : [project]), term.term, watermark, batch];
+    const [t, w, l] = [params.length - 2, params.length - 1, params.length];
+    const keyset = from ? ` AND (p.impact, p.seq) < ($${l + 1}::real, $${l + 2}::bigint)` : '';
     if (from) params.push(from.impact, from.seq);
     // (The text columns are named apart: ORDER BY must sort the real and bigint ones, through the index.)
     const postings = `SELECT p.impact, p.seq FROM wg_knowledge_postings p
-       WHERE p.project = $1 AND p.term = $2 AND p.seq <= $3::bigint${keyset} ORDER BY p.impact DESC, p.seq DESC LIMIT $4`;
-    const rows = await sql.query<{ impact_text: string; seq_text: string; node?: StoredKnowledgeNode | null }>(
-      direct && !from
-        ? `SELECT p.impact::text AS impact_text, p.seq::text AS seq_text, n.node FROM (${postings}) p
-           LEFT JOIN wg_knowledge_nodes n ON n.project = $1 AND n.seq = p.seq ORDER BY p.impact DESC, p.seq DESC`
+       WHERE p.project = $1 AND p.term = $${t} AND p.seq <= $${w}::bigint${keyset} ORDER BY p.impact DESC, p.seq DESC LIMIT $${l}`;
+    const ok = verify ? `n.search @@ tq.q${verify.filters}` : 'n.seq IS NOT NULL';
+    const rows = await sql.query<{ impact_text: string; seq_text: string; ok?: boolean | null; node?: StoredKnowledgeNode | null }>(
+      withNodes
+        ? `WITH tq AS (SELECT ${verify ? verify.tsq : 'NULL::tsquery'} AS q)
+           SELECT p.impact::text AS impact_text, p.seq::text AS seq_text, (${ok}) AS ok, CASE WHEN ${ok} THEN n.node END AS node
+           FROM (${postings}) p LEFT JOIN wg_knowledge_nodes n ON n.project = $1 AND n.seq = p.seq, tq ORDER BY p.impact DESC, p.seq DESC`
         : `SELECT p.impact::text AS impact_text, p.seq::text AS seq_text FROM (${postings}) p ORDER BY p.impact DESC, p.seq DESC`,
       params,
     );
     const candidates: RankedMatch[] = [];
     for (const r of rows) {
+      if (withNodes && !r.ok) continue;
       const m: RankedMatch = { ord: BigInt(r.seq_text), score: term.idf * real(r.impact_text), deleted: false, ...(r.node ? { node: r.node } : {}) };
       if (!after || compareMatches(m, after) > 0) candidates.push(m);
     }
     let kept = candidates;
-    if (verify && candidates.length) {
+    if (verify && !withNodes && candidates.length) {
       const p = [...verify.params, candidates.map((c) => c.ord.toString())];
-      const ok = await sql.query<{ seq: string }>(
+      const found = await sql.query<{ seq: string }>(
         `WITH tq AS (SELECT ${verify.tsq} AS q)
          SELECT n.seq::text AS seq FROM wg_knowledge_nodes n, tq
          WHERE n.project = $1 AND n.seq = ANY($${p.length}::bigint[]) AND n.search @@ tq.q${verify.filters}`,
         p,
       );
-      const found = new Set(ok.map((r) => r.seq));
-      kept = candidates.filter((c) => found.has(c.ord.toString()));
+      const seqs = new Set(found.map((r) => r.seq));
+      kept = candidates.filter((c) => seqs.has(c.ord.toString()));
     }
     for (const m of kept) {
       out.push(m);
