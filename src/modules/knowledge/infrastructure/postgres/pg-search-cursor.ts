@@ -1,4 +1,4 @@
-import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { decodeCursorFields, encodeCursorFields, notACursor } from '../search-cursor-envelope';
 
 /**
  * search_nodes' cursors in PostgreSQL: the first page's watermark (`w`, the highest seq it searched: later pages leave
@@ -13,20 +13,11 @@ export interface Cursor {
 }
 
 export function encodeCursor(c: Cursor): string {
-  return PREFIX + Buffer.from(JSON.stringify([c.w, c.s, c.o]), 'utf8').toString('base64url');
+  return encodeCursorFields(PREFIX, [c.w, c.s, c.o]);
 }
 
 export function decodeCursor(cursor: string): Cursor {
-  const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor returned by search_nodes`, 'cursor');
-  if (!cursor.startsWith(PREFIX)) throw bad();
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(v) || v.length !== 3 || !v.every((x) => typeof x === 'string')) throw bad();
-  const [w, s, o] = v as string[];
-  if (!/^\d{1,19}$/.test(w!) || !/^-?\d{1,19}$/.test(o!) || !Number.isFinite(Number(s)) || s!.length > 40) throw bad();
+  const [w, s, o] = decodeCursorFields(cursor, PREFIX, 3, (x): x is string => typeof x === 'string');
+  if (!/^\d{1,19}$/.test(w!) || !/^-?\d{1,19}$/.test(o!) || !Number.isFinite(Number(s)) || s!.length > 40) throw notACursor(cursor);
   return { w: w!, s: s!, o: o! };
 }

@@ -1,4 +1,5 @@
 import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { decodeCursorFields, encodeCursorFields } from '../search-cursor-envelope';
 
 /**
  * search_nodes cursors: the index generation, the watermark (how many nodes the first page saw: later ones are left
@@ -14,20 +15,12 @@ export interface SearchCursor {
 const PREFIX = 's1.';
 
 export function encodeSearchCursor(c: SearchCursor): string {
-  return PREFIX + Buffer.from(JSON.stringify([c.g, c.w, c.s, c.o]), 'utf8').toString('base64url');
+  return encodeCursorFields(PREFIX, [c.g, c.w, c.s, c.o]);
 }
 
 export function decodeSearchCursor(cursor: string): SearchCursor {
-  const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor returned by search_nodes`, 'cursor');
-  if (!cursor.startsWith(PREFIX)) throw bad();
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.from(cursor.slice(PREFIX.length), 'base64url').toString('utf8'));
-  } catch {
-    throw bad();
-  }
-  if (!Array.isArray(v) || v.length !== 4 || !v.every((x) => typeof x === 'number' && Number.isFinite(x))) throw bad();
-  return { g: v[0], w: v[1], s: v[2], o: v[3] };
+  const [g, w, s, o] = decodeCursorFields(cursor, PREFIX, 4, (x): x is number => typeof x === 'number' && Number.isFinite(x));
+  return { g: g!, w: w!, s: s!, o: o! };
 }
 
 export function staleSearchCursorError(): InvalidArgumentsError {
