@@ -3,7 +3,7 @@ import type { CallContext } from '../kernel/call-context';
 import { lazyCallSignal } from './call-signal';
 import { answerSchemaFailuresAsInvalidParams } from './sdk-answer-guards';
 import { trackRequests } from './request-tracking';
-import { installPromptsAndResources } from './prompts-and-resources';
+import { installPromptsAndResources } from './mcp-resources';
 import { cacheHints, eraCapabilities, type ProtocolEra } from './protocol-era';
 import type { WorkgraphServerDeps } from './workgraph-server-deps';
 import { SessionViews } from './session-views';

@@ -1,5 +1,5 @@
 import type { CacheHint, ProtocolEra, ServerCapabilities } from '@modelcontextprotocol/server';
-import { promptsAndResourcesCapabilities } from './prompts-and-resources';
+import { promptsAndResourcesCapabilities } from './mcp-resources';
 import { TASKS_EXTENSION } from './tasks-extension/extension-task';
 
 /**

@@ -1,7 +1,7 @@
 import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
 import type { WorkgraphServerDeps } from './workgraph-server-deps';
-import type { PromptsAndResourcesDeps } from './prompts-and-resources';
+import type { PromptsAndResourcesDeps } from './mcp-resources';
 import { declaresApps, requestCapabilities, servedViews, toolUiMeta } from './mcp-apps';
 import { RESOURCE_CHANGES_META, resourceChangeLog, resourceChangesTool, watchableModules } from './resource-changes';
 import { wireOutputSchema } from './wire-output-schema';
@@ -42,7 +42,7 @@ export class SessionViews {
     return this.deps.registry.get(name);
   }
 
-  /** What prompts-and-resources.ts serves of the views (nothing while they are off). */
+  /** What mcp-resources.ts serves of the views (nothing while they are off). */
   resourcesOption(): Pick<PromptsAndResourcesDeps, 'apps'> {
     const policy = this.deps.apps;
     if (!policy?.enabled) return {};
