@@ -3,7 +3,7 @@ import { changeInReach, type ChangeReacher } from '../kernel/change-reach';
 import { InvalidArgumentsError, ResourceLimitError } from '../kernel/errors';
 import type { Identity } from '../kernel/identity';
 import type { ToolDefinition } from '../kernel/tools/tool-definition';
-import { EXPECTED_URIS, resourceTargetOf } from './mcp-resources';
+import { EXPECTED_URIS, resourceTargetOf } from './resource-uris';
 
 /**
  * How an MCP Apps view stays live (docs/mcp-apps.md "Live views"). The extension lets a view call the server's tools

@@ -13,7 +13,7 @@ import type { PinoLogger } from '../kernel/logging/pino-logger';
 import type { CallTracker } from '../kernel/shutdown-coordinator';
 import { trackRequests } from './request-tracking';
 import { ListenedResources, trackListens } from './listened-resources';
-import { resourceTargetOf } from './mcp-resources';
+import { resourceTargetOf } from './resource-uris';
 import { sharedFolderWatch } from './folder-changes';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { LineTransport, type LineTransportOptions } from './line-transport';

@@ -5,7 +5,7 @@ import type { ChangeEvents } from '../../kernel/change-events';
 import type { Logger } from '../../kernel/logger';
 import type { ToolRegistry } from '../../kernel/tools/tool-registry';
 import { servedModules } from '../builtin-tools';
-import { resourceTargetOf, resourceUriOf } from '../mcp-resources';
+import { resourceTargetOf, resourceUriOf } from '../resource-uris';
 import { ListenedResources, listenedUris } from '../listened-resources';
 import { sendJson } from './http-answers';
 import { callerIdentity, type AuthInfoLike } from '../caller-identity';
