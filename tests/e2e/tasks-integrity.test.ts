@@ -207,8 +207,12 @@ describe('an answer matches the disk', () => {
     try {
       const c = await server({ dataDir: disk.data });
       const once = path.join(projectRoot, 'filled-once');
-      // The command fills the disk (once) and passes: its verdict then cannot be written.
-      const command = `if [ ! -f '${once}' ]; then touch '${once}'; cat /dev/zero > '${disk.filler}' 2>/dev/null; fi; echo all good; exit 0`;
+      const graphFile = path.join(projectDir('verdict', disk.data), 'task_graph.json');
+      // The command fills the disk (once) and passes: its verdict then cannot be written. It fills only once the server
+      // has recorded the command's process group in the graph file: that write runs beside the command, and when its
+      // rename came after the fill it freed the old graph file's pages, so the verdict fitted (this test's flake under load).
+      const pgidRecorded = `n=0; until grep -q '"pgid"' '${graphFile}'; do n=$((n+1)); [ $n -gt 600 ] && { echo 'pgid never recorded' >&2; exit 3; }; sleep 0.05; done`;
+      const command = `if [ ! -f '${once}' ]; then touch '${once}'; ${pgidRecorded}; cat /dev/zero > '${disk.filler}' 2>/dev/null; fi; echo all good; exit 0`;
       await ok(c, 'init_project_graph', { projectName: 'verdict', projectRoot, nodes: [{ id: 'a', title: 'A', validation_command: command }] });
       await ok(c, 'start_task', { project: 'verdict', nodeId: 'a' });
       const r = await call(c, 'validate_task_loop', { project: 'verdict', nodeId: 'a' });
