@@ -1,6 +1,6 @@
 import * as fs from 'node:fs/promises';
 import { AlreadyExistsError, NotFoundError, StorageError } from '../../../kernel/errors';
-import { creationTransitions, readStoredTaskGraph, type ArchivedAttemptRecord, type PlanChange, type TaskGraph, type TaskTransition } from '../domain';
+import { creationTransitions, type PlanChange, type TaskGraph, type TaskTransition } from '../domain';
 import type { CreateOptions, ImportOptions, NewPlanChange, TaskGraphChange, TaskGraphStore, TransitionQuery } from '../application/ports/task-graph-store';
 import { historyLines, readHistoryLog } from './history-log';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
@@ -11,6 +11,7 @@ import { storageFailure } from './storage-failure';
 import { freezeGraph, GraphFileMemo, serializeGraph } from './graph-file-text';
 import { logLines, TransitionLog, type TransitionLogContents } from './transition-log';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
+import { isDamaged, TASK_GRAPH_CODEC, type ReadGraph, type StoredDocument } from './task-graph-file-codec';
 
 /** The graph file of a project, in `<data-dir>/projects/<id>/`. */
 export const TASK_GRAPH_FILE = 'task_graph.json';
@@ -18,30 +19,6 @@ export const TASK_GRAPH_FILE = 'task_graph.json';
 export const TRANSITIONS_FILE = 'transitions.ndjson';
 /** The project's history of changes beside it: one {@link PlanChange} per line. */
 export const HISTORY_FILE = 'history.ndjson';
-
-/** The graph file's own fields: the lengths of the logs that go with this revision of the graph. */
-interface StoredDocument extends TaskGraph {
-  transition_log_bytes?: number;
-  history_log_bytes?: number;
-}
-
-/** A graph as read under the lock, with what the store needs to write the next revision. */
-interface ReadGraph {
-  graph: TaskGraph;
-  /** Length of the log that belongs to this revision; undefined for files written before it was recorded. */
-  logBytes?: number;
-  /** Length of the history that belongs to this revision; undefined before the history existed. */
-  historyBytes?: number;
-  /** Attempt records an upgrade of an older file moved out of the graph (appended to the log on the next write). */
-  archived: ArchivedAttemptRecord[];
-  /** The format the file was read in, when older than today's. */
-  upgradedFrom?: number;
-}
-
-const RECOVER_HINT =
-  'to recover, restore the file from a copy or fix it by hand (spec/task-graph.schema.json describes it), or call ' +
-  'init_project_graph with replace: true to start the project over (the damaged file is then kept beside it as ' +
-  'task_graph.json.damaged-<time>)';
 
 /**
  * Task graphs as one JSON file per project, written atomically (temp file, fsync, rename) inside the project's
@@ -306,29 +283,6 @@ export class FileTaskGraphStore implements TaskGraphStore {
   }
 }
 
-/** The graph file's text: parsed and checked (an older format upgraded in memory), and written back as JSON. */
-const TASK_GRAPH_CODEC: DocumentCodec<ReadGraph, StoredDocument> = {
-  parse(text, file) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      throw damaged(file, `it is not valid JSON (${(e as Error).message}${text.length === 0 ? ', the file is empty' : ''})`);
-    }
-    const reading = readStoredTaskGraph(doc);
-    if (!reading.ok) throw damaged(file, reading.problem);
-    const { transition_log_bytes: logBytes, history_log_bytes: historyBytes, ...graph } = reading.graph as StoredDocument;
-    return {
-      graph,
-      logBytes: Number.isInteger(logBytes) ? logBytes : undefined,
-      historyBytes: Number.isInteger(historyBytes) ? historyBytes : undefined,
-      archived: reading.archived,
-      upgradedFrom: reading.upgradedFrom,
-    };
-  },
-  serialize: (doc) => JSON.stringify(doc, null, 2) + '\n',
-};
-
 /** Cuts `log` back to `length` when longer (a write that never took effect), then appends `text` (none: no I/O). */
 async function appendAt(log: TransitionLog, length: number | undefined, text: string): Promise<{ before: number; after: number }> {
   let size = await log.size();
@@ -337,12 +291,4 @@ async function appendAt(log: TransitionLog, length: number | undefined, text: st
     size = length;
   }
   return text ? log.append(text) : { before: size, after: size };
-}
-
-function isDamaged(e: unknown): boolean {
-  return e instanceof StorageError && e.details.damaged === true;
-}
-
-function damaged(file: string, problem: string): StorageError {
-  return new StorageError(`task graph file ${file} is damaged: ${problem}; ${RECOVER_HINT}`, { file, damaged: true });
 }
