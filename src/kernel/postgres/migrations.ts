@@ -1,5 +1,5 @@
 import { StorageError } from '../errors';
-import type { PgDatabase, SqlRunner } from './pg-database';
+import { queryConfig, type PgDatabase, type SqlRunner } from './pg-database';
 
 /**
  * Versioned schema migrations. Each module contributes its own list (`infrastructure/postgres/<m>-migrations.ts`,
@@ -71,7 +71,7 @@ export async function migrate(db: PgDatabase, migrations: readonly Migration[]):
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      const runner: SqlRunner = { query: async (sql, params) => (await client.query(sql, params as unknown[])).rows };
+      const runner: SqlRunner = { query: async (sql, params) => (await client.query(queryConfig(sql, params))).rows };
       const states = await migrationStatus(runner, migrations);
       assertNotNewer(states, db.redactedUrl);
       for (const state of states) {

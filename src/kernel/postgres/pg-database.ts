@@ -14,9 +14,24 @@ export interface PgDatabaseOptions {
   applicationName?: string;
 }
 
+/**
+ * A statement kept prepared under `name` on each connection that runs it: parsed (and, once PostgreSQL settles on a
+ * generic plan, planned) once per connection instead of at every call. One name, one text: pg refuses a name reused
+ * for another text on the same connection.
+ */
+export interface NamedStatement {
+  name: string;
+  text: string;
+}
+
 /** Something that runs SQL: the pool, or one transaction's client. */
 export interface SqlRunner {
-  query<R extends QueryResultRow = QueryResultRow>(sql: string, params?: readonly unknown[]): Promise<R[]>;
+  query<R extends QueryResultRow = QueryResultRow>(sql: string | NamedStatement, params?: readonly unknown[]): Promise<R[]>;
+}
+
+/** The config form pg's query() takes for a statement (named ones are prepared per connection). */
+export function queryConfig(sql: string | NamedStatement, params: readonly unknown[] = []): { text: string; name?: string; values: unknown[] } {
+  return typeof sql === 'string' ? { text: sql, values: [...params] } : { name: sql.name, text: sql.text, values: [...params] };
 }
 
 /**
@@ -70,10 +85,10 @@ export class PgDatabase implements SqlRunner {
     return this.ready;
   }
 
-  async query<R extends QueryResultRow = QueryResultRow>(sql: string, params: readonly unknown[] = []): Promise<R[]> {
+  async query<R extends QueryResultRow = QueryResultRow>(sql: string | NamedStatement, params: readonly unknown[] = []): Promise<R[]> {
     await this.ensureReady();
     try {
-      return (await this.pool.query<R>(sql, params as unknown[])).rows;
+      return (await this.pool.query<R>(queryConfig(sql, params))).rows;
     } catch (e) {
       throw toStoreError(e, this.url, 'database query failed');
     }
@@ -93,9 +108,9 @@ export class PgDatabase implements SqlRunner {
     }
     let broken = false;
     const tx: SqlRunner = {
-      query: async <R extends QueryResultRow>(sql: string, params: readonly unknown[] = []) => {
+      query: async <R extends QueryResultRow>(sql: string | NamedStatement, params: readonly unknown[] = []) => {
         try {
-          return (await client.query<R>(sql, params as unknown[])).rows;
+          return (await client.query<R>(queryConfig(sql, params))).rows;
         } catch (e) {
           const code = (e as { code?: string }).code ?? '';
           if (!/^[0-9A-Z]{5}$/.test(code)) broken = true; // a socket error, not an SQL one: don't reuse this client
