@@ -4,7 +4,8 @@
  * host side (AppBridge, tests/e2e/helpers/apps-host); the tool results it is handed are real ones. The view draws the
  * DAG's nodes and edges from get_project_graph's result, a later validate_task_loop result updates the node it names,
  * its actions become tool calls with the right arguments (and change the server's state), a read-only server's view
- * offers none, the host's theme and display mode apply, and its CSP blocks a fetch to any origin.
+ * offers none, the host's theme and display mode apply, and its CSP blocks a fetch to any origin. (Without ELK:
+ * mcp-apps-elk-fallback.test.ts; a DAG that fills a 400 px frame: mcp-apps-dag-narrow.test.ts.)
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -197,52 +198,6 @@ test('the DAG is laid out by ELK (its worker script read once through the host):
     expect(await v.reads()).toEqual([ELK_WORKER_URI]);
   } finally {
     await v.close();
-  }
-});
-
-test('a frame whose CSP allows no worker still draws the DAG, layered without ELK, and says why in one line', async () => {
-  const noWorkers = html.replace("worker-src blob:", "worker-src 'none'");
-  expect(noWorkers).not.toBe(html);
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ html: noWorkers, result });
-  try {
-    await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
-    expect(await nodeCount(v)).toBe(TASKS.length);
-    expect((await edgesThroughNodes(v)).routed).toBe(0);
-    // The script was read through the host; the worker it would have become was refused by the frame's policy.
-    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
-    expect(await v.view.locator('[data-testid="layout-notice"]').textContent()).toBe("Laid out without ELK (this frame's policy allows no worker): edges go from layer to layer, not around the tasks between.");
-    expect(await v.view.locator('[role="alert"]').count()).toBe(0);
-  } finally {
-    await v.close();
-  }
-});
-
-test('a host that passes no resource reads to the server gets the linear layout with a one-line notice, not an error', async () => {
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ result, resources: false });
-  try {
-    await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
-    expect(await nodeCount(v)).toBe(TASKS.length);
-    expect((await edgesThroughNodes(v)).routed).toBe(0);
-    expect(await v.view.locator('[data-testid="layout-notice"]').textContent()).toBe('Laid out without ELK (this host does not pass resource reads from views to the server): edges go from layer to layer, not around the tasks between.');
-    expect(await v.view.locator('[role="alert"]').count()).toBe(0);
-    expect(await v.reads()).toEqual([]);
-    expect(await v.calls()).toEqual([]);
-  } finally {
-    await v.close();
-  }
-  // One line, even in a 400 px frame (the whole text in its title).
-  const narrow = await open({ result, resources: false, width: 400 });
-  try {
-    const notice = narrow.view.locator('[data-testid="layout-notice"]');
-    await notice.waitFor();
-    const box = await notice.evaluate((e) => ({ height: e.getBoundingClientRect().height, line: parseFloat((globalThis as any).getComputedStyle(e).lineHeight) || 20, title: e.getAttribute('title') }));
-    expect(box.height).toBeLessThan(box.line * 1.5);
-    expect(box.title).toContain('does not pass resource reads');
-    await narrow.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-no-resource-reads-400') });
-  } finally {
-    await narrow.close();
   }
 });
 

@@ -121,20 +121,21 @@ export async function until<T>(get: () => Promise<T> | T, check: (value: T) => v
 }
 
 /**
- * What React Flow's zoom controls cover in the view's drawing (`within`: the drawing's element), as it is on screen:
- * the nodes whose box and the edges whose drawn path (sampled along it) pass under the controls' box.
+ * What React Flow's zoom controls — and any other panel over the drawing, a large DAG's minimap — cover in the view's
+ * drawing (`within`: the drawing's element), as it is on screen: the nodes whose box and the edges whose drawn path
+ * (sampled along it) pass under a panel's box.
  */
 export async function coveredByControls(view: Frame, within = '[data-testid="dag"]'): Promise<string[]> {
   return view.evaluate((sel) => {
     const doc = (globalThis as any).document;
     const root = doc.querySelector(sel);
-    const c = root?.querySelector('.react-flow__controls')?.getBoundingClientRect();
-    if (!c) return ['no controls'];
-    const under = (x: number, y: number) => x >= c.left && x <= c.right && y >= c.top && y <= c.bottom;
+    if (!root?.querySelector('.react-flow__controls')) return ['no controls'];
+    const panels = [...root.querySelectorAll('.react-flow__panel')].map((p: any) => p.getBoundingClientRect()).filter((c: any) => c.width > 0 && c.height > 0);
+    const under = (x: number, y: number) => panels.some((c: any) => x >= c.left && x <= c.right && y >= c.top && y <= c.bottom);
     const covered: string[] = [];
     for (const n of root.querySelectorAll('.react-flow__node')) {
       const r = n.getBoundingClientRect();
-      if (r.left < c.right && r.right > c.left && r.top < c.bottom && r.bottom > c.top) covered.push(`node ${n.dataset.id}`);
+      if (panels.some((c: any) => r.left < c.right && r.right > c.left && r.top < c.bottom && r.bottom > c.top)) covered.push(`node ${n.dataset.id}`);
     }
     for (const e of root.querySelectorAll('.react-flow__edge')) {
       const path = e.querySelector('path.react-flow__edge-path');
@@ -150,4 +151,38 @@ export async function coveredByControls(view: Frame, within = '[data-testid="dag
     }
     return covered;
   }, within);
+}
+
+/** The notices, banners, errors and status lines of every view: what must be readable whole in a narrow frame. */
+export const VIEW_LINES = '[role="status"], [role="alert"], .notice, .error, .layout-notice, .view-run summary, [data-testid="run-path"], [data-testid="travel-at"], [data-testid="hit-count"], [data-testid="run-now"], p.small';
+
+/**
+ * The lines (`selector`, VIEW_LINES by default) in the view that are not readable whole as drawn: their text is cut
+ * (wider or taller than their box: an ellipsis, a hidden overflow), they reach past the frame's width, or an ancestor
+ * that hides its overflow clips them. Each as `what: its text`; none when every line is visible whole.
+ */
+export async function cutLines(view: Frame, selector = VIEW_LINES): Promise<string[]> {
+  return view.evaluate((sel) => {
+    const g = globalThis as any;
+    const doc = g.document;
+    const width = doc.documentElement.clientWidth;
+    const cut: string[] = [];
+    const lines = [...doc.querySelectorAll(sel)].filter((e: any) => e.getClientRects().length > 0 && e.textContent.trim());
+    for (const e of lines as any[]) {
+      const text = e.textContent.trim().slice(0, 80);
+      const r = e.getBoundingClientRect();
+      if (e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1) cut.push(`text wider or taller than its box (${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight}): ${text}`);
+      if (r.left < -0.5 || r.right > width + 0.5) cut.push(`past the frame's ${width} px (${Math.round(r.left)}..${Math.round(r.right)}): ${text}`);
+      for (let a = e.parentElement; a && a !== doc.body; a = a.parentElement) {
+        const style = g.getComputedStyle(a);
+        if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+        const b = a.getBoundingClientRect();
+        if (r.left < b.left - 0.5 || r.right > b.right + 0.5 || r.top < b.top - 0.5 || r.bottom > b.bottom + 0.5) {
+          cut.push(`clipped by ${a.tagName.toLowerCase()}.${[...a.classList].join('.')}: ${text}`);
+          break;
+        }
+      }
+    }
+    return cut;
+  }, selector);
 }

@@ -12,13 +12,16 @@
  * Why not ELK on the page's thread (elkjs's bundled build does that): parsing ELK's 1.6 MB of script on every load
  * cost a view about 0.5 s before its first screen, and a 400-task layout then held the page's thread for 1.5–2 s.
  *
- * Where ELK cannot run — a host that offers views no resource reads, a read that fails, a frame whose CSP allows no
- * `blob:` worker — the engine fails with a one-line reason and the callers fall back to their layouts without ELK
- * (layout.ts, GraphDrawing.tsx), saying so in a notice.
+ * A read that fails (the host, or the server behind it, refused it or lost it) is tried twice more, 0.3 s and then 1 s
+ * later, before the engine gives up. Where ELK cannot run — a host that offers views no resource reads, a read that
+ * failed three times, a frame whose CSP allows no `blob:` worker — the engine fails with a one-line reason and the
+ * callers fall back to their layouts without ELK (layout.ts, GraphDrawing.tsx), saying so in a notice; where another
+ * try may help (the reads failed: `retryable` on the error), the notice offers the person a Retry, which lays the
+ * graph out again and so reads the script again.
  */
 import ELK from 'elkjs/lib/elk-api.js';
 import type { ElkNode } from 'elkjs/lib/elk-api.js';
-import { readServerBlob } from './views/host';
+import { HostReadError, readServerBlob } from './views/host';
 import { ELK_WORKER_URI } from './views/assets';
 
 /** What a layout needs of ELK. */
@@ -26,12 +29,31 @@ export interface ElkEngine {
   layout(graph: ElkNode): Promise<ElkNode>;
 }
 
+/** Waits before the second and the third read of ELK's script, when a read failed. */
+export const READ_RETRY_MS = [300, 1_000];
+
+/** ELK's script read through the host, a failed read tried again after each of READ_RETRY_MS. */
+async function readWorkerScript(): Promise<string> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await readServerBlob(ELK_WORKER_URI);
+    } catch (e) {
+      if (!(e instanceof HostReadError) || !e.retryable || attempt >= READ_RETRY_MS.length) throw e;
+      await new Promise((r) => setTimeout(r, READ_RETRY_MS[attempt]));
+    }
+  }
+}
+
 /** ELK's worker script as a `blob:` URL, from the gzipped copy read through the host. */
 async function workerUrl(): Promise<string> {
-  const packed = await readServerBlob(ELK_WORKER_URI);
-  const gzipped = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));
-  const script = await new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream('gzip'))).blob();
-  return URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+  const packed = await readWorkerScript();
+  try {
+    const gzipped = Uint8Array.from(atob(packed), (c) => c.charCodeAt(0));
+    const script = await new Response(new Blob([gzipped]).stream().pipeThrough(new DecompressionStream('gzip'))).blob();
+    return URL.createObjectURL(new Blob([script], { type: 'text/javascript' }));
+  } catch (e) {
+    throw new HostReadError(`${ELK_WORKER_URI} came back damaged (${(e as Error).message})`, true);
+  }
 }
 
 const REFUSED = "this frame's policy allows no worker";
@@ -84,10 +106,17 @@ async function start(): Promise<ElkEngine> {
 let engine: Promise<ElkEngine> | undefined;
 
 /**
- * The one engine of the view, its worker started on first use. A start that failed is not tried again: a host
- * without resource reads or a frame without workers stays so, and each try would read 0.6 MB through the host.
+ * The one engine of the view, its worker started on first use. A start that failed for good is not tried again: a
+ * host without resource reads or a frame without workers stays so, and each try would read 0.6 MB through the host.
+ * One whose reads failed (retryable) is forgotten, so the next layout — the person's Retry — reads the script again.
  */
 export function elkEngine(): Promise<ElkEngine> {
-  engine ??= start();
+  if (!engine) {
+    const starting = start();
+    engine = starting;
+    starting.catch((e: unknown) => {
+      if (e instanceof HostReadError && e.retryable && engine === starting) engine = undefined;
+    });
+  }
   return engine;
 }

@@ -93,6 +93,11 @@ export async function elkLayout(
   return { pos, edges: routed, width: out.width ?? 0, height: out.height ?? 0 };
 }
 
+/** Whether another try may bring ELK after `elkLayout` failed: its engine said so (the reads of its script failed). */
+export function retryable(e: unknown): boolean {
+  return (e as { retryable?: unknown } | undefined)?.retryable === true;
+}
+
 /** An SVG path through the points, its corners rounded by up to `r`. */
 export function roundedPath(points: readonly Point[], r = 6): string {
   if (points.length === 0) return '';

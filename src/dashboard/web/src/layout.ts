@@ -6,7 +6,7 @@
  * layers, then one barycentre sweep to order each layer by its parents' rows — a 5,000-node DAG lays out in
  * milliseconds and its first screen shows titles at once (edges are then drawn straight, layer to layer).
  */
-import { elkLayout, type RoutedEdge, type RoutedLayout } from './elk-layout';
+import { elkLayout, retryable, type RoutedEdge, type RoutedLayout } from './elk-layout';
 
 /** A task's box: wide enough for three lines of title at reading size. */
 export const NODE_W = 200;
@@ -28,6 +28,8 @@ export interface Layout {
   routes?: Map<string, RoutedEdge>;
   /** Why ELK did not lay out a DAG small enough for it (it was laid out linearly instead). */
   withoutElk?: string;
+  /** Another try may bring ELK (its script's reads through the host failed): the notice offers a Retry. */
+  elkRetryable?: boolean;
   width: number;
   height: number;
 }
@@ -113,7 +115,7 @@ export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
   } catch (e) {
     // No ELK here (an MCP Apps view whose host reads no resources for it, or whose frame allows no worker:
     // elk-engine-inline.ts): layered linearly, and the drawing says why.
-    return { ...linearLayout(nodes), withoutElk: (e as Error).message || 'it could not be started' };
+    return { ...linearLayout(nodes), withoutElk: (e as Error).message || 'it could not be started', elkRetryable: retryable(e) };
   }
   const columns = [...new Set([...r.pos.values()].map((p) => Math.round(p.x)))].sort((a, b) => a - b);
   const layerOf = new Map(nodes.map((n) => [n.id, columns.indexOf(Math.round(r.pos.get(n.id)!.x))]));

@@ -1,6 +1,6 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { ReactFlow, Background, Controls, Handle, Position, MarkerType, type Edge, type Node, type NodeProps, type ReactFlowInstance } from '@xyflow/react';
-import { elkLayout, type RoutedLayout } from '../elk-layout';
+import { elkLayout, retryable, type RoutedLayout } from '../elk-layout';
 import { jsonLogicText } from '../json-logic-text';
 import { RoutedEdgeView, type RoutedEdgeData } from './RoutedEdgeView';
 import { LayoutNotice } from './common';
@@ -131,7 +131,9 @@ function rowLayout(order: readonly DrawnNode[], edges: readonly DrawnEdge[], nod
 export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, path, onSelect, selectable = true }: { nodes: DrawnNode[]; edges: DrawnEdge[]; highlight?: string; highlightClass?: string; marked?: ReadonlySet<string>; path?: DrawnPath; onSelect?: (id: string) => void; selectable?: boolean }) {
   const [lay, setLay] = useState<RoutedLayout>();
   const [error, setError] = useState<string>();
-  const [withoutElk, setWithoutElk] = useState<string>();
+  const [withoutElk, setWithoutElk] = useState<{ reason: string; retryable: boolean }>();
+  // The person's Retry of a layout ELK could not make (its script's reads through the host failed).
+  const [attempt, setAttempt] = useState(0);
   const narrow = useNarrow();
   const nodeW = narrow ? NARROW_NODE_W : NODE_W;
   const labelMax = narrow ? NARROW_LABEL_MAX_CHARS : LABEL_MAX_CHARS;
@@ -160,7 +162,7 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
           return l;
         },
         (e: Error) => {
-          if (live) setWithoutElk(e.message || 'it could not be started');
+          if (live) setWithoutElk({ reason: e.message || 'it could not be started', retryable: retryable(e) });
           return rowLayout(order, edges, nodeW);
         },
       )
@@ -170,7 +172,7 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
       live = false;
     };
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [key]);
+  }, [key, attempt]);
   if (error) return <div className="error" role="alert">{error}</div>;
   if (!lay) return <div className="graph-canvas muted" data-testid="graph-drawing">Laying out…</div>;
   const rfNodes: Node[] = nodes.map((n) => ({
@@ -211,7 +213,7 @@ export function GraphDrawing({ nodes, edges, highlight, highlightClass, marked, 
   };
   return (
     <>
-      {withoutElk ? <LayoutNotice reason={withoutElk} drawn="nodes in rows, edges straight" /> : null}
+      {withoutElk ? <LayoutNotice key={attempt} reason={withoutElk.reason} drawn="nodes in rows, edges straight" onRetry={withoutElk.retryable ? () => setAttempt((a) => a + 1) : undefined} /> : null}
       {/* As tall as the drawing at full size (within limits): a tall graph is scrolled at reading size, not shrunk. */}
       <div className="graph-canvas" data-testid="graph-drawing" ref={box} style={{ height: canvasH }}>
         <ReactFlow nodes={rfNodes} edges={rfEdges} nodeTypes={nodeTypes} edgeTypes={edgeTypes} onInit={place} minZoom={0.3} panOnScroll nodesConnectable={false} nodesDraggable={false} elementsSelectable={selectable} proOptions={{ hideAttribution: true }} onNodeClick={(_, n) => onSelect?.(n.id)}>

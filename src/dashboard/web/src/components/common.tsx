@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import type { Loaded } from '../api';
 
 /** Renders a loaded resource: its error as one line, a quiet placeholder while loading, else `children`. */
@@ -29,14 +29,32 @@ export function actorText(actor?: { name?: string; client?: string } | null): st
 }
 
 /**
- * One line saying a drawing was laid out without ELK, and why (an MCP Apps view whose host passes no resource reads
- * to the server, a frame that allows no worker: elk-engine-inline.ts) — a notice, not an error: everything is drawn.
+ * A line saying a drawing was laid out without ELK, and why (an MCP Apps view whose host passes no resource reads
+ * to the server, a read that failed, a frame that allows no worker: elk-engine-inline.ts) — a notice, not an error:
+ * everything is drawn. It wraps: the whole reason is readable in a 400 px frame. `onRetry` (where another try may help:
+ * the reads failed) lays the drawing out again; render it with a new `key` per try, so a try that fails offers another.
  */
-export function LayoutNotice({ reason, drawn }: { reason: string; drawn: string }) {
-  const text = `Laid out without ELK (${reason}): ${drawn}.`;
+export function LayoutNotice({ reason, drawn, onRetry }: { reason: string; drawn: string; onRetry?: () => void }) {
+  const [retrying, setRetrying] = useState(false);
   return (
-    <div className="layout-notice muted small" role="status" data-testid="layout-notice" title={text}>
-      {text}
+    <div className="layout-notice muted small" role="status" data-testid="layout-notice">
+      Laid out without ELK ({reason}): {drawn}.
+      {onRetry ? (
+        <>
+          {' '}
+          <button
+            className="link"
+            disabled={retrying}
+            data-testid="layout-retry"
+            onClick={() => {
+              setRetrying(true);
+              onRetry();
+            }}
+          >
+            {retrying ? 'Retrying…' : 'Retry'}
+          </button>
+        </>
+      ) : null}
     </div>
   );
 }

@@ -54,6 +54,8 @@ export function DagLayout({ graph, initialSelected }: { graph: TaskGraphData; in
   const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
   const [lay, setLay] = useState<{ key: string; layout: Layout }>();
   const [error, setError] = useState<string>();
+  // The person's Retry of a layout ELK could not make (its script's reads through the host failed).
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
     let live = true;
     layout(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on })))
@@ -62,17 +64,17 @@ export function DagLayout({ graph, initialSelected }: { graph: TaskGraphData; in
     return () => {
       live = false;
     };
-  }, [shapeKey]);
+  }, [shapeKey, attempt]);
   if (error) return <div className="error" role="alert">{error}</div>;
   if (!lay) return <div className="muted">Laying out {graph.nodes.length} tasks…</div>;
   return (
     <ReactFlowProvider>
-      <DagView graph={graph} lay={lay.layout} initialSelected={initialSelected} />
+      <DagView graph={graph} lay={lay.layout} initialSelected={initialSelected} attempt={attempt} retryElk={() => setAttempt((a) => a + 1)} />
     </ReactFlowProvider>
   );
 }
 
-function DagView({ graph, lay, initialSelected }: { graph: TaskGraphData; lay: Layout; initialSelected?: string }) {
+function DagView({ graph, lay, initialSelected, attempt, retryElk }: { graph: TaskGraphData; lay: Layout; initialSelected?: string; attempt: number; retryElk: () => void }) {
   const flow = useReactFlow();
   const [selected, setSelected] = useState<string | undefined>(initialSelected);
   useEffect(() => {
@@ -256,7 +258,7 @@ function DagView({ graph, lay, initialSelected }: { graph: TaskGraphData; lay: L
           ))}
         </div>
       </div>
-      {lay.withoutElk ? <LayoutNotice reason={lay.withoutElk} drawn="edges go from layer to layer, not around the tasks between" /> : null}
+      {lay.withoutElk ? <LayoutNotice key={attempt} reason={lay.withoutElk} drawn="edges go from layer to layer, not around the tasks between" onRetry={lay.elkRetryable ? retryElk : undefined} /> : null}
       <div className={`dag-body${selected && byId.has(selected) ? ' details-open' : ''}`}>
         <aside className="dag-side">
           <label className="field">

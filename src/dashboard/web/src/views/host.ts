@@ -125,23 +125,30 @@ export async function callToolResult(name: string, args: Record<string, unknown>
   return result;
 }
 
+/** A read through the host that failed; `retryable`: the host passes reads, so another try may succeed. */
+export class HostReadError extends Error {
+  constructor(message: string, readonly retryable: boolean) {
+    super(message);
+  }
+}
+
 /**
  * Reads one of the server's binary resources through the host (`resources/read`, the host's `serverResources`
- * capability): its bytes, base64 as the result holds them. Rejects with a one-line reason where the host offers no
- * resource reads, the read fails or the resource holds no blob.
+ * capability): its bytes, base64 as the result holds them. Rejects with a one-line reason (a HostReadError) where the
+ * host offers no resource reads (not retryable), the read fails or the resource holds no blob (retryable).
  */
 export async function readServerBlob(uri: string): Promise<string> {
-  if (!app || !connected) throw new Error('not connected to the host');
+  if (!app || !connected) throw new HostReadError('not connected to the host', false);
   await connected;
-  if (!app.getHostCapabilities()?.serverResources) throw new Error('this host does not pass resource reads from views to the server');
+  if (!app.getHostCapabilities()?.serverResources) throw new HostReadError('this host does not pass resource reads from views to the server', false);
   let r: Awaited<ReturnType<App['readServerResource']>>;
   try {
     r = await app.readServerResource({ uri });
   } catch (e) {
-    throw new Error(`the host could not read ${uri}: ${(e as Error).message}`);
+    throw new HostReadError(`the host could not read ${uri}: ${(e as Error).message}`, true);
   }
   const content = r.contents.find((c) => c.uri === uri) ?? r.contents[0];
-  if (!content || !('blob' in content) || typeof content.blob !== 'string') throw new Error(`${uri} came back without its bytes`);
+  if (!content || !('blob' in content) || typeof content.blob !== 'string') throw new HostReadError(`${uri} came back without its bytes`, true);
   return content.blob;
 }
 
