@@ -1,11 +1,11 @@
 import { AlreadyExistsError, NotFoundError, StorageError } from '../../../../kernel/errors';
 import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-database';
 import { projectIdFromName } from '../../../../kernel/project-id';
-import type { CreateOptions, ImportOptions, NewPlanChange, TaskGraphChange, TaskGraphStore, TransitionQuery } from '../../application/ports/task-graph-store';
+import type { CreateOptions, ImportOptions, TaskGraphChange, TaskGraphStore, TransitionQuery } from '../../application/ports/task-graph-store';
 import type { PlanChange, TaskGraph, TaskNode, TaskTransition } from '../../domain/task-graph';
 import { creationTransitions } from '../../domain/task-transitions';
-import { CHANGE_CHANNEL } from '../../../../kernel/postgres/pg-change-bridge';
 import { RowPositions, rowChanges, wholeGraphRows, type TaskRow } from './task-rows';
+import { insertHistory, insertTransitions, notifyChange, writeProjectRow, writeTaskRows, writeWholeGraph } from './task-graph-writes';
 
 /** A project row. */
 interface ProjectRow {
@@ -86,10 +86,10 @@ export class PgTaskGraphStore implements TaskGraphStore {
       }
       const revision = existing ? existing.graph.revision + 1 : 0;
       const next = { ...graph, revision, nodes: [...graph.nodes] };
-      const seq = await this.writeWhole(tx, next);
-      await this.insertTransitions(tx, graph.project_id, creationTransitions(graph, opts.actor));
-      if (opts.history) await this.insertHistory(tx, graph.project_id, revision, [opts.history]);
-      await this.notify(tx, graph.project_id);
+      const seq = await writeWholeGraph(tx, next);
+      await insertTransitions(tx, graph.project_id, creationTransitions(graph, opts.actor));
+      if (opts.history) await insertHistory(tx, graph.project_id, revision, [opts.history]);
+      await notifyChange(tx, graph.project_id);
       return { seq, graph: next };
     });
     this.hold(graph.project_id, written, wholeGraphRows(written.graph.nodes));
@@ -105,12 +105,12 @@ export class PgTaskGraphStore implements TaskGraphStore {
       if (result.graph) {
         const next: TaskGraph = { ...result.graph, revision: current.graph.revision + 1 };
         const { upserts, deletes } = rowChanges(current.graph, next, this.positions);
-        const seq = await this.writeProject(tx, next);
-        await this.writeRows(tx, projectId, seq, upserts);
+        const seq = await writeProjectRow(tx, next);
+        await writeTaskRows(tx, projectId, seq, upserts);
         if (deletes.length) await tx.query('DELETE FROM wg_tasks WHERE project_id = $1 AND node_id = ANY($2::text[])', [projectId, deletes]);
-        if (result.transitions?.length) await this.insertTransitions(tx, projectId, result.transitions);
-        if (result.history?.length) await this.insertHistory(tx, projectId, next.revision, result.history);
-        await this.notify(tx, projectId);
+        if (result.transitions?.length) await insertTransitions(tx, projectId, result.transitions);
+        if (result.history?.length) await insertHistory(tx, projectId, next.revision, result.history);
+        await notifyChange(tx, projectId);
         written = { held: { seq, graph: next }, rows: upserts };
       }
       return result.value;
@@ -162,11 +162,11 @@ export class PgTaskGraphStore implements TaskGraphStore {
       if (existing && !opts.replace) return 'skipped' as const;
       await tx.query('DELETE FROM wg_task_transitions WHERE project_id = $1', [graph.project_id]);
       await tx.query('DELETE FROM wg_task_history WHERE project_id = $1', [graph.project_id]);
-      for (const h of opts.history ?? []) await this.insertHistory(tx, graph.project_id, h.revision, [h]);
+      for (const h of opts.history ?? []) await insertHistory(tx, graph.project_id, h.revision, [h]);
       const next = { ...graph, nodes: [...graph.nodes] };
-      written = { seq: await this.writeWhole(tx, next), graph: next };
-      await this.insertTransitions(tx, graph.project_id, transitions);
-      await this.notify(tx, graph.project_id);
+      written = { seq: await writeWholeGraph(tx, next), graph: next };
+      await insertTransitions(tx, graph.project_id, transitions);
+      await notifyChange(tx, graph.project_id);
       return 'imported' as const;
     });
     if (written) this.hold(graph.project_id, written, wholeGraphRows(written.graph.nodes));
@@ -238,75 +238,6 @@ export class PgTaskGraphStore implements TaskGraphStore {
     this.held.delete(projectId);
     this.held.set(projectId, held);
     if (this.held.size > HELD_PROJECTS) this.held.delete(this.held.keys().next().value!);
-  }
-
-  /** Writes the project row of `graph` (inserted or overwritten) and returns the write's sequence number. */
-  private async writeProject(tx: SqlRunner, graph: TaskGraph): Promise<number> {
-    const rows = await tx.query<{ write_seq: string }>(
-      `INSERT INTO wg_task_projects (project_id, schema_version, project_name, project_root, created_at, graph_updated_at, revision, node_count, write_seq, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, nextval('wg_task_write_seq'), now())
-       ON CONFLICT (project_id) DO UPDATE SET schema_version = EXCLUDED.schema_version, project_name = EXCLUDED.project_name,
-         project_root = EXCLUDED.project_root, created_at = EXCLUDED.created_at, graph_updated_at = EXCLUDED.graph_updated_at,
-         revision = EXCLUDED.revision, node_count = EXCLUDED.node_count, write_seq = EXCLUDED.write_seq, updated_at = now()
-       RETURNING write_seq`,
-      [graph.project_id, graph.schema_version, graph.project_name, graph.project_root, graph.created_at, graph.updated_at, graph.revision, graph.nodes.length],
-    );
-    return Number(rows[0].write_seq);
-  }
-
-  /** A graph written whole (create, replace, import): its project row and every task row, the old ones gone. */
-  private async writeWhole(tx: SqlRunner, graph: TaskGraph): Promise<number> {
-    const seq = await this.writeProject(tx, graph);
-    await tx.query('DELETE FROM wg_tasks WHERE project_id = $1', [graph.project_id]);
-    await this.writeRows(tx, graph.project_id, seq, wholeGraphRows(graph.nodes));
-    return seq;
-  }
-
-  /** One statement for any number of task rows (arrays unnested: no bind-parameter limit), inserted or overwritten. */
-  private async writeRows(tx: SqlRunner, projectId: string, seq: number, rows: readonly TaskRow[]): Promise<void> {
-    if (!rows.length) return;
-    await tx.query(
-      `INSERT INTO wg_tasks (project_id, node_id, position, write_seq, node)
-       SELECT $1, r.node_id, r.position, $2, r.node::json FROM unnest($3::text[], $4::float8[], $5::text[]) AS r(node_id, position, node)
-       ON CONFLICT (project_id, node_id) DO UPDATE SET position = EXCLUDED.position, write_seq = EXCLUDED.write_seq, node = EXCLUDED.node`,
-      [projectId, seq, rows.map((r) => r.node.id), rows.map((r) => r.position), rows.map((r) => JSON.stringify(r.node))],
-    );
-  }
-
-  /**
-   * One INSERT of any number of transitions: array parameters unnested into rows (a VALUES list with seven
-   * parameters per row passed PostgreSQL's 65,535 bind-parameter limit at 9,363 rows: a 10,000-task graph failed).
-   */
-  private async insertTransitions(tx: SqlRunner, projectId: string, transitions: readonly TaskTransition[]): Promise<void> {
-    if (!transitions.length) return;
-    await tx.query(
-      `INSERT INTO wg_task_transitions (project_id, node, from_status, to_status, time, attempt, record, actor)
-       SELECT $1, t.node, t.from_status, t.to_status, t.time, t.attempt, t.record::json, t.actor::json
-       FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::int[], $7::text[], $8::text[]) WITH ORDINALITY
-         AS t(node, from_status, to_status, time, attempt, record, actor, ord)
-       ORDER BY t.ord`,
-      [
-        projectId,
-        transitions.map((t) => t.node),
-        transitions.map((t) => t.from),
-        transitions.map((t) => t.to),
-        transitions.map((t) => t.time),
-        transitions.map((t) => t.attempt),
-        transitions.map((t) => (t.record ? JSON.stringify(t.record) : null)),
-        transitions.map((t) => (t.actor ? JSON.stringify(t.actor) : null)),
-      ],
-    );
-  }
-
-  private async insertHistory(tx: SqlRunner, projectId: string, revision: number, entries: readonly NewPlanChange[]): Promise<void> {
-    for (const e of entries) {
-      const entry: PlanChange = { revision, time: e.time, actor: e.actor, action: e.action, reason: e.reason, nodes: e.nodes };
-      await tx.query('INSERT INTO wg_task_history (project_id, revision, nodes, entry) VALUES ($1, $2, $3, $4)', [projectId, revision, e.nodes, JSON.stringify(entry)]);
-    }
-  }
-
-  private async notify(tx: SqlRunner, projectId: string): Promise<void> {
-    await tx.query('SELECT pg_notify($1, $2)', [CHANGE_CHANNEL, JSON.stringify({ kind: 'tasks', project: projectId, id: projectId, at: new Date().toISOString() })]);
   }
 }
 
