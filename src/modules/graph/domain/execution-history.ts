@@ -1,5 +1,7 @@
 import { jsonByteLength, MAX_STRING_CHARS } from '../../../kernel/json-size';
 import type { NodeExecutionError, NodeExecutionRecord, NodeType } from './types';
+import { recordsView } from './execution-records-view';
+import { U32List } from './u32-list';
 
 /** How a record's output is kept (see {@link ExecutionHistory}). */
 const enum OutputKind {
@@ -43,46 +45,6 @@ function surelySmall(value: object): boolean {
 
 const FLAT_ITEMS = 256;
 const FLAT_CHARS = 64 * 1024 * 1024;
-
-/** A growable array of unsigned 32-bit integers (4 bytes an item instead of a JS array's 8). */
-class U32List {
-  private data: Uint32Array;
-  length = 0;
-  constructor(capacity = 4) {
-    this.data = new Uint32Array(capacity);
-  }
-  get bytes(): number {
-    return this.data.byteLength;
-  }
-  push(v: number): number {
-    if (this.length === this.data.length) {
-      const next = new Uint32Array(this.data.length * 2);
-      next.set(this.data);
-      this.data = next;
-    }
-    this.data[this.length++] = v;
-    return this.data.byteLength;
-  }
-  at(i: number): number {
-    return this.data[i]!;
-  }
-  /** Largest position p with item(p) < bound (items are increasing), or -1. */
-  lastBelow(bound: number): number {
-    let lo = 0;
-    let hi = this.length - 1;
-    let found = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.data[mid]! < bound) {
-        found = mid;
-        lo = mid + 1;
-      } else {
-        hi = mid - 1;
-      }
-    }
-    return found;
-  }
-}
 
 /** Per node: its id, type, the execution indexes where it ran, and its latest output as produced (not re-parsed). */
 interface NodeColumn {
@@ -307,40 +269,4 @@ export class ExecutionHistory {
     this.kinds = kinds;
     this.capacity = capacity;
   }
-}
-
-/** A read-only array view of a history: every array read (index, length, iteration, map, slice…) built on demand. */
-function recordsView(history: ExecutionHistory): readonly NodeExecutionRecord[] {
-  const index = (key: string | symbol): number => (typeof key === 'string' && /^(?:0|[1-9]\d*)$/.test(key) ? Number(key) : -1);
-  const refuse = (): never => {
-    throw new TypeError('an execution history is read-only');
-  };
-  return new Proxy([] as NodeExecutionRecord[], {
-    get(target, key, receiver) {
-      if (key === 'length') return history.length;
-      const i = index(key);
-      if (i >= 0) return history.byIndex(i);
-      return Reflect.get(target, key, receiver);
-    },
-    has(target, key) {
-      const i = index(key);
-      return i >= 0 ? i < history.length : Reflect.has(target, key);
-    },
-    getOwnPropertyDescriptor(target, key) {
-      const i = index(key);
-      if (i >= 0) {
-        return i < history.length ? { value: history.byIndex(i), writable: false, enumerable: true, configurable: true } : undefined;
-      }
-      if (key === 'length') return { value: history.length, writable: true, enumerable: false, configurable: false };
-      return Reflect.getOwnPropertyDescriptor(target, key);
-    },
-    ownKeys(target) {
-      const keys: Array<string | symbol> = [];
-      for (let i = 0; i < history.length; i++) keys.push(String(i));
-      return [...keys, ...Reflect.ownKeys(target)];
-    },
-    set: refuse,
-    defineProperty: refuse,
-    deleteProperty: refuse,
-  });
 }
