@@ -143,33 +143,21 @@ export class IndexTail {
   }
 
   /**
-   * The tail as segment files to write, each of at most SEGMENT_MAX_DOCS nodes, covering [start, end) (the last one
-   * stretched to `end` over trailing lines that are not nodes).
+   * What a flush writes of the tail, in graph order, covering [start, end): the pieces frozen for searches (encoded in
+   * memory) and the open builder, its postings as accumulated (a flush merges it into a segment without encoding and
+   * decoding it first); the open builder too when it holds no node but covers trailing lines, or the tail nothing else.
    */
-  persistable(): Promise<Piece[]> {
-    return this.exclusive(() => this.runs());
-  }
-
-  private async runs(): Promise<Piece[]> {
-    const runs: Piece[][] = [];
-    for (const p of await this.pieces()) {
-      const run = runs[runs.length - 1];
-      if (run && run.reduce((n, q) => n + q.docs, 0) + p.docs <= SEGMENT_MAX_DOCS) run.push(p);
-      else runs.push([p]);
-    }
-    const out: Piece[] = [];
-    for (const run of runs) out.push(run.length === 1 ? run[0]! : await merged(run));
-    const last = out[out.length - 1];
-    if (!last || last.end !== this.end) {
-      // Trailing bytes without nodes (or no nodes at all): the last piece is rebuilt to end where the tail does.
-      const b = new SegmentBuilder(last ? last.start : this.start, last ? last.start : this.start);
-      if (last) await b.appendSegment(last.seg);
-      b.end = this.end;
-      out.splice(last ? out.length - 1 : 0, 1, encoded(b));
-    }
-    return out;
+  flushParts(): Promise<TailPart[]> {
+    return this.exclusive(async () => {
+      const parts: TailPart[] = this.frozen.map((piece) => ({ kind: 'piece', piece }));
+      if (this.open.size > 0 || this.open.end > this.open.start || parts.length === 0) parts.push({ kind: 'open', builder: this.open });
+      return parts;
+    });
   }
 }
+
+/** A part of the tail a flush writes: a piece encoded in memory, or the open builder. */
+export type TailPart = { kind: 'piece'; piece: Piece } | { kind: 'open'; builder: SegmentBuilder };
 
 /**
  * The node itself when parsing its JSON line would give the same fields the index reads (a valid node whose arrays and

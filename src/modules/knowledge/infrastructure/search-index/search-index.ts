@@ -7,9 +7,10 @@ import { makeDir } from '../../../../kernel/files/make-dir';
 import { readGraphRange } from './graph-range';
 import { forEachLine } from '../line-reader';
 import { parseNode } from '../ndjson-passes';
-import { forgetManifest, graphIdentity, mergeStart, readManifestFile, sameIdentity, SEGMENT_MAX_DOCS, writeManifestFile, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
+import { forgetManifest, graphIdentity, readManifestFile, sameIdentity, SEGMENT_MAX_DOCS, writeManifestFile, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
 import { IndexTail, type AppendedLines } from './index-tail';
-import { mergeSegments, segmentCache, writeSegmentBytes, writeSegmentFile } from './segment-files';
+import { segmentCache, writeSegmentFile } from './segment-files';
+import { planFlush, writeFlush } from './tail-flush';
 import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
 import { readTailRecord, TAIL_FILE, writeTailRecord } from './tail-record';
@@ -224,24 +225,17 @@ export class SearchIndexFiles {
   }
 
   /**
-   * Under the lock: the tail becomes segments after the manifest's (already encoded in memory), merged with the newest
-   * ones as {@link mergeStart} says; a merge reads the segments' postings, not the graph (each node is parsed and
-   * tokenized once). The manifest written last names them with the graph's identity now; the tail starts empty again.
+   * Under the lock: the tail becomes segments after the manifest's, merged with the newest ones as {@link mergeStart}
+   * says (tail-flush.ts: planned first, each written segment encoded once; a merge reads the segments' postings and the
+   * tail's as accumulated, not the graph: each node is parsed and tokenized once). The manifest written last names them
+   * with the graph's identity now; the tail starts empty again.
    */
   private async flush(lock: HeldLock, view: IndexView): Promise<IndexView> {
     const { manifest, tail } = view;
     const generation = manifest.generation;
-    let segments = manifest.segments.slice();
+    let segments: SegmentRef[];
     try {
-      for (const piece of await tail.persistable()) {
-        lock.assertHeld();
-        segments.push(await writeSegmentBytes(this.dir, piece, generation));
-      }
-      for (let from = mergeStart(segments.map((s) => s.docs)); from >= 0; from = mergeStart(segments.map((s) => s.docs))) {
-        const merged = await mergeSegments(this.dir, segments.slice(from));
-        lock.assertHeld();
-        segments = [...segments.slice(0, from), await writeSegmentFile(this.dir, merged, generation)];
-      }
+      segments = await writeFlush(this.dir, planFlush(manifest.segments, await tail.flushParts()), generation, () => lock.assertHeld());
     } catch (e) {
       if (!(e instanceof DamagedIndexError)) throw e;
       return this.rebuild(lock, e.message, generation);

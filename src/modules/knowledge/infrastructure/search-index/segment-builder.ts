@@ -138,6 +138,34 @@ export class SegmentBuilder {
     this.end = seg.header.end;
   }
 
+  /**
+   * Appends another builder's nodes (the graph's next bytes after this builder's): its doc table and its postings as
+   * accumulated, each term's bytes copied as they are but for its first ordinal gap (nothing decoded and pushed again:
+   * a flush merges the tail's open builder so, without encoding it first).
+   */
+  appendBuilder(other: SegmentBuilder): void {
+    if (other.start !== this.end) throw new DamagedIndexError(`(tail ${other.start}-${other.end}): starts at byte ${other.start}, the merge is at ${this.end}`);
+    const base = this.docs.length;
+    for (const d of other.docs) this.docs.push(d);
+    for (const [term, q] of other.postings) {
+      const bytes = q.w.bytes();
+      // The first varint: the first document's ordinal gap from -1.
+      let at = 0;
+      let gap = 0;
+      for (let scale = 1; ; scale *= 0x80) {
+        const b = bytes[at++]!;
+        gap += (b & 0x7f) * scale;
+        if (b < 0x80) break;
+      }
+      const p = this.termOf(term);
+      p.w.push(base + gap - 1 - p.lastOrd);
+      p.w.append(bytes.subarray(at));
+      p.lastOrd = base + q.lastOrd;
+      p.df += q.df;
+    }
+    this.end = other.end;
+  }
+
   /** The segment file's bytes (the layout of segment-format.ts). */
   encode(): Buffer {
     return encodeSegment(this.start, this.end, this.docs, this.postings);

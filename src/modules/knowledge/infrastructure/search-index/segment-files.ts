@@ -47,10 +47,3 @@ export async function readWholeSegment(dir: string, ref: SegmentRef): Promise<Lo
   }
   return seg;
 }
-
-/** One segment of `refs` (consecutive), merged from their postings: no node is parsed or tokenized again. */
-export async function mergeSegments(dir: string, refs: readonly SegmentRef[]): Promise<SegmentBuilder> {
-  const merged = new SegmentBuilder(refs[0]!.start, refs[0]!.start);
-  for (const ref of refs) await merged.appendSegment(await readWholeSegment(dir, ref));
-  return merged;
-}
