@@ -62,6 +62,14 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
   for (let i = 0; i < docs.length; i++) wordAt[i + 1] = wordAt[i]! + docs[i]!.end;
   const slots = new Int32Array(wordAt[docs.length]!).fill(-1);
   const dense: string[] = [];
+  // Each document's field ends in typed arrays, read in order: decoding every posting from the doc table's objects
+  // (scattered in the heap) was the encoder's costliest line.
+  const thoughtEnds = new Int32Array(docs.length);
+  const tagsEnds = new Int32Array(docs.length);
+  for (let i = 0; i < docs.length; i++) {
+    thoughtEnds[i] = docs[i]!.thoughtEnd;
+    tagsEnds[i] = docs[i]!.tagsEnd;
+  }
   const encodeOne = (term: string, df: number): boolean => {
     out.length = 0;
     const blocks: number[] = [];
@@ -74,7 +82,7 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
     return isDense;
   };
   for (const [term, p] of postings) {
-    decodeTerm(p.w.bytes(), p.df, docs, s);
+    decodeTerm(p.w.bytes(), p.df, thoughtEnds, tagsEnds, s);
     if (!encodeOne(term, p.df) || term.startsWith(TAG_TERM_PREFIX)) continue;
     const id = dense.length;
     dense.push(term);
@@ -95,9 +103,38 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
 }
 
 /** Per pair of dense terms (key first × count + second) at neighbouring positions: the documents, ascending. */
-function bigrams(slots: Int32Array, wordAt: Int32Array, docs: number, count: number): Map<number, number[]> {
-  // A table by key while the pairs are few enough (the usual case: dense terms are a few dozen), else a map.
-  const table: Array<number[] | undefined> | undefined = count * count <= 1 << 18 ? new Array(count * count) : undefined;
+function bigrams(slots: Int32Array, wordAt: Int32Array, docs: number, count: number): Map<number, ArrayLike<number>> {
+  // A table by key while the pairs are few enough (the usual case: dense terms are a few dozen): the documents of each
+  // pair counted first, then written into an array of that length (pushing to growing arrays cost a third of the
+  // encoding); else a map of arrays.
+  if (count * count > 1 << 18) return bigramsByMap(slots, wordAt, docs, count);
+  const df = new Int32Array(count * count);
+  const seen = new Int32Array(count * count).fill(-1);
+  const visit = (each: (key: number, d: number) => void) => {
+    seen.fill(-1);
+    for (let d = 0; d < docs; d++) {
+      const to = wordAt[d + 1]! - 1;
+      for (let i = wordAt[d]!; i < to; i++) {
+        const a = slots[i]!;
+        const b = slots[i + 1]!;
+        if (a < 0 || b < 0) continue;
+        const key = a * count + b;
+        if (seen[key] === d) continue;
+        seen[key] = d;
+        each(key, d);
+      }
+    }
+  };
+  visit((key) => df[key]!++);
+  const lists: Int32Array[] = new Array(count * count);
+  const pairs = new Map<number, Int32Array>();
+  for (let key = 0; key < count * count; key++) if (df[key]! > 0) pairs.set(key, (lists[key] = new Int32Array(df[key]!)));
+  df.fill(0);
+  visit((key, d) => (lists[key]![df[key]!++] = d));
+  return pairs;
+}
+
+function bigramsByMap(slots: Int32Array, wordAt: Int32Array, docs: number, count: number): Map<number, number[]> {
   const pairs = new Map<number, number[]>();
   for (let d = 0; d < docs; d++) {
     const to = wordAt[d + 1]! - 1;
@@ -106,12 +143,8 @@ function bigrams(slots: Int32Array, wordAt: Int32Array, docs: number, count: num
       const b = slots[i + 1]!;
       if (a < 0 || b < 0) continue;
       const key = a * count + b;
-      let ords = table ? table[key] : pairs.get(key);
-      if (!ords) {
-        ords = [];
-        if (table) table[key] = ords;
-        pairs.set(key, ords);
-      }
+      let ords = pairs.get(key);
+      if (!ords) pairs.set(key, (ords = []));
       if (ords[ords.length - 1] !== d) ords.push(d);
     }
   }
@@ -156,7 +189,7 @@ function layOut(start: number, end: number, docs: readonly DocEntry[], encoded: 
 }
 
 /** Decodes accumulated postings into `s`: ordinals, (thought, tag, artifact) counts, positions. */
-function decodeTerm(acc: Uint8Array, df: number, table: readonly DocEntry[], s: Scratch): void {
+function decodeTerm(acc: Uint8Array, df: number, thoughtEnds: Int32Array, tagsEnds: Int32Array, s: Scratch): void {
   // Positions never outnumber the bytes that encode them.
   s.fit(df, acc.length);
   const { ords, counts, posStart, pos } = s;
@@ -178,9 +211,8 @@ function decodeTerm(acc: Uint8Array, df: number, table: readonly DocEntry[], s: 
   let np = 0;
   for (let i = 0; i < df; i++) {
     ord += read();
-    const d = table[ord]!;
-    const thoughtEnd = d.thoughtEnd;
-    const tagsEnd = d.tagsEnd;
+    const thoughtEnd = thoughtEnds[ord]!;
+    const tagsEnd = tagsEnds[ord]!;
     const count = read();
     let p = 0;
     let nt = 0;
@@ -215,19 +247,26 @@ function encodeDense(df: number, docs: number, s: Scratch, out: VarintWriter): b
   const codeOf = new Map<number, number>();
   const dict: number[] = [];
   const codes = new Uint8Array(docs);
+  // Most documents repeat the counts of the one before (a term once in the thought): the last code is tried first.
+  let lastKey = -1;
+  let last = 0;
   for (let i = 0; i < df; i++) {
     const nt = s.counts[3 * i]!;
     const ng = s.counts[3 * i + 1]!;
     const na = s.counts[3 * i + 2]!;
     if (nt > 255 || ng > 255 || na > 255) return false;
     const key = (nt << 16) | (ng << 8) | na;
-    let c = codeOf.get(key);
-    if (c === undefined) {
-      if (dict.length >= 3 * 255) return false;
-      dict.push(nt, ng, na);
-      codeOf.set(key, (c = dict.length / 3));
+    if (key !== lastKey) {
+      let c = codeOf.get(key);
+      if (c === undefined) {
+        if (dict.length >= 3 * 255) return false;
+        dict.push(nt, ng, na);
+        codeOf.set(key, (c = dict.length / 3));
+      }
+      lastKey = key;
+      last = c;
     }
-    codes[s.ords[i]!] = c;
+    codes[s.ords[i]!] = last;
   }
   const n = dict.length / 3;
   const head = new Uint8Array(denseDictBytes(n));
