@@ -76,6 +76,13 @@ export interface AppendOptions {
   sync?: boolean;
   /** When the file does not end with `\n` (a torn last line), write one first (see {@link appendLines}). */
   ensureNewline?: boolean;
+  /**
+   * Called once every byte is written, while the fsync runs (on the thread pool), with the file's length before and
+   * after the append: CPU work that follows the append (indexing what was appended) is done in the fsync's time
+   * instead of after it. It must not throw; it must not take the append as done (the fsync can still fail, and then
+   * the file is cut back and the append fails).
+   */
+  whileSyncing?: (written: { before: number; after: number }) => void;
 }
 
 /**
@@ -104,7 +111,11 @@ export async function appendFully(file: string, data: string | Uint8Array, opts:
     const body = prefix ? Buffer.concat([NEWLINE, raw]) : raw;
     // The file is opened in append mode: the kernel appends at its end whatever the position.
     const written = await writeAll(handle, body, null);
-    if (opts.sync ?? true) await handle.sync();
+    const syncing = (opts.sync ?? true) ? handle.sync() : undefined;
+    // A failed fsync is awaited below (the catch cuts the append back); the callback runs meanwhile.
+    syncing?.catch(() => undefined);
+    opts.whileSyncing?.({ before, after: before + written });
+    await syncing;
     const st = await assertSize(handle, before + written, file);
     await handle.close();
     return { before, after: before + written, ino: st.ino, mtimeMs: st.mtimeMs };

@@ -7,7 +7,7 @@ import { summarizesAny } from '../domain/summaries';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
 import { assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { HeldLock } from '../../../kernel/files/file-lock';
-import { appendFully, type AppendResult } from '../../../kernel/files/write-fully';
+import { appendFully, type AppendOptions, type AppendResult } from '../../../kernel/files/write-fully';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import { createBackup, pruneBackups } from './backup-files';
 import type { KnowledgePaths } from './knowledge-files';
@@ -15,7 +15,7 @@ import { forEachLine } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { MalformedCollector, parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
 import type { Logger } from '../../../kernel/logger';
-import type { IndexView, SearchIndexFiles } from './search-index/search-index';
+import type { IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
 
 export interface WriterSettings {
   clock: Clock;
@@ -60,8 +60,16 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
     if (nodes.length === 0) return;
     const lines = nodes.map((n) => JSON.stringify(n));
-    const written = await this.appendLines(this.paths.graph, lines);
-    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines, nodes }));
+    // The index's CPU work on the new nodes is done while the graph's fsync runs; they join the tail once it is done.
+    let staged: StagedAppend | undefined;
+    const written = await this.appendLines(this.paths.graph, lines, (w) => {
+      try {
+        staged = this.view?.tail.stage({ ...w, lines, nodes });
+      } catch {
+        staged = undefined;
+      }
+    });
+    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines, nodes, staged }));
   }
 
   /**
@@ -209,9 +217,9 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
    * then fsync. Lines of concurrent writers never interleave: we hold the lock. A torn last line (a crash mid-write)
    * stays a malformed line of its own instead of swallowing ours.
    */
-  private async appendLines(file: string, lines: string[]): Promise<AppendResult> {
+  private async appendLines(file: string, lines: string[], whileSyncing?: AppendOptions['whileSyncing']): Promise<AppendResult> {
     this.lock.assertHeld();
-    return appendFully(file, lines.join('\n') + '\n', { ensureNewline: true });
+    return appendFully(file, lines.join('\n') + '\n', { ensureNewline: true, whileSyncing });
   }
 
   private get pendingFile(): string {

@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { appendAll, setWriteImplForTests, writeAll, writeFileAtomic, type WriteFn } from '../../../../src/kernel/files/atomic-write';
 import { isWorkgraphError } from '../../../../src/kernel/errors';
-import { appendLines, truncateFile } from '../../../../src/kernel/files/write-fully';
+import { appendFully, appendLines, truncateFile } from '../../../../src/kernel/files/write-fully';
+import * as fsSync from 'node:fs';
 import { copyFileExclusive, writeFileIfAbsent, writeRecordInPlace } from '../../../../src/kernel/files/atomic-write';
 
 /** A write that writes at most `max` bytes per call, and after `budget` bytes in all, nothing (a disk filling up). */
@@ -97,6 +98,25 @@ describe('all-or-nothing writes (short writes never count as success)', () => {
     await appendLines(fresh, '{"x":1}\n');
     expect(await fs.readFile(fresh, 'utf8')).toBe('{"x":1}\n');
     await expect(appendLines(fresh, '{"no newline":1}')).rejects.toThrow(/must end with a newline/);
+  });
+
+  it('appendFully calls whileSyncing once, with every byte written and the lengths, before it answers; a short write never calls it', async () => {
+    const file = path.join(dir, 'g.ndjson');
+    await fs.writeFile(file, '{"a":1}');
+    const seen: Array<{ before: number; after: number; size: number; answered: boolean }> = [];
+    let answered = false;
+    const done = appendFully(file, '{"b":2}\n', { ensureNewline: true, whileSyncing: (w) => seen.push({ ...w, size: fsSync.statSync(file).size, answered }) }).then((r) => {
+      answered = true;
+      return r;
+    });
+    const r = await done;
+    expect(seen).toEqual([{ before: 7, after: 16, size: 16, answered: false }]);
+    expect([r.before, r.after]).toEqual([7, 16]);
+    setWriteImplForTests(shortWrites(3, 5).fn);
+    let called = 0;
+    await expect(appendFully(file, '{"c":3}\n', { whileSyncing: () => called++ })).rejects.toThrow(/g\.ndjson/);
+    expect(called).toBe(0);
+    expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
   });
 
   it('appendLines under short writes: the torn-line fix and the append are cut back together', async () => {

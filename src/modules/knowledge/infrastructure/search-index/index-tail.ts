@@ -13,6 +13,14 @@ export interface AppendedLines {
   lines: readonly string[];
   /** The nodes the lines are the JSON of (spares parsing them again), when the writer has them. */
   nodes?: readonly StoredKnowledgeNode[];
+  /** The lines indexed while the append's fsync ran ({@link IndexTail.stage}), when they were. */
+  staged?: StagedAppend;
+}
+
+/** An append's lines indexed into a builder of their own while its fsync ran: the tail takes them once it is done. */
+export interface StagedAppend {
+  tail: IndexTail;
+  builder: SegmentBuilder;
 }
 
 const NL = 10;
@@ -62,19 +70,50 @@ export class IndexTail {
   }
 
   /**
-   * The lines an append just wrote at `end`, from memory. False (nothing added) when they are not exactly the bytes
-   * it wrote (a `\n` first when the graph did not end with one, then each line and its `\n`): then read the graph.
+   * Where each of an append's lines starts when they are exactly the bytes it wrote at `end` (a `\n` first when the
+   * graph did not end with one, then each line and its `\n`); undefined otherwise.
    */
-  addAppended(appended: AppendedLines): boolean {
-    if (appended.before !== this.end) return false;
+  private offsets(appended: Pick<AppendedLines, 'before' | 'after' | 'lines'>): { at: number[]; lengths: number[] } | undefined {
+    if (appended.before !== this.end) return undefined;
     const lengths = appended.lines.map((l) => Buffer.byteLength(l, 'utf8'));
     const gap = appended.after - appended.before - lengths.reduce((n, l) => n + l + 1, 0);
-    if (gap !== 0 && gap !== 1) return false;
+    if (gap !== 0 && gap !== 1) return undefined;
     let offset = this.end + gap;
+    const at = lengths.map((l) => ((offset += l + 1), offset - l - 1));
+    return { at, lengths };
+  }
+
+  /**
+   * While the append's fsync runs: its lines indexed into a builder of their own (the open builder stays as searches
+   * see it until the append is done), for {@link addAppended} to take. Undefined when they cannot be (not the bytes
+   * written at `end`, or the open builder would fill: then addAppended indexes them itself).
+   */
+  stage(appended: Pick<AppendedLines, 'before' | 'after' | 'lines' | 'nodes'>): StagedAppend | undefined {
+    const o = this.offsets(appended);
+    if (!o || this.open.size + appended.lines.length > SEGMENT_MAX_DOCS) return undefined;
+    const builder = new SegmentBuilder(appended.before, appended.before);
     appended.lines.forEach((line, i) => {
-      this.add(line, offset, lengths[i]!, asParsed(appended.nodes?.[i]));
-      offset += lengths[i]! + 1;
+      const node = asParsed(appended.nodes?.[i]) ?? (line === '' ? undefined : parseNode(line));
+      if (node) builder.add(node, o.at[i]!, o.lengths[i]!);
     });
+    builder.end = appended.after;
+    return { tail: this, builder };
+  }
+
+  /**
+   * The lines an append just wrote at `end`, from memory (the builder {@link stage} filled meanwhile, when it did: its
+   * postings copied into the open builder). False (nothing added) when they are not exactly the bytes it wrote: then
+   * read the graph.
+   */
+  addAppended(appended: AppendedLines): boolean {
+    const o = this.offsets(appended);
+    if (!o) return false;
+    const staged = appended.staged;
+    if (staged && staged.tail === this && staged.builder.start === this.end && staged.builder.end === appended.after && this.open.size + staged.builder.size <= SEGMENT_MAX_DOCS) {
+      this.open.appendBuilder(staged.builder);
+    } else {
+      appended.lines.forEach((line, i) => this.add(line, o.at[i]!, o.lengths[i]!, asParsed(appended.nodes?.[i])));
+    }
     this.advance({ ino: appended.ino, size: appended.after, mtimeMs: appended.mtimeMs });
     return true;
   }

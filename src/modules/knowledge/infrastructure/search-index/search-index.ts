@@ -16,7 +16,7 @@ import { DamagedIndexError, LoadedSegment } from './segment-reader';
 import { readTailRecord, TAIL_FILE, writeTailRecord } from './tail-record';
 
 export { graphIdentity, mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
-export type { AppendedLines } from './index-tail';
+export type { AppendedLines, StagedAppend } from './index-tail';
 export { TAIL_FILE } from './tail-record';
 
 /** The index folder beside a project's graph, and its manifest. */
@@ -142,9 +142,7 @@ export class SearchIndexFiles {
 
   /** Drops cached segments of this index that the manifest no longer names. */
   private forget(keep: ReadonlySet<string>): void {
-    for (const file of segmentCache.keys()) {
-      if (path.dirname(file) === this.dir && !keep.has(path.basename(file))) segmentCache.delete(file);
-    }
+    for (const file of segmentCache.keys()) if (path.dirname(file) === this.dir && !keep.has(path.basename(file))) segmentCache.delete(file);
   }
 
   /** Under the lock: the index as it stands (rebuilt when stale, logging why), so an append can extend it. */
@@ -225,10 +223,9 @@ export class SearchIndexFiles {
   }
 
   /**
-   * Under the lock: the tail becomes segments after the manifest's, merged with the newest ones as {@link mergeStart}
-   * says (tail-flush.ts: planned first, each written segment encoded once; a merge reads the segments' postings and the
-   * tail's as accumulated, not the graph: each node is parsed and tokenized once). The manifest written last names them
-   * with the graph's identity now; the tail starts empty again.
+   * Under the lock: the tail becomes segments after the manifest's, merged with the newest as tail-flush.ts plans (each
+   * written segment encoded once, from postings: no node parsed again); the manifest written last names them with the
+   * graph's identity now; the tail starts empty again.
    */
   private async flush(lock: HeldLock, view: IndexView): Promise<IndexView> {
     const { manifest, tail } = view;

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
 import { VarintWriter } from './varint';
+import { bigrams } from './segment-bigrams';
 
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 import {
@@ -100,55 +101,6 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
     encodeOne(bigramTerm(dense[Math.floor(key / dense.length)]!, dense[key % dense.length]!), df);
   }
   return layOut(start, end, docs, encoded);
-}
-
-/** Per pair of dense terms (key first × count + second) at neighbouring positions: the documents, ascending. */
-function bigrams(slots: Int32Array, wordAt: Int32Array, docs: number, count: number): Map<number, ArrayLike<number>> {
-  // A table by key while the pairs are few enough (the usual case: dense terms are a few dozen): the documents of each
-  // pair counted first, then written into an array of that length (pushing to growing arrays cost a third of the
-  // encoding); else a map of arrays.
-  if (count * count > 1 << 18) return bigramsByMap(slots, wordAt, docs, count);
-  const df = new Int32Array(count * count);
-  const seen = new Int32Array(count * count).fill(-1);
-  const visit = (each: (key: number, d: number) => void) => {
-    seen.fill(-1);
-    for (let d = 0; d < docs; d++) {
-      const to = wordAt[d + 1]! - 1;
-      for (let i = wordAt[d]!; i < to; i++) {
-        const a = slots[i]!;
-        const b = slots[i + 1]!;
-        if (a < 0 || b < 0) continue;
-        const key = a * count + b;
-        if (seen[key] === d) continue;
-        seen[key] = d;
-        each(key, d);
-      }
-    }
-  };
-  visit((key) => df[key]!++);
-  const lists: Int32Array[] = new Array(count * count);
-  const pairs = new Map<number, Int32Array>();
-  for (let key = 0; key < count * count; key++) if (df[key]! > 0) pairs.set(key, (lists[key] = new Int32Array(df[key]!)));
-  df.fill(0);
-  visit((key, d) => (lists[key]![df[key]!++] = d));
-  return pairs;
-}
-
-function bigramsByMap(slots: Int32Array, wordAt: Int32Array, docs: number, count: number): Map<number, number[]> {
-  const pairs = new Map<number, number[]>();
-  for (let d = 0; d < docs; d++) {
-    const to = wordAt[d + 1]! - 1;
-    for (let i = wordAt[d]!; i < to; i++) {
-      const a = slots[i]!;
-      const b = slots[i + 1]!;
-      if (a < 0 || b < 0) continue;
-      const key = a * count + b;
-      let ords = pairs.get(key);
-      if (!ords) pairs.set(key, (ords = []));
-      if (ords[ords.length - 1] !== d) ords.push(d);
-    }
-  }
-  return pairs;
 }
 
 /** The segment's bytes: header, doc table, directory in term order, postings. */
