@@ -9,7 +9,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, coveredByControls, cutLines, hostView, readViewHtml, readsThrough, until, type HostedView } from './helpers/apps-host';
+import { connectHost, coveredByControls, cutLines, type HostedView, hostView, lowContrast, readsThrough, readViewHtml, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -142,6 +142,7 @@ test('a failed validation\'s banner and every line of the view are readable whol
     await v.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-run-400') });
     await v.setContext({ theme: 'dark' });
     await until(() => v.view.evaluate(() => (globalThis as any).document.documentElement.dataset.theme), (t) => expect(t).toBe('dark'));
+    expect(await lowContrast(v.view)).toEqual([]);
     expect(await cutLines(v.view)).toEqual([]);
     await v.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-run-400-dark') });
   } finally {

@@ -8,7 +8,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, cutLines, hostView, readViewHtml, readsThrough, until, type HostedView, type ReadResource } from './helpers/apps-host';
+import { connectHost, cutLines, type HostedView, hostView, lowContrast, type ReadResource, readsThrough, readViewHtml, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -157,6 +157,7 @@ test('a host that passes no resource reads gets the linear layout with a notice,
     await narrow.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-no-resource-reads-400') });
     await narrow.setContext({ theme: 'dark' });
     await until(() => narrow.view.evaluate(() => (globalThis as any).document.documentElement.dataset.theme), (t) => expect(t).toBe('dark'));
+    expect(await lowContrast(narrow.view)).toEqual([]);
     await narrow.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-no-resource-reads-400-dark') });
   } finally {
     await narrow.close();

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, coveredByControls, hostView, readViewHtml, readsThrough, until } from './helpers/apps-host';
+import { connectHost, coveredByControls, cutLines, hostView, lowContrast, readsThrough, readViewHtml, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -170,9 +170,25 @@ test("draws the run's tool as a graph: its nodes and ELK-routed edges, the path 
     expect(m.scroll).toBeLessThanOrEqual(m.width);
     // The zoom controls (one small row at the top) cover no node and no edge of the first screen.
     expect(await coveredByControls(w.view, '[data-testid="graph-drawing"]')).toEqual([]);
+    // Every status line (the run's status, where time travel is, the path) readable whole.
+    expect(await cutLines(w.view)).toEqual([]);
     await w.page.screenshot({ path: screenshotPath('mcp-apps-graph-run-drawing-400') });
+    await w.setContext({ theme: 'dark' });
+    await until(() => w.view.evaluate(() => (globalThis as any).document.documentElement.dataset.theme), (t) => expect(t).toBe('dark'));
+    expect(await lowContrast(w.view)).toEqual([]);
+    expect(await cutLines(w.view)).toEqual([]);
+    await w.page.screenshot({ path: screenshotPath('mcp-apps-graph-run-drawing-400-dark') });
   } finally {
     await w.close();
+  }
+  // A host that passes no resource reads: the drawing without ELK, its notice wrapped and readable whole at 400 px.
+  const plain = await hostView(browser, { html, result: inspect, width: 400, height: 760, callTool });
+  try {
+    await until(() => plain.view.locator('[data-testid="graph-drawing"] .react-flow__node').count(), (n) => expect(n).toBe(7));
+    expect(await plain.view.locator('[data-testid="layout-notice"]').textContent()).toBe('Laid out without ELK (this host does not pass resource reads from views to the server): nodes in rows, edges straight.');
+    expect(await cutLines(plain.view)).toEqual([]);
+  } finally {
+    await plain.close();
   }
 });
 
@@ -216,6 +232,7 @@ test('the run as handed, then time travel through its executions by graph_inspec
     await until(() => w.view.locator('[data-testid="timeline"] button.exec').count(), (n) => expect(n).toBe(history.length));
     await w.view.locator('[data-testid="timeline"] button.exec').nth(2).click();
     await until(() => w.view.locator('[data-testid="execution"]').count(), (n) => expect(n).toBe(1));
+    expect(await cutLines(w.view)).toEqual([]);
     await w.page.screenshot({ path: screenshotPath('mcp-apps-graph-run-400') });
   } finally {
     await w.close();

@@ -6,7 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, until } from './helpers/apps-host';
+import { connectHost, cutLines, hostView, lowContrast, readViewHtml, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -56,7 +56,13 @@ test('draws the hits it is handed, matched words marked; More results pages thro
     expect((await v.view.locator('[data-testid="hits"] mark').allTextContents()).map((t) => t.toLowerCase())).toContain('parser');
     expect(await v.view.locator('[data-testid="hit-count"]').textContent()).toBe(`2 of ${first.structuredContent.total} hits`);
     expect(await v.calls()).toEqual([]);
+    expect(await cutLines(v.view)).toEqual([]);
     await v.page.screenshot({ path: screenshotPath('mcp-apps-knowledge-search-400') });
+    await v.setContext({ theme: 'dark' });
+    await until(() => v.view.evaluate(() => (globalThis as any).document.documentElement.dataset.theme), (t) => expect(t).toBe('dark'));
+    expect(await lowContrast(v.view)).toEqual([]);
+    expect(await cutLines(v.view)).toEqual([]);
+    await v.page.screenshot({ path: screenshotPath('mcp-apps-knowledge-search-400-dark') });
 
     await v.view.locator('[data-testid="more-hits"]').click();
     await until(() => v.view.locator('[data-testid="hits"] li').count(), (n) => expect(n).toBe(3));

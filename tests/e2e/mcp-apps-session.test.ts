@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { tempDir } from './helpers/server-process';
-import { connectHost, hostView, readViewHtml, until } from './helpers/apps-host';
+import { connectHost, cutLines, hostView, lowContrast, readViewHtml, until } from './helpers/apps-host';
 import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
@@ -106,7 +106,14 @@ test('a workflow_session result is drawn as is, readable at 400 px; a read-only 
       return { scroll: doc.documentElement.scrollWidth, width: doc.documentElement.clientWidth };
     });
     expect(m.scroll).toBeLessThanOrEqual(m.width);
+    // The confirmation notice, the status line: readable whole (light and dark).
+    expect(await cutLines(v.view)).toEqual([]);
     await v.page.screenshot({ path: screenshotPath('mcp-apps-session-400') });
+    await v.setContext({ theme: 'dark' });
+    await until(() => v.view.evaluate(() => (globalThis as any).document.documentElement.dataset.theme), (t) => expect(t).toBe('dark'));
+    expect(await lowContrast(v.view)).toEqual([]);
+    expect(await cutLines(v.view)).toEqual([]);
+    await v.page.screenshot({ path: screenshotPath('mcp-apps-session-400-dark') });
   } finally {
     await v.close();
   }

@@ -186,3 +186,42 @@ export async function cutLines(view: Frame, selector = VIEW_LINES): Promise<stri
     return cut;
   }, selector);
 }
+
+/** What a view shows as text (its lines, the steps, hits, timeline entries and headings), for the contrast check. */
+export const VIEW_TEXT = `${VIEW_LINES}, h1, h2, h3, .step b, .step code, .step-state, .progress-text, .knode-head .strong, .knodes .snippet, .knodes .muted, .timeline > li, .exec-label, .exec-ms, pre.json, .graph-node b`;
+
+/**
+ * The lines (`selector`, VIEW_TEXT by default) whose text is hard to read on its background: a WCAG contrast ratio
+ * below `min` (4.5, the AA bar for body text) between the text's colour and the first opaque background under it.
+ * Each as `ratio: its text`.
+ */
+export async function lowContrast(view: Frame, selector = VIEW_TEXT, min = 4.5): Promise<string[]> {
+  return view.evaluate(
+    ({ sel, min }) => {
+      const g = globalThis as any;
+      const rgba = (c: string) => (c.match(/[\d.]+/g) ?? ['0', '0', '0', '0']).map(Number);
+      const luminance = ([r, gr, b]: number[]) => {
+        const lin = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+        return 0.2126 * lin(r) + 0.7152 * lin(gr) + 0.0722 * lin(b);
+      };
+      const low: string[] = [];
+      for (const e of g.document.querySelectorAll(sel) as any[]) {
+        if (!e.getClientRects().length || !e.textContent.trim()) continue;
+        const fg = rgba(g.getComputedStyle(e).color);
+        let bg = [255, 255, 255];
+        for (let a = e; a; a = a.parentElement) {
+          const c = rgba(g.getComputedStyle(a).backgroundColor);
+          if (c.length < 4 || c[3] > 0.5) {
+            bg = c;
+            break;
+          }
+        }
+        const [l1, l2] = [luminance(fg), luminance(bg)].sort((x, y) => y - x);
+        const ratio = (l1 + 0.05) / (l2 + 0.05);
+        if (ratio < min) low.push(`${ratio.toFixed(2)}: ${e.textContent.trim().slice(0, 60)}`);
+      }
+      return low;
+    },
+    { sel: selector, min },
+  );
+}
