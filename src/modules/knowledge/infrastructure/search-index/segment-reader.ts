@@ -2,17 +2,18 @@ import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
 import { VarintReader } from './varint';
 import { DamagedIndexError, checkHead, directoryLength, parseHeader } from './segment-header';
-import { BLOCK_BYTES, BLOCK_POSTINGS, DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
+import { DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
 import { decodeDenseWhole, denseLayout, lengthClasses, type DenseLayout } from './dense-term';
+import { parseDirectory, SegmentDirectory, type DirectoryParts } from './segment-directory';
 
 export { DamagedIndexError } from './segment-header';
 export { type Postings } from './segment-format';
 
 /**
- * A segment's header, doc table and term directory, kept in memory (about 40 bytes a document plus its vocabulary);
+ * A segment's header, doc table and term directory (segment-directory.ts), kept in memory (about 40 bytes a document plus its vocabulary);
  * postings stay on disk and are read per query, one positioned read per term.
  */
-export class LoadedSegment {
+export class LoadedSegment extends SegmentDirectory {
   /**
    * Words of every document by field (thought, tags, artifacts), as integers: BM25's average length is weighted once
    * from their sums, so a graph scores the same however its index is cut into segments.
@@ -23,15 +24,13 @@ export class LoadedSegment {
   readonly classLengths: Float64Array;
 
   private constructor(
-    readonly file: string,
-    readonly header: SegmentHeader,
+    file: string,
+    header: SegmentHeader,
     private readonly docs: DataView,
-    private readonly termOffsets: Uint32Array,
-    private readonly dfs: Uint32Array,
-    private readonly blockStart: Uint32Array,
-    private readonly blocks: DataView,
+    parts: DirectoryParts,
     private readonly postingsAt: number,
   ) {
+    super(file, header, parts);
     this.words = this.wordsBelow(header.docs);
     const c = lengthClasses(header.docs, (i) => this.weightedLengthOf(i));
     this.lengthClass = c.classOf;
@@ -95,41 +94,8 @@ export class LoadedSegment {
   private memory: Buffer | undefined;
 
   private static fromParts(file: string, header: SegmentHeader, dir: Buffer, postingsAt: number, size: number): LoadedSegment {
-    const terms = header.terms.length;
-    const docs = new DataView(dir.buffer, dir.byteOffset, header.docs * DOC_BYTES);
-    const offsetsAt = header.docs * DOC_BYTES;
-    const termOffsets = new Uint32Array(terms + 1);
-    for (let i = 0; i <= terms; i++) termOffsets[i] = dir.readUInt32LE(offsetsAt + i * 4);
-    const dfAt = offsetsAt + (terms + 1) * 4;
-    const dfs = new Uint32Array(terms);
-    for (let i = 0; i < terms; i++) dfs[i] = dir.readUInt32LE(dfAt + i * 4);
-    const blockStartAt = dfAt + terms * 4;
-    const blockStart = new Uint32Array(terms + 1);
-    for (let i = 0; i <= terms; i++) blockStart[i] = dir.readUInt32LE(blockStartAt + i * 4);
-    const blocksAt = blockStartAt + (terms + 1) * 4;
-    const blocks = new DataView(dir.buffer, dir.byteOffset + blocksAt, header.blocks * BLOCK_BYTES);
-    if (postingsAt + termOffsets[terms]! !== size) {
-      throw new DamagedIndexError(`${file}: holds ${size} bytes, its directory says ${postingsAt + termOffsets[terms]!}`);
-    }
-    if (blockStart[terms] !== header.blocks) throw new DamagedIndexError(`${file}: the block table does not add up`);
-    // Each term: sparse, as many blocks as its postings need, its two streams filling its postings exactly; or dense
-    // (no blocks), its postings at least its bitmap and codes (checked whole when read).
-    for (let i = 0; i < terms; i++) {
-      const from = blockStart[i]!;
-      const to = blockStart[i + 1]!;
-      if (to < from || dfs[i]! < 1 || dfs[i]! > header.docs) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
-      if (to === from) {
-        if (termOffsets[i + 1]! - termOffsets[i]! < denseLayout(header.docs, dfs[i]!, 1).positionsAt) throw new DamagedIndexError(`${file}: dense term ${i} is cut short`);
-        continue;
-      }
-      if (to - from !== Math.ceil(dfs[i]! / BLOCK_POSTINGS)) throw new DamagedIndexError(`${file}: term ${i} has ${to - from} blocks for ${dfs[i]} postings`);
-      const last = (to - 1) * BLOCK_BYTES;
-      if (termOffsets[i]! + blocks.getUint32(last + 4, true) + blocks.getUint32(last + 8, true) !== termOffsets[i + 1]!) {
-        throw new DamagedIndexError(`${file}: term ${i}'s blocks do not fill its postings`);
-      }
-      if (blocks.getUint32(last, true) >= header.docs) throw new DamagedIndexError(`${file}: a block names node ${blocks.getUint32(last, true)} of ${header.docs}`);
-    }
-    return new LoadedSegment(file, header, docs, termOffsets, dfs, blockStart, blocks, postingsAt);
+    const parts = parseDirectory(file, header, dir, postingsAt, size);
+    return new LoadedSegment(file, header, new DataView(dir.buffer, dir.byteOffset, header.docs * DOC_BYTES), parts, postingsAt);
   }
 
   get docCount(): number {
@@ -177,45 +143,6 @@ export class LoadedSegment {
     return weightedLength(this.docs.getUint32(at + 20, true), this.docs.getUint32(at + 24, true), this.docs.getUint32(at + 28, true));
   }
 
-  /** Index of `term` in the sorted directory, or -1. */
-  termIndex(term: string): number {
-    const terms = this.header.terms;
-    let lo = 0;
-    let hi = terms.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const t = terms[mid]!;
-      if (t === term) return mid;
-      if (t < term) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
-  }
-
-  /** Terms starting with `prefix`, at most `max`, in order. */
-  termsWithPrefix(prefix: string, max: number): string[] {
-    const terms = this.header.terms;
-    let lo = 0;
-    let hi = terms.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (terms[mid]! < prefix) lo = mid + 1;
-      else hi = mid;
-    }
-    const out: string[] = [];
-    for (let i = lo; i < terms.length && out.length < max && terms[i]!.startsWith(prefix); i++) out.push(terms[i]!);
-    return out;
-  }
-
-  df(termIdx: number): number {
-    return this.dfs[termIdx]!;
-  }
-
-  /** Is the term stored dense here (a bitmap and a code per document, no blocks)? */
-  isDense(termIdx: number): boolean {
-    return this.blockStart[termIdx] === this.blockStart[termIdx + 1];
-  }
-
   /** Where a dense term's parts are in its postings (its dictionary's size read first: one small read). */
   denseLayout(fd: number | undefined, termIdx: number): DenseLayout {
     const base = this.termOffsets[termIdx]!;
@@ -223,45 +150,6 @@ export class LoadedSegment {
     const layout = denseLayout(this.header.docs, this.dfs[termIdx]!, n);
     if (n < 1 || n > 255 || base + layout.positionsAt > this.termOffsets[termIdx + 1]!) throw new DamagedIndexError(`${this.file}: dense term ${termIdx} does not add up`);
     return layout;
-  }
-
-  /** Offset of the term's postings in the postings, and their end. */
-  postingsRange(termIdx: number): [number, number] {
-    return [this.termOffsets[termIdx]!, this.termOffsets[termIdx + 1]!];
-  }
-
-  /** The term's blocks: indexes [from, to) of the block table. */
-  blockFrom(termIdx: number): number {
-    return this.blockStart[termIdx]!;
-  }
-
-  blockTo(termIdx: number): number {
-    return this.blockStart[termIdx + 1]!;
-  }
-
-  /** The last ordinal of block `b`. */
-  blockLast(b: number): number {
-    return this.blocks.getUint32(b * BLOCK_BYTES, true);
-  }
-
-  /** Postings in block `b` of term `termIdx`. */
-  blockSize(termIdx: number, b: number): number {
-    return b < this.blockStart[termIdx + 1]! - 1 ? BLOCK_POSTINGS : this.dfs[termIdx]! - (b - this.blockStart[termIdx]!) * BLOCK_POSTINGS;
-  }
-
-  /** Byte range of blocks [from, to)'s document streams in the postings. */
-  docRange(termIdx: number, from: number, to: number): [number, number] {
-    const base = this.termOffsets[termIdx]!;
-    const first = this.blockStart[termIdx]!;
-    return [base + (from === first ? 0 : this.blocks.getUint32((from - 1) * BLOCK_BYTES + 4, true)), base + this.blocks.getUint32((to - 1) * BLOCK_BYTES + 4, true)];
-  }
-
-  /** Byte range of blocks [from, to)'s position streams in the postings. */
-  posRange(termIdx: number, from: number, to: number): [number, number] {
-    const first = this.blockStart[termIdx]!;
-    const last = this.blockStart[termIdx + 1]! - 1;
-    const base = this.termOffsets[termIdx]! + this.blocks.getUint32(last * BLOCK_BYTES + 4, true);
-    return [base + (from === first ? 0 : this.blocks.getUint32((from - 1) * BLOCK_BYTES + 8, true)), base + this.blocks.getUint32((to - 1) * BLOCK_BYTES + 8, true)];
   }
 
   /**
