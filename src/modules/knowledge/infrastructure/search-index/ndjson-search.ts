@@ -1,4 +1,3 @@
-import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
 import type { KnowledgeSearchHit, KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
@@ -46,18 +45,18 @@ class StaleIndex extends Error {}
  * The index of the graph file `graph` is, as segments (the manifest's, then the tail's in memory) and their node
  * count. When the graph grew between its stat and the check (an append of this process), once more with a new stat.
  */
-async function currentIndex(index: SearchIndexFiles, graph: fs.FileHandle) {
+async function currentIndex(index: SearchIndexFiles, graph: number) {
   for (let attempt = 1; ; attempt++) {
-    const st = fsSync.fstatSync(graph.fd);
+    const st = fsSync.fstatSync(graph);
     const now = { ino: st.ino, size: st.size, mtimeMs: st.mtimeMs };
-    const state = await index.state(now, (from, to) => readRange(graph.fd, from, to));
+    const state = await index.state(now, (from, to) => readRange(graph, from, to));
     if (state.fresh) {
       const { manifest, tail } = state.view;
       const loaded = await index.load(manifest);
       const t = await tail.snapshot();
       return { manifest, segments: [...loaded, ...t.segments], persisted: loaded.length, docs: manifest.docs + t.docs };
     }
-    const again = fsSync.fstatSync(graph.fd);
+    const again = fsSync.fstatSync(graph);
     if (attempt >= 2 || (again.size === st.size && again.mtimeMs === st.mtimeMs)) throw new StaleIndex(state.reason);
   }
 }
@@ -68,16 +67,17 @@ async function searchOnce(
   q: KnowledgeSearchQuery,
   cursor: ReturnType<typeof decodeSearchCursor> | undefined,
 ): Promise<KnowledgeSearchPage> {
-  let graph: fs.FileHandle | undefined;
+  // Opened and closed synchronously, like the reads (4 µs against 40 µs and more for the thread pool's round trips).
+  let graph: number | undefined;
   try {
-    graph = await fs.open(paths.graph, 'r');
+    graph = fsSync.openSync(paths.graph, 'r');
   } catch (e) {
     if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', paths.graph);
   }
   const fds: number[] = [];
   try {
     // No graph: nothing to index (and no index folder is made for a project that does not exist).
-    const current = graph ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], persisted: 0, docs: 0 };
+    const current = graph !== undefined ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], persisted: 0, docs: 0 };
     const m = current.manifest;
     if (cursor && cursor.g !== m.generation) throw staleSearchCursorError();
     const watermark = cursor ? Math.min(cursor.w, current.docs) : current.docs;
@@ -125,7 +125,7 @@ async function searchOnce(
       if (s.base < 0) return { node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit };
       const doc = s.seg.doc(h.local);
       const buf = Buffer.alloc(doc.lineLength);
-      const bytesRead = fsSync.readSync(graph!.fd, buf, 0, doc.lineLength, doc.offset);
+      const bytesRead = fsSync.readSync(graph!, buf, 0, doc.lineLength, doc.offset);
       const node = bytesRead === doc.lineLength ? parseNode(buf.toString('utf8').replace(/\r$/, '')) : undefined;
       if (!node) throw new DamagedIndexError(`${s.seg.file}: names a line at byte ${doc.offset} that is not a node`);
       return { node, score: h.score, deleted: false, after: afterHit };
@@ -139,6 +139,12 @@ async function searchOnce(
     };
   } finally {
     for (const fd of fds) fsSync.closeSync(fd);
-    await graph?.close().catch(() => undefined);
+    if (graph !== undefined) {
+      try {
+        fsSync.closeSync(graph);
+      } catch {
+        // Nothing was written through it: a failed close loses nothing.
+      }
+    }
   }
 }
