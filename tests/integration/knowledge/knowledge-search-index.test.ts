@@ -91,24 +91,24 @@ describe('knowledge search index on files', () => {
     expect(await search('retry OR backoff')).toEqual(after);
   });
 
-  it('an index of format 2 (blocks only, no dense terms or bigrams) is detected and rebuilt as format 3, with a log line', async () => {
+  it('an index of format 3 (dense terms without their chunks\' best codes) is detected and rebuilt as format 4, with a log line', async () => {
     const expected = await search('"retry budget" OR backoff');
     const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
-    // What a format-2 build left: its manifest and its segments say 2.
-    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), JSON.stringify({ ...m, format: 2 }));
+    // What a format-3 build left: its manifest and its segments say 3.
+    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), JSON.stringify({ ...m, format: 3 }));
     for (const s of m.segments) {
       const file = path.join(indexDir(), s.file);
       const bytes = fs.readFileSync(file);
-      bytes.writeUInt32LE(2, 4);
+      bytes.writeUInt32LE(3, 4);
       fs.writeFileSync(file, bytes);
     }
     segmentCache.clear();
     expect(await search('"retry budget" OR backoff')).toEqual(expected);
-    expect(warnings.map((w) => [w.msg, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', `index format 2, expected ${INDEX_FORMAT}`]]);
-    expect(INDEX_FORMAT).toBe(3);
+    expect(warnings.map((w) => [w.msg, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', `index format 3, expected ${INDEX_FORMAT}`]]);
+    expect(INDEX_FORMAT).toBe(4);
     const rebuilt = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
-    expect(rebuilt.format).toBe(3);
-    for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(3);
+    expect(rebuilt.format).toBe(4);
+    for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(4);
   });
 
   it('a damaged manifest loses its generation, yet the rebuilt index never reuses a segment name (processes cache segments by name)', async () => {

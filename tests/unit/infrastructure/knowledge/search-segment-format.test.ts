@@ -6,8 +6,9 @@ import { textTerms } from '../../../../src/modules/knowledge/domain/search';
 import type { StoredKnowledgeNode } from '../../../../src/modules/knowledge/domain';
 
 /**
- * The segment layout of format 3: dense terms (a bitmap and a code per document) and sparse ones (postings in blocks,
- * decoded without positions) decode to what was added; bigram terms are exactly the neighbouring words.
+ * The segment layout of format 4: dense terms (a bitmap and a code per document; their chunks' best codes are tested
+ * in search-chunk-bounds.test.ts) and sparse ones (postings in blocks, decoded without positions) decode to what was
+ * added; bigram terms are exactly the neighbouring words.
  */
 const WORDS = 'alpha beta gamma delta retry cache budget parser queue lock'.split(' ');
 const RARE = Array.from({ length: 300 }, (_, i) => `rare${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);

@@ -1,4 +1,4 @@
-import { DENSE_POSITION_BLOCK, denseDictBytes, type Postings } from './segment-format';
+import { CHUNK_DOCS, DENSE_POSITION_BLOCK, denseDictBytes, type Postings } from './segment-format';
 import { DamagedIndexError } from './segment-header';
 import { VarintReader } from './varint';
 
@@ -8,6 +8,9 @@ export interface DenseLayout {
   n: number;
   words: number;
   bitmapAt: number;
+  /** Chunks of the segment, and where their best codes are. */
+  chunks: number;
+  chunksAt: number;
   codesAt: number;
   offsetsAt: number;
   positionsAt: number;
@@ -16,9 +19,11 @@ export interface DenseLayout {
 export function denseLayout(docs: number, df: number, n: number): DenseLayout {
   const words = Math.ceil(docs / 32);
   const bitmapAt = denseDictBytes(n);
-  const codesAt = bitmapAt + words * 4;
+  const chunks = Math.ceil(docs / CHUNK_DOCS);
+  const chunksAt = bitmapAt + words * 4;
+  const codesAt = chunksAt + chunks;
   const offsetsAt = codesAt + docs;
-  return { n, words, bitmapAt, codesAt, offsetsAt, positionsAt: offsetsAt + (Math.ceil(df / DENSE_POSITION_BLOCK) + 1) * 4 };
+  return { n, words, bitmapAt, codesAt, chunks, chunksAt, offsetsAt, positionsAt: offsetsAt + (Math.ceil(df / DENSE_POSITION_BLOCK) + 1) * 4 };
 }
 
 /** Set bits of a 32-bit word. */
@@ -63,6 +68,21 @@ export function lengthClasses(docs: number, lengthOf: (i: number) => number): { 
     classOf[i] = c;
   }
   return { classOf, lengths: Float64Array.from(lengths) };
+}
+
+/**
+ * Per chunk of {@link CHUNK_DOCS} documents, the class (an index into `lengths`) of its shortest document: no
+ * document of the chunk has a smaller BM25 length normalization, whatever the average length.
+ */
+export function chunkShortest(classOf: Uint16Array, lengths: Float64Array): Uint16Array {
+  const out = new Uint16Array(Math.ceil(classOf.length / CHUNK_DOCS));
+  for (let k = 0; k < out.length; k++) {
+    let best = classOf[k * CHUNK_DOCS]!;
+    const end = Math.min(classOf.length, (k + 1) * CHUNK_DOCS);
+    for (let i = k * CHUNK_DOCS + 1; i < end; i++) if (lengths[classOf[i]!]! < lengths[best]!) best = classOf[i]!;
+    out[k] = best;
+  }
+  return out;
 }
 
 /** A dense term's postings decoded whole from its bytes (a merge reads them so): ordinals and positions. */

@@ -1,11 +1,10 @@
 import { performance } from 'node:perf_hooks';
 import type { SearchQuery } from '../../domain/search';
-import { BM25_K1, bm25Norm } from '../../domain/search/bm25';
 import { CancelledError } from '../../../../kernel/errors';
-import { roleCode } from './segment-format';
+import { SegmentScorer } from './segment-scorer';
 import { planQuery, type PlanItem, type QueryPlan, type SearchFilters, type SearchSegment, type SegmentPlan } from './search-plan';
 import { SlotData } from './slot-data';
-import { popcount } from './dense-term';
+import { and, andNot, or } from './bitmap-words';
 import { TopHits, type ScoredHit } from './top-hits';
 
 export { MAX_PREFIX_TERMS, type SearchFilters, type SearchSegment } from './search-plan';
@@ -17,6 +16,8 @@ export interface EvaluateOptions {
   /** Only hits ranked after this one (a cursor's last hit). */
   after?: { score: number; ord: number };
   signal?: AbortSignal;
+  /** false: every match is scored, no chunk skipped by its bound (the reference the bounds are tested against). */
+  prune?: boolean;
 }
 
 export interface EvaluateResult {
@@ -25,11 +26,12 @@ export interface EvaluateResult {
   /** Every match, counted exactly. */
   total: number;
   totalExact: true;
+  /** Chunks of candidates scored, and only counted (their bound could not beat the page). */
+  chunks: { scored: number; counted: number };
 }
 
 /** A search runs this long at most before letting the event loop serve others (checked between segments). */
 const YIELD_MS = 20;
-const K1_PLUS_1 = BM25_K1 + 1;
 
 /**
  * Evaluates a parsed query over segments: the documents matching every positive group and no negated one, passing
@@ -42,7 +44,7 @@ const K1_PLUS_1 = BM25_K1 + 1;
 export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, segments: readonly SearchSegment[], opts: EvaluateOptions): Promise<EvaluateResult> {
   const plan = planQuery(query, filters, segments);
   const top = new TopHits(opts.capacity, opts.after);
-  const run = new SegmentRun(plan, filters, top);
+  const run = new SegmentRun(plan, filters, top, opts);
   // Newest first: on ties (flat scores) the newest hits fill the page first and the older ones are turned away early.
   const order = [...plan.segments].sort((a, b) => b.s.base - a.s.base);
   let slice = performance.now();
@@ -55,7 +57,7 @@ export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, 
     if (opts.signal?.aborted) throw new CancelledError();
     total += run.evaluate(p);
   }
-  return { hits: top.sorted(), total, totalExact: true };
+  return { hits: top.sorted(), total, totalExact: true, chunks: run.chunks() };
 }
 
 /** One search's reusable state: its slots' data and bitmaps, sized for the largest segment. */
@@ -64,21 +66,27 @@ class SegmentRun {
   private cand = new Uint32Array(0);
   private group = new Uint32Array(0);
   private phrase = new Uint32Array(0);
-  private norms = new Float64Array(0);
+  private readonly scorer: SegmentScorer;
 
   constructor(
-    private readonly plan: QueryPlan,
-    private readonly filters: SearchFilters,
-    private readonly top: TopHits,
-  ) {}
+    plan: QueryPlan,
+    filters: SearchFilters,
+    top: TopHits,
+    opts: EvaluateOptions,
+  ) {
+    this.scorer = new SegmentScorer(plan.avgLength, filters, top, opts.prune !== false);
+  }
 
-  private fit(words: number, classes: number): void {
+  private fit(words: number): void {
     if (this.cand.length < words) {
       this.cand = new Uint32Array(words);
       this.group = new Uint32Array(words);
       this.phrase = new Uint32Array(words);
     }
-    if (this.norms.length < classes) this.norms = new Float64Array(classes);
+  }
+
+  chunks(): { scored: number; counted: number } {
+    return { scored: this.scorer.scored, counted: this.scorer.counted };
   }
 
   /** Counts the matches of segment `p` and offers each to the top hits; returns the count. */
@@ -86,11 +94,11 @@ class SegmentRun {
     const seg = p.s.seg;
     const limit = p.s.limit;
     const W = Math.ceil(limit / 32);
-    this.fit(W, seg.classLengths.length);
+    this.fit(W);
     const fd = p.s.open?.();
     while (this.data.length < p.slots.length) this.data.push(new SlotData());
     const data = this.data;
-    for (let k = 0; k < p.slots.length; k++) data[k]!.load(seg, fd, p.slots[k]!.idx);
+    for (let k = 0; k < p.slots.length; k++) data[k]!.load(seg, fd, p.slots[k]!.idx, p.slots[k]!.positive);
     const C = this.cand;
     C.fill(0xffffffff, 0, W);
     if (limit & 31) C[W - 1] = (1 << (limit & 31)) - 1;
@@ -100,7 +108,7 @@ class SegmentRun {
     for (const g of p.negated) for (const it of g.items) if (!it.verify) this.andNotItem(it, W, data);
     for (const g of p.required) if (g.items.some((it) => it.verify)) this.andGroup(g.items, W, data);
     for (const g of p.negated) for (const it of g.items) if (it.verify) this.andNotItem(it, W, data);
-    return this.score(p, W, data);
+    return this.scorer.score(p, C, W, data);
   }
 
   /** C &= OR of the items' documents. */
@@ -145,126 +153,6 @@ class SegmentRun {
     }
     return P;
   }
-
-  /** Counts the candidates left in C that pass the role and time filters (a popcount without them). */
-  private countOnly(seg: SegmentPlan['s']['seg'], W: number, role: number, timed: boolean, since: number, until: number): number {
-    const C = this.cand;
-    let count = 0;
-    if (role < 0 && !timed) {
-      for (let w = 0; w < W; w++) count += popcount(C[w]!);
-      return count;
-    }
-    for (let w = 0; w < W; w++) {
-      let x = C[w]!;
-      while (x !== 0) {
-        const bit = 31 - Math.clz32(x);
-        x ^= 1 << bit;
-        const d = (w << 5) + bit;
-        if (role >= 0 && seg.roleCodeAt(d) !== role) continue;
-        if (timed) {
-          const at = seg.createdAt(d);
-          if (Number.isNaN(at) || at < since || at > until) continue;
-        }
-        count++;
-      }
-    }
-    return count;
-  }
-
-  /** Counts and scores the candidates left in C (role and time filters here: per document). */
-  private score(p: SegmentPlan, W: number, data: SlotData[]): number {
-    const seg = p.s.seg;
-    const f = this.filters;
-    const role = f.role !== undefined ? roleCode(f.role) : -1;
-    const since = f.sinceMs ?? -Infinity;
-    const until = f.untilMs ?? Infinity;
-    const timed = f.sinceMs !== undefined || f.untilMs !== undefined;
-    const norms = this.norms;
-    const lengths = seg.classLengths;
-    const avg = this.plan.avgLength;
-    for (let c = 0; c < lengths.length; c++) norms[c] = bm25Norm(lengths[c]!, avg);
-    const cls = seg.lengthClass;
-    const n = p.positiveSlots.length;
-    const terms = p.positiveSlots.map((k) => data[k]!);
-    const idfs = Float64Array.from(p.positiveSlots, (k) => p.slots[k]!.idf);
-    const base = p.s.base;
-    const top = this.top;
-    const C = this.cand;
-    let threshold = top.threshold;
-    let count = 0;
-    // Newest first (ordinals descending; segments come newest first too): a hit that only ties the page's worst is
-    // older than it, so it is turned away without touching the heap (on the generator's flat scores most are). Not
-    // so for deleted nodes (base < 0), whose ordinals grow as d falls: the heap decides.
-    const tiesOlder = base >= 0;
-    // The segment's bound: per term its best code (or frequency) at the segment's smallest normalization. Below the
-    // page's worst (or tying it, older), no node here can enter: the matches are only counted.
-    let minNorm = Infinity;
-    for (let c = 0; c < lengths.length; c++) if (norms[c]! < minNorm) minNorm = norms[c]!;
-    let bound = 0;
-    for (let i = 0; i < n; i++) {
-      const s = terms[i]!;
-      const tfs = s.codes !== undefined ? s.wtf : s.wtfs;
-      let best = 0;
-      for (let c = 0; c < tfs.length; c++) {
-        const tf = tfs[c]!;
-        if (tf > 0) best = Math.max(best, (idfs[i]! * tf * K1_PLUS_1) / (tf + minNorm));
-      }
-      bound += best;
-    }
-    if (top.full && (bound < threshold || (bound === threshold && tiesOlder))) return this.countOnly(seg, W, role, timed, since, until);
-    for (const s of terms) s.p = s.ords.length - 1;
-    for (let w = W - 1; w >= 0; w--) {
-      let x = C[w]!;
-      while (x !== 0) {
-        const bit = 31 - Math.clz32(x);
-        x ^= 1 << bit;
-        const d = (w << 5) + bit;
-        if (role >= 0 && seg.roleCodeAt(d) !== role) continue;
-        if (timed) {
-          const at = seg.createdAt(d);
-          if (Number.isNaN(at) || at < since || at > until) continue;
-        }
-        count++;
-        const norm = norms[cls[d]!]!;
-        let score = 0;
-        for (let i = 0; i < n; i++) {
-          const s = terms[i]!;
-          let tf: number;
-          const codes = s.codes;
-          if (codes !== undefined) {
-            const c = codes[d]!;
-            if (c === 0) continue;
-            tf = s.wtf[c]!;
-          } else {
-            const ords = s.ords;
-            let q = s.p;
-            while (q >= 0 && ords[q]! > d) q--;
-            s.p = q;
-            if (q < 0 || ords[q] !== d) continue;
-            tf = s.wtfs[q]!;
-          }
-          // termScore's arithmetic exactly (bm25.ts scoreWithNorm): the same float, so the same ranking.
-          if (tf > 0) score += (idfs[i]! * tf * K1_PLUS_1) / (tf + norm);
-        }
-        if (score < threshold || (score === threshold && tiesOlder && top.full)) continue;
-        top.offer(score, base >= 0 ? base + d : base - d, p.si, d);
-        threshold = top.threshold;
-      }
-    }
-    return count;
-  }
-}
-
-function and(a: Uint32Array, b: Uint32Array, W: number): void {
-  for (let w = 0; w < W; w++) a[w] = a[w]! & b[w]!;
-}
-
-function or(a: Uint32Array, b: Uint32Array, W: number): void {
-  for (let w = 0; w < W; w++) a[w] = a[w]! | b[w]!;
-}
-
-function andNot(a: Uint32Array, b: Uint32Array, W: number): void {
-  for (let w = 0; w < W; w++) a[w] = a[w]! & ~b[w]!;
 }
 
 /** Do the phrase's terms sit at their offsets in document `d` (which holds all of them)? */

@@ -23,7 +23,7 @@ export { TAIL_FILE } from './tail-record';
 export const SEARCH_DIR = 'knowledge_graph.search';
 export const MANIFEST_FILE = 'manifest.json';
 /** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
-export const INDEX_FORMAT = 3;
+export const INDEX_FORMAT = 4;
 
 /** The index as it stands: the manifest's segments cover the graph's bytes [0, covered), the tail the rest. */
 export interface IndexView {

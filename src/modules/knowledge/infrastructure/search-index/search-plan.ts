@@ -74,7 +74,7 @@ export interface QueryPlan {
 function dfBelow(s: SearchSegment, idx: number): number {
   const seg = s.seg;
   if (s.limit >= seg.docCount) return seg.df(idx);
-  if (seg.isDense(idx)) return countBelow(new SlotData().load(seg, s.open?.(), idx).bm, s.limit);
+  if (seg.isDense(idx)) return countBelow(new SlotData().load(seg, s.open?.(), idx, false).bm, s.limit);
   let n = 0;
   for (let b = seg.blockFrom(idx); b < seg.blockTo(idx); b++) {
     if (seg.blockLast(b) < s.limit) {

@@ -6,6 +6,7 @@ const LITTLE_ENDIAN = os.endianness() === 'LE';
 import {
   BLOCK_BYTES,
   BLOCK_POSTINGS,
+  CHUNK_DOCS,
   DENSE_POSITION_BLOCK,
   DENSE_SHARE,
   DOC_BYTES,
@@ -14,6 +15,7 @@ import {
   TAG_TERM_PREFIX,
   bigramTerm,
   denseDictBytes,
+  weightedTf,
   writeDoc,
   type DocEntry,
 } from './segment-format';
@@ -229,6 +231,16 @@ function encodeDense(df: number, docs: number, s: Scratch, out: VarintWriter): b
   for (let i = 0; i < df; i++) words[s.ords[i]! >>> 5]! |= 1 << (s.ords[i]! & 31);
   const bitmap = littleEndianBytes(words);
   out.append(bitmap);
+  // Each chunk's code of highest weighted frequency (the reader computes the same floats from the same counts).
+  const wtf = new Float64Array(n + 1);
+  for (let c = 1; c <= n; c++) wtf[c] = weightedTf(dict[3 * c - 3]!, dict[3 * c - 2]!, dict[3 * c - 1]!);
+  const best = new Uint8Array(Math.ceil(docs / CHUNK_DOCS));
+  for (let i = 0; i < df; i++) {
+    const k = Math.floor(s.ords[i]! / CHUNK_DOCS);
+    const c = codes[s.ords[i]!]!;
+    if (best[k] === 0 || wtf[c]! > wtf[best[k]!]!) best[k] = c;
+  }
+  out.append(best);
   out.append(codes);
   const posBlocks = Math.ceil(df / DENSE_POSITION_BLOCK);
   const offsets = new Uint8Array((posBlocks + 1) * 4);

@@ -20,10 +20,14 @@ import { FIELD_WEIGHTS } from '../../domain/search/bm25';
  * counts fit a byte code, below); it then has no blocks, and its postings are:
  *   u32 LE n; n × 3 u8, padded to 4 bytes   the code dictionary: code c (1..n) means (thought, tag, artifact) counts
  *   W × u32 LE                              a bitmap of the documents holding it (W = ⌈docs / 32⌉; bit d % 32 of word d / 32)
+ *   ⌈docs / 1024⌉ × u8                      per chunk of {@link CHUNK_DOCS} documents, the code of highest weighted
+ *                                           frequency among them (the first of equals; 0: none holds the term)
  *   docs × u8                               each document's code (0: absent)
  *   (⌈df / 128⌉ + 1) × u32 LE               where the positions of the documents of rank 128k, 128k + 1, … start (the last: the end)
  *   positions                               per document holding it, in order: its position count, then its positions as gaps
- * so a search ANDs, ORs and counts documents 32 at a time and scores them from the code and the document's length.
+ * so a search ANDs, ORs and counts documents 32 at a time, scores them from the code and the document's length, and
+ * bounds a chunk's best score from its best code and its shortest document (a chunk that cannot enter the page is
+ * only counted).
  *
  * A **sparse** term's postings are cut into blocks of {@link BLOCK_POSTINGS} documents. A block's document stream: per
  * document a varint ordinal gap (from the previous block's last ordinal; the first block's from -1) and a varint field
@@ -39,7 +43,7 @@ import { FIELD_WEIGHTS } from '../../domain/search/bm25';
  * where the phrase of the two is (a longer phrase is looked for in the documents holding all of its bigrams).
  */
 export const SEGMENT_MAGIC = 0x49534757; // "WGSI" little-endian
-export const SEGMENT_FORMAT = 3;
+export const SEGMENT_FORMAT = 4;
 export const DOC_BYTES = 40;
 /** Documents per postings block of a sparse term. */
 export const BLOCK_POSTINGS = 128;
@@ -47,6 +51,8 @@ export const BLOCK_POSTINGS = 128;
 export const BLOCK_BYTES = 12;
 /** A term in at least 1/DENSE_SHARE of a segment's documents is stored dense (a bitmap and a byte code per document). */
 export const DENSE_SHARE = 8;
+/** Documents per chunk of a segment: a dense term stores its best code per chunk, a search bounds scores per chunk. */
+export const CHUNK_DOCS = 1024;
 /** Ranks per entry of a dense term's position offsets. */
 export const DENSE_POSITION_BLOCK = 128;
 

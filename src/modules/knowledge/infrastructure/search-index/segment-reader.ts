@@ -3,7 +3,7 @@ import * as fsSync from 'node:fs';
 import { VarintReader } from './varint';
 import { DamagedIndexError, checkHead, directoryLength, parseHeader } from './segment-header';
 import { DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
-import { decodeDenseWhole, denseLayout, lengthClasses, type DenseLayout } from './dense-term';
+import { chunkShortest, decodeDenseWhole, denseLayout, lengthClasses, type DenseLayout } from './dense-term';
 import { parseDirectory, SegmentDirectory, type DirectoryParts } from './segment-directory';
 
 export { DamagedIndexError } from './segment-header';
@@ -22,6 +22,8 @@ export class LoadedSegment extends SegmentDirectory {
   /** Each document's weighted length as an index into {@link classLengths} (its distinct values, at most one per document). */
   readonly lengthClass: Uint16Array;
   readonly classLengths: Float64Array;
+  /** Per chunk of CHUNK_DOCS documents, the class of its shortest document (a score's bound there). */
+  readonly chunkShortest: Uint16Array;
 
   private constructor(
     file: string,
@@ -35,6 +37,7 @@ export class LoadedSegment extends SegmentDirectory {
     const c = lengthClasses(header.docs, (i) => this.weightedLengthOf(i));
     this.lengthClass = c.classOf;
     this.classLengths = c.lengths;
+    this.chunkShortest = chunkShortest(c.classOf, c.lengths);
   }
 
   /** Words by field of documents [0, n). */
@@ -146,9 +149,13 @@ export class LoadedSegment extends SegmentDirectory {
   /** Where a dense term's parts are in its postings (its dictionary's size read first: one small read). */
   denseLayout(fd: number | undefined, termIdx: number): DenseLayout {
     const base = this.termOffsets[termIdx]!;
-    const n = this.readSync(fd, base, base + 4).readUInt32LE(0);
+    return this.denseLayoutOf(termIdx, this.readSync(fd, base, base + 4).readUInt32LE(0));
+  }
+
+  /** The layout of dense term `termIdx` whose dictionary holds `n` codes, checked against its postings' size. */
+  denseLayoutOf(termIdx: number, n: number): DenseLayout {
     const layout = denseLayout(this.header.docs, this.dfs[termIdx]!, n);
-    if (n < 1 || n > 255 || base + layout.positionsAt > this.termOffsets[termIdx + 1]!) throw new DamagedIndexError(`${this.file}: dense term ${termIdx} does not add up`);
+    if (n < 1 || n > 255 || this.termOffsets[termIdx]! + layout.positionsAt > this.termOffsets[termIdx + 1]!) throw new DamagedIndexError(`${this.file}: dense term ${termIdx} does not add up`);
     return layout;
   }
 

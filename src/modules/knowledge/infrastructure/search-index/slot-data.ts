@@ -1,7 +1,7 @@
 import * as os from 'node:os';
 import { DENSE_POSITION_BLOCK, weightedTf } from './segment-format';
 import { DamagedIndexError, type LoadedSegment } from './segment-reader';
-import { denseDict, popcount } from './dense-term';
+import { denseDict, denseLayout, popcount } from './dense-term';
 import { VarintReader } from './varint';
 
 const LITTLE_ENDIAN = os.endianness() === 'LE';
@@ -14,9 +14,13 @@ const NO_POSITIONS = new Int32Array(0);
  */
 export class SlotData {
   bm: Uint32Array = new Uint32Array(0);
-  /** Dense: each document's code (0: absent), and each code's weighted frequency. */
+  /** Stored dense (a bitmap and codes) in this segment. */
+  dense = false;
+  /** Dense and loaded to be scored: each document's code (0: absent), and each code's weighted frequency. */
   codes: Uint8Array | undefined;
   wtf: Float64Array = new Float64Array(0);
+  /** Dense: per chunk of the segment, the code of highest weighted frequency (0: none). */
+  chunkBest: Uint8Array | undefined;
   /** Sparse: ordinals ascending, their weighted frequencies and position counts, and the walk's index. */
   ords: Int32Array = new Int32Array(0);
   wtfs: Float64Array = new Float64Array(0);
@@ -33,8 +37,11 @@ export class SlotData {
   private buffer = new Uint8Array(0);
   private bits = new Uint32Array(0);
 
-  /** Loads term `idx` of `seg` (`fd` its file, none for a segment in memory). */
-  load(seg: LoadedSegment, fd: number | undefined, idx: number): this {
+  /**
+   * Loads term `idx` of `seg` (`fd` its file, none for a segment in memory); `scored`: with what scoring needs (a
+   * dense term's codes), else its documents only (a bigram, a tag filter, a negated word).
+   */
+  load(seg: LoadedSegment, fd: number | undefined, idx: number, scored = true): this {
     this.seg = seg;
     this.fd = fd;
     this.idx = idx;
@@ -45,12 +52,17 @@ export class SlotData {
     this.sparsePositions = undefined;
     const docs = seg.docCount;
     const words = Math.ceil(docs / 32);
-    if (seg.isDense(idx)) {
-      const L = seg.denseLayout(fd, idx);
-      const [base] = seg.postingsRange(idx);
-      if (this.buffer.length < L.offsetsAt) this.buffer = new Uint8Array(Math.max(L.offsetsAt, this.buffer.length * 2));
-      const buf = this.buffer.subarray(0, L.offsetsAt);
-      seg.readInto(fd, base, base + L.offsetsAt, buf);
+    this.dense = seg.isDense(idx);
+    if (this.dense) {
+      // One read: the dictionary (its size not known yet: as long as it can be), the bitmap, the chunks' best
+      // codes and, when scored, the code column.
+      const [base, end] = seg.postingsRange(idx);
+      const most = denseLayout(docs, seg.df(idx), 255);
+      const want = Math.min(end - base, scored ? most.offsetsAt : most.codesAt);
+      if (this.buffer.length < want) this.buffer = new Uint8Array(Math.max(want, this.buffer.length * 2));
+      const buf = this.buffer.subarray(0, want);
+      seg.readInto(fd, base, base + want, buf);
+      const L = seg.denseLayoutOf(idx, buf[0]! | (buf[1]! << 8) | (buf[2]! << 16) | (buf[3]! << 24));
       const dict = denseDict(buf, L.n);
       this.wtf = new Float64Array(L.n + 1);
       for (let c = 1; c <= L.n; c++) this.wtf[c] = weightedTf(dict[3 * c]!, dict[3 * c + 1]!, dict[3 * c + 2]!);
@@ -59,10 +71,13 @@ export class SlotData {
         const v = new DataView(buf.buffer, buf.byteOffset + L.bitmapAt, words * 4);
         this.bm = Uint32Array.from({ length: words }, (_, w) => v.getUint32(w * 4, true));
       }
-      this.codes = buf.subarray(L.codesAt, L.codesAt + docs);
+      this.chunkBest = buf.subarray(L.chunksAt, L.chunksAt + L.chunks);
+      for (const c of this.chunkBest) if (c > L.n) throw new DamagedIndexError(`${seg.file}: dense term ${idx} names code ${c} of ${L.n} for a chunk`);
+      this.codes = scored ? buf.subarray(L.codesAt, L.codesAt + docs) : undefined;
       return this;
     }
     this.codes = undefined;
+    this.chunkBest = undefined;
     const df = seg.df(idx);
     const from = seg.blockFrom(idx);
     const to = seg.blockTo(idx);
@@ -82,7 +97,7 @@ export class SlotData {
 
   /** The positions of document `d` (which holds the term), ascending. */
   positionsOf(d: number): Int32Array {
-    return this.codes ? this.densePositionsOf(d) : this.sparsePositionsOf(d);
+    return this.dense ? this.densePositionsOf(d) : this.sparsePositionsOf(d);
   }
 
   private sparsePositionsOf(d: number): Int32Array {
@@ -105,8 +120,8 @@ export class SlotData {
   }
 
   private densePositionsOf(d: number): Int32Array {
-    if (!this.codes![d]) return NO_POSITIONS;
     const bm = this.bm;
+    if (!((bm[d >>> 5]! >>> (d & 31)) & 1)) return NO_POSITIONS;
     if (!this.ranks) {
       const ranks = (this.ranks = new Uint32Array(bm.length));
       let n = 0;
