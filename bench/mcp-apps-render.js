@@ -43,6 +43,29 @@ function layeredNodes(layers, width) {
   return nodes;
 }
 
+/**
+ * Installed in every document of the browser (the dashboard's page, the host page, the view's frame) before its own
+ * scripts: each animation frame it looks for the first task title on screen (laid out, not hidden) and reports, once,
+ * when (ms since the epoch, this document's clock) with the document's navigation timing and performance marks.
+ * The same criterion and the same clock on both sides, and nothing of Playwright's own (its locators' injected
+ * script and polling) runs in a document while it is being timed.
+ */
+const FIRST_TITLE_WATCH = `(() => {
+  const until = performance.now() + 120000;
+  const visible = (el) => el && getComputedStyle(el).visibility !== 'hidden';
+  const check = () => {
+    const t = document.querySelector('.task-node .task-title');
+    const r = t && t.getBoundingClientRect();
+    if (r && r.width > 0 && visible(t) && visible(t.closest('.react-flow__node'))) {
+      const abs = (ms) => (ms === undefined ? undefined : performance.timeOrigin + ms);
+      const nav = performance.getEntriesByType('navigation')[0];
+      const marks = performance.getEntriesByType('mark').map((m) => ({ name: m.name, at: abs(m.startTime), detail: m.detail }));
+      window.__wgFirstTitle({ at: abs(performance.now()), origin: performance.timeOrigin, interactive: abs(nav?.domInteractive), contentLoaded: abs(nav?.domContentLoadedEventStart), marks });
+    } else if (performance.now() < until) requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
+})();`;
+
 function startDashboard(dataDir) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'dashboard', '--port', '0', '--data-dir', dataDir], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'inherit'] });
@@ -78,14 +101,26 @@ async function main() {
   const result400 = await client.callTool({ name: 'get_project_graph', arguments: { project: 'dag-400' } });
   const html = (await client.readResource({ uri: 'ui://workgraph/task-dag' })).contents[0].text;
 
+  const executablePath = chromiumPath();
   const dash = await startDashboard(dataDir);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-bench-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: chromiumPath(),
+    executablePath,
     headless: true,
     viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+  // Each document's first title, as its own watcher reports it (FIRST_TITLE_WATCH).
+  let onFirstTitle;
+  await context.exposeBinding('__wgFirstTitle', (_source, seen) => onFirstTitle?.(seen));
+  await context.addInitScript(FIRST_TITLE_WATCH);
+  const firstTitle = () => {
+    let timer;
+    return Promise.race([
+      new Promise((resolve) => (onFirstTitle = resolve)),
+      new Promise((_, reject) => (timer = setTimeout(() => reject(new Error('no task title on screen within 120 s')), 120_000))),
+    ]).finally(() => clearTimeout(timer));
+  };
   const page = await context.newPage();
   // The host passes the view's resource reads to the server (ELK's worker script, read by a view with a DAG small
   // enough for ELK), as the test host does.
@@ -95,8 +130,17 @@ async function main() {
     return client.readResource({ uri });
   });
   await page.exposeFunction('hostCallTool', async (name, args) => client.callTool({ name, arguments: args }));
-  /** Where a view's first render goes (medians, ms): framing to initialized, the result's way to the view, its render. */
-  const parts = { framed: [], bridge: [], render: [] };
+  /**
+   * Where a view's first render goes (ms, from the host page's and the view's clocks): document — the frame created
+   * to its HTML parsed (the inline script compiled); modules — the script evaluated; handshake — to the host hearing
+   * `initialized`; bridge — the result sent to the view holding it; render — to its first title.
+   */
+  const viewParts = () => ({ document: [], modules: [], handshake: [], bridge: [], render: [] });
+  /** The dashboard page's: document — navigation to its HTML parsed; data — to the graph's answer parsed; render. */
+  const dashboardParts = () => ({ document: [], data: [], render: [] });
+  let parts = viewParts();
+  let dparts = dashboardParts();
+  const markAt = (seen, name, detail) => seen.marks.find((m) => m.name === name && (detail === undefined || m.detail === detail))?.at;
   try {
     const viewRender = async (handed = result, doc = html) => {
       await page.goto('about:blank');
@@ -105,38 +149,21 @@ async function main() {
       // The document and the result are in the host page before the clock starts (a host has both in hand; moving
       // 4 MB through the debugging protocol is not the view's cost).
       await page.evaluate((o) => (window.__bench = o), { html: doc, result: handed, width: 1380, height: 880, resources: true });
-      const t0 = performance.now();
-      await page.evaluate(() => window.wgHost.load(window.__bench));
-      const frame = await (await page.waitForSelector('iframe[data-testid="view-frame"]')).contentFrame();
-      // The view itself watches for its first title on screen (each animation frame), from when load returned.
-      const seen = frame.evaluate(
-        () =>
-          new Promise((resolve) => {
-            const check = () => {
-              const t = document.querySelector('.task-node .task-title');
-              const r = t?.getBoundingClientRect();
-              if (r && r.width > 0 && getComputedStyle(t).visibility !== 'hidden' && getComputedStyle(t.closest('.react-flow__node')).visibility !== 'hidden') resolve(performance.timeOrigin + performance.now());
-              else requestAnimationFrame(check);
-            };
-            check();
-          }),
-      );
-      await frame.locator('.task-node .task-title').first().waitFor({ timeout: 120_000 });
-      const elapsed = performance.now() - t0;
-      // The parts, from the clocks of the host page and the view (both ms since the epoch): the view's own mark of
-      // the result in hand (a document without it — BENCH_APPS_AB_HTML's older one — has no parts).
+      const seen = firstTitle();
+      // The clock starts in the host page as it frames the view (wgHost.timings.loadStart).
+      await page.evaluate(() => void window.wgHost.load(window.__bench));
+      const title = await seen;
       const host = await page.evaluate(() => window.wgHost.timings);
-      const firstTitle = await seen;
-      const resultInHand = await frame.evaluate(() => {
-        const mark = performance.getEntriesByName('workgraph:tool-result')[0];
-        return mark ? performance.timeOrigin + mark.startTime : undefined;
-      });
-      if (doc === html && resultInHand !== undefined) {
-        parts.framed.push(host.initialized - host.loadStart);
-        parts.bridge.push(resultInHand - host.resultSent);
-        parts.render.push(firstTitle - resultInHand);
+      // The view's own mark of the result in hand (a document without it — BENCH_APPS_AB_HTML's older one — has no parts).
+      const inHand = markAt(title, 'workgraph:tool-result');
+      if (doc === html && inHand !== undefined) {
+        parts.document.push(title.interactive - host.loadStart);
+        parts.modules.push(title.contentLoaded - title.interactive);
+        parts.handshake.push(host.initialized - title.contentLoaded);
+        parts.bridge.push(inHand - host.resultSent);
+        parts.render.push(title.at - inHand);
       }
-      return elapsed;
+      return title.at - host.loadStart;
     };
     /**
      * The result crossing postMessage bare, into a sandboxed frame as the view's (structured clone, no SDK): from
@@ -164,13 +191,24 @@ async function main() {
           }),
       );
     };
+    /** From the navigation's start (the page's time origin) to its first title, by the page's own clock. */
     const dashboardRender = async (project = 'dag-5000') => {
       await page.goto('about:blank');
-      const t0 = performance.now();
+      const seen = firstTitle();
       await page.goto(`${dash.url}#/tasks/${project}`);
-      await page.locator('.task-node .task-title').first().waitFor({ timeout: 120_000 });
-      return performance.now() - t0;
+      const title = await seen;
+      const data = markAt(title, 'workgraph:api', `/projects/${project}/tasks`);
+      if (project === 'dag-5000' && data !== undefined) {
+        dparts.document.push(title.interactive - title.origin);
+        dparts.data.push(data - title.interactive);
+        dparts.render.push(title.at - data);
+      }
+      return title.at - title.origin;
     };
+    const median = (xs) => Math.round(stats(xs).median * 10) / 10;
+    const medians = (p) => Object.fromEntries(Object.entries(p).map(([k, xs]) => [`${k}Ms`, xs.length ? median(xs) : null]));
+    const load = () => os.loadavg().map((x) => Math.round(x * 10) / 10);
+    const loadBefore = load();
     const view = [];
     const dashboard = [];
     const bare = [];
@@ -179,42 +217,48 @@ async function main() {
       dashboard.push(await dashboardRender());
       bare.push(await barePostMessage());
     }
-    const median = (xs) => Math.round(stats(xs).median * 10) / 10;
     report('mcp-apps-render', 'DAG 5,000 tasks: first task title on screen, view vs dashboard page', stats(view).median, stats(dashboard).median, 'ms', {
       baselineIs: "the dashboard's #/tasks page of the same DAG, same run",
       goalRatio: 2,
       resultBytes: JSON.stringify(result).length,
-      // framed: the document framed to the view initialized; bridge: the result sent by the host (AppBridge) to the
-      // view holding it (postMessage and the SDK's checks); render: from then to the first title on screen.
-      viewParts: { framedMs: median(parts.framed), bridgeMs: median(parts.bridge), renderMs: median(parts.render) },
+      viewParts: medians(parts),
+      dashboardParts: medians(dparts),
       barePostMessageMs: median(bare),
       elkReads: reads.length,
+      loadAverage: { before: loadBefore, after: load() },
     });
-    for (const k of Object.keys(parts)) parts[k] = [];
+    parts = viewParts();
     // An A/B of two documents in the same run: BENCH_APPS_AB_HTML names another task-dag document (e.g. one built
     // before a change), framed alternately with this one, same result.
     if (process.env.BENCH_APPS_AB_HTML) {
       const other = fs.readFileSync(process.env.BENCH_APPS_AB_HTML, 'utf8');
       const a = [];
       const b = [];
+      const before = load();
       for (let i = 0; i < RUNS; i++) {
         a.push(await viewRender(result, html));
         b.push(await viewRender(result, other));
       }
-      report('mcp-apps-render', `DAG 5,000 tasks: this view's document vs ${path.basename(process.env.BENCH_APPS_AB_HTML)} (${Buffer.byteLength(other)} bytes)`, stats(a).median, stats(b).median, 'ms', { baselineIs: 'the other document, same result, alternately' });
-      for (const k of Object.keys(parts)) parts[k] = [];
+      report('mcp-apps-render', `DAG 5,000 tasks: this view's document vs ${path.basename(process.env.BENCH_APPS_AB_HTML)} (${Buffer.byteLength(other)} bytes)`, stats(a).median, stats(b).median, 'ms', {
+        baselineIs: 'the other document, same result, alternately',
+        viewParts: medians(parts),
+        loadAverage: { before, after: load() },
+      });
+      parts = viewParts();
     }
     const view400 = [];
     const dashboard400 = [];
+    const before400 = load();
     for (let i = 0; i < RUNS; i++) {
       view400.push(await viewRender(result400));
       dashboard400.push(await dashboardRender('dag-400'));
     }
     report('mcp-apps-render', 'DAG 400 tasks (ELK, routed edges): first task title on screen, view vs dashboard page', stats(view400).median, stats(dashboard400).median, 'ms', {
       baselineIs: "the dashboard's #/tasks page of the same DAG (ELK in its worker too), same run",
-      viewParts: { framedMs: median(parts.framed), bridgeMs: median(parts.bridge), renderMs: median(parts.render) },
+      viewParts: medians(parts),
       // One read of ELK's worker script per view (each framing is a new document).
       elkReads: reads.length,
+      loadAverage: { before: before400, after: load() },
     });
 
     const assets = path.join(ROOT, 'dist', 'dashboard', 'web', 'assets');

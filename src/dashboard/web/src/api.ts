@@ -48,6 +48,8 @@ export async function api<T>(path: string, init?: { method?: string; body?: unkn
     const message = json?.error?.message ?? (res.status === 401 ? 'unauthorized: open the URL printed by `workgraph dashboard` (it carries the access token)' : text || res.statusText);
     throw new ApiError(res.status, code, message);
   }
+  // When each answer was in hand, parsed (bench/mcp-apps-render.js times the DAG page's render from its graph's).
+  performance.mark('workgraph:api', { detail: path });
   return json as T;
 }
 
