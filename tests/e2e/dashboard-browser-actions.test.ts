@@ -194,9 +194,23 @@ test('knowledge: a node page links its parents and children; the backups tab lis
 
 test(`a ${LARGE_LAYERS * LARGE_WIDTH}-task DAG: titles on the first screen, search jumps to a task, zoom, a layer collapses`, async () => {
   await call(mcp.client, 'init_project_graph', { projectName: 'Big Plan', projectRoot: root.dir, nodes: layeredNodes(LARGE_LAYERS, LARGE_WIDTH) });
+  // Past ELK's size the DAG is laid out in the render that draws it: a DOM observer, which sees each render as it
+  // lands, never sees a "Laying out…" render before the first task.
+  await page.addInitScript(() => {
+    const w = globalThis as any;
+    w.__layingOut = false;
+    new MutationObserver((_, observer) => {
+      const doc = w.document;
+      if (/Laying out \d+ tasks/.test(doc.body?.textContent ?? '')) w.__layingOut = true;
+      if (doc.querySelector('.dag-canvas .task-node')) observer.disconnect();
+    }).observe(w.document, { childList: true, subtree: true });
+  });
+  // A new document (the page is on the dashboard already: only its hash would change), which runs the observer.
+  await page.goto('about:blank');
   await page.goto(`${dash.url}#/tasks/big-plan`);
   const titles = page.locator('.task-node .task-title');
   await titles.first().waitFor({ timeout: 60_000 });
+  expect(await page.evaluate(() => (globalThis as any).__layingOut)).toBe(false);
   // The first screen shows readable titles, not a fitted speck: several task nodes, each at least 100 px wide.
   const firstBox = await page.locator('.task-node').first().boundingBox();
   expect(firstBox!.width).toBeGreaterThan(100);

@@ -99,11 +99,20 @@ export function linearLayout(nodes: readonly LayoutInput[]): Layout {
 export const edgeId = (dep: string, task: string) => `${dep}->${task}`;
 
 /**
+ * The layout of a DAG ELK does not take (past {@link ELK_MAX_NODES} tasks, or none): the linear one, at once — a
+ * drawing can use it in its first render, without waiting a turn for a promise. Undefined where ELK lays it out.
+ */
+export function layoutWithoutElk(nodes: readonly LayoutInput[]): Layout | undefined {
+  return nodes.length > ELK_MAX_NODES || nodes.length === 0 ? linearLayout(nodes) : undefined;
+}
+
+/**
  * The layout a DAG is drawn with: ELK's (routed edges) up to {@link ELK_MAX_NODES} tasks, else the linear one. Layers
  * are ELK's columns, so the layer list, collapsing and the drawing agree.
  */
 export async function layout(nodes: readonly LayoutInput[]): Promise<Layout> {
-  if (nodes.length > ELK_MAX_NODES || nodes.length === 0) return linearLayout(nodes);
+  const linear = layoutWithoutElk(nodes);
+  if (linear) return linear;
   const ids = new Set(nodes.map((n) => n.id));
   const edges = nodes.flatMap((n) => [...new Set(n.deps)].filter((d) => ids.has(d) && d !== n.id).map((d) => ({ id: edgeId(d, n.id), source: d, target: n.id })));
   // ELK's crossing minimisation repeats its sweeps `thoroughness` times: fewer past a few hundred tasks keeps the

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from 'react';
 import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
 import { useApi } from '../api';
 import { useMeta } from '../meta';
-import { edgeId, layout, NODE_H, NODE_W, type Layout } from '../layout';
+import { edgeId, layout, layoutWithoutElk, NODE_H, NODE_W, type Layout } from '../layout';
 import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
@@ -52,11 +52,14 @@ export function TaskDag({ project }: { project: string }) {
 export function DagLayout({ graph, initialSelected }: { graph: TaskGraphData; initialSelected?: string }) {
   // The layout depends only on the DAG's shape: a status change re-colours nodes without moving them.
   const shapeKey = useMemo(() => graph.nodes.map((n) => `${n.id}<${n.depends_on.join(',')}`).join(';'), [graph]);
+  // A DAG ELK does not take is laid out linearly in this render (no "Laying out…" render first); ELK's, in its worker.
+  const linear = useMemo(() => layoutWithoutElk(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on }))), [shapeKey]);
   const [lay, setLay] = useState<{ key: string; layout: Layout }>();
   const [error, setError] = useState<string>();
   // The person's Retry of a layout ELK could not make (its script's reads through the host failed).
   const [attempt, setAttempt] = useState(0);
   useEffect(() => {
+    if (linear) return;
     let live = true;
     layout(graph.nodes.map((n) => ({ id: n.id, deps: n.depends_on })))
       .then((l) => live && setLay({ key: shapeKey, layout: l }))
@@ -65,11 +68,12 @@ export function DagLayout({ graph, initialSelected }: { graph: TaskGraphData; in
       live = false;
     };
   }, [shapeKey, attempt]);
-  if (error) return <div className="error" role="alert">{error}</div>;
-  if (!lay) return <div className="muted">Laying out {graph.nodes.length} tasks…</div>;
+  const drawn = linear ?? lay?.layout;
+  if (error && !linear) return <div className="error" role="alert">{error}</div>;
+  if (!drawn) return <div className="muted">Laying out {graph.nodes.length} tasks…</div>;
   return (
     <ReactFlowProvider>
-      <DagView graph={graph} lay={lay.layout} initialSelected={initialSelected} attempt={attempt} retryElk={() => setAttempt((a) => a + 1)} />
+      <DagView graph={graph} lay={drawn} initialSelected={initialSelected} attempt={attempt} retryElk={() => setAttempt((a) => a + 1)} />
     </ReactFlowProvider>
   );
 }
