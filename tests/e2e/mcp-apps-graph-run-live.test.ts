@@ -14,7 +14,7 @@ import { APPS_CAPABILITIES, connectHost, hostView, readViewHtml, until, type Hos
 import { HttpServerProcess } from './helpers/http-server';
 import { connectModernHttp, type ModernConn } from './helpers/modern-client';
 import { slowLoopGraph } from './helpers/slow-loop-graph';
-import { launchBrowser, type Browser } from '../helpers/browser';
+import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
 
@@ -52,7 +52,7 @@ test('a run another process runs grows in the view and completes there; the trav
   const host = await connectHost({ dataDir, args: graphs });
   const runner = await connectHost({ dataDir, args: graphs, apps: false });
   try {
-    const running = runner.client.callTool({ name: 'slow_loop', arguments: { n: 15, ms: 1000 } }, { timeout: 120_000 });
+    const running = runner.client.callTool({ name: 'slow_loop', arguments: { n: 20, ms: 1000 } }, { timeout: 120_000 });
     const executionId = await firstRun(async () => (await host.client.listResources()).resources);
     const inspect = (await host.client.callTool({ name: 'graph_inspect', arguments: { executionId } })) as Json;
     expect(inspect.structuredContent.status).toBe('running');
@@ -71,14 +71,57 @@ test('a run another process runs grows in the view and completes there; the trav
       await until(() => text(following, 'run-status'), (t) => expect(t).toMatch(/running|finished/));
       const wait = following.view.locator('.graph-node[data-node="wait"] [data-testid="node-visits"]');
       const early = await wait.textContent();
-      // Its end: status, result, the whole path — every node ran, every edge taken, the loop 15 times.
+      // The node running now is shown as such: named with its execution's index — past the newest the view travels
+      // to — and highlighted in the drawing as running, not as an execution to see.
+      await until(() => text(following, 'run-now'), (t) => expect(t).toMatch(/^Running now: (wait|count|check|done|exit) \(#\d+, in progress/), 30_000);
+      const now = await following.view.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const text = (id: string) => doc.querySelector(`[data-testid="${id}"]`)?.textContent ?? '';
+        const m = /^Running now: (\S+) \(#(\d+)/.exec(text('run-now'));
+        return {
+          node: m?.[1],
+          index: Number(m?.[2]),
+          at: Number(/^#(\d+) of (\d+) \(newest\)$/.exec(text('travel-at'))?.[1]),
+          last: Math.max(...[...doc.querySelectorAll('[data-testid="timeline"] button.exec')].map((b: any) => Number(b.dataset.exec))),
+          running: [...doc.querySelectorAll('.graph-node.running-at')].map((n: any) => n.dataset.node),
+        };
+      });
+      expect(now.at).toBe(now.last);
+      expect(now.index).toBeGreaterThan(now.at);
+      expect(now.running).toEqual([now.node]);
+      await following.page.screenshot({ path: screenshotPath('mcp-apps-graph-run-live-1200') });
+      // The travelled view's Next steps through finished executions only: each one it lands on is in its timeline and
+      // read without an error; at the newest it holds, Next is disabled (the node running now is not one to step to).
+      for (let step = 1; step <= 6; step++) {
+        const next = travelled.view.locator('[data-testid="travel-next"]');
+        if (await next.isDisabled()) break;
+        await next.click();
+        await until(() => travelled.view.locator('[data-testid="execution"] h2').textContent(), (t) => expect(t).toMatch(new RegExp(`^#${step} `)));
+        expect(await travelled.view.locator(`[data-testid="timeline"] button.exec[data-exec="${step}"]`).count()).toBe(1);
+      }
+      const atEnd = async () => {
+        const at = Number(/^#(\d+)/.exec((await text(travelled, 'travel-at'))!)?.[1]);
+        const held = await travelled.view.locator('[data-testid="timeline"] button.exec').count();
+        return { at, held, disabled: await travelled.view.locator('[data-testid="travel-next"]').isDisabled() };
+      };
+      while (!(await atEnd()).disabled) {
+        await travelled.view.locator('[data-testid="travel-next"]').click();
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const end = await atEnd();
+      expect(end.at).toBeLessThanOrEqual(end.held - 1);
+      expect(await travelled.view.locator('[data-testid="view-error"]').count()).toBe(0);
+      // Back to #0 for what follows (the travelled view keeps its position).
+      await travelled.view.locator('.exec-timeline button.exec[data-exec="0"]').click();
+      await until(() => text(travelled, 'travel-at'), (t) => expect(t).toMatch(/^#0 of \d+$/));
+      // Its end: status, result, the whole path — every node ran, every edge taken, the loop 20 times.
       await running;
       await until(() => text(following, 'run-status'), (t) => expect(t).toBe('finished'), 30_000);
       const final = (await host.client.callTool({ name: 'graph_inspect', arguments: { executionId } })) as Json;
       const total = final.structuredContent.historyTotal as number;
       await until(() => execs(following), (n) => expect(n).toBe(total));
-      expect(await wait.textContent()).toBe('15×');
-      expect(early).not.toBe('15×');
+      expect(await wait.textContent()).toBe('20×');
+      expect(early).not.toBe('20×');
       expect(await text(following, 'run-path')).toContain('6 of 6 nodes ran, 6 of 6 edges taken');
       // Not travelled: on the newest execution; travelled: still where the person went.
       expect(await text(following, 'travel-at')).toBe(`#${total - 1} of ${total - 1} (newest)`);

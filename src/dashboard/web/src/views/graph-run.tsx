@@ -136,16 +136,22 @@ function GraphRunApp() {
       (e: Error) => setError(e.message),
     );
   };
-  const last = Math.max(0, (run?.executionCount ?? history.length) - 1);
-  // Not travelled: a run seen going follows its newest execution.
+  // Not travelled: a run seen going follows its newest execution. Time travel steps through the executions the view
+  // holds — every one finished (a node's execution joins the history when it ends) —, never past them: not to the
+  // node running now, nor to executions counted but not yet read (past the page a result was handed with).
   const newest = history.length ? history[history.length - 1]!.executionIndex : undefined;
+  const last = newest ?? 0;
+  // The node a live run is running now: execution #executionCount, in progress (not in the history yet).
+  const runningNow = live && run?.currentNodeId ? { nodeId: run.currentNodeId, index: run.executionCount ?? history.length } : undefined;
   const following = at === undefined && wasLive.current && newest !== undefined;
   const shownAt = at ?? (following ? newest : undefined);
   const current = point && point.index === shownAt ? point : undefined;
   const runError = typeof run?.error === 'string' ? run.error : run?.error?.message;
   const drawing = graph && graph.executionId === run?.executionId ? graph.drawing : undefined;
-  // The node of the execution travelled to (the record read, else the history page's); before any, where a live run is.
-  const atNode = (live && following ? run?.currentNodeId ?? undefined : undefined) ?? (current?.record ?? history.find((e) => e.executionIndex === shownAt))?.nodeId ?? (shownAt === undefined ? run?.currentNodeId ?? undefined : undefined);
+  // The node of the execution travelled to (the record read, else the history page's); following a live run or before
+  // any, the node it is running now — highlighted as running, not as an execution to see.
+  const highlightRunning = runningNow !== undefined && (following || shownAt === undefined);
+  const atNode = highlightRunning ? runningNow.nodeId : (current?.record ?? history.find((e) => e.executionIndex === shownAt))?.nodeId ?? (shownAt === undefined ? run?.currentNodeId ?? undefined : undefined);
   // A click on a node travels to its next execution after the one shown (round again from its first).
   const travelToNode = (id: string) => {
     const of = history.filter((e) => e.nodeId === id);
@@ -168,15 +174,20 @@ function GraphRunApp() {
           <div className="view-travel" data-testid="time-travel">
             <button onClick={() => travel(Math.max(0, (shownAt ?? 0) - 1))} disabled={!shownAt} data-testid="travel-prev">‹ Previous</button>
             <input type="range" min={0} max={last} value={shownAt ?? 0} onChange={(e) => travel(Number(e.target.value))} aria-label="Node execution" data-testid="travel-slider" />
-            <button onClick={() => travel(Math.min(last, (shownAt ?? -1) + 1))} disabled={shownAt === last} data-testid="travel-next">Next ›</button>
+            <button onClick={() => travel(Math.min(last, (shownAt ?? -1) + 1))} disabled={newest === undefined || shownAt === last} data-testid="travel-next">Next ›</button>
             <span className="small muted" data-testid="travel-at">{shownAt === undefined ? 'pick an execution' : `#${shownAt} of ${last}${following ? ' (newest)' : ''}`}</span>
           </div>
+          {runningNow ? (
+            <p className="small" data-testid="run-now">
+              Running now: <b>{runningNow.nodeId}</b> (#{runningNow.index}, in progress: it joins the timeline when it ends)
+            </p>
+          ) : null}
           {drawing ? (
             <>
               <p className="small muted" data-testid="run-path">
                 The run's path: {ran} of {drawing.nodes.length} nodes ran, {taken} of {drawing.edges.length} edges taken{atNode ? <> · at <b>{atNode}</b></> : null}
               </p>
-              <GraphDrawing nodes={drawing.nodes} edges={drawing.edges} path={drawing} highlight={atNode} onSelect={travelToNode} />
+              <GraphDrawing nodes={drawing.nodes} edges={drawing.edges} path={drawing} highlight={atNode} highlightClass={highlightRunning ? 'running-at' : undefined} onSelect={travelToNode} />
             </>
           ) : null}
           <div className="run-layout">
