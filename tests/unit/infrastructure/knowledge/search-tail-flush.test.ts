@@ -3,7 +3,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { SEGMENT_MAX_DOCS, mergeStart, type SegmentRef } from '../../../../src/modules/knowledge/infrastructure/search-index/search-index';
 import { SegmentBuilder } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
-import { LoadedSegment } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-reader';
+import { DamagedIndexError, LoadedSegment } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-reader';
+import { BIGRAM_PREFIX, TAG_TERM_PREFIX } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-format';
 import { writeSegmentFile } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-files';
 import { planFlush, writeFlush, type FlushPart } from '../../../../src/modules/knowledge/infrastructure/search-index/tail-flush';
 import type { TailPart } from '../../../../src/modules/knowledge/infrastructure/search-index/index-tail';
@@ -73,6 +74,25 @@ describe('search index tail flush', () => {
     expect(stretched.end).toBe(70_500);
     expect(stretched.size).toBe(700);
     expect(() => build(first, 0).appendBuilder(build(second, 1))).toThrow(/starts at byte 1, the merge is at 70000/);
+  });
+
+  it('a merge refuses a segment whose postings do not add up (dense and sparse), naming the file', async () => {
+    const list = nodes(800, 9);
+    const good = build(list, 0).encode();
+    const seg = LoadedSegment.fromBuffer(good, 'good');
+    // Words (not tags' exact terms, not bigrams: those have no positions, and a merge derives bigrams again).
+    const word = (term: string) => !term.startsWith(BIGRAM_PREFIX) && !term.startsWith(TAG_TERM_PREFIX);
+    const dense = seg.header.terms.findIndex((term, t) => word(term) && seg.isDense(t));
+    const sparse = seg.header.terms.findIndex((term, t) => word(term) && !seg.isDense(t));
+    expect([dense >= 0, sparse >= 0]).toEqual([true, true]);
+    const postingsAt = good.length - seg.postingsRange(seg.header.terms.length - 1)[1];
+    for (const t of [dense, sparse]) {
+      const bad = Buffer.from(good);
+      // The term's last byte made a continuation byte: its last position runs past its postings.
+      bad[postingsAt + seg.postingsRange(t)[1] - 1] = 0x80;
+      const err = await new SegmentBuilder(0, 0).appendSegment(LoadedSegment.fromBuffer(bad, 'bad.bin')).catch((e) => e);
+      expect([t, err instanceof DamagedIndexError, err.message]).toEqual([t, true, expect.stringMatching(/^bad\.bin: (term \d+'s positions|block \d+ does not end)/)]);
+    }
   });
 
   it('plans the segments the one-by-one flush left, for segments and tails of every shape', () => {

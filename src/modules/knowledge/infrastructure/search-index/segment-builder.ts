@@ -3,6 +3,7 @@ import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { VarintWriter } from './varint';
 import { BIGRAM_PREFIX, TAG_TERM_PREFIX, type DocEntry } from './segment-format';
 import { encodeSegment } from './segment-encoder';
+import { copyTermPostings } from './segment-postings-copy';
 import { DamagedIndexError, type LoadedSegment } from './segment-reader';
 
 /** The words of a node's artifacts as indexed: every name, then every path (PostgreSQL's column does the same). */
@@ -119,21 +120,7 @@ export class SegmentBuilder {
     for (let t = 0; t < terms.length; t++) {
       // Bigrams are derived again when the merged segment is encoded (they depend on which terms are dense in it).
       if (terms[t]!.startsWith(BIGRAM_PREFIX)) continue;
-      const { ords, posStart, pos } = await seg.postings(undefined, t);
-      const p = this.termOf(terms[t]!);
-      for (let k = 0; k < ords.length; k++) {
-        const ord = base + ords[k]!;
-        p.w.push(ord - p.lastOrd);
-        p.lastOrd = ord;
-        p.df++;
-        const to = posStart[k + 1]!;
-        p.w.push(to - posStart[k]!);
-        let prev = 0;
-        for (let i = posStart[k]!; i < to; i++) {
-          p.w.push(pos[i]! - prev);
-          prev = pos[i]!;
-        }
-      }
+      copyTermPostings(seg, t, base, this.termOf(terms[t]!));
     }
     this.end = seg.header.end;
   }

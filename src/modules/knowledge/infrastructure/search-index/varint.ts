@@ -17,6 +17,13 @@ export class VarintWriter {
     }
     this.buf[this.length++] = n;
   }
+  /** Room for `extra` more bytes (written straight into `buf` at `length`). */
+  reserve(extra: number): void {
+    if (this.length + extra <= this.buf.length) return;
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.length + extra + 16));
+    next.set(this.buf.subarray(0, this.length));
+    this.buf = next;
+  }
   /** Appends raw bytes (another writer's varints). */
   append(bytes: Uint8Array): void {
     if (this.length + bytes.length > this.buf.length) {
