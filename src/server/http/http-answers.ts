@@ -1,5 +1,10 @@
 import type { ServerResponse } from 'node:http';
 
+/** JSON-RPC error codes the SDK's transport uses for transport-level refusals. */
+export const SERVER_ERROR = -32000;
+export const SESSION_NOT_FOUND = -32001;
+export const INTERNAL_ERROR = -32603;
+
 /** A JSON answer (health, metadata). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (res.headersSent) return void res.end();

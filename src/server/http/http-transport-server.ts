@@ -5,7 +5,9 @@ import { NodeStreamableHTTPServerTransport as StreamableHTTPServerTransport } fr
 import { isInitializeRequest, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Logger } from '../../kernel/logger';
 import { BoundedEventStore } from './event-store';
-import { sendJson, sendRpcError } from './http-answers';
+import { INTERNAL_ERROR, SERVER_ERROR, SESSION_NOT_FOUND, sendJson, sendRpcError } from './http-answers';
+import { BearerAuth } from './bearer-auth';
+import { MCP_PATH, RESOURCE_METADATA_PATH } from './mcp-http-paths';
 import { readBody } from './http-body';
 import { HttpSessionTable, type HttpSession } from './http-sessions';
 import { formatHostPort, isLoopbackHost, type ListenAddress } from './listen-address';
@@ -14,7 +16,7 @@ import { RequestGuard } from './request-guard';
 import type { RequestTarget } from '../../kernel/http/request-target';
 import type { TokenVerifier, VerifiedToken } from '../../kernel/auth/token-verifier';
 import { withIdentity } from '../caller-identity';
-import { hasScope, SCOPES, type Scope } from '../../kernel/identity';
+import type { Scope } from '../../kernel/identity';
 import type { ModernHttpEntry } from './modern-http-entry';
 
 /** The SSE reconnection delay announced to legacy clients (the SDK client's own default delay). */
@@ -74,12 +76,6 @@ export interface HttpMount {
   handle: RequestHandler;
 }
 
-export const MCP_PATH = '/mcp';
-export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource/mcp';
-/** JSON-RPC error codes the SDK's transport uses for transport-level refusals. */
-const SERVER_ERROR = -32000;
-const SESSION_NOT_FOUND = -32001;
-const INTERNAL_ERROR = -32603;
 /** Seconds a client is told to wait when the session cap is reached. */
 const RETRY_AFTER_SECONDS = '30';
 
@@ -93,12 +89,14 @@ export class HttpTransportServer {
   private readonly server: http.Server;
   private readonly sessions: HttpSessionTable;
   private readonly guard: RequestGuard;
+  private readonly auth: BearerAuth;
   private draining = false;
 
   constructor(private readonly opts: HttpTransportOptions) {
     if (!opts.verifier && !isLoopbackHost(opts.listen.host)) {
       throw new Error(`--http: binding ${opts.listen.host} (not a loopback address) requires authentication: give --auth-token-file or WORKGRAPH_AUTH_TOKENS`);
     }
+    this.auth = new BearerAuth(opts);
     this.guard = new RequestGuard({ boundHost: opts.listen.host, allowedHosts: opts.allowedHosts, allowedOrigins: opts.allowedOrigins });
     this.sessions = new HttpSessionTable(opts.maxSessions, opts.sessionIdleTimeoutMs, undefined, opts.maxSessionsPerIdentity);
     // Every request passes the one request entry: a malformed target is 400 before routing, an exception 500 and
@@ -175,7 +173,7 @@ export class HttpTransportServer {
       // It names this server's URL from Host: behind the same Host check as /mcp, or any page could have it say another.
       const refused = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
       if (refused) return sendJson(res, refused.status, { error: { code: 'forbidden', message: refused.message } });
-      return this.resourceMetadata(req, res);
+      return this.auth.resourceMetadata(req, res);
     }
     const mount = this.opts.mount;
     if (mount && (path.startsWith(mount.basePath) || path === mount.basePath.replace(/\/$/, ''))) {
@@ -188,7 +186,7 @@ export class HttpTransportServer {
 
     const refusal = this.guard.check({ host: req.headers.host, origin: req.headers.origin });
     if (refusal) return sendRpcError(res, refusal.status, SERVER_ERROR, refusal.message);
-    const auth = await this.authenticate(req, res);
+    const auth = await this.auth.authenticate(req, res);
     if (auth === false) return;
     // The SDK's transport hands `req.auth` to each message's handler as `authInfo`: every call runs as this
     // request's identity (src/server/caller-identity.ts), not as whoever opened the session.
@@ -203,66 +201,6 @@ export class HttpTransportServer {
       default:
         return sendRpcError(res, 405, SERVER_ERROR, 'Method not allowed', { Allow: 'GET, POST, DELETE' });
     }
-  }
-
-  /** The holder of the request's bearer token; undefined without authentication; false once refused (401 sent). */
-  private async authenticate(req: http.IncomingMessage, res: http.ServerResponse): Promise<VerifiedToken | undefined | false> {
-    const verifier = this.opts.verifier;
-    if (!verifier) return undefined;
-    const header = req.headers.authorization ?? '';
-    const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
-    const verified = match ? await verifier.verify(match[1]) : undefined;
-    if (verified && (verified.expiresAt === undefined || verified.expiresAt * 1000 > Date.now())) return verified;
-    const challenge = `Bearer resource_metadata="${this.baseUrl(req)}${RESOURCE_METADATA_PATH}"` + (match ? ', error="invalid_token"' : '');
-    sendRpcError(res, 401, SERVER_ERROR, match ? 'Unauthorized: the bearer token is not valid' : 'Unauthorized: a bearer token is required', {
-      'WWW-Authenticate': challenge,
-    });
-    return false;
-  }
-
-  /** RFC 9728 protected-resource metadata: what the resource is and how to present a token. */
-  private resourceMetadata(req: http.IncomingMessage, res: http.ServerResponse): void {
-    sendJson(
-      res,
-      200,
-      {
-        resource: `${this.baseUrl(req)}${MCP_PATH}`,
-        ...(this.opts.oauthIssuer ? { authorization_servers: [this.opts.oauthIssuer] } : {}),
-        bearer_methods_supported: ['header'],
-        resource_name: 'workgraph',
-        scopes_supported: [...SCOPES],
-      },
-      { 'Cache-Control': 'max-age=3600' },
-    );
-  }
-
-  /**
-   * An OAuth token lacking the scope a call in the body needs: 403 with a scope challenge (RFC 6750 §3.1, MCP's
-   * step-up authorization) naming the scopes to ask for — those it has plus the missing one. True when answered.
-   */
-  private insufficientScope(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken, messages: JSONRPCMessage[]): boolean {
-    const scopeOf = this.opts.scopeOf;
-    if (!scopeOf) return false;
-    for (const m of messages) {
-      if (!isJSONRPCRequest(m)) continue;
-      const name = m.method === 'tools/call' ? (m.params as { name?: unknown } | undefined)?.name : m.method;
-      const needed = typeof name === 'string' ? scopeOf(name) : undefined;
-      if (!needed || hasScope(auth.identity, needed)) continue;
-      const ask = [...new Set([...auth.identity.scopes, needed])].join(' ');
-      const challenge =
-        `Bearer error="insufficient_scope", scope="${ask}", resource_metadata="${this.baseUrl(req)}${RESOURCE_METADATA_PATH}", ` +
-        `error_description="${String(name)} needs the '${needed}' scope"`;
-      sendRpcError(res, 403, SERVER_ERROR, `Forbidden: ${String(name)} needs the '${needed}' scope; the access token of '${auth.identity.name}' has ${auth.identity.scopes.join(', ') || 'none'}`, {
-        'WWW-Authenticate': challenge,
-      });
-      return true;
-    }
-    return false;
-  }
-
-  private baseUrl(req: http.IncomingMessage): string {
-    if (this.opts.publicUrl) return this.opts.publicUrl.replace(/\/+$/, '').replace(/\/mcp$/, '');
-    return `http://${req.headers.host ?? formatHostPort(this.opts.listen.host, this.opts.listen.port)}`;
   }
 
   private async post(req: http.IncomingMessage, res: http.ServerResponse, auth: VerifiedToken | undefined): Promise<void> {
@@ -280,7 +218,7 @@ export class HttpTransportServer {
     if (this.draining && messages.some((m) => isJSONRPCRequest(m))) {
       return sendRpcError(res, 503, SERVER_ERROR, 'Service Unavailable: the server is shutting down', { 'Retry-After': RETRY_AFTER_SECONDS });
     }
-    if (auth?.kind === 'oauth' && this.insufficientScope(req, res, auth, messages)) return;
+    if (auth?.kind === 'oauth' && this.auth.insufficientScope(req, res, auth, messages)) return;
     if (this.opts.modern && (await this.opts.modern.isModern(req, parsed))) return this.opts.modern.handle(req, res, parsed);
     if (req.headers['mcp-session-id'] === undefined && messages.some((m) => isInitializeRequest(m))) return this.open(req, res, auth, parsed);
     return this.withSession(req, res, auth, parsed);
