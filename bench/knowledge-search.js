@@ -9,6 +9,8 @@
 //     does — and beside (a) the bare locked, fsynced append of the same JSON lines (the figure reported before);
 //   - the peak RSS of a process with the BENCH_SEARCH_NODES-node (1,000,000) indexed project open and searched (< 400 MiB).
 // Queries and RSS run in a fresh child process, so its RSS is the store's, not the generator's.
+// BENCH_SEARCH_BEFORE_ROOT=<a built checkout>: the same queries also through that build (its own copy of the graph and
+// its own index, built by it), interleaved round by round in the same child: each figure gets `before` and `vsBefore`.
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -31,8 +33,11 @@ const ADD_WARMUP = Number(process.env.BENCH_SEARCH_ADD_WARMUP || 10);
 // The store's tail flush policy for the add figure (default: the store's own), to compare policies.
 const ADD_FLUSH = process.env.BENCH_SEARCH_FLUSH_NODES ? { nodes: Number(process.env.BENCH_SEARCH_FLUSH_NODES), ...(process.env.BENCH_SEARCH_FLUSH_BYTES ? { bytes: Number(process.env.BENCH_SEARCH_FLUSH_BYTES) } : {}) } : undefined;
 // Which figures to measure (comma-separated: rebuild, add, search; default all): BENCH_SEARCH_PARTS=add while iterating.
+const QUERIES = [['one word', 'retry'], ['three words', 'retry cache budget'], ['phrase', '"retry backoff"'], ['rare word', 'zyzzyva OR latency -parser']];
 const PARTS = new Set((process.env.BENCH_SEARCH_PARTS || 'rebuild,add,search').split(','));
-const dist = (p) => require(path.join(ROOT, 'dist', p));
+const BEFORE_ROOT = process.env.BENCH_SEARCH_BEFORE_ROOT;
+const distOf = (root, p) => require(path.join(root, 'dist', p));
+const dist = (p) => distOf(ROOT, p);
 
 function graphFile(dataDir) {
   return path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.ndjson');
@@ -58,37 +63,52 @@ async function streamOnce(file) {
 }
 
 /** Builds the index (the first write under the lock finds none) and times it. */
-async function buildIndex(dataDir) {
-  const { createNdjsonKnowledgeStore } = dist('modules/knowledge/infrastructure/ndjson-knowledge-store.js');
+async function buildIndex(dataDir, root = ROOT) {
+  const { createNdjsonKnowledgeStore } = distOf(root, 'modules/knowledge/infrastructure/ndjson-knowledge-store.js');
   const store = createNdjsonKnowledgeStore(dataDir);
   const t = performance.now();
   await store.withLock(PROJECT, async () => undefined);
   return performance.now() - t;
 }
 
-async function child(dataDir) {
+/** A build's store and use cases over `dataDir`. */
+function searchSide(root, dataDir) {
+  const store = distOf(root, 'modules/knowledge/infrastructure/ndjson-knowledge-store.js').createNdjsonKnowledgeStore(dataDir);
+  const { ListNodes } = distOf(root, 'modules/knowledge/application/use-cases/list-nodes.js');
+  const { SearchNodes } = distOf(root, 'modules/knowledge/application/use-cases/search-nodes.js');
+  return { list: new ListNodes(store), search: new SearchNodes(store) };
+}
+
+async function child(dataDir, beforeDir) {
   require('reflect-metadata');
-  const { createNdjsonKnowledgeStore } = dist('modules/knowledge/infrastructure/ndjson-knowledge-store.js');
-  const { ListNodes } = dist('modules/knowledge/application/use-cases/list-nodes.js');
-  const { SearchNodes } = dist('modules/knowledge/application/use-cases/search-nodes.js');
-  const store = createNdjsonKnowledgeStore(dataDir);
-  const list = new ListNodes(store);
-  const search = new SearchNodes(store);
-  const time = async (fn) => {
-    const s = [];
-    for (let i = 0; i < RUNS; i++) {
-      const t = performance.now();
-      await fn();
-      s.push(performance.now() - t);
-    }
-    return stats(s).median;
-  };
+  const { list, search } = searchSide(ROOT, dataDir);
+  const before = beforeDir ? searchSide(BEFORE_ROOT, beforeDir).search : undefined;
   await search.execute({ projectContext: PROJECT, query: 'warm' }).catch(() => undefined);
-  const out = { list: await time(() => list.execute({ projectContext: PROJECT, limit: 10 })) };
-  for (const [name, query] of [['one word', 'retry'], ['three words', 'retry cache budget'], ['phrase', '"retry backoff"'], ['rare word', 'zyzzyva OR latency -parser']]) {
-    out[name] = await time(() => search.execute({ projectContext: PROJECT, query, limit: 10 }));
+  await before?.execute({ projectContext: PROJECT, query: 'warm' }).catch(() => undefined);
+  // Every round runs list_nodes' first page and then each query once (interleaved: both sides see the same load;
+  // with a build before, each query through both, alternating which goes first), 3 unmeasured rounds first; medians
+  // of the same rounds.
+  const samples = { list: [], ...Object.fromEntries(QUERIES.flatMap(([name]) => [[name, []], [`before ${name}`, []]])) };
+  const totals = {};
+  const timed = async (key, i, side, query) => {
+    const t = performance.now();
+    const r = await side.execute({ projectContext: PROJECT, query, limit: 10 });
+    if (i >= 3) samples[key].push(performance.now() - t);
+    return r;
+  };
+  for (let i = 0; i < RUNS + 3; i++) {
+    const t = performance.now();
+    await list.execute({ projectContext: PROJECT, limit: 10 });
+    if (i >= 3) samples.list.push(performance.now() - t);
+    for (const [name, query] of QUERIES) {
+      if (before && i % 2) await timed(`before ${name}`, i, before, query);
+      const r = await timed(name, i, search, query);
+      if (before && !(i % 2)) await timed(`before ${name}`, i, before, query);
+      totals[name] = r.total;
+    }
   }
-  out.total = (await search.execute({ projectContext: PROJECT, query: 'retry' })).total;
+  const out = { load: os.loadavg()[0] };
+  for (const [name, a] of Object.entries(samples)) if (a.length) out[name] = { median: stats(a).median, p99: stats(a).p99, matches: totals[name] };
   out.maxRssMb = process.resourceUsage().maxRSS / 1024;
   process.stdout.write(JSON.stringify(out) + '\n');
 }
@@ -180,7 +200,7 @@ async function addThroughput() {
 }
 
 async function main() {
-  if (process.argv[2] === '--child') return child(process.argv[3]);
+  if (process.argv[2] === '--child') return child(process.argv[3], process.argv[4]);
   if (PARTS.has('rebuild')) await rebuildFigure();
   if (PARTS.has('add')) {
     const add = await addThroughput();
@@ -215,13 +235,25 @@ async function searchFigures() {
   const ndjsonBytes = fs.statSync(graphFile(dataDir)).size;
   const indexBytes = dirSize(path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.search'));
   report('knowledge-search', `index size on disk vs the NDJSON (${NODES} nodes)`, indexBytes, ndjsonBytes, 'bytes', { buildMs: Math.round(build) });
-  const r = spawnSync(process.execPath, [__filename, '--child', dataDir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  let beforeDir;
+  if (BEFORE_ROOT) {
+    beforeDir = tempDir('wg-bench-search-before-');
+    fs.mkdirSync(path.dirname(graphFile(beforeDir)), { recursive: true });
+    fs.copyFileSync(graphFile(dataDir), graphFile(beforeDir));
+    await buildIndex(beforeDir, BEFORE_ROOT);
+  }
+  const r = spawnSync(process.execPath, [__filename, '--child', dataDir, ...(beforeDir ? [beforeDir] : [])], { encoding: 'utf8', maxBuffer: 1 << 20 });
+  if (beforeDir) fs.rmSync(beforeDir, { recursive: true, force: true });
   if (r.status !== 0) throw new Error(`child failed: ${r.stderr}`);
   const got = JSON.parse(r.stdout.trim().split('\n').pop());
-  for (const name of ['one word', 'three words', 'phrase', 'rare word']) {
-    report('knowledge-search', `search_nodes first page, ${name} (${NODES} nodes) vs list_nodes first page`, got[name], got.list, 'ms', name === 'one word' ? { matches: got.total } : {});
+  for (const [name, query] of QUERIES) {
+    const g = got[name];
+    const b = got[`before ${name}`];
+    const vs = b ? { before: b.median, vsBefore: Math.round((g.median / b.median) * 1000) / 1000 } : {};
+    report('knowledge-search', `search_nodes first page, ${name} '${query}' (${NODES} nodes) vs list_nodes first page`, g.median, got.list.median, 'ms', { matches: g.matches, p99: g.p99, load: got.load, ...vs });
   }
-  report('knowledge-search', `peak RSS with the ${NODES}-node indexed project open and searched`, got.maxRssMb, 400, 'MiB');
+  // With a build before, the child holds two stores: its RSS is not the figure.
+  if (!BEFORE_ROOT) report('knowledge-search', `peak RSS with the ${NODES}-node indexed project open and searched`, got.maxRssMb, 400, 'MiB');
   fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
