@@ -1,4 +1,5 @@
 import type { Migration } from '../../../../kernel/postgres/migrations';
+import { levelMigration } from './knowledge-level-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -230,4 +231,5 @@ export const knowledgeMigrations: Migration[] = [
       ANALYZE wg_knowledge_term_bits;
     `,
   },
+  levelMigration,
 ];

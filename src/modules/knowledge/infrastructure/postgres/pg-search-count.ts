@@ -12,8 +12,15 @@ const CHUNK = 8192;
  * excluded ones, bit_count. For a query of words and prefixes (OR, exclusions) only; undefined for a phrase (the bits
  * have no positions), or when a word folds to other than one lexeme or a prefix spans more than
  * MAX_COUNTED_PREFIX_TERMS terms — the caller then counts through GIN. Filters are the caller's to rule out.
+ * `chunks`: only the chunks from `from` and below `below` (countCapped counts the newest first).
  */
-export async function countByBits(sql: SqlRunner, project: string, query: SearchQuery, watermark: string): Promise<number | undefined> {
+export async function countByBits(
+  sql: SqlRunner,
+  project: string,
+  query: SearchQuery,
+  watermark: string,
+  chunks: { from: number; below?: number } = { from: 0 },
+): Promise<number | undefined> {
   const g: number[] = [];
   const neg: boolean[] = [];
   const kind: string[] = [];
@@ -42,6 +49,7 @@ export async function countByBits(sql: SqlRunner, project: string, query: Search
      grouped AS (
        SELECT b.chunk, t.g, bool_or(t.neg) AS neg, bit_or(b.bits) AS bits FROM terms t
          JOIN wg_knowledge_term_bits b ON b.project = $1 AND b.term = t.term AND b.chunk <= $6::bigint / ${CHUNK}
+           AND b.chunk >= $8::bigint AND ($9::bigint IS NULL OR b.chunk < $9::bigint)
        GROUP BY b.chunk, t.g
      ),
      ones AS MATERIALIZED (SELECT repeat('1', ${CHUNK})::bit varying AS b),
@@ -55,8 +63,33 @@ export async function countByBits(sql: SqlRunner, project: string, query: Search
           CASE WHEN negb IS NULL THEN pos ELSE pos & ~negb END
           & CASE WHEN chunk = $6::bigint / ${CHUNK} THEN ~(ones.b >> (($6::bigint % ${CHUNK})::int + 1)) ELSE ones.b END)), 0)
         FROM chunks, ones WHERE npos = $7)::text AS n`,
-    [project, g, neg, kind, word, watermark, positive],
+    [project, g, neg, kind, word, watermark, positive, chunks.from, chunks.below ?? null],
   );
   if (!row || !row.ok || Number(row.widest) > MAX_COUNTED_PREFIX_TERMS) return undefined;
   return Number(row.n);
+}
+
+/**
+ * The count of countByBits up to `cap`: the newest chunks first — as many as the query's expected `density` (its
+ * share of the nodes) needs for twice the cap — and the older ones only when those hold `cap` or fewer. Past the
+ * cap: `{ total: cap, exact: false }` (search_nodes' `totalExact: false`, "at least this many").
+ */
+export async function countCapped(
+  sql: SqlRunner,
+  project: string,
+  query: SearchQuery,
+  watermark: string,
+  cap: number,
+  density: number,
+): Promise<{ total: number; exact: boolean } | undefined> {
+  const top = Math.floor(Number(watermark) / CHUNK);
+  const span = Math.ceil((2 * (cap + 1)) / (CHUNK * Math.max(density, 1e-6)));
+  const from = Math.max(0, top - span + 1);
+  const newest = await countByBits(sql, project, query, watermark, { from });
+  if (newest === undefined) return undefined;
+  if (newest > cap) return { total: cap, exact: false };
+  if (from === 0) return { total: newest, exact: true };
+  const older = await countByBits(sql, project, query, watermark, { from: 0, below: from });
+  const n = newest + (older ?? 0);
+  return n > cap ? { total: cap, exact: false } : { total: n, exact: true };
 }

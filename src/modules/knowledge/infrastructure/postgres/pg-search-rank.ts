@@ -46,7 +46,7 @@ export function idfOf(nodes: number, docs: number): number {
 /** A float4 as PostgreSQL printed it, as the exact value float8 arithmetic sees. */
 export const real = (text: string) => Math.fround(Number(text));
 
-function termParams(terms: readonly RankTerm[], params: unknown[]): string {
+export function termParams(terms: readonly RankTerm[], params: unknown[]): string {
   params.push(terms.map((t) => t.term), terms.map((t) => t.idf));
   return `SELECT s.i, s.idf, quote_literal(s.term)::tsquery AS q FROM unnest($${params.length - 1}::text[], $${params.length}::float8[]) WITH ORDINALITY s(term, idf, i)`;
 }

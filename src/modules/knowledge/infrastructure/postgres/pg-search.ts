@@ -4,7 +4,9 @@ import type { QueryItem, SearchQuery } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { decodeCursor, encodeCursor, type Cursor } from './pg-search-cursor';
 import { oneWordFirstPage } from './pg-search-one-word';
-import { countByBits } from './pg-search-count';
+import { countCapped } from './pg-search-count';
+import type { LevelTerm } from './pg-search-levels';
+import { walkLevels } from './pg-search-top';
 import { compareMatches, idfOf, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
 /**
@@ -55,12 +57,14 @@ function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[
  * The watermark, the live node count and the query's positive terms with their document counts, as of the watermark
  * (a later page: the nodes added since the first are taken off again, so every page scores alike).
  */
-async function statistics(sql: SqlRunner, project: string, query: SearchQuery, cursor: Cursor | undefined): Promise<{ w: string; terms: RankTerm[] }> {
+async function statistics(sql: SqlRunner, project: string, query: SearchQuery, cursor: Cursor | undefined): Promise<Statistics> {
   const { words, prefixes } = positiveWords(query);
-  const [row] = await sql.query<{ w: string | null; n: string | null; terms: Array<{ term: string; docs: number }> | null }>(
+  const [row] = await sql.query<{ w: string | null; n: string | null; terms: Array<{ term: string; docs: number; levels: LevelTerm['levels'] | null }> | null }>(
     `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
        (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n,
-       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0)) ORDER BY x.term) FROM (
+       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0), 'levels',
+            (SELECT json_agg(json_build_object('level', l.level, 'docs', l.docs, 'max', l.max_impact::text) ORDER BY l.level)
+             FROM wg_knowledge_term_levels l WHERE l.project = $1 AND l.term = x.term)) ORDER BY x.term) FROM (
           SELECT DISTINCT u.lexeme AS term FROM unnest($2::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u
           UNION
           SELECT e.term FROM unnest($3::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u,
@@ -84,13 +88,36 @@ async function statistics(sql: SqlRunner, project: string, query: SearchQuery, c
     nodes -= Number(added?.n ?? 0);
     for (const [term, n] of Object.entries(added?.terms ?? {})) docs.set(term, Math.max(0, (docs.get(term) ?? 0) - Number(n)));
   }
-  return { w, terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d) })) };
+  const levels = new Map((row?.terms ?? []).map((t) => [t.term, t.levels ?? []]));
+  return { w, nodes, terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d), levels: levels.get(term) ?? [] })) };
+}
+
+interface Statistics {
+  w: string;
+  /** The live nodes the idf counts (as of the watermark). */
+  nodes: number;
+  terms: Array<RankTerm & Pick<LevelTerm, 'levels'>>;
 }
 
 /** The one-word query: a single group with a single word, no filters, no deleted nodes (its total is the word's count). */
 function isOneWord(q: KnowledgeSearchQuery): boolean {
   const g = q.query.groups;
   return g.length === 1 && !g[0]!.negated && g[0]!.items.length === 1 && g[0]!.items[0]!.kind === 'word' && !hasFilters(q) && !q.includeDeleted;
+}
+
+/**
+ * Every match holds every positive term: each positive group is one word (no OR, no prefix). Phrases are left to
+ * scoring every match, which counts them on the way (their count needs positions: through GIN it costs more than
+ * scoring them all).
+ */
+function allRequired(query: SearchQuery): boolean {
+  return query.groups.every((g) => g.negated || (g.items.length === 1 && g.items[0]!.kind === 'word'));
+}
+
+/** The expected share of the nodes a query matches: its required terms' shares multiplied (independent), else 1/8. */
+function density(query: SearchQuery, terms: readonly RankTerm[], nodes: number): number {
+  if (!allRequired(query) || nodes <= 0 || terms.length === 0) return 1 / 8;
+  return terms.reduce((d, t) => d * Math.min(1, t.docs / nodes), 1);
 }
 
 function hasFilters(q: KnowledgeSearchQuery): boolean {
@@ -113,7 +140,7 @@ export async function pgSearch(
     const page = await oneWordFirstPage(sql, project, q);
     if (page) return page;
   }
-  const { w: watermark, terms } = await statistics(sql, project, q.query, cursor);
+  const { w: watermark, terms, nodes: liveNodes } = await statistics(sql, project, q.query, cursor);
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
   const p = (v: unknown) => {
@@ -138,7 +165,11 @@ export async function pgSearch(
   let liveTotal: number | null | undefined;
   if (present.length === 0) [live, liveTotal] = [[], 0];
   else if (present.length === 1 && strategy === 'auto') live = await walkOneTerm(sql, project, present[0]!, watermark, want, after, isOneWord(q) ? undefined : match);
-  else ({ matches: live, total: liveTotal } = await scoreEveryMatch(sql, matchUpTo, terms, want, after));
+  else {
+    const walked = strategy === 'auto' && !after && allRequired(q.query) ? await walkLevels(sql, matchUpTo, terms, liveNodes, want) : undefined;
+    if (walked) live = walked;
+    else ({ matches: live, total: liveTotal } = await scoreEveryMatch(sql, matchUpTo, terms, want, after));
+  }
   const deleted = q.includeDeleted ? await scoreDeleted(sql, match, terms, after) : { matches: [], total: 0 };
   const ranked = [...live, ...deleted.matches].sort(compareMatches).slice(0, want);
   const more = ranked.length > q.limit;
@@ -152,7 +183,7 @@ export async function pgSearch(
   const { total, totalExact } =
     typeof liveTotal === 'number'
       ? { total: liveTotal + deleted.total, totalExact: true }
-      : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted }, totalCap, deleted.total);
+      : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted, nodes: liveNodes }, totalCap, deleted.total);
   return {
     hits,
     nextCursor: more && last ? encodeCursor({ w: watermark, s: String(last.score), o: last.ord.toString() }) : null,
@@ -184,22 +215,27 @@ async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedM
 
 /**
  * `total` when the matches were not all scored: a one-word query's is its word's document count (exact, nothing
- * counted); any other counts the matches up to the cap (past it: the cap, totalExact false).
+ * counted); words, prefixes, OR and exclusions without filters are counted from the term bitmaps, newest chunks
+ * first, up to the cap (pg-search-count.ts countCapped); any other through GIN up to the cap. Past the cap: the cap,
+ * totalExact false.
  */
 async function countMatches(
   sql: SqlRunner,
   project: string,
   q: KnowledgeSearchQuery,
   terms: readonly RankTerm[],
-  match: MatchSql & { w: string; watermark: string; deletedSql?: boolean },
+  match: MatchSql & { w: string; watermark: string; deletedSql?: boolean; nodes: number },
   totalCap: number,
   deletedTotal: number,
 ): Promise<{ total: number; totalExact: boolean }> {
   if (isOneWord(q) && terms.length === 1) return { total: terms[0]!.docs, totalExact: true };
   if (isOneWord(q) && terms.length === 0) return { total: 0, totalExact: true };
   if (!hasFilters(q)) {
-    const live = await countByBits(sql, project, q.query, match.watermark);
-    if (live !== undefined) return { total: live + deletedTotal, totalExact: true };
+    const live = await countCapped(sql, project, q.query, match.watermark, totalCap, density(q.query, terms, match.nodes));
+    if (live !== undefined) {
+      const total = live.total + deletedTotal;
+      return live.exact ? { total, totalExact: true } : { total: totalCap, totalExact: false };
+    }
   }
   const live = `SELECT 1 FROM wg_knowledge_nodes n, tq WHERE n.project = $1 AND n.search @@ tq.q AND n.seq <= ${match.w}::bigint${match.filters}`;
   const deleted = match.deletedSql
