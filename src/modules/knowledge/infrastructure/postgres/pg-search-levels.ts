@@ -113,7 +113,9 @@ export function levelTries(terms: readonly LevelTerm[], nodes: number, want: num
       // Past this many expected candidates, scoring every match through GIN costs less than reading them one by one.
       if (expected > MAX_EXPECTED_CANDIDATES) break;
       const combos = minimal(all, bound);
-      const drive = combos.map((c) => c.reduce((best, l, i) => (planned[i]!.atLeast[l]! < planned[best]!.atLeast[c[best]!]! ? i : best), 0));
+      // The smallest bitmap of the combination above level 0 (level 0, presence, only when it is all there is).
+      const size = (c: number[], i: number) => (c[i]! > 0 || c.every((l) => l === 0) ? planned[i]!.atLeast[c[i]!]! : Infinity);
+      const drive = combos.map((c) => c.reduce((best, _, i) => (size(c, i) < size(c, best) ? i : best), 0));
       tries.push({ theta: bound, combinations: combos, drive, last: k === all.length });
       target *= 8;
     }

@@ -28,15 +28,20 @@ export async function walkLevels(
     const term: string[] = [];
     const level: number[] = [];
     const drive: boolean[] = [];
-    t.combinations.forEach((c, i) =>
-      c.forEach((l, j) => {
+    const ops: number[] = [];
+    t.combinations.forEach((c, i) => {
+      // Level 0 is the term's presence, which the tsquery checks on every candidate anyway: only a combination of
+      // nothing but level 0 reads a bitmap for it (its smallest term's).
+      const used = c.map((l, j) => j).filter((j) => c[j]! > 0 || (c.every((l) => l === 0) && t.drive[i] === j));
+      for (const j of used) {
         vec.push(i);
         term.push(terms[j]!.term);
-        level.push(l);
+        level.push(c[j]!);
         drive.push(t.drive[i] === j);
-      }),
-    );
-    params.push(vec, term, level, drive, terms.length, String(t.theta), want);
+        ops.push(used.length);
+      }
+    });
+    params.push(vec, term, level, drive, ops, String(t.theta), want);
     const n = params.length;
     const bits = (alias: string, on: string, cols = '@.chunk, @.bits') =>
       `SELECT ${cols.replace(/@/g, 't')} FROM wg_knowledge_term_bits t
@@ -47,13 +52,13 @@ export async function walkLevels(
     // Each combination is read only in the chunks of its smallest bitmap (vc); every bitmap a chunk needs, once (ob).
     const rows = await sql.query<{ seq: string; score: string; node: StoredKnowledgeNode; reached: string }>(
       `WITH tq AS (SELECT ${match.tsq} AS q), st AS (${st}),
-       v AS MATERIALIZED (SELECT * FROM unnest($${n - 6}::int[], $${n - 5}::text[], $${n - 4}::int[], $${n - 3}::bool[]) AS v(vec, term, level, drive)),
+       v AS MATERIALIZED (SELECT * FROM unnest($${n - 6}::int[], $${n - 5}::text[], $${n - 4}::int[], $${n - 3}::bool[], $${n - 2}::int[]) AS v(vec, term, level, drive, ops)),
        vc AS MATERIALIZED (SELECT v.vec, x.chunk FROM v CROSS JOIN LATERAL (${bits('v', `@.chunk <= ${match.w}::bigint / 8192`, '@.chunk')}) x WHERE v.drive),
        need AS MATERIALIZED (SELECT DISTINCT v.term, v.level, vc.chunk FROM vc JOIN v ON v.vec = vc.vec),
        ob AS MATERIALIZED (SELECT need.term, need.level, b.chunk, b.bits FROM need CROSS JOIN LATERAL (${bits('need', '@.chunk = need.chunk')}) b),
        a AS (SELECT v.vec, vc.chunk, bit_and(ob.bits) AS bits FROM vc JOIN v ON v.vec = vc.vec
                JOIN ob ON ob.term = v.term AND ob.level = v.level AND ob.chunk = vc.chunk
-             GROUP BY v.vec, vc.chunk HAVING count(*) = $${n - 2}),
+             GROUP BY v.vec, vc.chunk HAVING count(*) = max(v.ops)),
        c AS (SELECT chunk, bit_or(bits) AS bits FROM a GROUP BY chunk),
        s AS (SELECT c.chunk * 8192 + p.p AS seq FROM c CROSS JOIN LATERAL wg_knowledge_bit_positions(c.bits) p(p)),
        h AS (SELECT n.seq, (SELECT sum(st.idf * ts_rank(n.search, st.q) ORDER BY st.i) FROM st) AS score, n.node
