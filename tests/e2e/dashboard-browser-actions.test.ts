@@ -199,7 +199,7 @@ test(`a ${LARGE_LAYERS * LARGE_WIDTH}-task DAG: titles on the first screen, sear
   await page.addInitScript(() => {
     const w = globalThis as any;
     w.__layingOut = false;
-    new MutationObserver((_, observer) => {
+    new w.MutationObserver((_: unknown, observer: { disconnect(): void }) => {
       const doc = w.document;
       if (/Laying out \d+ tasks/.test(doc.body?.textContent ?? '')) w.__layingOut = true;
       if (doc.querySelector('.dag-canvas .task-node')) observer.disconnect();
