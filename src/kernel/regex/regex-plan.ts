@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
-import { Translator, Unsupported, type Translation } from './js-to-re2-pattern';
+import { Translator, type Translation } from './js-to-re2-pattern';
+import { Unsupported } from './js-pattern-reader';
 import { regexKey } from './regex-key';
 
 /** The RE2 form of a pattern, or why it has none. */
