@@ -93,15 +93,7 @@ export async function buildViews(root, outDir, base) {
         emptyOutDir: true,
         sourcemap: false,
         chunkSizeWarningLimit: 4000,
-        rollupOptions: {
-          input: path.join(root, 'views', `${view}.html`),
-          onwarn: base.onwarn,
-          // The extension SDK's transport logs every message it sends and parses with console.debug — the 4 MB
-          // tool result included, which the console then keeps alive and, with an inspector attached, previews
-          // each time: a view drops those calls (warnings and errors stay). A/B in one run: 0.75 of the first
-          // render's time with them (docs/mcp-apps.md "Speed and size").
-          treeshake: { manualPureFunctions: ['console.debug'] },
-        },
+        rollupOptions: { input: path.join(root, 'views', `${view}.html`), onwarn: base.onwarn },
       },
     });
     const built = path.join(tmp, 'views', `${view}.html`);
