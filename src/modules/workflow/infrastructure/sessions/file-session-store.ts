@@ -17,8 +17,9 @@ import {
   type RunningVerification,
 } from '../../domain/sessions';
 import type { DamagedLine, SessionChange, SessionHistory, SessionListFilter, SessionStore } from '../../application/ports/session-store';
-import { appendLines, excerpt, readLog, type LogRead } from './session-log-file';
-import { markOf, readSnapshot, writeSnapshot, type Snapshot } from './session-snapshot-file';
+import { appendLines, readLog } from './session-log-file';
+import { checkedFold, lastLineOf } from './session-log-fold';
+import { markOf, readSnapshot, writeSnapshot } from './session-snapshot-file';
 import { SessionIndexFile } from './session-index-file';
 import { importedState } from './imported-session';
 import { makeDir } from '../../../../kernel/files/make-dir';
@@ -144,7 +145,7 @@ export class FileSessionStore implements SessionStore {
   async history(sessionId: string): Promise<SessionHistory> {
     await this.mustExist(sessionId);
     const read = await readLog(this.eventsFile(sessionId));
-    const checked = this.checkedFold(undefined, read);
+    const checked = checkedFold(undefined, read);
     return { events: checked.applied, damaged: checked.damaged };
   }
 
@@ -197,7 +198,7 @@ export class FileSessionStore implements SessionStore {
     if (found.snap) {
       const snap = found.snap;
       const read = await readLog(file, snap.logOffset, snap.lines + 1);
-      const checked = this.checkedFold(snap.state, read);
+      const checked = checkedFold(snap.state, read);
       // A tail event that does not follow the snapshot's state may be the snapshot's fault: the whole log decides.
       if (checked.skipped === 0) {
         if (locked) this.warnDamaged(sessionId, checked.damaged);
@@ -207,7 +208,7 @@ export class FileSessionStore implements SessionStore {
     }
     if (problem) this.logger.warn('session snapshot not used (the log is folded again and the snapshot rebuilt)', { sessionId, reason: `snapshot.json ${problem}` });
     const read = await readLog(file);
-    const checked = this.checkedFold(undefined, read);
+    const checked = checkedFold(undefined, read);
     if (locked) this.warnDamaged(sessionId, checked.damaged);
     if (!checked.state) throw new StorageError(`session '${sessionId}': its log ${file} holds no session_started event`, { sessionId, file });
     if (read.lastLine) {
@@ -216,16 +217,6 @@ export class FileSessionStore implements SessionStore {
       );
     }
     return { state: checked.state, size: read.size, lines: read.completeLines, endsClean: read.endsClean };
-  }
-
-  /** Folds what was read, each line that cannot follow the ones before it reported as damaged (never applied). */
-  private checkedFold(base: SessionState | undefined, read: LogRead): { state: SessionState | undefined; applied: SessionEvent[]; damaged: DamagedLine[]; skipped: number } {
-    const { state, applied, skipped } = foldCheckedSessionEvents(base, read.events);
-    const damaged = [
-      ...read.damaged,
-      ...skipped.map((k) => ({ line: read.eventLines[k.index]!, excerpt: excerpt(JSON.stringify(read.events[k.index])), reason: k.reason })),
-    ].sort((a, b) => a.line - b.line);
-    return { state, applied, damaged, skipped: skipped.length };
   }
 
   private warnDamaged(sessionId: string, damaged: readonly DamagedLine[]): void {
@@ -305,9 +296,4 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** The last line of `text` (which ends with a newline), with its newline. */
-function lastLineOf(text: string): string {
-  return text.slice(text.lastIndexOf('\n', text.length - 2) + 1);
 }
