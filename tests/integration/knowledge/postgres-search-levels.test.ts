@@ -1,13 +1,13 @@
 import { PgDatabase, type NamedStatement, type SqlRunner } from '../../../src/kernel/postgres/pg-database';
 import { migrate } from '../../../src/kernel/postgres/migrations';
-import { PgKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/postgres/pg-knowledge-store';
 import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructure/postgres/knowledge-migrations';
 import { pgSearch } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search';
 import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../../src/modules/knowledge/application/ports/knowledge-store';
-import type { DeletedNodeRecord, KnowledgeRole, StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
+import type { KnowledgeRole } from '../../../src/modules/knowledge/domain';
 import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
+import { deleteNodes, freshKnowledgeStore, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
 
 /**
  * The impact levels (migration 7) on a real PostgreSQL: they index the rows already there and follow every write; a
@@ -25,33 +25,12 @@ const P = 'lv';
 const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel'.split(' ');
 const ROLES: KnowledgeRole[] = ['actor', 'critic', 'summary'];
 
-function generate(count: number, seed: number, from = 0): StoredKnowledgeNode[] {
-  const rand = prng(seed);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  return Array.from({ length: count }, (_, k) => {
-    const i = from + k;
-    // 4 to 30 words of a small vocabulary: up to a dozen repeats of a word (every level and past the last one).
-    const words = Array.from({ length: 4 + Math.floor(rand() * 27) }, () => WORDS[Math.floor(rand() * rand() * WORDS.length)]!);
-    return {
-      id: `n${i}`,
-      project: P,
-      projectContext: P,
-      thought: words.join(' '),
-      role: pick(ROLES),
-      // Words in tags and artifacts too: impacts between the levels.
-      tags: rand() < 0.4 ? [pick(WORDS)] : [],
-      artifacts: rand() < 0.15 ? [{ name: `${pick(WORDS)}.md`, path: `docs/${pick(WORDS)}.md` }] : [],
-      parents: [],
-      createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString(),
-    };
-  });
-}
+const TEXT: NodeText = { project: P, words: WORDS, minWords: 4, spanWords: 27, tags: WORDS, tagRate: 0.4, artifactRate: 0.15 };
+// 4 to 30 words of a small vocabulary: up to a dozen repeats of a word (every level and past the last one); words in
+// tags and artifacts too: impacts between the levels.
+const generate = (count: number, seed: number, from = 0) => generateNodes(TEXT, count, seed, from);
 
-async function freshStore(migrations = knowledgeMigrations) {
-  const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 4 });
-  await migrate(db, migrations);
-  return { db, store: new PgKnowledgeStore(db) };
-}
+const freshStore = (migrations = knowledgeMigrations) => freshKnowledgeStore(pg, { migrations });
 
 /** The level tables recomputed from the postings, beside what the trigger kept. */
 async function levelDrift(db: PgDatabase) {
@@ -94,9 +73,7 @@ it('migration 7 indexes the rows already there; the trigger follows adds, delete
     expect(migrated.rows).toBeGreaterThan(8);
 
     await store.withLock(P, (g) => g.append(generate(200, 3, 500)));
-    const gone = [...(await store.reader(P).findByIds(new Set(['n3', 'n410', 'n420', 'n600']))).values()];
-    const records: DeletedNodeRecord[] = gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }));
-    await store.withLock(P, (g) => g.deleteWithBackup(records));
+    const gone = await deleteNodes(store, P, ['n3', 'n410', 'n420', 'n600']);
     await store.withLock(P, (g) => g.restore([gone[1]!]));
     await store.withLock(P, (g) => g.updateNodes(new Set(['n20', 'n450']), (n) => ({ ...n, thought: 'alpha alpha alpha alpha alpha alpha bravo' })));
     await store.withLock(P, (g) => g.updateNodes(new Set(['n21']), (n) => ({ ...n, thought: 'golf' })));
@@ -111,8 +88,7 @@ it('several words through the levels answer exactly what scoring every match ans
   try {
     const nodes = generate(3000, 7);
     for (let i = 0; i < nodes.length; i += 500) await store.withLock(P, (g) => g.append(nodes.slice(i, i + 500)));
-    const gone = [...(await store.reader(P).findByIds(new Set(nodes.filter((_, i) => i % 89 === 0).map((n) => n.id)))).values()];
-    await store.withLock(P, (g) => g.deleteWithBackup(gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }))));
+    const gone = await deleteNodes(store, P, nodes.filter((_, i) => i % 89 === 0).map((n) => n.id));
     const rand = prng(13);
     const word = () => WORDS[Math.floor(rand() * WORDS.length)]!;
     let walked = 0;

@@ -1,14 +1,14 @@
 import { PgDatabase } from '../../../src/kernel/postgres/pg-database';
 import { migrate } from '../../../src/kernel/postgres/migrations';
-import { PgKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/postgres/pg-knowledge-store';
 import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructure/postgres/knowledge-migrations';
 import { pgSearch, tsqueryExpr } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search';
 import { countByBits } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search-count';
 import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../../src/modules/knowledge/application/ports/knowledge-store';
-import type { DeletedNodeRecord, KnowledgeRole, StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
+import type { KnowledgeRole } from '../../../src/modules/knowledge/domain';
 import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
+import { deleteNodes, freshKnowledgeStore, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
 
 /**
  * search_nodes' PostgreSQL side beyond the contract suite: the impact-ordered postings (migration 5) index the rows
@@ -27,32 +27,11 @@ const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel india juliet ki
 const TAGS = ['red', 'green', 'blue'];
 const ROLES: KnowledgeRole[] = ['actor', 'critic', 'summary'];
 
-function generate(count: number, seed: number, from = 0): StoredKnowledgeNode[] {
-  const rand = prng(seed);
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!;
-  return Array.from({ length: count }, (_, k) => {
-    const i = from + k;
-    // A skewed vocabulary (early words more often) and 3 to 14 words: many ties, many distinct impacts.
-    const words = Array.from({ length: 3 + Math.floor(rand() * 12) }, () => WORDS[Math.floor(rand() * rand() * WORDS.length)]!);
-    return {
-      id: `n${i}`,
-      project: P,
-      projectContext: P,
-      thought: words.join(' '),
-      role: pick(ROLES),
-      tags: rand() < 0.5 ? [pick(TAGS)] : [],
-      artifacts: rand() < 0.1 ? [{ name: `${pick(WORDS)}.md`, path: `docs/${pick(WORDS)}.md` }] : [],
-      parents: [],
-      createdAt: new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString(),
-    };
-  });
-}
+// A skewed vocabulary (early words more often) and 3 to 14 words: many ties, many distinct impacts.
+const TEXT: NodeText = { project: P, words: WORDS, minWords: 3, spanWords: 12, tags: TAGS, tagRate: 0.5, artifactRate: 0.1 };
+const generate = (count: number, seed: number, from = 0) => generateNodes(TEXT, count, seed, from);
 
-async function freshStore(opts: { searchTotalCap?: number; migrations?: typeof knowledgeMigrations } = {}) {
-  const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 4 });
-  await migrate(db, opts.migrations ?? knowledgeMigrations);
-  return { db, store: new PgKnowledgeStore(db, { searchTotalCap: opts.searchTotalCap }) };
-}
+const freshStore = (opts: Parameters<typeof freshKnowledgeStore>[1] = {}) => freshKnowledgeStore(pg, opts);
 
 /** Every page of a search, one strategy. */
 async function allPages(db: PgDatabase, q: Omit<KnowledgeSearchQuery, 'query' | 'limit'> & { query: string; limit: number }, strategy: 'auto' | 'score-every-match') {
@@ -98,9 +77,7 @@ it('migrations 5 and 6 index the nodes already there (postings, term counts, ter
     // Seqs across bitmap chunks (8,192 seqs each): the next nodes start just below a chunk's end.
     await db.query(`SELECT setval('wg_knowledge_seq', 3 * 8192 - 40)`);
     await store.withLock(P, (g) => g.append(generate(100, 2, 300)));
-    const gone = [...(await store.reader(P).findByIds(new Set(['n3', 'n10', 'n301']))).values()];
-    const records: DeletedNodeRecord[] = gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }));
-    await store.withLock(P, (g) => g.deleteWithBackup(records));
+    const gone = await deleteNodes(store, P, ['n3', 'n10', 'n301']);
     await store.withLock(P, (g) => g.restore([gone[0]!]));
     await store.withLock(P, (g) => g.updateNodes(new Set(['n20', 'n21']), (n) => ({ ...n, thought: 'mike mike mike kilo' })));
     expect(await postingsDrift(db)).toEqual({ stored: expect.any(Number), missing: 0, extra: 0, badCounts: 0, badBits: 0 });
@@ -114,8 +91,7 @@ it('walking one term answers exactly what scoring every match answers, page afte
   try {
     const nodes = generate(2000, 7);
     for (let i = 0; i < nodes.length; i += 500) await store.withLock(P, (g) => g.append(nodes.slice(i, i + 500)));
-    const gone = [...(await store.reader(P).findByIds(new Set(nodes.filter((_, i) => i % 97 === 0).map((n) => n.id)))).values()];
-    await store.withLock(P, (g) => g.deleteWithBackup(gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }))));
+    const gone = await deleteNodes(store, P, nodes.filter((_, i) => i % 97 === 0).map((n) => n.id));
     const rand = prng(11);
     const word = () => WORDS[Math.floor(rand() * WORDS.length)]!;
     let walked = 0;
@@ -150,8 +126,7 @@ it('a one-word first page (one statement: statistics, postings and nodes) answer
   const { db, store } = await freshStore({ searchTotalCap: 50 });
   try {
     await store.withLock(P, (g) => g.append(generate(600, 5)));
-    const gone = [...(await store.reader(P).findByIds(new Set(['n1', 'n2', 'n50']))).values()];
-    await store.withLock(P, (g) => g.deleteWithBackup(gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }))));
+    const gone = await deleteNodes(store, P, ['n1', 'n2', 'n50']);
     for (const word of [...WORDS, 'zyzzyva', 'Alphas']) {
       for (const limit of [1, 9, 100]) {
         const first = (strategy: 'auto' | 'score-every-match') => pgSearch(db, P, { query: parseSearchQuery(word), limit }, 50, strategy);
@@ -181,8 +156,7 @@ it('the term bitmaps count what GIN counts, for words, prefixes, OR and exclusio
     await store.withLock(P, (g) => g.append(generate(400, 22, 400)));
     await db.query(`SELECT setval('wg_knowledge_seq', 5 * 8192 + 7)`);
     await store.withLock(P, (g) => g.append(generate(200, 23, 800)));
-    const gone = [...(await store.reader(P).findByIds(new Set(['n5', 'n450', 'n900']))).values()];
-    await store.withLock(P, (g) => g.deleteWithBackup(gone.map((n) => ({ nodeId: n.id, project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: n }))));
+    const gone = await deleteNodes(store, P, ['n5', 'n450', 'n900']);
     const seqs = (await db.query<{ seq: string }>('SELECT seq::text AS seq FROM wg_knowledge_nodes ORDER BY seq')).map((r) => r.seq);
     const rand = prng(31);
     const word = () => WORDS[Math.floor(rand() * WORDS.length)]!;
