@@ -24,7 +24,10 @@ export interface CallContext {
    * the request's verified token (HTTP) or as the local identity (stdio); nothing the client sends can widen it.
    */
   readonly identity: Identity;
-  /** The `clientInfo.name` the calling agent's MCP client gave in `initialize`, when known (kept beside the actor). */
+  /**
+   * The `clientInfo.name` the calling agent's MCP client gave — in `initialize`, or in a 2026-07-28 request's `_meta`
+   * envelope — when known (kept beside the actor).
+   */
   readonly client?: string;
   /**
    * Asking the caller for input within this call (MCP 2026-07-28 `input_required`): present only when the client can

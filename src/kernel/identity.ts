@@ -43,7 +43,7 @@ export function isScope(value: string): value is Scope {
 
 /**
  * Who did something, as records keep it: the identity's name, and beside it the name the agent's MCP client gave in
- * `initialize` (`clientInfo.name`), when known. Shown by the tools that return the record, the CLI and the dashboard.
+ * `initialize` or, in the 2026-07-28 era, in each request's `_meta` (`clientInfo.name`), when known. Shown by the tools that return the record, the CLI and the dashboard.
  */
 export interface Actor {
   name: string;

@@ -8,6 +8,9 @@ import type { Sampler } from '../kernel/sampler';
 import { callerIdentity, type AuthInfoLike } from './caller-identity';
 import type { ProtocolEra } from './protocol-era';
 
+/** Where a 2026-07-28 request names its client (the envelope in its `_meta`). */
+const CLIENT_INFO_META_KEY = 'io.modelcontextprotocol/clientInfo';
+
 /** What a modern call gets from its retried request instead of asking its client (input_required). */
 export interface CallSeam {
   input?: CallInput;
@@ -62,7 +65,7 @@ export class SessionCallContexts {
     // Modern: no request to the client; a retried call's sampled completions (input_required) answer instead.
     const sampler = this.deps.era === 'modern' ? seam?.sampler : this.sampler();
     const input = seam?.input;
-    const clientName = this.sdk.getClientVersion()?.name;
+    const clientName = this.clientName(extra);
     // The session's own trust boundary: its client's roots, read once per session (again after roots/list_changed).
     const clientRoots = this.sdk.getClientCapabilities()?.roots ? () => (this.rootsCache ??= this.fetchClientRoots()) : undefined;
     return {
@@ -77,6 +80,16 @@ export class SessionCallContexts {
       ...(input ? { input } : {}),
       ...(this.deps.showsViews(extra) ? { showsViews: true } : {}),
     };
+  }
+
+  /**
+   * The calling client's `clientInfo.name`, kept beside the actor of what the call records: the `initialize`-declared
+   * one (legacy), or the request's own envelope's (2026-07-28: no handshake, every request names its client).
+   */
+  private clientName(extra: ServerContext): string | undefined {
+    if (this.deps.era !== 'modern') return this.sdk.getClientVersion()?.name;
+    const info = (extra.mcpReq.envelope as Record<string, unknown> | undefined)?.[CLIENT_INFO_META_KEY] as { name?: unknown } | undefined;
+    return typeof info?.name === 'string' && info.name !== '' ? info.name : undefined;
   }
 
   private async fetchClientRoots(): Promise<string[] | undefined> {
