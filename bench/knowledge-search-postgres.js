@@ -61,6 +61,18 @@ async function createDatabase(url, name) {
   return u.toString();
 }
 
+/** Drops the variants' databases (named after this process: benches of several engineers share one server). */
+async function dropDatabases(url, names) {
+  const { Client } = require('pg');
+  const admin = new Client({ connectionString: url });
+  await admin.connect();
+  try {
+    for (const n of names) await admin.query(`DROP DATABASE IF EXISTS ${n}`);
+  } finally {
+    await admin.end();
+  }
+}
+
 /**
  * add_nodes throughput through the store's locked append (what add_nodes does after its checks), batches of 100
  * onto ADD_SEED imported nodes, interleaved over the variants: 'full' (the schema as migrated), 'no postings' (its
@@ -78,7 +90,7 @@ async function addThroughput(url, dataDir) {
   ];
   const runs = [];
   for (const [name, ddl] of variants) {
-    const c = container({ dataDir: path.join(dataDir, 'unused'), database: { url: await createDatabase(url, `wg_bench_add_${runs.length}`), poolSize: 2 } });
+    const c = container({ dataDir: path.join(dataDir, 'unused'), database: { url: await createDatabase(url, `wg_bench_add_${process.pid}_${runs.length}`), poolSize: 2 } });
     const store = c.c.resolve(c.KnowledgeTokens.KnowledgeStore);
     await copyKnowledgeProject(files.c.resolve(files.KnowledgeTokens.KnowledgeStore), store, PROJECT, { replace: true });
     const db = c.c.resolve(Symbol.for('workgraph.Database'));
@@ -101,6 +113,7 @@ async function addThroughput(url, dataDir) {
     }
   }
   for (const r of runs) await r.db.close();
+  await dropDatabases(url, runs.map((_, i) => `wg_bench_add_${process.pid}_${i}`));
   fs.rmSync(dataDir, { recursive: true, force: true });
   const rate = (r) => (ADD_BATCHES * 100) / (r.ms / 1000);
   const [full, noPostings, noSearch] = runs;

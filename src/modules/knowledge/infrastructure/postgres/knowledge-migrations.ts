@@ -1,5 +1,6 @@
 import type { Migration } from '../../../../kernel/postgres/migrations';
 import { levelMigration } from './knowledge-level-migration';
+import { writeMigration } from './knowledge-write-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -232,4 +233,5 @@ export const knowledgeMigrations: Migration[] = [
     `,
   },
   levelMigration,
+  writeMigration,
 ];
