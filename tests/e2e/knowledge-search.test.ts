@@ -76,4 +76,43 @@ describe('search_nodes (built server, files) and workgraph knowledge search', ()
     expect(limit.code).toBe(1);
     expect(limit.stderr).toMatch(/--limit: expected a whole number from 1 to 100/);
   });
+
+  it('the CLI tells a project or data dir with no knowledge graph apart from a search without a match', async () => {
+    const dataDir = path.join(tmp.dir, 'data-missing');
+    const root = path.join(tmp.dir, 'plan');
+    fs.mkdirSync(root);
+    const conn = await connectClient({ dataDir, args: ['--allow-root', root] });
+    try {
+      await conn.client.callTool({ name: 'add_nodes', arguments: { projectContext: 'notes', nodes: [{ id: 'n1', thought: 'Redis holds the sessions', role: 'actor' }] } });
+      const plan = await conn.client.callTool({ name: 'init_project_graph', arguments: { projectName: 'plan', projectRoot: root, nodes: [{ id: 't1', title: 'Only tasks here' }] } });
+      expect(plan.isError).toBeFalsy();
+    } finally {
+      await conn.close();
+    }
+    const noMatch = cli(['knowledge', 'search', 'notes', 'memcached', '--data-dir', dataDir]);
+    expect([noMatch.code, noMatch.stderr, noMatch.stdout]).toEqual([0, '', "No knowledge node of project 'notes' matches memcached.\n"]);
+    const noneAnywhere = cli(['knowledge', 'search', '*', 'memcached', '--data-dir', dataDir]);
+    expect([noneAnywhere.code, noneAnywhere.stdout]).toEqual([0, 'No knowledge node in any project matches memcached.\n']);
+    const projects = path.join(dataDir, 'projects');
+    // A mistyped project, a project with only a task graph, a mistyped data dir: one line naming where it looked, exit 1.
+    for (const [args, what, where] of [
+      [['knowledge', 'search', 'notez', 'redis', '--data-dir', dataDir], "search: project 'notez'", projects],
+      [['knowledge', 'search', 'plan', 'redis', '--json', '--data-dir', dataDir], "search: project 'plan'", projects],
+      [['knowledge', 'search', 'notes', 'redis', '--data-dir', `${dataDir}-typo`], "search: project 'notes'", `${projects.replace(/data-missing/, 'data-missing-typo')}`],
+      [['knowledge', 'backups', 'notez', '--data-dir', dataDir], "backups: project 'notez'", projects],
+    ] as const) {
+      const r = cli([...args]);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`workgraph knowledge ${what} has no knowledge graph (searched ${where}; data dir from --data-dir, WORKGRAPH_DATA_DIR or the default; \`workgraph projects\` lists what is there)\n`);
+    }
+    const empty = cli(['knowledge', 'search', '*', 'redis', '--data-dir', `${dataDir}-typo`]);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toMatch(/^workgraph knowledge search: no project has a knowledge graph \(searched \S+data-missing-typo\/projects;/);
+    // Nothing was made where it looked.
+    expect(fs.existsSync(`${dataDir}-typo`)).toBe(false);
+    const found = cli(['knowledge', 'search', 'notes', 'redis', '--data-dir', dataDir]);
+    expect(found.code).toBe(0);
+    expect(found.stdout).toContain('n1');
+  });
 });

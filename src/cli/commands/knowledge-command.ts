@@ -1,7 +1,8 @@
 import { Command } from 'commander';
-import { KnowledgeTokens, type KnowledgeBackupInfo, type RestoreKnowledgeBackupOutput, type SearchNodesInput, type SearchNodesOutput } from '../../modules/knowledge';
+import { KnowledgeTokens, type KnowledgeBackupInfo, type KnowledgeStore, type RestoreKnowledgeBackupOutput, type SearchNodesInput, type SearchNodesOutput } from '../../modules/knowledge';
 import type { UseCase } from '../../kernel/use-case';
 import { withStoreOptions } from './common-options';
+import { storePlace } from './store-place';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /**
@@ -30,7 +31,7 @@ export function knowledgeCommand(): Command {
           words: string[],
           flags: CommonFlags & { json?: boolean; role?: string; tag?: string[]; since?: string; until?: string; includeDeleted?: boolean; limit: string; cursor?: string },
         ) =>
-          run('search', flags, async (resolve) => {
+          run('search', flags, async (resolve, missing) => {
             const limit = Number(flags.limit);
             if (!Number.isInteger(limit) || limit < 1 || limit > 100) throw new Error(`--limit: expected a whole number from 1 to 100 (got '${flags.limit}')`);
             if (flags.role !== undefined && !['actor', 'critic', 'summary'].includes(flags.role)) throw new Error(`--role: expected actor, critic or summary (got '${flags.role}')`);
@@ -46,9 +47,11 @@ export function knowledgeCommand(): Command {
               ...(flags.cursor ? { cursor: flags.cursor } : {}),
             } as SearchNodesInput;
             const out = await resolve<SearchNodesInput, SearchNodesOutput>(KnowledgeTokens.SearchKnowledgeNodes).execute(input);
+            // No hit: say so plainly when there was nothing to search (a mistyped project or data dir), not "no match".
+            if (!out.hits.length && !flags.cursor) await missing(out.project ?? undefined);
             if (flags.json) return console.log(JSON.stringify(out, null, 2));
             const where = out.project ?? 'every project';
-            if (!out.hits.length) return console.log(`No knowledge node of ${out.project ? `project '${where}'` : where} matches ${input.query}.`);
+            if (!out.hits.length) return console.log(`No knowledge node ${out.project ? `of project '${where}'` : 'in any project'} matches ${input.query}.`);
             // A total past the store's cap is a lower bound: "10,000+".
             const total = `${out.total.toLocaleString('en-US')}${out.totalExact ? '' : '+'}`;
             console.log(`${total} node(s) of ${out.project ? `project '${where}'` : where} match; best first:`);
@@ -65,8 +68,9 @@ export function knowledgeCommand(): Command {
       .argument('<project>', 'project name or id')
       .option('--json', 'print JSON')
       .action(async (project: string, flags: CommonFlags & { json?: boolean }) =>
-        run('backups', flags, async (resolve) => {
+        run('backups', flags, async (resolve, missing) => {
           const out = await resolve<{ projectContext: string }, { project: string; backups: KnowledgeBackupInfo[] }>(KnowledgeTokens.ListKnowledgeBackups).execute({ projectContext: project });
+          if (!out.backups.length) await missing(out.project);
           if (flags.json) return console.log(JSON.stringify(out, null, 2));
           if (!out.backups.length) return console.log(`No knowledge backups for project '${out.project}' (one is taken before every delete_nodes).`);
           console.log(`Knowledge backups of project '${out.project}', newest first:`);
@@ -92,9 +96,14 @@ export function knowledgeCommand(): Command {
 }
 
 type Resolve = <I, O>(token: symbol) => UseCase<I, O>;
+/**
+ * Throws when there is no knowledge graph to read: `project` has none (nodes, deleted or not), or — no project given
+ * (`*`) — no project has one. The message names where it looked.
+ */
+type Missing = (project?: string) => Promise<void>;
 
 /** Builds the container as `serve` does, runs `fn`, closes the database pool; errors are one line on stderr, exit 1. */
-async function run(name: string, flags: CommonFlags, fn: (resolve: Resolve) => Promise<void>): Promise<void> {
+async function run(name: string, flags: CommonFlags, fn: (resolve: Resolve, missing: Missing) => Promise<void>): Promise<void> {
   const { createContainer } = await import('../../server/container');
   const { silentLogger } = await import('../../kernel/logger');
   const { Tokens } = await import('../../kernel/tokens');
@@ -102,10 +111,18 @@ async function run(name: string, flags: CommonFlags, fn: (resolve: Resolve) => P
   const config = resolveConfig(flags);
   const c = createContainer(config, silentLogger);
   try {
+    const missing: Missing = async (project) => {
+      // The store's project list: a directory listing with two stats each (files), one table (PostgreSQL).
+      const projects = (await c.resolve<KnowledgeStore>(KnowledgeTokens.KnowledgeStore).listProjects()).map((p) => p.project);
+      const there = project !== undefined ? projects.includes(project) : projects.length > 0;
+      if (there) return;
+      const what = project !== undefined ? `project '${project}' has no knowledge graph` : 'no project has a knowledge graph';
+      throw new Error(`${what} (${await storePlace(config)}; \`workgraph projects\` lists what is there)`);
+    };
     await fn(<I, O>(token: symbol) => {
       const useCase = c.resolve<UseCase<I, O>>(token);
       return { execute: (input: I) => useCase.execute(input, noopCallContext()) } as UseCase<I, O>;
-    });
+    }, missing);
   } catch (e) {
     console.error(`workgraph knowledge ${name}: ${(e as Error).message}`);
     process.exitCode = 1;

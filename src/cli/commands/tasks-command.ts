@@ -1,8 +1,8 @@
-import * as path from 'node:path';
 import { Command } from 'commander';
 import { TasksTokens, type ProjectGraphView, type TaskDetails } from '../../modules/tasks';
 import { withStoreOptions } from './common-options';
 import { withStores } from './command-container';
+import { storePlace } from './store-place';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 
 /**
@@ -36,12 +36,7 @@ export function tasksCommand(): Command {
       console.log(flags.json ? JSON.stringify(view, null, 2) : flags.mermaid ? view.mermaid : formatTaskTable(view));
     } catch (e) {
       if ((e as { code?: string }).code !== 'not_found') throw e;
-      // Name where it looked: the usual cause is a server that ran with another --data-dir (or database).
-      const { redactDatabaseUrl } = await import('../../kernel/postgres/database-url');
-      const where = config.database
-        ? `database ${redactDatabaseUrl(config.database.url)}; from --database-url or WORKGRAPH_DATABASE_URL`
-        : `searched ${path.join(config.dataDir, 'projects')}; data dir from --data-dir, WORKGRAPH_DATA_DIR or the default`;
-      throw new Error(`${(e as Error).message} (${where}; \`workgraph projects\` lists what is there)`);
+      throw new Error(`${(e as Error).message} (${await storePlace(config)}; \`workgraph projects\` lists what is there)`);
     }
   });
 }
