@@ -3,6 +3,8 @@ import * as path from 'node:path';
 import { copyFileExclusive, writeFileIfAbsent } from '../../../kernel/files/atomic-write';
 import { fileExists } from './ndjson-passes';
 import { makeDir } from '../../../kernel/files/make-dir';
+import { StorageError } from '../../../kernel/errors';
+import type { KnowledgeBackupInfo } from '../application/ports/knowledge-store';
 
 /** Backup file names: `knowledge_graph_YYYYMMDD-HHMMSS.ndjson` (UTC), `..._YYYYMMDD-HHMMSS-N.ndjson` when taken. */
 export const BACKUP_NAME = /^knowledge_graph_(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?\.ndjson$/;
@@ -89,4 +91,31 @@ export async function pruneBackups(
     removed.push(b.file);
   }
   return removed;
+}
+
+/** A project's backups in `dir` (none when it does not exist), newest first. */
+export async function listBackupFiles(project: string, dir: string): Promise<KnowledgeBackupInfo[]> {
+  let names: string[];
+  try {
+    names = (await fs.readdir(dir)).filter((n) => BACKUP_NAME.test(n));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw new StorageError(`cannot list ${dir}: ${(e as Error).message}`, { dir }, { cause: e });
+  }
+  const out: KnowledgeBackupInfo[] = [];
+  for (const file of names) {
+    const full = path.join(dir, file);
+    const st = await statOrUndefined(full);
+    if (st) out.push({ id: `${project}/${file}`, file, path: full, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
+  }
+  return out.sort((a, b) => newestBackupFirst(a.file, b.file));
+}
+
+/** The file's stats, or undefined when it cannot be stat'ed (gone). */
+export async function statOrUndefined(file: string): Promise<import('node:fs').Stats | undefined> {
+  try {
+    return await fs.stat(file);
+  } catch {
+    return undefined;
+  }
 }

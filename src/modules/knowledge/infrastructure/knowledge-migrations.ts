@@ -4,7 +4,7 @@ import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { MigrationStep } from '../../../kernel/files/data-format';
 import { errnoCode } from '../../../kernel/files/storage-errors';
 import { knowledgePaths } from './knowledge-files';
-import { OWNER_FILE, readOwner } from './ndjson-knowledge-store';
+import { OWNER_FILE, readOwner } from './ndjson-project-owner';
 import { ProjectLayout } from '../../../kernel/files/project-layout';
 
 /**

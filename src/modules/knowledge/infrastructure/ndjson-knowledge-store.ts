@@ -9,22 +9,23 @@ import { NotFoundError, StorageError } from '../../../kernel/errors';
 import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import { withFileLock, type FileLockOptions } from '../../../kernel/files/file-lock';
 import { ProjectLayout } from '../../../kernel/files/project-layout';
-import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import type { WritesInProgress } from '../../../kernel/writes-in-progress';
 import type { DataFormatGate } from '../../../kernel/files/data-format';
-import { BACKUP_NAME, newestBackupFirst } from './backup-files';
+import { BACKUP_NAME, listBackupFiles, statOrUndefined } from './backup-files';
 import { readBackupFiles, writeBackupFiles } from './backup-file-copy';
 import { knowledgePaths, type KnowledgePaths } from './knowledge-files';
-import { forEachLine, forEachLineBackward } from './line-reader';
+import { forEachLine } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { NdjsonGraphWriter } from './ndjson-graph-writer';
 import { parseNode, readIo } from './ndjson-passes';
-import { OWNER_FILE, exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
+import { exportNdjsonProject, importNdjsonProject } from './ndjson-project-copy';
+import { ownerFile, readOwner, takenFromFolder } from './ndjson-project-owner';
 import type { Logger } from '../../../kernel/logger';
 import type { ChangeEvents } from '../../../kernel/change-events';
 import { DEFAULT_FLUSH, SearchIndexFiles, type FlushPolicy, type TailSlot } from './search-index/search-index';
 
 export { PENDING_FILE } from './ndjson-graph-writer';
+export { OWNER_FILE, readOwner } from './ndjson-project-owner';
 
 export interface NdjsonKnowledgeStoreOptions {
   /** Time source for backup names. Default: the system clock. */
@@ -161,21 +162,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   }
 
   async listBackups(project: string): Promise<KnowledgeBackupInfo[]> {
-    const dir = knowledgePaths(this.layout, project).backupDir;
-    let names: string[];
-    try {
-      names = (await fs.readdir(dir)).filter((n) => BACKUP_NAME.test(n));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw new StorageError(`cannot list ${dir}: ${(e as Error).message}`, { dir }, { cause: e });
-    }
-    const out: KnowledgeBackupInfo[] = [];
-    for (const file of names) {
-      const full = path.join(dir, file);
-      const st = await statOrUndefined(full);
-      if (st) out.push({ id: `${project}/${file}`, file, path: full, sizeBytes: st.size, modifiedAt: st.mtime.toISOString() });
-    }
-    return out.sort((a, b) => newestBackupFirst(a.file, b.file));
+    return listBackupFiles(project, knowledgePaths(this.layout, project).backupDir);
   }
 
   /** `id` is `<project>/<backup file name>` or the path a delete answered (inside this data dir). */
@@ -285,64 +272,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   }
 }
 
-async function statOrUndefined(file: string): Promise<import('node:fs').Stats | undefined> {
-  try {
-    return await fs.stat(file);
-  } catch {
-    return undefined;
-  }
-}
-
 /** Builds the NDJSON store (for the container, scripts and benchmarks). */
 export function createNdjsonKnowledgeStore(dataDir: string, options: NdjsonKnowledgeStoreOptions = {}): NdjsonKnowledgeStore {
   return new NdjsonKnowledgeStore(dataDir, options);
-}
-
-export { OWNER_FILE };
-
-function ownerFile(paths: KnowledgePaths): string {
-  return path.join(paths.dir, OWNER_FILE);
-}
-
-/** Whether a folder's context must take the alternative id: the plain id is another folder's, or an identity's. */
-function takenFromFolder(owner: { pathKey: string | null; identity: string | null }, pathKey: string): boolean {
-  return owner.identity !== null || (owner.pathKey !== null && owner.pathKey !== pathKey);
-}
-
-/**
- * Who owns a project's plain id: the owner file when there is one (`recorded`: `{"pathKey": …}` for a folder,
- * `{"identity": …}` for a bare-name project's creator), else — data written before owner files existed — the folder
- * of the newest node whose `projectContext` is a path (null when there is none: a new project, or one only ever named
- * by a bare name, which any folder of that name, or the first identity to write, may take).
- */
-export async function readOwner(paths: KnowledgePaths): Promise<{ pathKey: string | null; identity: string | null; recorded: boolean }> {
-  const file = ownerFile(paths);
-  let text: string | undefined;
-  try {
-    text = await fs.readFile(file, 'utf8');
-  } catch (e) {
-    if (errnoCode(e) !== 'ENOENT') throw toStorageError(e, 'read', file);
-  }
-  if (text !== undefined) {
-    let parsed: { pathKey?: unknown; identity?: unknown } = {};
-    try {
-      parsed = JSON.parse(text) as typeof parsed;
-    } catch {
-      parsed = {};
-    }
-    const { pathKey, identity } = parsed ?? {};
-    if (typeof pathKey === 'string') return { pathKey, identity: null, recorded: true };
-    if (typeof identity === 'string' && identity !== '') return { pathKey: null, identity, recorded: true };
-    throw new StorageError(`${file} is not a valid owner file (expected {"pathKey": "<folder>"} or {"identity": "<name>"}); fix or remove it`, { file });
-  }
-  let found: string | null = null;
-  await readIo(paths.graph, () =>
-    forEachLineBackward(paths.graph, (line) => {
-      const node = parseNode(line);
-      if (!node || typeof node.projectContext !== 'string') return true;
-      found = projectIdentity(node.projectContext).pathKey;
-      return false;
-    }),
-  );
-  return { pathKey: found, identity: null, recorded: false };
 }
