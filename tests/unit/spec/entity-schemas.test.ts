@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import taskGraphSpec from '../../../spec/task-graph.schema.json';
 import knowledgeSpec from '../../../spec/knowledge-node.schema.json';
 import workflowSpec from '../../../spec/workflow.schema.json';
-import { nodeOut } from '../../../src/modules/knowledge/application/knowledge.tool-schemas';
+import { nodeOut } from '../../../src/modules/knowledge/application/knowledge-node.schemas';
 import { previewStep, returnedStep, sessionStep, stepCore } from '../../../src/modules/workflow/application/workflow-step.schemas';
 import { taskNode } from '../../../src/modules/tasks/application/task-node.schemas';
 import { tasksTools } from '../../../src/modules/tasks';
