@@ -92,17 +92,18 @@ export interface LevelTry {
 
 /**
  * The thresholds to try, highest first: each the highest bound whose combinations are expected (terms taken as
- * independent) to hold `want` × 4, × 32, × 256… nodes, until one holds every match. Undefined when the combinations
- * are too many to enumerate.
+ * independent) to hold `want` × 4, × 32, × 256… nodes, until one holds every match. `passRate`: the share of such
+ * nodes expected to match the whole query (a phrase's words are not always neighbours: its count over the words'
+ * independent estimate), which the targets are divided by. Undefined when the combinations are too many to enumerate.
  */
-export function levelTries(terms: readonly LevelTerm[], nodes: number, want: number): LevelTry[] | undefined {
+export function levelTries(terms: readonly LevelTerm[], nodes: number, want: number, passRate = 1): LevelTry[] | undefined {
   // A term without levels (none written yet) has no bound: nothing can be pruned.
   if (terms.length === 0 || terms.some((t) => t.levels.length === 0)) return undefined;
   const planned = terms.map((t) => planTerm(t, nodes));
   const all = combinations(planned);
   if (!all || all.length === 0) return undefined;
   const tries: LevelTry[] = [];
-  let target = 4 * want;
+  let target = (4 * want) / Math.min(1, Math.max(passRate, 1e-3));
   let expected = 0;
   let k = 0;
   while (k < all.length) {

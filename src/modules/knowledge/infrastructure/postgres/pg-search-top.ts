@@ -10,7 +10,7 @@ import { termParams, type MatchSql, type RankedMatch, type RankTerm } from './pg
  * tsquery checked on each (phrases, exclusions) and the score of scoreEveryMatch (same SQL, same float8 sum) — and
  * answers the best `want` with their nodes and how many reached θ. `want` of them at θ or above: the answer (no
  * other node can reach θ). Fewer: the next, lower θ. Undefined when there is nothing to plan (the caller scores every
- * match).
+ * match). `passRate`: levelTries'.
  */
 export async function walkLevels(
   sql: SqlRunner,
@@ -18,8 +18,9 @@ export async function walkLevels(
   terms: ReadonlyArray<RankTerm & Pick<LevelTerm, 'levels'>>,
   nodes: number,
   want: number,
+  passRate = 1,
 ): Promise<RankedMatch[] | undefined> {
-  const tries = levelTries(terms, nodes, want);
+  const tries = levelTries(terms, nodes, want, passRate);
   if (!tries?.length) return undefined;
   for (const t of tries) {
     const params = [...match.params];

@@ -5,6 +5,7 @@ import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { decodeCursor, encodeCursor, type Cursor } from './pg-search-cursor';
 import { oneWordFirstPage } from './pg-search-one-word';
 import { countCapped } from './pg-search-count';
+import { countPhrases, type PhraseCount } from './pg-search-phrase-count';
 import type { LevelTerm } from './pg-search-levels';
 import { walkLevels } from './pg-search-top';
 import { compareMatches, idfOf, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
@@ -105,13 +106,31 @@ function isOneWord(q: KnowledgeSearchQuery): boolean {
   return g.length === 1 && !g[0]!.negated && g[0]!.items.length === 1 && g[0]!.items[0]!.kind === 'word' && !hasFilters(q) && !q.includeDeleted;
 }
 
-/**
- * Every match holds every positive term: each positive group is one word (no OR, no prefix). Phrases are left to
- * scoring every match, which counts them on the way (their count needs positions: through GIN it costs more than
- * scoring them all).
- */
+/** Every match holds every positive term: each positive group is one word (no OR, no prefix). */
 function allRequired(query: SearchQuery): boolean {
   return query.groups.every((g) => g.negated || (g.items.length === 1 && g.items[0]!.kind === 'word'));
+}
+
+/**
+ * Every positive group is one word or one phrase, and one is a phrase: every match holds every positive term (a
+ * phrase's words), so the level walk finds the first page, the phrase checked on each candidate by the tsquery.
+ */
+function requiredWithPhrase(query: SearchQuery): boolean {
+  const positive = query.groups.filter((g) => !g.negated);
+  return (
+    positive.every((g) => g.items.length === 1 && (g.items[0]!.kind === 'word' || g.items[0]!.kind === 'phrase')) &&
+    positive.some((g) => g.items[0]!.kind === 'phrase')
+  );
+}
+
+/**
+ * The share of the nodes holding all of `terms` (taken as independent) that match the query: its exact count over
+ * that estimate (a capped count gives a lower share: the walk then plans more candidates, never fewer).
+ */
+function passRate(count: PhraseCount | undefined, terms: readonly RankTerm[], nodes: number): number {
+  if (!count || nodes <= 0) return 1;
+  const independent = terms.reduce((d, t) => d * Math.min(1, t.docs / nodes), nodes);
+  return independent > 0 ? Math.min(1, Math.max(count.total, 1) / independent) : 1;
 }
 
 /** The expected share of the nodes a query matches: its required terms' shares multiplied (independent), else 1/8. */
@@ -163,10 +182,17 @@ export async function pgSearch(
   let live: RankedMatch[];
   // The live matches' exact count when every one was scored (undefined: count it apart).
   let liveTotal: number | null | undefined;
+  // A phrase's live count from the pair lists, taken before the walk (which plans with it).
+  let phraseCount: PhraseCount | undefined;
   if (present.length === 0) [live, liveTotal] = [[], 0];
   else if (present.length === 1 && strategy === 'auto') live = await walkOneTerm(sql, project, present[0]!, watermark, want, after, isOneWord(q) ? undefined : match);
   else {
-    const walked = strategy === 'auto' && !after && allRequired(q.query) ? await walkLevels(sql, matchUpTo, terms, liveNodes, want) : undefined;
+    const phrased = strategy === 'auto' && !after && requiredWithPhrase(q.query);
+    if (phrased && !hasFilters(q)) phraseCount = await countPhrases(sql, project, q.query, matchUpTo, watermark, totalCap);
+    const walked =
+      strategy === 'auto' && !after && (allRequired(q.query) || phrased)
+        ? await walkLevels(sql, matchUpTo, terms, liveNodes, want, passRate(phraseCount, terms, liveNodes))
+        : undefined;
     if (walked) live = walked;
     else ({ matches: live, total: liveTotal } = await scoreEveryMatch(sql, matchUpTo, terms, want, after));
   }
@@ -183,7 +209,9 @@ export async function pgSearch(
   const { total, totalExact } =
     typeof liveTotal === 'number'
       ? { total: liveTotal + deleted.total, totalExact: true }
-      : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted, nodes: liveNodes }, totalCap, deleted.total);
+      : phraseCount
+        ? withDeleted(phraseCount, deleted.total, totalCap)
+        : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted, nodes: liveNodes }, totalCap, deleted.total);
   return {
     hits,
     nextCursor: more && last ? encodeCursor({ w: watermark, s: String(last.score), o: last.ord.toString() }) : null,
@@ -213,11 +241,17 @@ async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedM
   return out;
 }
 
+/** A capped live count and the deleted matches' (all counted): past the cap, the cap and totalExact false. */
+function withDeleted(live: { total: number; exact: boolean }, deletedTotal: number, cap: number): { total: number; totalExact: boolean } {
+  const total = live.total + deletedTotal;
+  return live.exact ? { total, totalExact: true } : { total: cap, totalExact: false };
+}
+
 /**
  * `total` when the matches were not all scored: a one-word query's is its word's document count (exact, nothing
- * counted); words, prefixes, OR and exclusions without filters are counted from the term bitmaps, newest chunks
- * first, up to the cap (pg-search-count.ts countCapped); any other through GIN up to the cap. Past the cap: the cap,
- * totalExact false.
+ * counted); a query with a phrase, from the pair lists (pg-search-phrase-count.ts); words, prefixes, OR and
+ * exclusions without filters from the term bitmaps, newest chunks first, up to the cap (pg-search-count.ts
+ * countCapped); any other through GIN up to the cap. Past the cap: the cap, totalExact false.
  */
 async function countMatches(
   sql: SqlRunner,
@@ -231,11 +265,10 @@ async function countMatches(
   if (isOneWord(q) && terms.length === 1) return { total: terms[0]!.docs, totalExact: true };
   if (isOneWord(q) && terms.length === 0) return { total: 0, totalExact: true };
   if (!hasFilters(q)) {
-    const live = await countCapped(sql, project, q.query, match.watermark, totalCap, density(q.query, terms, match.nodes));
-    if (live !== undefined) {
-      const total = live.total + deletedTotal;
-      return live.exact ? { total, totalExact: true } : { total: totalCap, totalExact: false };
-    }
+    const live =
+      (await countPhrases(sql, project, q.query, match, match.watermark, totalCap)) ??
+      (await countCapped(sql, project, q.query, match.watermark, totalCap, density(q.query, terms, match.nodes)));
+    if (live !== undefined) return withDeleted(live, deletedTotal, totalCap);
   }
   const live = `SELECT 1 FROM wg_knowledge_nodes n, tq WHERE n.project = $1 AND n.search @@ tq.q AND n.seq <= ${match.w}::bigint${match.filters}`;
   const deleted = match.deletedSql
