@@ -22,9 +22,8 @@ const FULL_VECTOR = String.raw`setweight(to_tsvector('english', wg_knowledge_wor
  * every text: a plain node (no artifacts, ordinary tags) now reads its fields from the json as it is, and an ASCII text
  * skips the Unicode decomposition and the combining-mark pass (both change nothing there). The vector is the same
  * tsvector for every node (tests/integration/knowledge/postgres-search-vector.test.ts), so the stored column is not
- * rewritten. Measured by bench/knowledge-add-breakdown-postgres.js (docs/postgres.md "What an add costs"). Tried
- * and not kept: fillfactor 50 for the bitmap tables — their updates already stay on their page once vacuum has
- * run (95 % of them; 100 % at fillfactor 50) and the batch was no faster.
+ * rewritten. Measured by bench/knowledge-add-breakdown-postgres.js (docs/postgres.md "What an add costs", also for
+ * fillfactor 50 on the bitmap tables: more of their updates in place, a batch-time gain two runs disagreed on).
  */
 export const writeMigration: Migration = {
   module: 'knowledge',
