@@ -1,4 +1,3 @@
-import { sentBackSection } from '../../../domain/guidance';
 import { inject, injectable } from 'tsyringe';
 import { actorOf, type CallContext } from '../../../../../kernel/call-context';
 import { requireSessionVisible } from '../../services/session-reach';
@@ -22,8 +21,9 @@ import {
 } from '../../../domain/sessions';
 import type { SessionHistory } from '../../ports/session-store';
 import type { TokenClaims } from '../../ports/session-tokens';
-import { checkContext, pointerOf, SessionEngine, type SessionOutput } from '../../services/session-engine';
+import { checkContext, pointerOf, SessionEngine } from '../../services/session-engine';
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
+import { sendBack } from './audit-send-back';
 import type { ToolInput, ToolOutput } from '../../../../../kernel/tools/tool-schema';
 import type { workflowContinueSchemas } from '../../workflow-session.tool-schemas';
 import { canAsk, InputRequest } from '../../../../../kernel/call-input';
@@ -205,7 +205,7 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
       next = blockers.length ? { isComplete: false, step: null, context } : this.engine.engineAnswer(workflow, completedSteps, context);
     }
     if (r0?.sentBack) {
-      const back = await this.sendBack(workflow, state, history, base, pre, step.completionId, r0.sentBack, input, extra, ctx);
+      const back = await sendBack({ engine: this.engine, event: (f) => this.event(f), workflow, state, history, base, pre, completionId: step.completionId, sentBack: r0.sentBack, input, extra, ctx });
       if (back) return back;
     }
     const withMemory = { ...(patch ?? {}), ...memory };
@@ -249,41 +249,6 @@ export class ContinueSession implements UseCase<ContinueSessionInput, ToolOutput
     }
     const after = foldSessionEvents(state, events) as SessionState;
     return { events, result: await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', extra, { ctx }) };
-  }
-
-  /**
-   * An audit rated the audited step below its bar: the run forks back to the point where that step was handed out
-   * (the audited branch stays in the log), and the answer hands the step out again with the auditor's note.
-   */
-  private async sendBack(
-    workflow: Workflow,
-    state: SessionState,
-    history: () => Promise<SessionHistory>,
-    base: NodeState,
-    pre: SessionEvent[],
-    completionId: string,
-    sentBack: { to: string; note: string },
-    input: ContinueSessionInput,
-    extra: Partial<SessionAnswer>,
-    ctx: CallContext | undefined,
-  ): Promise<{ events: SessionEvent[]; result: SessionAnswer } | undefined> {
-    const tree = new SessionTree([...(await history()).events, ...pre]);
-    const from = tree.advancedFrom(base.node, sentBack.to);
-    const target = from !== undefined ? tree.stateAt(from) : undefined;
-    if (from === undefined || !target) return undefined;
-    const audit = {
-      completionId,
-      note: sentBack.note,
-      ...(input.output?.notesMarkdown !== undefined ? { notesMarkdown: input.output.notesMarkdown } : {}),
-      ...(input.output?.artifacts !== undefined ? { artifacts: input.output.artifacts } : {}),
-    };
-    const events = [...pre, this.event<SessionEvent>({ kind: 'forked', from, previousHead: base.node, via: 'audit', state: target, audit })];
-    const after = foldSessionEvents(state, events) as SessionState;
-    const result = await nodeAnswer(this.engine, workflow, after, after.head, 'advanced', { ...extra, sentBack: { to: sentBack.to, note: sentBack.note } }, {
-      ctx,
-      sections: [sentBackSection(sentBack.note)],
-    });
-    return { events, result };
   }
 
   /** One output's artifacts are capped (they are logged and answered back): refused before anything is read or written. */
