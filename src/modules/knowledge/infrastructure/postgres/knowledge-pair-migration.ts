@@ -20,7 +20,7 @@ export const PAIR_CHUNK = 8192;
  * the others (the newest, and any the seqs passed since the last build) are counted through GIN.
  * `wg_knowledge_pairs_build(project)` lists the chunks the seqs have passed, under the project's row lock (skipped,
  * NULL, when a writer holds it); a phrase count calls it when it finds such chunks (pg-search-phrase-count.ts), so
- * one search per 8,192 new seqs pays a chunk's build (about 0.3–1 s) and writes pay nothing. Rows below `below` that
+ * one search per 8,192 new seqs pays a chunk's build (1–4 s under load 11–16) and writes pay nothing. Rows below `below` that
  * change (a delete, an update in place, an insert there — none of the store's paths makes one) have their offsets
  * taken out and put in again by a trigger of its own (the postings trigger is not touched: other migrations replacing
  * that function leave this one alone); an insert into the newest chunk costs it one empty join.
