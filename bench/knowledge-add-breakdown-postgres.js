@@ -3,7 +3,7 @@
 // interleaved batch by batch (the order rotated each round). Each variant takes one part away from the schema as
 // migrated, so its gain over 'full' is that part's cost:
 //   full              the schema as migrated (every trigger part);
-//   before migration 9 migration 3's vector function; 'bitmaps at fillfactor 50' the bitmap and count tables so;
+//   before migration 8 migration 3's vector function; 'bitmaps at fillfactor 50' the bitmap and count tables so;
 //   -postings …       the insert trigger without that one part (postings rows, term counts, term levels, level
 //                     bitmaps, term bitmaps); 'postings computed' keeps only the computation of the rows' postings;
 //   empty trigger     a statement trigger that returns at once (the transition table alone);
@@ -58,7 +58,7 @@ const ALL = ['postings', 'counts', 'levels', 'level bits', 'term bits'];
 const without = (part) => insertTrigger(ALL.filter((p) => p !== part));
 const OFF = 'ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER';
 const ASYNC = (db) => `ALTER DATABASE ${db} SET synchronous_commit = off`;
-/** Migration 3's vector function (the one migration 9 replaces), as it was created. */
+/** Migration 3's vector function (the one migration 8 replaces), as it was created. */
 function migration3Vector() {
   const { knowledgeMigrations } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'infrastructure', 'postgres', 'knowledge-migrations.js'));
   const sql = knowledgeMigrations.find((m) => m.version === 3).sql.match(/CREATE FUNCTION wg_knowledge_vector[\s\S]*?'C'\);/)[0];
@@ -69,7 +69,7 @@ const BITS_TABLES = ['wg_knowledge_term_bits', 'wg_knowledge_level_bits', 'wg_kn
 const BITS_FILLFACTOR_50 = BITS_TABLES.flatMap((t) => [`ALTER TABLE ${t} SET (fillfactor = 50)`, `VACUUM FULL ${t}`]);
 const VARIANTS = {
   full: [],
-  'before migration 9': [() => migration3Vector()],
+  'before migration 8': [() => migration3Vector()],
   'bitmaps at fillfactor 50': BITS_FILLFACTOR_50,
   '-postings rows': without('postings'),
   '-term counts': without('counts'),
@@ -83,7 +83,7 @@ const VARIANTS = {
     'CREATE TRIGGER wg_knowledge_postings_ins AFTER INSERT ON wg_knowledge_nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_bench_ins()',
   ],
   'triggers off': [OFF],
-  'triggers off, before migration 9': [OFF, () => migration3Vector()],
+  'triggers off, before migration 8': [OFF, () => migration3Vector()],
   'no GIN': [OFF, 'DROP INDEX wg_knowledge_nodes_search'],
   'no search': [OFF, 'ALTER TABLE wg_knowledge_nodes DROP COLUMN search'],
   'full, async commit': [ASYNC],

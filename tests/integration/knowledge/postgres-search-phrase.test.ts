@@ -11,7 +11,7 @@ import { prng } from '../../helpers/prng';
 import { deleteNodes, freshKnowledgeStore, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
 
 /**
- * Phrases on a real PostgreSQL: the pair lists (migration 10) index the complete chunks of the rows already there and
+ * Phrases on a real PostgreSQL: the pair lists (migration 9) index the complete chunks of the rows already there and
  * follow every write (a chunk listed when the seqs pass its end; deletes, restores and updates in listed chunks); a
  * search with a phrase — its first page through the level walk, its total from the lists — answers exactly what
  * scoring every match answers: two- and three-word phrases, stopwords inside (a gap), exclusions, filters, deleted
@@ -89,8 +89,8 @@ it('parses websearch_to_tsquery phrases into adjacent pairs and leaves gaps and 
   for (const other of [`'a' <2> 'b'`, `'a' & 'b'`, `'a' <-> 'b' & 'c'`, `'a' <-> `, ``, `'it''s' <-> 'b'`, `!'a'`]) expect(parseItemQuery(other)).toBeUndefined();
 });
 
-it('migration 10 lists the complete chunks already there; a build lists the chunks the seqs passed; the trigger follows deletes, restores and updates', async () => {
-  const { db, store } = await freshKnowledgeStore(pg, { migrations: knowledgeMigrations.filter((m) => m.version < 10) });
+it('migration 9 lists the complete chunks already there; a build lists the chunks the seqs passed; the trigger follows deletes, restores and updates', async () => {
+  const { db, store } = await freshKnowledgeStore(pg, { migrations: knowledgeMigrations.filter((m) => m.version < 9) });
   try {
     await populate(store, db, 1);
     await migrate(db, knowledgeMigrations);

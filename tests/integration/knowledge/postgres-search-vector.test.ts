@@ -5,7 +5,7 @@ import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
 
 /**
- * Migration 9 replaces wg_knowledge_vector (the generated search column's expression) by a cheaper one and leaves the
+ * Migration 8 replaces wg_knowledge_vector (the generated search column's expression) by a cheaper one and leaves the
  * stored column as it is: so the new function must give every node exactly the tsvector migration 3's gave. Both run
  * on the same nodes of a real PostgreSQL — plain ones (the fast path) and every shape that must leave it (artifacts,
  * escaped, null or non-string tags, non-ASCII text, decompositions, punctuation runs) — and must agree lexeme for
@@ -71,10 +71,10 @@ async function vectors(db: PgDatabase, nodes: ReadonlyArray<Record<string, unkno
   return rows.map((r) => r.v);
 }
 
-test('the vector of migration 9 equals migration 3\'s for every node shape, and plain nodes take the fast path', async () => {
+test('the vector of migration 8 equals migration 3\'s for every node shape, and plain nodes take the fast path', async () => {
   const db = new PgDatabase(await pg.createTestDatabase(), { poolSize: 2 });
   try {
-    await migrate(db, knowledgeMigrations.filter((m) => m.version < 9));
+    await migrate(db, knowledgeMigrations.filter((m) => m.version < 8));
     const nodes = [...SHAPES, ...randomNodes(400, 9), ...randomNodes(400, 10)];
     const before = await vectors(db, nodes);
     await migrate(db, knowledgeMigrations);

@@ -4,7 +4,7 @@ import type { Migration } from '../../../../kernel/postgres/migrations';
 export const PAIR_CHUNK = 8192;
 
 /**
- * Knowledge migration 10: neighbouring pairs, for phrase counts. A phrase `"a b"` is `'a' <-> 'b'`: a node matches
+ * Knowledge migration 9: neighbouring pairs, for phrase counts. A phrase `"a b"` is `'a' <-> 'b'`: a node matches
  * when its vector holds b at some position right after one of a's. GIN has no positions (every candidate's heap row is
  * rechecked: counting 10,000 matches of a two-word phrase at 1,000,000 nodes took 0.9 s), so per project, pair
  * (`'a b'`, lexemes of neighbouring positions of the stored vector — the same positions `<->` reads, across the
@@ -41,7 +41,7 @@ const addLists = (lists: string) => `
 
 export const pairMigration: Migration = {
   module: 'knowledge',
-  version: 10,
+  version: 9,
   name: 'knowledge search: neighbouring-pair lists per complete chunk of seqs, built by phrase counts (phrase totals without reading matches)',
   sql: `
     CREATE TABLE wg_knowledge_pair_seqs (

@@ -17,7 +17,7 @@ const FULL_VECTOR = String.raw`setweight(to_tsvector('english', wg_knowledge_wor
        coalesce(jsonb_path_query_array(node::jsonb, '$.artifacts[*].path')::text, ''))), 'C')`;
 
 /**
- * Knowledge migration 9: a cheaper search vector, the same values. wg_knowledge_vector, the generated column's
+ * Knowledge migration 8: a cheaper search vector, the same values. wg_knowledge_vector, the generated column's
  * expression, cast the node to jsonb three times (about 20 µs each at ~400 bytes) and ran two regular expressions over
  * every text: a plain node (no artifacts, ordinary tags) now reads its fields from the json as it is, and an ASCII text
  * skips the Unicode decomposition and the combining-mark pass (both change nothing there). The vector is the same
@@ -27,7 +27,7 @@ const FULL_VECTOR = String.raw`setweight(to_tsvector('english', wg_knowledge_wor
  */
 export const writeMigration: Migration = {
   module: 'knowledge',
-  version: 9,
+  version: 8,
   name: 'knowledge search: a cheaper vector of plain nodes (the same tsvector)',
   sql: `
     CREATE OR REPLACE FUNCTION wg_knowledge_ascii_words(t text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -4,13 +4,13 @@ import { PAIR_CHUNK } from './knowledge-pair-migration';
 import type { MatchSql } from './pg-search-rank';
 
 /**
- * Counting a query with phrases from the pair lists (migration 10) instead of reading its matches. A phrase `"a b"`
+ * Counting a query with phrases from the pair lists (migration 9) instead of reading its matches. A phrase `"a b"`
  * is `'a' <-> 'b'` (websearch_to_tsquery): its nodes in a listed chunk are exactly the pair's offsets there. A phrase
  * of more words (`'a' <-> 'b' <-> 'c'`) holds each of its pairs, so the offsets common to them are a superset, each
  * then checked against the tsquery on its row, newest first, only until the cap is passed. The other items of the
  * query are checked per candidate: a word in its term bitmap (migration 6), a phrase in its pair lists, an exclusion
  * the same way negated. The chunks not listed yet (the project's newest) are counted through GIN; chunks the seqs
- * have passed since the last build are listed first (migration 10's wg_knowledge_pairs_build: the one search per
+ * have passed since the last build are listed first (migration 9's wg_knowledge_pairs_build: the one search per
  * 8,192 new seqs that finds them pays for it).
  *
  * Answers undefined — the caller counts through GIN — for what the lists cannot say: no positive phrase of two or more
