@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { COMMON_OPTIONS, optionName, readOptionValue, STORE_OPTION_NAMES, type OptionSpec } from './option-specs';
 import { UsageError } from '../usage-error';
+import { HELP_LAYOUT } from '../help-layout';
 
 /** A commander option from its spec (option-specs.ts): the same flags, description, choices and parsing. */
 export function commanderOption(spec: OptionSpec): Option {
@@ -55,7 +56,8 @@ export function errorPrefix(cmd: Command | undefined): string {
  *   `db --database-url U status`), and before each action the values given there are handed down to the subcommand
  *   that runs (given in both places, the subcommand's wins); an option given before a subcommand that does not
  *   declare it is a usage error, never silently dropped;
- * - every command words its errors with the same prefix (`workgraph sessions prune: …`) and points at its own --help.
+ * - every command words its errors with the same prefix (`workgraph sessions prune: …`) and points at its own --help;
+ * - every command's help is laid out to at most 80 columns (help-layout.ts).
  *
  * Before this, a parent that declared `--data-dir` swallowed the value given after the subcommand, and
  * `sessions prune --data-dir D` pruned the default data dir.
@@ -64,6 +66,7 @@ export function shareOptions(program: Command, onAction?: (action: Command) => v
   const visit = (cmd: Command): void => {
     cmd.enablePositionalOptions();
     cmd.exitOverride();
+    cmd.configureHelp(HELP_LAYOUT);
     const prefix = errorPrefix(cmd);
     cmd.configureOutput({ outputError: (text, write) => write(text.replace(/^error: /, prefix)) });
     cmd.showHelpAfterError(`(run \`workgraph${cmd.parent ? ` ${commandPath(cmd)}` : ''} --help\` for usage)`);
