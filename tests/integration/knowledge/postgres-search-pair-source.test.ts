@@ -131,6 +131,22 @@ it('a pair source equals search @@ a <-> b: unbuilt, built and newest chunks, wa
   }
 }, 180_000);
 
+it('many chunks not listed (a writer holding the lock): read through GIN, equal too; then built and read from the lists', async () => {
+  const { db, store } = await freshKnowledgeStore(pg);
+  try {
+    await populate(store, db, 51);
+    await db.query(`SELECT setval('wg_knowledge_seq', 5 * 8192 + 10)`);
+    await store.withLock(P, (g) => g.append(generate(80, 52, 3000)));
+    const pairs = await allPairs(db);
+    const top = await maxSeq(db);
+    await store.withLock(P, () => expectSourceExact(db, pairs, [3 * 8192 + 1, top]));
+    await expectSourceExact(db, pairs, [top, 8191]);
+    expect(Number((await db.query<{ b: string }>(`SELECT below::text AS b FROM wg_knowledge_pair_chunks WHERE project = $1`, [P]))[0]!.b)).toBe(5);
+  } finally {
+    await db.close();
+  }
+}, 120_000);
+
 it('a refresh (changed seqs, seqs above the old watermark) brings an old list to the new one (randomized)', async () => {
   const { db, store } = await freshKnowledgeStore(pg);
   try {
