@@ -15,7 +15,7 @@ export function folderStorage(dir: string): SchemaValidatingWorkflowStorage {
 
 import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
-import { nextStep, type GetNextStepOutput } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import { nextStep, type GetNextStepOutput } from '../../../src/modules/workflow/application/services/next-step-engine';
 import type { AssessmentAnswer } from '../../../src/modules/workflow/domain/current-format/answer-parts';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
 import { isLoopStep, type Workflow, type WorkflowStep } from '../../../src/modules/workflow/domain/types';

@@ -12,7 +12,7 @@ import { createTaskGraph } from '../../../src/modules/tasks/domain';
 import { SchemaRegistry } from '../../../src/kernel/schema-registry';
 import { ConditionEvaluator } from '../../../src/modules/workflow/application/services/condition-evaluator';
 import { StepOutputChecker } from '../../../src/modules/workflow/application/services/step-output-checker';
-import { nextStep } from '../../../src/modules/workflow/application/use-cases/get-next-step';
+import { nextStep } from '../../../src/modules/workflow/application/services/next-step-engine';
 import { ContractSchemaFiles } from '../../../src/modules/workflow/infrastructure/contract-schema-files';
 import { loadWorkflow } from '../application/workflow-test-helpers';
 import { shapeDifferences, type Schema } from '../../helpers/schema-shape';

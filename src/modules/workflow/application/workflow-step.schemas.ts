@@ -1,7 +1,7 @@
 /**
  * The workflow step as the tools answer it, declared once. Three answers hand out a step — workflow_next, the
  * session tools (workflow_start, workflow_continue, workflow_resume) and workflow_get's preview — and one builder
- * makes the object (`stepAnswer` in use-cases/get-next-step.ts; the sessions answer through the same engine entry
+ * makes the object (`stepAnswer` in services/next-step-engine.ts; the sessions answer through the same engine entry
  * point). Their schemas all start from `stepCore` here; each answer extends it with what only it says, so a field's
  * type is written once and the answers cannot drift apart. tests/unit/spec/entity-schemas.test.ts holds
  * spec/workflow.schema.json's step to these declarations.

@@ -16,7 +16,7 @@ import { WORKSPACE_SOURCE, type WorkspaceWorkflowCatalogs } from '../ports/works
 import { ConditionEvaluator } from './condition-evaluator';
 import { ValidationEngine } from './validation-engine';
 import { StepOutputChecker } from './step-output-checker';
-import { nextStep, type GetNextStepOutput, type NextStepVerification } from '../use-cases/get-next-step';
+import { nextStep, type GetNextStepOutput, type NextStepVerification } from './next-step-engine';
 import { VerificationService, type StillRunning, type VerificationOutcome } from './verification-service';
 import type { VerificationMode } from '../../domain/guidance';
 import { findStep } from '../../domain/step-lookup';

@@ -5,7 +5,7 @@ import type { Workflow } from '../../../domain/types';
 import type { Blocker, NodeState, SessionState } from '../../../domain/sessions';
 import type { SessionEngine } from '../../services/session-engine';
 import type { CallContext } from '../../../../../kernel/call-context';
-import type { GetNextStepOutput } from '../get-next-step';
+import type { GetNextStepOutput } from '../../services/next-step-engine';
 
 /** What an answer may add: the caller (a verification step's text depends on it), the limit and sections of a blocked one. */
 export interface AnswerOptions {

@@ -7,7 +7,7 @@ import type { SessionHistory } from '../../ports/session-store';
 import type { TokenClaims } from '../../ports/session-tokens';
 import { pointerOf, type SessionEngine } from '../../services/session-engine';
 import type { StillRunning, VerificationOutcome } from '../../services/verification-service';
-import { verificationAnswer } from '../get-next-step';
+import { verificationAnswer } from '../../services/next-step-engine';
 import { blockedAnswer, nodeAnswer, type SessionAnswer } from './session-answer';
 import { recoverInterruptedVerification } from './interrupted-verification';
 
