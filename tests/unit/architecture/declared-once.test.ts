@@ -6,7 +6,7 @@ import * as path from 'node:path';
  * - a tool's use case takes its input and output types from the tool's declaration (`ToolInput` / `ToolOutput` of
  *   its `<m>.tool-schemas.ts`), so no hand-written `…Input` / `…Output` interface sits beside a declaration;
  * - the prose an agent reads lives in one place per module (tasks: task-messages.ts, knowledge:
- *   knowledge-messages.ts, workflow: domain/guidance.ts), not in the use cases.
+ *   knowledge-messages.ts, workflow: domain/guidance.ts and domain/verification-guidance.ts), not in the use cases.
  */
 const root = path.join(__dirname, '..', '..', '..');
 

@@ -8,5 +8,6 @@ export * from './loop-runtime';
 export * from './workflow-index';
 export * from './step-resolution';
 export * from './guidance';
+export * from './verification-guidance';
 export * from './step-lookup';
 export * from './structure-checks';

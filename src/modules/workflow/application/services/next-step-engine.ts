@@ -6,11 +6,8 @@ import {
   buildCompletionGuidance,
   buildStepGuidance,
   currentFormatSections,
-  verificationFailedMessage,
-  verificationFailedSection,
-  verificationTaskText,
-  type VerificationMode,
 } from '../../domain/guidance';
+import { verificationFailedMessage, verificationFailedSection, verificationTaskText, type VerificationMode } from '../../domain/verification-guidance';
 import { resolveNextStep, type NextStepResult, type ResolvedStep } from '../../domain/step-resolution';
 import { completionIdPatterns, unknownCompletionIds } from '../../domain/completion-id-check';
 import { findStep } from '../../domain/step-lookup';

@@ -18,7 +18,7 @@ import { ValidationEngine } from './validation-engine';
 import { StepOutputChecker } from './step-output-checker';
 import { nextStep, type GetNextStepOutput, type NextStepVerification } from './next-step-engine';
 import { VerificationService, type StillRunning, type VerificationOutcome } from './verification-service';
-import type { VerificationMode } from '../../domain/guidance';
+import type { VerificationMode } from '../../domain/verification-guidance';
 import { findStep } from '../../domain/step-lookup';
 import type { PromptStep, VirtualStepInfo } from '../../domain/types';
 import { ENGINE_KEY } from '../../domain/current-format/compile';

@@ -9,7 +9,7 @@ import type { CallContext } from '../../../../kernel/call-context';
 import type { Clock, Timers } from '../../../../kernel/clock';
 import type { PathPolicy } from '../../../../kernel/path-policy';
 import type { VirtualStepInfo } from '../../domain/types';
-import { verificationProgress } from '../../domain/guidance';
+import { verificationProgress } from '../../domain/verification-guidance';
 import type { CommandResult, VerificationRunner } from '../ports/verification-runner';
 import type { CommandOwner, OrphanedCommands } from '../../../../kernel/command-runner';
 

@@ -4,7 +4,7 @@ import { CancelledError, InvalidArgumentsError } from '../../../../kernel/errors
 import { noopCallContext, type CallContext } from '../../../../kernel/call-context';
 import { forEachStep } from '../../domain/workflow-index';
 import { isPlainObject } from '../../domain/context-path';
-import { verificationCancelled, type VerificationMode } from '../../domain/guidance';
+import { verificationCancelled, type VerificationMode } from '../../domain/verification-guidance';
 import { findStep } from '../../domain/step-lookup';
 import type { PromptStep, Workflow } from '../../domain/types';
 import type { VerificationService } from '../services/verification-service';

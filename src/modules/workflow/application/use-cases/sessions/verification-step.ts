@@ -1,6 +1,6 @@
 import { noopCallContext, type CallContext } from '../../../../../kernel/call-context';
 import { foldSessionEvents, summarizeRun, sessionProgress, type NodeState, type SessionEvent, type SessionState, type VerificationRunEvent } from '../../../domain/sessions';
-import { verificationCancelled, verificationFailedMessage, verificationFailedSection, verificationRunningSection } from '../../../domain/guidance';
+import { verificationCancelled, verificationFailedMessage, verificationFailedSection, verificationRunningSection } from '../../../domain/verification-guidance';
 import type { VirtualStepInfo, Workflow } from '../../../domain/types';
 import type { ResolvedStep } from '../../../domain/step-resolution';
 import type { SessionHistory } from '../../ports/session-store';
