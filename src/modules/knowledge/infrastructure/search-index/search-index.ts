@@ -5,13 +5,11 @@ import type { Logger } from '../../../../kernel/logger';
 import type { HeldLock } from '../../../../kernel/files/file-lock';
 import { makeDir } from '../../../../kernel/files/make-dir';
 import { readGraphRange } from './graph-range';
-import { forEachLine } from '../line-reader';
-import { parseNode } from '../ndjson-passes';
+import { indexGraph } from './index-build';
 import { forgetManifest, graphIdentity, readManifestFile, sameIdentity, SEGMENT_MAX_DOCS, writeManifestFile, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
 import { IndexTail, type AppendedLines } from './index-tail';
-import { segmentCache, writeSegmentFile } from './segment-files';
+import { segmentCache } from './segment-files';
 import { planFlush, writeFlush } from './tail-flush';
-import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
 import { readTailRecord, TAIL_FILE, writeTailRecord } from './tail-record';
 
@@ -177,7 +175,7 @@ export class SearchIndexFiles {
     }
     this.slot.tail = undefined;
     const identity = graphIdentity(this.graph);
-    const segments = identity.size === 0 ? [] : await this.indexFrom(lock, 0, generation);
+    const segments = identity.size === 0 ? [] : await indexGraph(this.graph, this.dir, lock, 0, generation);
     const graph = graphIdentity(this.graph);
     const manifest = await this.commit(lock, { format: INDEX_FORMAT, generation, built: randomBytes(6).toString('hex'), graph, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
     if (reason !== 'graph rewritten' && reason !== 'new project') {
@@ -239,41 +237,6 @@ export class SearchIndexFiles {
     }
     const next = await this.commit(lock, { ...manifest, format: INDEX_FORMAT, graph: tail.identity, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
     return this.emptyTail(next);
-  }
-
-  /** Indexes the graph from byte `start` to its end into segments of at most SEGMENT_MAX_DOCS nodes, written. */
-  private async indexFrom(lock: HeldLock, start: number, generation: number): Promise<SegmentRef[]> {
-    await makeDir(this.dir);
-    const refs: SegmentRef[] = [];
-    let builder = new SegmentBuilder(start, start);
-    const full: SegmentBuilder[] = [];
-    const write = async (b: SegmentBuilder) => {
-      lock.assertHeld();
-      refs.push(await writeSegmentFile(this.dir, b, generation));
-    };
-    const { bytes } = await forEachLine(
-      this.graph,
-      (text, offset, _lineNo, _terminated, raw) => {
-        if (builder.size >= SEGMENT_MAX_DOCS) {
-          builder.end = offset;
-          full.push(builder);
-          builder = new SegmentBuilder(offset, offset);
-        }
-        if (text === '') return;
-        const node = parseNode(text);
-        if (node) builder.add(node, offset, raw.length);
-      },
-      {
-        start,
-        afterChunk: async () => {
-          for (const b of full.splice(0)) await write(b);
-        },
-      },
-    );
-    builder.end = bytes;
-    for (const b of full.splice(0)) await write(b);
-    await write(builder);
-    return refs;
   }
 
   /** Publishes the manifest, then removes every file of the folder it does not name (old segments, a crash's leftovers). */
