@@ -1,12 +1,13 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow, type Edge, type Node } from '@xyflow/react';
+import { ReactFlow, ReactFlowProvider, Background, Controls, MiniMap, useReactFlow } from '@xyflow/react';
 import { useApi } from '../api';
 import { useMeta } from '../meta';
-import { edgeId, layout, layoutWithoutElk, NODE_H, NODE_W, type Layout } from '../layout';
+import { layout, layoutWithoutElk, NODE_H, NODE_W, type Layout } from '../layout';
+import { flowElements, windowTaskIds, type Viewport } from '../dag-elements';
 import { STATUSES, STATUS_STYLE } from '../status';
 import { StatusBadge } from '../components/StatusBadge';
 import { LayerNodeView, TaskNodeView, type TaskNodeData } from '../components/TaskNodeView';
-import { RoutedEdgeView, type RoutedEdgeData } from '../components/RoutedEdgeView';
+import { RoutedEdgeView } from '../components/RoutedEdgeView';
 import { LayoutNotice, Load } from '../components/common';
 import { topMargin } from '../flow-controls';
 import { PlanHistory } from '../components/PlanViews';
@@ -29,8 +30,6 @@ const MINIMAP_MIN_NODES = 30;
  */
 const WINDOW_MIN_NODES = 400;
 const INITIAL_VIEWPORT = { x: MARGIN, y: MARGIN, zoom: 0.9 };
-
-type Viewport = { x: number; y: number; zoom: number };
 
 export function TaskDag({ project }: { project: string }) {
   const res = useApi<TaskGraphData>(`/projects/${encodeURIComponent(project)}/tasks`, (e) => e.kind === 'tasks' && e.project === project);
@@ -113,72 +112,8 @@ function DagView({ graph, lay, initialSelected, attempt, retryElk }: { graph: Ta
     cancelAnimationFrame(frame.current);
     frame.current = requestAnimationFrame(() => setViewport(vp));
   };
-  // The tasks within the viewport plus half a screen around it, and their direct neighbours.
-  const windowIds = useMemo(() => {
-    if (!large) return null;
-    const z = viewport.zoom;
-    const x0 = -viewport.x / z - size.w / z / 2;
-    const y0 = -viewport.y / z - size.h / z / 2;
-    const x1 = x0 + (2 * size.w) / z;
-    const y1 = y0 + (2 * size.h) / z;
-    const ids = new Set<string>();
-    for (const n of graph.nodes) {
-      const p = lay.pos.get(n.id)!;
-      if (p.x + NODE_W >= x0 && p.x <= x1 && p.y + NODE_H >= y0 && p.y <= y1) ids.add(n.id);
-    }
-    const withNeighbours = new Set(ids);
-    for (const n of graph.nodes) {
-      const inside = ids.has(n.id);
-      for (const d of n.depends_on) {
-        if (inside) withNeighbours.add(d);
-        else if (ids.has(d)) withNeighbours.add(n.id);
-      }
-    }
-    if (selected) withNeighbours.add(selected);
-    return withNeighbours;
-  }, [large, viewport, size, graph, lay, selected]);
-
-  const { nodes, edges } = useMemo(() => {
-    const nodes: Node[] = [];
-    const edges: Edge[] = [];
-    const shownAs = (id: string) => (collapsed.has(lay.layerOf.get(id)!) ? `layer:${lay.layerOf.get(id)}` : id);
-    lay.layers.forEach((ids, li) => {
-      if (!collapsed.has(li)) return;
-      const counts: Record<string, number> = {};
-      for (const id of ids) counts[byId.get(id)!.status] = (counts[byId.get(id)!.status] ?? 0) + 1;
-      const first = lay.pos.get(ids[0])!;
-      nodes.push({ id: `layer:${li}`, type: 'layer', position: { x: first.x, y: 20 }, data: { layer: li, count: ids.length, counts }, draggable: false });
-    });
-    const seenEdges = new Set<string>();
-    for (const n of graph.nodes) {
-      if (windowIds && !windowIds.has(n.id) && !collapsed.has(lay.layerOf.get(n.id)!)) continue;
-      const target = shownAs(n.id);
-      if (target === n.id) {
-        const data: TaskNodeData = {
-          title: n.title,
-          taskId: n.id,
-          status: n.status,
-          attempt: n.current_attempt > 0 ? `attempt ${n.current_attempt}/${n.max_attempts}` : '',
-          match: matchSet.has(n.id),
-        };
-        nodes.push({ id: n.id, type: 'task', position: lay.pos.get(n.id)!, data, selected: n.id === selected, draggable: false, width: NODE_W, height: NODE_H });
-      }
-      for (const d of n.depends_on) {
-        if (!byId.has(d)) continue;
-        if (windowIds && !windowIds.has(d) && !collapsed.has(lay.layerOf.get(d)!)) continue;
-        const source = shownAs(d);
-        const key = `${source}->${target}`;
-        if (source === target || seenEdges.has(key)) continue;
-        seenEdges.add(key);
-        const done = byId.get(d)!.status === 'COMPLETED';
-        const style = { stroke: done ? '#40a861' : '#8a94a6', strokeWidth: 1.4 };
-        const route = source === d && target === n.id ? lay.routes?.get(edgeId(d, n.id)) : undefined;
-        if (route) edges.push({ id: key, source, target, type: 'routed', data: { route } satisfies RoutedEdgeData, style });
-        else edges.push({ id: key, source, target, type: 'smoothstep', style });
-      }
-    }
-    return { nodes, edges };
-  }, [graph, lay, collapsed, matchSet, selected, byId, windowIds]);
+  const windowIds = useMemo(() => (large ? windowTaskIds(graph, lay, viewport, size, selected) : null), [large, viewport, size, graph, lay, selected]);
+  const { nodes, edges } = useMemo(() => flowElements(graph, lay, byId, { collapsed, matchSet, selected, windowIds }), [graph, lay, collapsed, matchSet, selected, byId, windowIds]);
 
   // The first screen, and again whenever the canvas changes size (the details panel opens or closes, the window is
   // resized) until the user moves the view: the DAG's width fitted at reading zoom or more, the rest scrolled to.
