@@ -2,105 +2,25 @@
  * The task DAG as an MCP Apps view, end to end: the real built server read by the SDK's v2 client as a host that
  * declares the extension; the view's HTML (resources/read) framed in headless Chromium by the extension SDK's own
  * host side (AppBridge, tests/e2e/helpers/apps-host); the tool results it is handed are real ones. The view draws the
- * DAG's nodes and edges from get_project_graph's result, a later validate_task_loop result updates the node it names,
- * its actions become tool calls with the right arguments (and change the server's state), a read-only server's view
- * offers none, the host's theme and display mode apply, and its CSP blocks a fetch to any origin. (Without ELK:
- * mcp-apps-elk-fallback.test.ts; a DAG that fills a 400 px frame: mcp-apps-dag-narrow.test.ts.)
+ * DAG's nodes and edges from get_project_graph's result (laid out by ELK), a later validate_task_loop result updates
+ * the node it names, its actions become tool calls with the right arguments (and change the server's state), a
+ * read-only server's view offers none, the host's theme and display mode apply. (Its document, ELK's worker asset and
+ * its CSP: mcp-apps-task-dag-sandbox.test.ts; without ELK: mcp-apps-elk-fallback.test.ts; a DAG that fills a 400 px
+ * frame: mcp-apps-dag-narrow.test.ts.)
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Client } from '@modelcontextprotocol/client';
-import { tempDir } from './helpers/server-process';
-import { connectHost, coveredByControls, hostView, readViewHtml, readsThrough, until, type HostedView } from './helpers/apps-host';
-import { gunzipSync } from 'node:zlib';
-import { launchBrowser, screenshotPath, type Browser } from '../helpers/browser';
+import { coveredByControls, until, type HostedView } from './helpers/apps-host';
+import { call, EDGES, ELK_WORKER_URI, TASKS, useTaskDagHost } from './helpers/task-dag-host';
+import { screenshotPath } from '../helpers/browser';
 
 jest.setTimeout(Number(process.env.APPS_TEST_TIMEOUT ?? 180_000));
 
-type Json = Record<string, any>;
-let data: { dir: string; cleanup: () => void };
-let root: { dir: string; cleanup: () => void };
-let actions: { client: Client; close: () => Promise<void> };
-let readOnly: { client: Client; close: () => Promise<void> };
-let browser: Browser;
-let html: string;
-let readOnlyHtml: string;
-
-const TASKS = [
-  { id: 'setup', title: 'Set up the repository', depends_on: [], validation_command: 'true' },
-  { id: 'parser', title: 'Build the parser', depends_on: ['setup'], validation_command: 'echo parse error at line 3 >&2; exit 3', max_attempts: 3 },
-  { id: 'docs', title: 'Write the docs', depends_on: ['setup'] },
-  { id: 'cli', title: 'Command line', depends_on: ['parser'] },
-  { id: 'release', title: 'Release 1.0', depends_on: ['parser', 'docs', 'cli'] },
-];
-const EDGES = TASKS.reduce((n, t) => n + t.depends_on.length, 0);
-
-async function call(client: Client, name: string, args: Json): Promise<Json> {
-  const r = await client.callTool({ name, arguments: args });
-  if (r.isError) throw new Error(`${name}: ${JSON.stringify(r.content)}`);
-  return r as Json;
-}
-
-beforeAll(async () => {
-  data = tempDir('wg-apps-dag-');
-  root = tempDir('wg-apps-dag-root-');
-  const args = ['--allow-root', root.dir];
-  actions = await connectHost({ dataDir: data.dir, args: [...args, '--allow-actions'] });
-  readOnly = await connectHost({ dataDir: data.dir, args });
-  await call(actions.client, 'init_project_graph', { projectName: 'Parser', projectRoot: root.dir, nodes: TASKS });
-  await call(actions.client, 'start_task', { project: 'Parser', nodeId: 'setup' });
-  await call(actions.client, 'validate_task_loop', { project: 'Parser', nodeId: 'setup' });
-  await call(actions.client, 'start_task', { project: 'Parser', nodeId: 'docs', agent: 'writer' });
-  html = await readViewHtml(actions.client, 'task-dag');
-  readOnlyHtml = await readViewHtml(readOnly.client, 'task-dag');
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await actions?.close();
-  await readOnly?.close();
-  data?.cleanup();
-  root?.cleanup();
-});
-
-/** Frames the view in a host that passes its tool calls and (unless `resources` is false) its resource reads on. */
-const open = async (o: { html?: string; result: Json; input?: Json; width?: number; height?: number; client?: Client; resources?: boolean }) =>
-  hostView(browser, {
-    html: o.html ?? html,
-    result: o.result,
-    input: o.input,
-    width: o.width ?? 1200,
-    height: o.height ?? 640,
-    callTool: async (name, a) => (await (o.client ?? actions.client).callTool({ name, arguments: a })) as Json,
-    ...(o.resources === false ? {} : { readResource: readsThrough(o.client ?? actions.client) }),
-  });
-
-const ELK_WORKER_URI = 'ui://workgraph/assets/elk-worker.js.gz';
+const h = useTaskDagHost('wg-apps-dag');
 
 const nodeCount = (v: HostedView) => v.view.locator('.react-flow__node').count();
 
-test('the resource is one HTML document of the extension\'s MIME type, its CSP allowing no network', async () => {
-  const r = await actions.client.readResource({ uri: 'ui://workgraph/task-dag' });
-  const c = r.contents[0] as Json;
-  expect(c.mimeType).toBe('text/html;profile=mcp-app');
-  expect(c._meta.ui.csp).toEqual({ connectDomains: [], resourceDomains: [], frameDomains: [], baseUriDomains: [] });
-  expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-[^']+';/);
-  expect(html).toContain("connect-src 'none'");
-  // Workers only from the blob: URLs its own script makes (ELK's, from the script it reads through the host).
-  expect(html).toContain("worker-src blob:;");
-  // ELK's worker script is no longer in the document: a 5,000-task DAG (laid out linearly) does not pay for it.
-  expect(html).not.toContain('application/gzip');
-  expect(html.length).toBeLessThan(800_000);
-  // Self-contained: nothing loaded from anywhere.
-  expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=/);
-  expect(html).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:true,&quot;live&quot;:true}">');
-  expect(readOnlyHtml).toContain('<meta name="workgraph-view" content="{&quot;actions&quot;:false,&quot;live&quot;:true}">');
-});
-
 test('draws the DAG of get_project_graph\'s result (nodes, edges, statuses); a later validate_task_loop result updates its node', async () => {
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ result, input: { project: 'Parser' } });
+  const result = await call(h.actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await h.open({ result, input: { project: 'Parser' } });
   try {
     await v.view.locator('.react-flow__node').first().waitFor();
     expect(await nodeCount(v)).toBe(TASKS.length);
@@ -112,8 +32,8 @@ test('draws the DAG of get_project_graph\'s result (nodes, edges, statuses); a l
     await v.page.screenshot({ path: screenshotPath('mcp-apps-task-dag-1200') });
 
     // The agent runs the parser's check (it fails): the host hands the view that result.
-    await call(actions.client, 'start_task', { project: 'Parser', nodeId: 'parser' });
-    const run = await call(actions.client, 'validate_task_loop', { project: 'Parser', nodeId: 'parser' });
+    await call(h.actions.client, 'start_task', { project: 'Parser', nodeId: 'parser' });
+    const run = await call(h.actions.client, 'validate_task_loop', { project: 'Parser', nodeId: 'parser' });
     expect(run.structuredContent.validation_passed).toBe(false);
     await v.sendResult(run);
     await until(() => v.view.locator('.react-flow__node[data-id="parser"]').textContent(), (v) => expect(v).toContain('RETRYING'));
@@ -153,32 +73,11 @@ async function edgesThroughNodes(v: HostedView): Promise<{ edges: number; routed
   });
 }
 
-test('ELK\'s worker script is a view asset: read as gzipped bytes by a host that shows views, listed nowhere, unknown to other clients', async () => {
-  const r = await actions.client.readResource({ uri: ELK_WORKER_URI });
-  const c = r.contents[0] as Json;
-  expect(c.uri).toBe(ELK_WORKER_URI);
-  expect(c.mimeType).toBe('application/gzip');
-  const script = gunzipSync(Buffer.from(c.blob, 'base64')).toString('utf8');
-  expect(script).toBe(require('node:fs').readFileSync(require.resolve('elkjs/lib/elk-worker.min.js'), 'utf8'));
-  // Not in the model's resource list (the extension has no visibility for resources, as it has for tools).
-  const listed = (await actions.client.listResources()).resources.map((x) => x.uri);
-  expect(listed).toContain('ui://workgraph/task-dag');
-  expect(listed).not.toContain(ELK_WORKER_URI);
-  // An asset nobody serves is invalid params naming what is served; a client without the extension cannot read it.
-  await expect(actions.client.readResource({ uri: 'ui://workgraph/assets/nothing.js' })).rejects.toThrow(`unknown view asset "ui://workgraph/assets/nothing.js"; this server serves ${ELK_WORKER_URI}`);
-  const plain = await connectHost({ dataDir: data.dir, args: ['--allow-root', root.dir], apps: false });
-  try {
-    await expect(plain.client.readResource({ uri: ELK_WORKER_URI })).rejects.toThrow(/unknown|not found|invalid/i);
-  } finally {
-    await plain.close();
-  }
-});
-
 test('the DAG is laid out by ELK (its worker script read once through the host): an edge that skips a layer goes around the task between', async () => {
   // parser -> release and docs -> release skip cli's layer; laid out layer by layer, parser -> release ran straight
   // through cli's box.
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ result });
+  const result = await call(h.actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await h.open({ result });
   try {
     await until(() => v.view.locator('.react-flow__edge').count(), (n) => expect(n).toBe(EDGES));
     const drawn = await edgesThroughNodes(v);
@@ -194,7 +93,7 @@ test('the DAG is laid out by ELK (its worker script read once through the host):
     expect(await v.reads()).toEqual([ELK_WORKER_URI]);
     expect(await v.view.locator('[data-testid="layout-notice"]').count()).toBe(0);
     // A later result of the same shape lays nothing out again and reads nothing again.
-    await v.sendResult(await call(actions.client, 'get_project_graph', { project: 'Parser' }));
+    await v.sendResult(await call(h.actions.client, 'get_project_graph', { project: 'Parser' }));
     expect(await v.reads()).toEqual([ELK_WORKER_URI]);
   } finally {
     await v.close();
@@ -202,8 +101,8 @@ test('the DAG is laid out by ELK (its worker script read once through the host):
 });
 
 test('actions become tool calls through the host with the right arguments: release a claim, reset a task', async () => {
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ result });
+  const result = await call(h.actions.client, 'get_project_graph', { project: 'Parser' });
+  const v = await h.open({ result });
   try {
     await v.view.locator('.react-flow__node[data-id="docs"]').click();
     await v.view.locator('[data-testid="release-task"]').click();
@@ -212,23 +111,23 @@ test('actions become tool calls through the host with the right arguments: relea
     // The project as the DAG names it (its id), the claim's agent beside the caller's own identity.
     expect(release.arguments).toMatchObject({ project: 'parser', nodeId: 'docs', agent: 'writer' });
     // The server's state changed, and the view shows it.
-    await until(async () => (await call(actions.client, 'get_task_details', { project: 'Parser', nodeId: 'docs' })).structuredContent.node.status, (v) => expect(v).toBe('READY'));
+    await until(async () => (await call(h.actions.client, 'get_task_details', { project: 'Parser', nodeId: 'docs' })).structuredContent.node.status, (v) => expect(v).toBe('READY'));
     await until(() => v.view.locator('.react-flow__node[data-id="docs"]').textContent(), (v) => expect(v).toContain('READY'));
 
     await v.view.locator('.react-flow__node[data-id="parser"]').click();
     await v.view.locator('[data-testid="reset-task"]').click();
     await until(async () => (await v.calls()).filter((c) => c.name === 'reset_task_node').length, (v) => expect(v).toBe(1));
     expect((await v.calls()).find((c) => c.name === 'reset_task_node')!.arguments).toMatchObject({ project: 'parser', nodeId: 'parser' });
-    await until(async () => (await call(actions.client, 'get_task_details', { project: 'Parser', nodeId: 'parser' })).structuredContent.node.current_attempt, (v) => expect(v).toBe(0));
+    await until(async () => (await call(h.actions.client, 'get_task_details', { project: 'Parser', nodeId: 'parser' })).structuredContent.node.current_attempt, (v) => expect(v).toBe(0));
   } finally {
     await v.close();
   }
 });
 
 test('a read-only server\'s view offers no action', async () => {
-  await call(actions.client, 'start_task', { project: 'Parser', nodeId: 'docs', agent: 'writer' });
-  const result = await call(readOnly.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ html: readOnlyHtml, result, client: readOnly.client });
+  await call(h.actions.client, 'start_task', { project: 'Parser', nodeId: 'docs', agent: 'writer' });
+  const result = await call(h.readOnly.client, 'get_project_graph', { project: 'Parser' });
+  const v = await h.open({ html: h.readOnlyHtml, result, client: h.readOnly.client });
   try {
     await v.view.locator('.react-flow__node[data-id="docs"]').click();
     await v.view.locator('[data-testid="task-details"]').waitFor();
@@ -237,15 +136,15 @@ test('a read-only server\'s view offers no action', async () => {
     expect(await v.view.locator('[data-testid="release-task"]').count()).toBe(0);
     // It only read: the task's details.
     expect((await v.calls()).map((c) => c.name)).toEqual(['get_task_details']);
-    expect(readOnlyHtml).not.toBe(html);
+    expect(h.readOnlyHtml).not.toBe(h.html);
   } finally {
     await v.close();
   }
 });
 
 test('a get_task_details result opens its task in the DAG, readable in a 400 px inline frame; the host\'s theme and display mode apply', async () => {
-  const result = await call(actions.client, 'get_task_details', { project: 'Parser', nodeId: 'parser' });
-  const v = await open({ result, input: { project: 'Parser', nodeId: 'parser' }, width: 400, height: 640 });
+  const result = await call(h.actions.client, 'get_task_details', { project: 'Parser', nodeId: 'parser' });
+  const v = await h.open({ result, input: { project: 'Parser', nodeId: 'parser' }, width: 400, height: 640 });
   try {
     await v.view.locator('[data-testid="task-details"]').waitFor();
     // The whole DAG is there (the narrow canvas draws only the tasks on screen).
@@ -280,48 +179,3 @@ test('a get_task_details result opens its task in the DAG, readable in a 400 px 
   }
 });
 
-test('its CSP blocks a fetch to any origin (the request never arrives)', async () => {
-  let requests = 0;
-  const server = http.createServer((_req, res) => {
-    requests++;
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.end('ok');
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  const result = await call(actions.client, 'get_project_graph', { project: 'Parser' });
-  const v = await open({ result });
-  try {
-    await v.view.locator('.react-flow__node').first().waitFor();
-    const outcome = await v.view.evaluate(async (u) => {
-      const violations: string[] = [];
-      const g = globalThis as any;
-      g.document.addEventListener('securitypolicyviolation', (e: any) => violations.push(e.violatedDirective));
-      const tried = await Promise.all([u, 'https://example.com/'].map((x: string) => g.fetch(x).then(() => 'fetched', (e: Error) => `refused: ${e.message}`)));
-      await new Promise((r) => setTimeout(r, 100));
-      return { tried, violations };
-    }, url);
-    expect(outcome.tried.every((t) => t.startsWith('refused'))).toBe(true);
-    // ELK's worker (from the script the view read through the host) ran the layout; a worker the view starts as it
-    // starts ELK's inherits the policy: its fetch is refused too.
-    await until(() => v.view.locator('.react-flow__edge-routed').count(), (n) => expect(n).toBe(EDGES));
-    expect(await v.reads()).toEqual([ELK_WORKER_URI]);
-    const fromWorker = await v.view.evaluate(
-      (u) =>
-        new Promise<string>((resolve) => {
-          const g = globalThis as any;
-          const code = `fetch(${JSON.stringify(u)}).then(() => postMessage('fetched'), (e) => postMessage('refused: ' + e.message))`;
-          const w = new g.Worker(g.URL.createObjectURL(new g.Blob([code], { type: 'text/javascript' })));
-          w.onmessage = (e: any) => resolve(e.data);
-          w.onerror = (e: any) => resolve(`worker error: ${e.message}`);
-        }),
-      url,
-    );
-    expect(fromWorker).toMatch(/^refused/);
-    expect(outcome.violations).toContain('connect-src');
-    expect(requests).toBe(0);
-  } finally {
-    await v.close();
-    server.close();
-  }
-});
