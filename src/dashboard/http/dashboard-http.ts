@@ -8,7 +8,7 @@ import { requestToken } from './access-token';
 import { hasScope, LOCAL_IDENTITY, type Identity } from '../../kernel/identity';
 import { runAsDashboardCaller } from '../dashboard-caller';
 import { httpError, toHttpError, type HttpError } from './error-status';
-import { SseHub } from './sse-hub';
+import { changeCountText, SseHub } from './sse-hub';
 import { serveStatic } from './static-files';
 import { breakpointsBody, debugStartBody } from './debug-requests';
 
@@ -64,6 +64,9 @@ function route(method: Route['method'], path: string, run: Route['run'], action?
 
 const MAX_BODY_BYTES = 1 << 20;
 
+/** The change counter an API answer was read at (`instance:count`, sse-hub.ts). */
+const CHANGES_HEADER = 'X-Workgraph-Changes';
+
 /**
  * The JSON body of an action, at most 1 MiB. A larger one is read to its end and thrown away (the request timeout
  * bounds how long that may take), so the client gets the 413 answer rather than a reset connection mid-upload.
@@ -97,13 +100,14 @@ function readJsonBody(req: IncomingMessage): Promise<unknown> {
   });
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-store',
     'X-Content-Type-Options': 'nosniff',
+    ...headers,
   });
   res.end(text);
 }
@@ -253,8 +257,10 @@ export class DashboardHttp {
       }
       const body = r.method === 'POST' ? await readJsonBody(req) : undefined;
       if (r.action) this.o.logger.info('dashboard action', { action: r.action, ...params, ...(r.action === 'run_graph_tool' || r.action === 'debug_graph_tool' ? {} : { body }) });
+      // The change counter before the answer is read: a change counted later may be missing from it (sse-hub.ts).
+      const changes = changeCountText(this.hub.changeCount);
       const result = await runAsDashboardCaller(identity, () => r.run(params, url.searchParams, body));
-      sendJson(res, 200, result);
+      sendJson(res, 200, result, { [CHANGES_HEADER]: changes });
     } catch (e) {
       const err: HttpError = isHttpError(e) ? e : toHttpError(e);
       if (err.status >= 500) this.o.logger.warn('dashboard API error', { path, code: err.body.error.code, message: err.body.error.message });

@@ -27,7 +27,27 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The server's change counter (src/dashboard/http/sse-hub.ts): which dashboard instance, how many changes it had been
+ * told of. An API answer carries the count it was read at; the event stream's first event, the count it opened at.
+ */
+export interface ChangeCount {
+  instance: string;
+  count: number;
+}
+
+/** The `X-Workgraph-Changes` header (`instance:count`), or undefined. */
+function changeCountOf(header: string | null): ChangeCount | undefined {
+  const m = header ? /^([^:]+):(\d+)$/.exec(header) : null;
+  return m ? { instance: m[1], count: Number(m[2]) } : undefined;
+}
+
 export async function api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> {
+  return (await apiRead<T>(path, init)).body;
+}
+
+/** An API answer with the change count it was read at. */
+export async function apiRead<T>(path: string, init?: { method?: string; body?: unknown }): Promise<{ body: T; changes: ChangeCount | undefined }> {
   const res = await fetch(`api${path}`, {
     method: init?.method ?? 'GET',
     headers: {
@@ -50,7 +70,7 @@ export async function api<T>(path: string, init?: { method?: string; body?: unkn
   }
   // When each answer was in hand, parsed (bench/mcp-apps-render.js times the DAG page's render from its graph's).
   performance.mark('workgraph:api', { detail: path });
-  return json as T;
+  return { body: json as T, changes: changeCountOf(res.headers.get('X-Workgraph-Changes')) };
 }
 
 /** A change event as the server streams it (one per store change). */
@@ -74,6 +94,11 @@ function ensureSource(): void {
     const event = JSON.parse((msg as MessageEvent).data) as ChangeEvent;
     for (const l of listeners) l(event);
   });
+  // The count the stream opened at: every change after it is streamed, so data read at a lower one may lack one.
+  source.addEventListener('opened', (msg) => {
+    streamOpenedAt = JSON.parse((msg as MessageEvent).data) as ChangeCount;
+    for (const c of countListeners) c();
+  });
   source.onopen = () => {
     // Back after a lost connection: changes made meanwhile were never streamed, so every live view reads again.
     if (lostConnection) for (const r of resyncListeners) r();
@@ -81,6 +106,8 @@ function ensureSource(): void {
     setConnected(true);
   };
   source.onerror = () => {
+    // Compared again once a new stream states its count (a restarted dashboard counts from 0 under a new instance).
+    streamOpenedAt = undefined;
     lostConnection = true;
     setConnected(false);
   };
@@ -88,6 +115,17 @@ function ensureSource(): void {
 
 let lostConnection = false;
 const resyncListeners = new Set<() => void>();
+let streamOpenedAt: ChangeCount | undefined;
+const countListeners = new Set<() => void>();
+
+/**
+ * Whether data read at `readAt` may lack a change the open stream will never tell of: read before a change that came
+ * before the stream opened (a lower count), or read from another instance of the dashboard than the stream's.
+ */
+function readBeforeStream(readAt: ChangeCount | undefined): boolean {
+  if (!readAt || !streamOpenedAt) return false;
+  return readAt.instance !== streamOpenedAt.instance || readAt.count < streamOpenedAt.count;
+}
 
 function setConnected(c: boolean): void {
   connected = c;
@@ -121,21 +159,29 @@ export interface Loaded<T> {
 
 /**
  * Loads `path` and loads it again whenever a change event passes `relevant` (debounced, so a burst of changes costs
- * one request). Only the resource the event names is fetched again, never everything.
+ * one request). Only the resource the event names is fetched again, never everything. A live view (one with
+ * `relevant`) also loads again when its data was read at a lower change count than the event stream opened at: a
+ * change made between its fetch and the stream's start is never streamed to it (docs/architecture.md "The change
+ * counter").
  */
 export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => boolean): Loaded<T> {
   const [data, setData] = useState<T>();
   const [error, setError] = useState<Error>();
   const [loading, setLoading] = useState(true);
   const seq = useRef(0);
+  // The change count the shown data was read at, and the live view's check of it (set while it listens).
+  const readAt = useRef<ChangeCount | undefined>(undefined);
+  const checkReadAt = useRef<() => void>(() => undefined);
   const load = useCallback(() => {
     if (!path) return;
     const mine = ++seq.current;
-    api<T>(path)
+    apiRead<T>(path)
       .then((d) => {
         if (mine !== seq.current) return;
-        setData(d);
+        setData(d.body);
         setError(undefined);
+        readAt.current = d.changes;
+        checkReadAt.current();
       })
       .catch((e: Error) => {
         if (mine === seq.current) setError(e);
@@ -147,6 +193,7 @@ export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => bo
   useEffect(() => {
     setLoading(true);
     setData(undefined);
+    readAt.current = undefined;
     load();
   }, [load]);
   const relevantRef = useRef(relevant);
@@ -165,9 +212,17 @@ export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => bo
       if (relevantRef.current?.(e)) soon();
     });
     resyncListeners.add(soon);
+    const check = () => {
+      if (readBeforeStream(readAt.current)) soon();
+    };
+    checkReadAt.current = check;
+    countListeners.add(check);
+    check();
     return () => {
       off();
       resyncListeners.delete(soon);
+      countListeners.delete(check);
+      checkReadAt.current = () => undefined;
       if (timer) clearTimeout(timer);
     };
   }, [load]);
