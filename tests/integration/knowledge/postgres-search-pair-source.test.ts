@@ -271,6 +271,16 @@ it('the cache\'s pair source in a REPEATABLE READ sync: chunks due a build read 
     ).rejects.toThrow(/serialize/);
     await source.settled();
     expect(await below()).toBe('2');
+    // Built a chunk per transaction: the lists of chunks 0 and 1 are those the rows hold.
+    const [drift] = await db.query<{ n: string; rows: string }>(`
+      WITH p AS (SELECT n.seq, u.lexeme, x.pos FROM wg_knowledge_nodes n, unnest(n.search) u, unnest(u.positions) x(pos) WHERE n.project = $1 AND n.seq < 2 * 8192),
+           want AS (SELECT a.lexeme || ' ' || b.lexeme AS pair, a.seq / 8192 AS chunk, array_agg(DISTINCT (a.seq % 8192)::int ORDER BY (a.seq % 8192)::int) AS offs
+                    FROM p a JOIN p b ON b.seq = a.seq AND b.pos = a.pos + 1 GROUP BY 1, 2),
+           kept AS (SELECT pair, chunk, ARRAY(SELECT e::int FROM unnest(seqs) e) AS offs FROM wg_knowledge_pair_seqs WHERE project = $1 AND cardinality(seqs) > 0)
+      SELECT (SELECT count(*) FROM want w FULL JOIN kept k ON k.pair = w.pair COLLATE "C" AND k.chunk = w.chunk WHERE w.offs IS DISTINCT FROM k.offs)::text AS n,
+        (SELECT count(*) FROM kept)::text AS rows`, [P]);
+    expect(Number(drift!.n)).toBe(0);
+    expect(Number(drift!.rows)).toBeGreaterThan(50);
     const listed = await sync((tx) => source.load(tx, P, pairs, upTo));
     await expectLists(listed, upTo);
 

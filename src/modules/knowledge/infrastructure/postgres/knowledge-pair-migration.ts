@@ -29,13 +29,13 @@ export const PAIR_CHUNK = 8192;
  * The pairs of the rows `src` (aliased n; `cond` on them) as (project, pair, chunk, offsets): set-based, one hash join
  * of all their (seq, lexeme, position) rows — a function called per row cost several times more.
  */
-const pairLists = (src: string, cond: string) => `
+export const pairLists = (src: string, cond: string) => `
   WITH p AS MATERIALIZED (SELECT n.project, n.seq, u.lexeme, x.pos FROM ${src}, unnest(n.search) u, unnest(u.positions) x(pos) WHERE ${cond})
   SELECT a.project, a.lexeme || ' ' || b.lexeme AS pair, a.seq / ${PAIR_CHUNK} AS chunk, array_agg(DISTINCT (a.seq % ${PAIR_CHUNK})::smallint) AS offs
   FROM p a JOIN p b ON b.seq = a.seq AND b.pos = a.pos + 1 GROUP BY 1, 2, 3`;
 
 /** Puts the offsets of `lists` (a pairLists) into wg_knowledge_pair_seqs. */
-const addLists = (lists: string) => `
+export const addLists = (lists: string) => `
   INSERT INTO wg_knowledge_pair_seqs AS s (project, pair, chunk, seqs) SELECT * FROM (${lists}) l
   ON CONFLICT (project, pair, chunk) DO UPDATE SET seqs = ARRAY(SELECT DISTINCT e FROM unnest(s.seqs || EXCLUDED.seqs) e ORDER BY e)`;
 
