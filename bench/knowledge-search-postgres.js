@@ -8,6 +8,11 @@
 // writes never build lists, a phrase search does; what an insert still pays is that trigger's empty join), without the
 // postings triggers, and without any search column (the tsvector, its GIN index and the postings): the issue's bar is
 // ≥ 0.7× the one without.
+// The search cache (pg-search-cache.ts, on by default): the queries it answers ('three words', 'words and an
+// exclusion') run through a container with the cache and one without (WORKGRAPH_SEARCH_CACHE_MB=0: the SQL path),
+// interleaved with list_nodes: cold (the first call: the lists loaded) and warm medians, the SQL path's median, the
+// process's RSS with the lists held; add_nodes also beside the same schema without the change log's triggers
+// (migration 10: deletes and updates only, so an insert should pay nothing).
 // BENCH_SEARCH_PG_REUSE=1 with WORKGRAPH_BENCH_DATABASE_URL searches a project an earlier run imported (seeding a
 // million nodes takes minutes); BENCH_SEARCH_PG_ADD_BATCHES=0 leaves out the add_nodes part.
 const path = require('node:path');
@@ -28,6 +33,13 @@ const QUERIES = [
   ['phrase', '"retry backoff"'],
   ['rare word', 'zyzzyva OR latency -parser'],
 ];
+/** Queries the search cache answers: measured through it (cold and warm) and through the SQL path. */
+const CACHED = [
+  ['three words', 'retry cache budget'],
+  ['words and an exclusion', 'retry cache -budget'],
+];
+const MIB = 1024 * 1024;
+const knowledgeConfig = (cacheMb) => ({ backupMaxAgeDays: 90, backupMaxCount: 50, searchCacheBytes: cacheMb * MIB });
 
 function container(config) {
   require('reflect-metadata');
@@ -88,6 +100,7 @@ async function addThroughput(url, dataDir) {
   const variants = [
     ['full', []],
     ['no pairs', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER wg_knowledge_pairs_ins', 'ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER wg_knowledge_pairs_upd']],
+    ['no change log', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER wg_knowledge_changes_del', 'ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER wg_knowledge_changes_upd']],
     ['no postings', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER']],
     ['no search', ['ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER', 'ALTER TABLE wg_knowledge_nodes DROP COLUMN search']],
   ];
@@ -119,9 +132,10 @@ async function addThroughput(url, dataDir) {
   await dropDatabases(url, runs.map((_, i) => `wg_bench_add_${process.pid}_${i}`));
   fs.rmSync(dataDir, { recursive: true, force: true });
   const rate = (r) => (ADD_BATCHES * 100) / (r.ms / 1000);
-  const [full, noPairs, noPostings, noSearch] = runs;
+  const [full, noPairs, noChangeLog, noPostings, noSearch] = runs;
   const extra = { seed: ADD_SEED, batches: ADD_BATCHES, goal: 'ratio ≥ 0.7 vs no search' };
   report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without the pair lists' trigger (migration 9)`, rate(full), rate(noPairs), 'nodes/s', { ...extra, goal: 'ratio ≥ 0.9' });
+  report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without the change log's triggers (migration 10)`, rate(full), rate(noChangeLog), 'nodes/s', { ...extra, goal: 'ratio ≈ 1' });
   report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without the postings triggers (postings, term counts, bitmaps)`, rate(full), rate(noPostings), 'nodes/s', extra);
   report('knowledge-search-postgres', `add_nodes throughput (batches of 100 onto ${ADD_SEED} nodes, PostgreSQL) vs without search`, rate(full), rate(noSearch), 'nodes/s', extra);
 }
@@ -143,7 +157,8 @@ async function main() {
   try {
     if (ADD_BATCHES > 0) await addThroughput(pg.url, tempDir('wg-bench-kpg-add-'));
     const file = path.join(dataDir, 'projects', PROJECT, 'knowledge_graph.ndjson');
-    const pgc = container({ dataDir: path.join(dataDir, 'unused'), database: { url: pg.url, poolSize: 4 } });
+    // The SQL path's container (no cache): the seeding, list_nodes and every query's SQL figure.
+    const pgc = container({ dataDir: path.join(dataDir, 'unused'), database: { url: pg.url, poolSize: 4 }, knowledge: knowledgeConfig(0) });
     db = pgc.c.resolve(Symbol.for('workgraph.Database'));
     const t0 = performance.now();
     await db.ensureReady(); // the migrations (on a reused database: the ones it has not had yet, indexing its rows)
@@ -190,6 +205,48 @@ async function main() {
         p99: page.p99,
       });
     }
+
+    // The cache's queries: a container of its own (a host with a cache), cold first calls, then rounds interleaving
+    // list_nodes, the SQL path and the cache.
+    const cc = container({ dataDir: path.join(dataDir, 'unused'), database: { url: pg.url, poolSize: 4 }, knowledge: knowledgeConfig(128) });
+    const cachedSearch = cc.c.resolve(cc.KnowledgeTokens.SearchKnowledgeNodes);
+    const cache = cc.c.resolve(cc.KnowledgeTokens.KnowledgeStore).searchCache;
+    const cold = {};
+    for (const [name, query] of CACHED) {
+      const t = performance.now();
+      await cachedSearch.execute({ projectContext: PROJECT, query, limit: 10 });
+      cold[name] = performance.now() - t;
+    }
+    const cs = { list: [], ...Object.fromEntries(CACHED.flatMap(([name]) => [[`sql ${name}`, []], [`cache ${name}`, []]])) };
+    for (let i = 0; i < RUNS + 3; i++) {
+      let t = performance.now();
+      await list.execute({ projectContext: PROJECT, limit: 10 });
+      if (i >= 3) cs.list.push(performance.now() - t);
+      for (const [name, query] of CACHED) {
+        t = performance.now();
+        const a = await search.execute({ projectContext: PROJECT, query, limit: 10 });
+        if (i >= 3) cs[`sql ${name}`].push(performance.now() - t);
+        t = performance.now();
+        const b = await cachedSearch.execute({ projectContext: PROJECT, query, limit: 10 });
+        if (i >= 3) cs[`cache ${name}`].push(performance.now() - t);
+        if (JSON.stringify(a.hits.map((h) => [h.id, h.score])) !== JSON.stringify(b.hits.map((h) => [h.id, h.score])) || a.total !== b.total) {
+          throw new Error(`the cache answered '${query}' otherwise than SQL`);
+        }
+        totals[name] = b.totalExact ? b.total : `${b.total}+`;
+      }
+    }
+    const list2 = stats(cs.list);
+    const held = { cacheMb: Math.round((cache.bytes / MIB) * 10) / 10, rssMb: Math.round(process.memoryUsage().rss / MIB), loadMs: cache.counters.loadMs };
+    for (const [name, query] of CACHED) {
+      const warm = stats(cs[`cache ${name}`]);
+      const sql = stats(cs[`sql ${name}`]);
+      const extra = { ...common, matches: totals[name], ...held, load: os.loadavg()[0] };
+      report('knowledge-search-postgres', `search_nodes first page through the cache, warm, ${name} '${query}' (${NODES} nodes) vs list_nodes first page`, warm.median, list2.median, 'ms', { ...extra, p99: warm.p99 });
+      report('knowledge-search-postgres', `search_nodes first page through the cache, cold (first call, lists loaded), ${name} '${query}' (${NODES} nodes) vs list_nodes first page`, cold[name], list2.median, 'ms', extra);
+      report('knowledge-search-postgres', `search_nodes first page, SQL path, ${name} '${query}' (${NODES} nodes) vs list_nodes first page`, sql.median, list2.median, 'ms', { ...extra, p99: sql.p99 });
+      report('knowledge-search-postgres', `search_nodes first page, cache warm vs SQL path, ${name} '${query}' (${NODES} nodes)`, warm.median, sql.median, 'ms', extra);
+    }
+    await cc.c.resolve(Symbol.for('workgraph.Database')).close();
   } finally {
     await db?.close();
     await pg.stop();

@@ -113,6 +113,7 @@ export function resolveConfig(flags: CommonFlags, env: NodeJS.ProcessEnv = proce
     knowledge: {
       backupMaxAgeDays: positiveInt(env.WORKGRAPH_BACKUP_MAX_AGE_DAYS, defaults.knowledge.backupMaxAgeDays),
       backupMaxCount: positiveInt(env.WORKGRAPH_BACKUP_MAX_COUNT, defaults.knowledge.backupMaxCount),
+      searchCacheBytes: cacheMebibytes(env.WORKGRAPH_SEARCH_CACHE_MB, defaults.knowledge.searchCacheBytes!),
     },
     outputTailBytes: flags.outputTail ?? positiveInt(env.WORKGRAPH_OUTPUT_TAIL, (file.outputTail as number | undefined) ?? defaults.outputTailBytes),
     graphRunsPerTool: wholeNumber(
@@ -270,6 +271,14 @@ function duration(v: string | number | undefined, from: string, fallbackMs: numb
   const ms = m ? Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'] : NaN;
   if (!Number.isFinite(ms) || ms <= 0) throw new ConfigFileError(`${from}: expected a duration such as 90s, 30m or 1h, got '${v}'`);
   return Math.round(ms);
+}
+
+/** WORKGRAPH_SEARCH_CACHE_MB: MiB (0 or more; 0 turns the cache off) as bytes; anything else is a usage error. */
+function cacheMebibytes(v: string | undefined, fallbackBytes: number): number {
+  if (v === undefined || v === '') return fallbackBytes;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new ConfigFileError(`WORKGRAPH_SEARCH_CACHE_MB: expected a size in MiB (0 or more, 0 turns the cache off), got '${v}'`);
+  return Math.round(n * 1024 * 1024);
 }
 
 function positiveInt(v: string | undefined, fallback: number): number {

@@ -17,6 +17,13 @@ describe('resolveConfig', () => {
     expect(cfg.workflowSources[4].dir).toBe(path.join(cwd, 'f1'));
   });
 
+  it('takes the PostgreSQL search cache budget from WORKGRAPH_SEARCH_CACHE_MB (0 turns it off; else 128 MiB)', () => {
+    expect(resolveConfig({}, {}, cwd).knowledge.searchCacheBytes).toBe(128 * 1024 * 1024);
+    expect(resolveConfig({}, { WORKGRAPH_SEARCH_CACHE_MB: '16' }, cwd).knowledge.searchCacheBytes).toBe(16 * 1024 * 1024);
+    expect(resolveConfig({}, { WORKGRAPH_SEARCH_CACHE_MB: '0' }, cwd).knowledge.searchCacheBytes).toBe(0);
+    expect(() => resolveConfig({}, { WORKGRAPH_SEARCH_CACHE_MB: 'lots' }, cwd)).toThrow("WORKGRAPH_SEARCH_CACHE_MB: expected a size in MiB (0 or more, 0 turns the cache off), got 'lots'");
+  });
+
   it('skips ./workflows when it does not exist', () => {
     expect(resolveConfig({}, {}, cwd).workflowSources.map((s) => s.source)).toEqual(['bundled']);
   });

@@ -26,8 +26,11 @@ export interface AppConfig {
   allowedRoots: string[];
   /** pino level. Default `info`. */
   logLevel: string;
-  /** Knowledge backups pruning. Defaults: 90 days, 50 files. */
-  knowledge: { backupMaxAgeDays: number; backupMaxCount: number };
+  /**
+   * Knowledge backups pruning (defaults: 90 days, 50 files) and the PostgreSQL search cache's byte budget per process
+   * (WORKGRAPH_SEARCH_CACHE_MB; default 128 MiB; 0: no cache, docs/postgres.md "Knowledge graph").
+   */
+  knowledge: { backupMaxAgeDays: number; backupMaxCount: number; searchCacheBytes?: number };
   /** Graph runs recorded in `<data-dir>/graph-runs/` per tool (env WORKGRAPH_GRAPH_RUNS_KEEP; 0 records none). Default 20. */
   graphRunsPerTool: number;
   /**

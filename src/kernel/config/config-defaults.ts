@@ -7,7 +7,7 @@ import { MODULE_NAMES, type AppConfig } from './app-config';
  * flag, an environment variable or the config file can give starts here.
  *
  * Defaults: no graphs, no explicit allowed roots (client roots, else home + temp), log level `info`, knowledge backups
- * pruned at 90 days / 50 files, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
+ * pruned at 90 days / 50 files, a 128 MiB PostgreSQL search cache, workflow cache 5 s, shutdown grace 10 s, every module served, no --only-graphs, no --mcp-config
  * files, the last 20 graph runs per tool recorded, graph run history 256 MiB kept in memory in total / 1 GiB per run,
  * graph results up to 16 MiB, sessions blocked after 3 refused outputs in a row and completed ones pruned after 30 days,
  * validation output tails 8 KiB per stream, 1,000 resource subscriptions per client session, task claims held 30
@@ -24,7 +24,7 @@ export function configDefaults(env: NodeJS.ProcessEnv = process.env): AppConfig 
     dataDir: defaultDataDir(env),
     allowedRoots: [],
     logLevel: 'info',
-    knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50 },
+    knowledge: { backupMaxAgeDays: 90, backupMaxCount: 50, searchCacheBytes: 128 * MIB },
     workflowCacheTtlMs: 5_000,
     outputTailBytes: 8 * 1024,
     maxSubscriptions: 1_000,

@@ -44,7 +44,7 @@ export const knowledgeModule: ModuleRegistration = (container: DependencyContain
       };
       if (config.database) {
         const { PgKnowledgeStore } = require('./infrastructure/postgres/pg-knowledge-store') as typeof import('./infrastructure/postgres/pg-knowledge-store');
-        return new PgKnowledgeStore(c.resolve<PgDatabase>(Tokens.Database), settings);
+        return new PgKnowledgeStore(c.resolve<PgDatabase>(Tokens.Database), { ...settings, searchCacheBytes: config.knowledge.searchCacheBytes ?? 0 });
       }
       const format = c.isRegistered(Tokens.DataFormat, true) ? c.resolve<DataFormatGate>(Tokens.DataFormat) : undefined;
       const logger = c.isRegistered(Tokens.Logger, true) ? c.resolve<Logger>(Tokens.Logger) : undefined;

@@ -2,6 +2,7 @@ import type { Migration } from '../../../../kernel/postgres/migrations';
 import { levelMigration } from './knowledge-level-migration';
 import { writeMigration } from './knowledge-write-migration';
 import { pairMigration } from './knowledge-pair-migration';
+import { changeMigration } from './knowledge-change-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -236,4 +237,5 @@ export const knowledgeMigrations: Migration[] = [
   levelMigration,
   writeMigration,
   pairMigration,
+  changeMigration,
 ];

@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
 import type { KnowledgePage, KnowledgePageQuery, KnowledgeReader, KnowledgeSearchPage, KnowledgeSearchQuery, KnowledgeStats } from '../../application/ports/knowledge-store';
 import { pgSearch } from './pg-search';
+import type { PgSearchCache } from './pg-search-cache';
 import { SEARCH_TOTAL_CAP } from '../../domain/search';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { decodeSeqCursor, encodeSeqCursor } from './pg-node-rows';
@@ -11,10 +12,16 @@ import { decodeSeqCursor, encodeSeqCursor } from './pg-node-rows';
  * committed data) or, for a writer, on its transaction.
  */
 export class PgKnowledgeReader implements KnowledgeReader {
-  constructor(protected readonly sql: SqlRunner, protected readonly project: string, private readonly searchTotalCap = SEARCH_TOTAL_CAP) {}
+  constructor(
+    protected readonly sql: SqlRunner,
+    protected readonly project: string,
+    private readonly searchTotalCap = SEARCH_TOTAL_CAP,
+    /** The store's search cache (pool readers only: a writer's transaction sees its own uncommitted rows). */
+    private readonly searchCache?: PgSearchCache,
+  ) {}
 
   async search(query: KnowledgeSearchQuery): Promise<KnowledgeSearchPage> {
-    return pgSearch(this.sql, this.project, query, this.searchTotalCap);
+    return pgSearch(this.sql, this.project, query, this.searchTotalCap, 'auto', this.searchCache);
   }
 
   async page(query: KnowledgePageQuery): Promise<KnowledgePage> {

@@ -10,6 +10,7 @@ import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { projectIdentity } from '../../domain/project-from-context';
 import { PgKnowledgeReader } from './pg-knowledge-reader';
 import { PgKnowledgeWriter } from './pg-knowledge-writer';
+import { PgSearchCache } from './pg-search-cache';
 
 /** The channel every PostgreSQL store notifies on after a change (the change bridge LISTENs to it on every host). */
 const CHANGE_CHANNEL = 'workgraph_changes';
@@ -25,6 +26,11 @@ export interface PgKnowledgeStoreOptions {
   writes?: WritesInProgress;
   /** search_nodes counts matches up to this many, then answers it as a lower bound. Default SEARCH_TOTAL_CAP (tests lower it). */
   searchTotalCap?: number;
+  /**
+   * Bytes of term postings the search cache of this store (this host) may hold (pg-search-cache.ts; the server's
+   * `knowledge.searchCacheBytes`, WORKGRAPH_SEARCH_CACHE_MB). Default 0: no cache, every search through SQL.
+   */
+  searchCacheBytes?: number;
 }
 
 /** `backupPath` of a database backup (`restore-backup` takes it, or `<project>/<id>`). */
@@ -41,9 +47,12 @@ const BACKUP_COLUMNS = 'id::text AS id, project, created_at, node_count, size_by
  */
 export class PgKnowledgeStore implements KnowledgeStore {
   private readonly clock: Clock;
+  /** This host's postings cache for search_nodes, when its budget is above 0. */
+  readonly searchCache: PgSearchCache | undefined;
 
   constructor(private readonly db: PgDatabase, private readonly options: PgKnowledgeStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
+    this.searchCache = options.searchCacheBytes ? new PgSearchCache(db, options.searchCacheBytes) : undefined;
   }
 
   location(project: string): string {
@@ -110,7 +119,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
   }
 
   reader(project: string): KnowledgeReader {
-    return new PgKnowledgeReader(this.db, project, this.options.searchTotalCap);
+    return new PgKnowledgeReader(this.db, project, this.options.searchTotalCap, this.searchCache);
   }
 
   async withLock<T>(project: string, fn: (graph: PgKnowledgeWriter) => Promise<T>): Promise<T> {

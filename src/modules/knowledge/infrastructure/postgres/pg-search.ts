@@ -2,13 +2,15 @@ import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
 import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../application/ports/knowledge-store';
 import type { QueryItem, SearchQuery } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
-import { decodeCursor, encodeCursor, type Cursor } from './pg-search-cursor';
+import { decodeCursor, encodeCursor } from './pg-search-cursor';
 import { oneWordFirstPage } from './pg-search-one-word';
 import { countCapped } from './pg-search-count';
 import { countPhrases, type PhraseCount } from './pg-search-phrase-count';
-import type { LevelTerm } from './pg-search-levels';
+import { statistics } from './pg-search-statistics';
+import type { PgSearchCache } from './pg-search-cache';
+import { cachedMatches, cacheWords } from './pg-search-cached';
 import { walkLevels } from './pg-search-top';
-import { compareMatches, idfOf, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
+import { compareMatches, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
 /**
  * search_nodes in PostgreSQL: the parsed query (domain/search/search-query.ts, the files' parse) becomes a tsquery —
@@ -34,70 +36,6 @@ export function tsqueryExpr(query: SearchQuery, params: unknown[]): string {
       return g.negated ? `!!(${alt})` : `(${alt})`;
     })
     .join(' && ');
-}
-
-/** A prefix is scored over at most this many of its terms (the first in order), as the files' MAX_PREFIX_TERMS. */
-const MAX_PREFIX_TERMS = 1000;
-
-/** The words a query scores (positive words and phrase words) and its prefixes, folded as the domain parse left them. */
-function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[] } {
-  const words: string[] = [];
-  const prefixes: string[] = [];
-  for (const g of query.groups) {
-    if (g.negated) continue;
-    for (const it of g.items) {
-      if (it.kind === 'prefix') prefixes.push(it.word);
-      else if (it.kind === 'word') words.push(it.word);
-      else words.push(...it.words);
-    }
-  }
-  return { words, prefixes };
-}
-
-/**
- * The watermark, the live node count and the query's positive terms with their document counts, as of the watermark
- * (a later page: the nodes added since the first are taken off again, so every page scores alike).
- */
-async function statistics(sql: SqlRunner, project: string, query: SearchQuery, cursor: Cursor | undefined): Promise<Statistics> {
-  const { words, prefixes } = positiveWords(query);
-  const [row] = await sql.query<{ w: string | null; n: string | null; terms: Array<{ term: string; docs: number; levels: LevelTerm['levels'] | null }> | null }>(
-    `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
-       (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n,
-       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0), 'levels',
-            (SELECT json_agg(json_build_object('level', l.level, 'docs', l.docs, 'max', l.max_impact::text) ORDER BY l.level)
-             FROM wg_knowledge_term_levels l WHERE l.project = $1 AND l.term = x.term)) ORDER BY x.term) FROM (
-          SELECT DISTINCT u.lexeme AS term FROM unnest($2::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u
-          UNION
-          SELECT e.term FROM unnest($3::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u,
-            LATERAL (SELECT t.term FROM wg_knowledge_terms t WHERE t.project = $1 AND t.term >= u.lexeme COLLATE "C"
-                     AND t.term < (u.lexeme || chr(1114111)) COLLATE "C" AND t.docs > 0 ORDER BY t.term LIMIT ${MAX_PREFIX_TERMS}) e
-        ) x LEFT JOIN wg_knowledge_terms t ON t.project = $1 AND t.term = x.term) AS terms`,
-    [project, words, prefixes],
-  );
-  const w = cursor ? cursor.w : (row?.w ?? '0');
-  let nodes = Number(row?.n ?? 0);
-  const docs = new Map((row?.terms ?? []).map((t) => [t.term, Number(t.docs)]));
-  if (cursor && docs.size) {
-    // Nodes added after the first page's watermark: not searched, so not counted either.
-    const [added] = await sql.query<{ n: string; terms: Record<string, number> | null }>(
-      `SELECT count(*)::text AS n, (SELECT json_object_agg(c.term, c.n) FROM (
-           SELECT u.lexeme AS term, count(*) AS n FROM wg_knowledge_nodes y, unnest(y.search) u
-           WHERE y.project = $1 AND y.seq > $2::bigint AND u.lexeme = ANY($3::text[]) GROUP BY u.lexeme) c) AS terms
-       FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > $2::bigint`,
-      [project, w, [...docs.keys()]],
-    );
-    nodes -= Number(added?.n ?? 0);
-    for (const [term, n] of Object.entries(added?.terms ?? {})) docs.set(term, Math.max(0, (docs.get(term) ?? 0) - Number(n)));
-  }
-  const levels = new Map((row?.terms ?? []).map((t) => [t.term, t.levels ?? []]));
-  return { w, nodes, terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d), levels: levels.get(term) ?? [] })) };
-}
-
-interface Statistics {
-  w: string;
-  /** The live nodes the idf counts (as of the watermark). */
-  nodes: number;
-  terms: Array<RankTerm & Pick<LevelTerm, 'levels'>>;
 }
 
 /** The one-word query: a single group with a single word, no filters, no deleted nodes (its total is the word's count). */
@@ -153,13 +91,16 @@ export async function pgSearch(
   q: KnowledgeSearchQuery,
   totalCap: number,
   strategy: 'auto' | 'score-every-match' = 'auto',
+  cache?: PgSearchCache,
 ): Promise<KnowledgeSearchPage> {
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
   if (!cursor && strategy === 'auto' && isOneWord(q)) {
     const page = await oneWordFirstPage(sql, project, q);
     if (page) return page;
   }
-  const { w: watermark, terms, nodes: liveNodes } = await statistics(sql, project, q.query, cursor);
+  const words = cache && strategy === 'auto' ? cacheWords(q) : undefined;
+  const stats = await statistics(sql, project, q.query, cursor, words);
+  const { w: watermark, terms, nodes: liveNodes } = stats;
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
   const p = (v: unknown) => {
@@ -177,14 +118,17 @@ export async function pgSearch(
   const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
   const want = q.limit + 1;
 
-  // Live matches: one term that every match contains → walk its postings; else score every match.
+  // Live matches: from the search cache's lists (pg-search-cache.ts) when it answers; else one term that every match
+  // contains → walk its postings; else score every match.
+  const cached = words ? await cachedMatches(cache!, project, q, stats, words, after, want, totalCap) : undefined;
   const present = terms.filter((t) => t.docs > 0);
   let live: RankedMatch[];
   // The live matches' exact count when every one was scored (undefined: count it apart).
   let liveTotal: number | null | undefined;
   // A phrase's live count from the pair lists, taken before the walk (which plans with it).
   let phraseCount: PhraseCount | undefined;
-  if (present.length === 0) [live, liveTotal] = [[], 0];
+  if (cached) live = cached.matches;
+  else if (present.length === 0) [live, liveTotal] = [[], 0];
   else if (present.length === 1 && strategy === 'auto') live = await walkOneTerm(sql, project, present[0]!, watermark, want, after, isOneWord(q) ? undefined : match);
   else {
     const phrased = strategy === 'auto' && !after && requiredWithPhrase(q.query);
@@ -206,8 +150,9 @@ export async function pgSearch(
     .filter((m) => nodes.has(m.ord))
     .map((m) => ({ node: nodes.get(m.ord)!, score: m.score, deleted: m.deleted, after: encodeCursor({ w: watermark, s: String(m.score), o: m.ord.toString() }) }));
   const last = page[page.length - 1];
-  const { total, totalExact } =
-    typeof liveTotal === 'number'
+  const { total, totalExact } = cached
+    ? cached
+    : typeof liveTotal === 'number'
       ? { total: liveTotal + deleted.total, totalExact: true }
       : phraseCount
         ? withDeleted(phraseCount, deleted.total, totalCap)

@@ -1,0 +1,176 @@
+import { PgDatabase } from '../../../src/kernel/postgres/pg-database';
+import { migrate } from '../../../src/kernel/postgres/migrations';
+import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructure/postgres/knowledge-migrations';
+import { PgKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/postgres/pg-knowledge-store';
+import { pgSearch } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search';
+import type { KnowledgeSearchPage } from '../../../src/modules/knowledge/application/ports/knowledge-store';
+import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
+import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
+import { prng } from '../../helpers/prng';
+import { deleteNodes, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
+
+/**
+ * The per-host postings cache of PostgreSQL search (pg-search-cache.ts) on a real PostgreSQL: every page it answers —
+ * hits, scores, order, cursors, totals — equals scoring every match in SQL, first pages and every later page, while
+ * adds, deletes, restores and in-place updates go on, on the searching host or on another one (two stores, two
+ * pools, one database). Without the change log (migration 10's triggers dropped) the cache goes stale: the test that
+ * proves the log is needed.
+ */
+
+let pg: TestPostgres;
+beforeAll(async () => {
+  pg = await startTestPostgres();
+}, 120_000);
+afterAll(async () => pg?.stop());
+
+const P = 'pc';
+const WORDS = 'alpha bravo charlie delta echo foxtrot golf hotel'.split(' ');
+const TEXT: NodeText = { project: P, words: WORDS, minWords: 3, spanWords: 20, tags: WORDS, tagRate: 0.4, artifactRate: 0.15 };
+const MIB = 1024 * 1024;
+
+const view = (p: KnowledgeSearchPage) => ({ hits: p.hits.map((h) => [h.node.id, h.score, h.deleted]), next: p.nextCursor, total: p.total, exact: p.totalExact });
+
+/** Two stores on one database through two pools (two hosts): `writer` without a cache, `searcher` with one. */
+async function twoHosts(opts: { dropChangeLog?: boolean; migrations?: typeof knowledgeMigrations } = {}) {
+  const url = await pg.createTestDatabase();
+  const a = new PgDatabase(url, { poolSize: 3 });
+  const b = new PgDatabase(url, { poolSize: 3 });
+  await migrate(a, opts.migrations ?? knowledgeMigrations);
+  if (opts.dropChangeLog) await a.query('DROP TRIGGER wg_knowledge_changes_del ON wg_knowledge_nodes; DROP TRIGGER wg_knowledge_changes_upd ON wg_knowledge_nodes');
+  const writer = new PgKnowledgeStore(a);
+  const searcher = new PgKnowledgeStore(b, { searchCacheBytes: 64 * MIB });
+  return { a, b, writer, searcher, close: async () => (await a.close(), await b.close()) };
+}
+
+/**
+ * Random queries of 2–3 words (some with an exclusion, some with a stopword: the SQL path), each page through the
+ * searcher's cache beside score-every-match on the writer's pool, every page to the end; between queries random adds,
+ * deletes, restores and in-place rewrites (a summary recalculated) by `writeStore`. Returns the mismatching pages.
+ */
+async function scenario(writeStore: PgKnowledgeStore, searcher: PgKnowledgeStore, db: PgDatabase, seed: number, rounds: number) {
+  const rand = prng(seed);
+  const word = () => WORDS[Math.floor(rand() * WORDS.length)]!;
+  let next = 600;
+  const nodes = generateNodes(TEXT, next, seed);
+  for (let i = 0; i < nodes.length; i += 200) await writeStore.withLock(P, (g) => g.append(nodes.slice(i, i + 200)));
+  const gone: Awaited<ReturnType<typeof deleteNodes>> = [];
+  const mismatches: unknown[] = [];
+  let pages = 0;
+  for (let round = 0; round < rounds; round++) {
+    const op = rand();
+    if (op < 0.25) {
+      await writeStore.withLock(P, (g) => g.append(generateNodes(TEXT, 1 + Math.floor(rand() * 30), seed * 1000 + round, next)));
+      next += 30;
+    } else if (op < 0.45) {
+      gone.push(...(await deleteNodes(writeStore, P, Array.from({ length: 1 + Math.floor(rand() * 5) }, () => `n${Math.floor(rand() * next)}`))));
+    } else if (op < 0.55 && gone.length) {
+      const back = gone.splice(Math.floor(rand() * gone.length), 1);
+      await writeStore.withLock(P, (g) => g.restore(back));
+    } else if (op < 0.75) {
+      const ids = new Set(Array.from({ length: 1 + Math.floor(rand() * 4) }, () => `n${Math.floor(rand() * next)}`));
+      const thought = Array.from({ length: 2 + Math.floor(rand() * 8) }, word).join(' ');
+      await writeStore.withLock(P, (g) => g.updateNodes(ids, (n) => ({ ...n, thought })));
+    }
+    const ws = Array.from({ length: 2 + Math.floor(rand() * 2) }, word);
+    const query = [...ws, ...(rand() < 0.3 ? [`-${word()}`] : []), ...(rand() < 0.05 ? ['the'] : [])].join(' ');
+    const base = { query: parseSearchQuery(query), limit: 1 + Math.floor(rand() * 25) };
+    let [c1, c2]: [string | undefined, string | undefined] = [undefined, undefined];
+    for (let p = 0; p < 200; p++) {
+      const got = await searcher.reader(P).search({ ...base, ...(c1 ? { cursor: c1 } : {}) });
+      const want = await pgSearch(db, P, { ...base, ...(c2 ? { cursor: c2 } : {}) }, 10_000, 'score-every-match');
+      pages++;
+      if (JSON.stringify(view(got)) !== JSON.stringify(view(want))) mismatches.push({ round, query, page: p, got: view(got), want: view(want) });
+      if (!got.nextCursor || !want.nextCursor) break;
+      [c1, c2] = [got.nextCursor, want.nextCursor];
+    }
+  }
+  return { mismatches, pages };
+}
+
+it('answers every page exactly as scoring every match, through adds, deletes, restores and rewrites on the same host', async () => {
+  const url = await pg.createTestDatabase();
+  const db = new PgDatabase(url, { poolSize: 4 });
+  try {
+    await migrate(db, knowledgeMigrations);
+    const store = new PgKnowledgeStore(db, { searchCacheBytes: 64 * MIB });
+    const { mismatches, pages } = await scenario(store, store, db, 3, 60);
+    expect(mismatches.slice(0, 2)).toEqual([]);
+    const c = store.searchCache!.counters;
+    expect(pages).toBeGreaterThan(150);
+    expect(c.answered).toBeGreaterThan(pages * 0.6);
+    expect(c.syncs).toBeGreaterThan(20);
+  } finally {
+    await db.close();
+  }
+}, 300_000);
+
+it('two hosts on one database: the one searching from its cache answers what SQL answers after each write of the other', async () => {
+  const h = await twoHosts();
+  try {
+    const { mismatches, pages } = await scenario(h.writer, h.searcher, h.a, 5, 60);
+    expect(mismatches.slice(0, 2)).toEqual([]);
+    expect(h.searcher.searchCache!.counters.answered).toBeGreaterThan(pages * 0.6);
+  } finally {
+    await h.close();
+  }
+}, 300_000);
+
+it('without the change log the cache misses deletes and rewrites: the same scenario fails (the log is what keeps it exact)', async () => {
+  const h = await twoHosts({ dropChangeLog: true });
+  try {
+    const { mismatches } = await scenario(h.writer, h.searcher, h.a, 5, 60);
+    expect(mismatches.length).toBeGreaterThan(0);
+  } finally {
+    await h.close();
+  }
+}, 300_000);
+
+it('migration 10 on a database with rows logs later deletes and rewrites; a log trimmed past a cache reloads it; 0 bytes is no cache', async () => {
+  const h = await twoHosts({ migrations: knowledgeMigrations.filter((m) => m.version < 10) });
+  try {
+    await h.writer.withLock(P, (g) => g.append(generateNodes(TEXT, 300, 11)));
+    await migrate(h.a, knowledgeMigrations);
+    expect((await h.a.query('SELECT count(*)::int AS n FROM wg_knowledge_changes'))[0]!.n).toBe(0);
+    const q = { query: parseSearchQuery('alpha bravo -charlie'), limit: 10 };
+    const same = async () => expect(view(await h.searcher.reader(P).search(q))).toEqual(view(await pgSearch(h.a, P, q, 10_000, 'score-every-match')));
+    await same();
+    await deleteNodes(h.writer, P, ['n1', 'n2', 'n3']);
+    await h.writer.withLock(P, (g) => g.updateNodes(new Set(['n4', 'n5']), (n) => ({ ...n, thought: 'alpha alpha bravo' })));
+    const logged = await h.a.query<{ seq: string }>('SELECT seq::text AS seq FROM wg_knowledge_changes WHERE project = $1 ORDER BY id', [P]);
+    expect(logged.length).toBe(5);
+    await same();
+    const c = h.searcher.searchCache!.counters;
+    const loads = c.loads;
+    // Changes trimmed past what the cache read: it cannot know what it missed, so it reloads.
+    await h.writer.withLock(P, (g) => g.updateNodes(new Set(['n6']), (n) => ({ ...n, thought: 'bravo alpha delta' })));
+    await h.a.query(`INSERT INTO wg_knowledge_change_floors (project, floor) VALUES ($1, (SELECT max(id) FROM wg_knowledge_changes))`, [P]);
+    await h.a.query('DELETE FROM wg_knowledge_changes');
+    await same();
+    expect(c.loads).toBe(loads + 1);
+    expect(new PgKnowledgeStore(h.b, { searchCacheBytes: 0 }).searchCache).toBeUndefined();
+  } finally {
+    await h.close();
+  }
+}, 120_000);
+
+it('past its byte budget the cache drops lists least recently used first and stays exact', async () => {
+  const url = await pg.createTestDatabase();
+  const db = new PgDatabase(url, { poolSize: 3 });
+  try {
+    await migrate(db, knowledgeMigrations);
+    const writer = new PgKnowledgeStore(db);
+    await writer.withLock(P, (g) => g.append(generateNodes(TEXT, 2000, 17)));
+    // About three lists' worth: every query of other words evicts the older ones.
+    const store = new PgKnowledgeStore(db, { searchCacheBytes: 40_000 });
+    const cache = store.searchCache!;
+    for (const query of ['alpha bravo', 'charlie delta', 'echo foxtrot', 'alpha golf', 'hotel bravo -alpha', 'alpha bravo']) {
+      const q = { query: parseSearchQuery(query), limit: 7 };
+      expect(view(await store.reader(P).search(q))).toEqual(view(await pgSearch(db, P, q, 10_000, 'score-every-match')));
+      expect(cache.bytes).toBeLessThanOrEqual(40_000);
+    }
+    expect(cache.counters.answered + cache.counters.fallbacks).toBe(6);
+    expect(cache.counters.loads).toBeGreaterThanOrEqual(5);
+  } finally {
+    await db.close();
+  }
+}, 120_000);
