@@ -1,5 +1,6 @@
 import { classifyDataDirPath } from '../../../src/dashboard/data-dir-watcher';
-import { sessionDetail, verificationBadge } from '../../../src/dashboard/session-view';
+import { sessionDetail } from '../../../src/dashboard/session-view';
+import { verificationBadge } from '../../../src/dashboard/session-timeline';
 import { contextBefore, drawGraphTool } from '../../../src/modules/graph/domain/graph-run-record';
 
 describe('classifyDataDirPath', () => {

@@ -33,7 +33,7 @@ interface VerificationRun {
   stdoutTail: string;
   stderrTail: string;
   reason?: string;
-  /** passed / failed (the server ran it), unverified (the agent did), cancelled, interrupted (session-view.ts). */
+  /** passed / failed (the server ran it), unverified (the agent did), cancelled, interrupted (session-timeline.ts). */
   badge: 'passed' | 'failed' | 'unverified' | 'cancelled' | 'interrupted';
 }
 interface AuditRating {
