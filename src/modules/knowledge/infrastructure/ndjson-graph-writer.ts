@@ -5,15 +5,15 @@ import type { Clock } from '../../../kernel/clock';
 import type { DeleteReport, KnowledgeWriter } from '../application/ports/knowledge-store';
 import { summarizesAny } from '../domain/summaries';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../domain/knowledge-node';
-import { assertSize, commitTempFile, tempPathFor, writeAll, writeFileAtomic } from '../../../kernel/files/atomic-write';
+import { writeFileAtomic } from '../../../kernel/files/atomic-write';
 import type { HeldLock } from '../../../kernel/files/file-lock';
 import { appendFully, type AppendOptions, type AppendResult } from '../../../kernel/files/write-fully';
 import { errnoCode, toStorageError } from '../../../kernel/files/storage-errors';
 import { createBackup, pruneBackups } from './backup-files';
 import type { KnowledgePaths } from './knowledge-files';
-import { forEachLine } from './line-reader';
 import { NdjsonGraphReader } from './ndjson-graph-reader';
-import { MalformedCollector, parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
+import { parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
+import { KEEP, MALFORMED, rewriteNdjsonFile } from './ndjson-file-rewrite';
 import type { Logger } from '../../../kernel/logger';
 import type { IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
 
@@ -26,11 +26,6 @@ export interface WriterSettings {
 
 /** The marker of a delete or restore in progress (both files change): `<project>/knowledge_graph.pending.json`. */
 export const PENDING_FILE = 'knowledge_graph.pending.json';
-
-/** Markers of {@link NdjsonGraphWriter.rewriteFile}'s map: keep the line's bytes as they are (and report it). */
-const KEEP = Symbol('keep');
-const MALFORMED = Symbol('malformed');
-const NEWLINE = Buffer.from('\n');
 
 /**
  * The writes of one project's NDJSON files, made while holding its lock: adds append lines (one fsynced write);
@@ -171,7 +166,8 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   async rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport> {
     let dropped = 0;
     let rewritten = 0;
-    const result = await this.rewriteFile(
+    const result = await rewriteNdjsonFile(
+      this.lock,
       this.paths.graph,
       (text) => {
         const node = parseNode(text);
@@ -196,7 +192,8 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   /** Rewrites the deleted file without the records of these node ids (same atomic streaming rewrite). */
   async removeDeleted(nodeIds: ReadonlySet<string>): Promise<{ removed: number }> {
     let removed = 0;
-    await this.rewriteFile(
+    await rewriteNdjsonFile(
+      this.lock,
       this.paths.deleted,
       (text) => {
         const record = parseRecord(text);
@@ -280,91 +277,4 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     await this.endTwoFileChange();
     return [...orphans];
   }
-
-  /**
-   * Streams `file` line by line through `map` into a temp file in the same folder, then (when `changed()`) fsyncs,
-   * checks the temp file holds every byte written, and renames it over `file`. `map` returns the line to write, null
-   * to drop it, KEEP to keep it byte for byte, or MALFORMED to keep it byte for byte and report it (invalid UTF-8
-   * included). Leftover temp files of crashed rebuilds are removed first (no one else rebuilds: we hold the lock).
-   * Any failure leaves `file` as it was and is a StorageError naming it.
-   */
-  private async rewriteFile(
-    file: string,
-    map: (text: string) => string | null | typeof KEEP | typeof MALFORMED,
-    changed: () => boolean,
-    signal?: AbortSignal,
-  ): Promise<RebuildReport> {
-    this.lock.assertHeld();
-    await removeLeftoverTemps(path.dirname(file), path.basename(file));
-    const tmp = tempPathFor(file);
-    let out: fs.FileHandle;
-    try {
-      out = await fs.open(tmp, 'w', 0o644);
-    } catch (e) {
-      throw toStorageError(e, 'rewrite', file);
-    }
-    const malformed = new MalformedCollector();
-    let pending: Buffer[] = [];
-    let pendingLen = 0;
-    let written = 0;
-    let closed = false;
-    const push = (b: Buffer) => {
-      pending.push(b, NEWLINE);
-      pendingLen += b.length + 1;
-    };
-    try {
-      const { lines } = await forEachLine(
-        file,
-        (text, offset, lineNo, _terminated, raw) => {
-          if (text === '') return;
-          const mapped = map(text);
-          if (mapped === MALFORMED) {
-            malformed.add(lineNo, offset, text);
-            push(raw);
-          } else if (mapped === KEEP) push(raw);
-          else if (mapped !== null) push(Buffer.from(mapped, 'utf8'));
-        },
-        {
-          signal,
-          afterChunk: async () => {
-            if (pendingLen === 0) return;
-            const data = Buffer.concat(pending, pendingLen);
-            pending = [];
-            pendingLen = 0;
-            written += await writeAll(out, data, written);
-          },
-        },
-      );
-      const report = malformed.report(lines);
-      if (!changed()) {
-        await out.close();
-        closed = true;
-        await fs.rm(tmp, { force: true });
-        return { ...report, dropped: 0, rewritten: 0, committed: false };
-      }
-      await out.sync();
-      await assertSize(out, written, file);
-      await out.close();
-      closed = true;
-      this.lock.assertHeld();
-      await commitTempFile(tmp, file);
-      return { ...report, dropped: 0, rewritten: 0, committed: true };
-    } catch (e) {
-      if (!closed) await out.close().catch(() => undefined);
-      await fs.rm(tmp, { force: true }).catch(() => undefined);
-      throw toStorageError(e, 'rewrite', file);
-    }
-  }
-}
-
-/** Removes `.<name>.tmp-*` files left by a rebuild that crashed (see tempPathFor). */
-async function removeLeftoverTemps(dir: string, name: string): Promise<void> {
-  let entries: string[];
-  try {
-    entries = await fs.readdir(dir);
-  } catch {
-    return;
-  }
-  const prefix = `.${name}.tmp-`;
-  await Promise.all(entries.filter((e) => e.startsWith(prefix)).map((e) => fs.rm(path.join(dir, e), { force: true })));
 }
