@@ -4,6 +4,9 @@ import { NO_HOST_FACTS, runOwnership, type HostFacts } from './run-lease';
 import type { Actor } from '../../../kernel/identity';
 import type { RunLease, TaskErrorLog, TaskGraph, TaskNode, TaskRunResult, TaskTransition } from './task-graph';
 import { ALLOWED_CALLS, isPastReady, TaskStatus, type TaskCall } from './task-status';
+import { GraphDraft, type TransitionTime } from './task-graph-draft';
+
+export type { TransitionTime } from './task-graph-draft';
 
 /** How a validation run ended, as the runner saw it (tails already cut to the node's output tail size). */
 export type RunOutcome = Omit<TaskRunResult, 'run_id' | 'attempt' | 'passed' | 'delivered'>;
@@ -29,12 +32,6 @@ export type TaskEvent =
   | { type: 'renew_lease'; runId: string; expiresAt: string; pgid?: number }
   /** A caller received the latest run's result (no status change). */
   | { type: 'mark_delivered'; runId: string };
-
-/** The time of a transition, as ISO text (stored) and milliseconds (for the stale rule). */
-export interface TransitionTime {
-  iso: string;
-  ms: number;
-}
 
 export interface TransitionResult {
   /** The new graph (the input graph is never modified). */
@@ -261,46 +258,4 @@ function reset(graph: TaskGraph, node: TaskNode, draft: GraphDraft, at: Transiti
   }
   const to = draft.allDepsCompleted(node) ? TaskStatus.Ready : TaskStatus.Pending;
   draft.set(node.id, to, { current_attempt: 0, ...ENDED, claim: undefined }, 0);
-}
-
-/** Copy-on-write view of a graph that records every status change. */
-class GraphDraft {
-  readonly transitions: TaskTransition[] = [];
-  readonly unlocked: string[] = [];
-  readonly reverted: string[] = [];
-  private readonly changed = new Map<string, TaskNode>();
-
-  constructor(private readonly base: TaskGraph, private readonly at: TransitionTime) {}
-
-  get(id: string): TaskNode | undefined {
-    return this.changed.get(id) ?? this.base.nodes.find((n) => n.id === id);
-  }
-
-  set(id: string, to: TaskNode['status'], patch: Partial<TaskNode>, attempt: number, record?: TaskErrorLog): void {
-    const current = this.get(id)!;
-    this.patch(id, { ...patch, status: to, updated_at: this.at.iso });
-    const t: TaskTransition = { node: id, from: current.status, to, time: this.at.iso, attempt };
-    if (record) t.record = record;
-    this.transitions.push(t);
-  }
-
-  /** Changes fields of a node without a status change (no transition recorded); `undefined` removes a field. */
-  patch(id: string, patch: Partial<TaskNode>): void {
-    const next: TaskNode = { ...this.get(id)!, ...patch };
-    for (const key of Object.keys(patch) as (keyof TaskNode)[]) if (patch[key] === undefined) delete (next as Partial<TaskNode>)[key];
-    this.changed.set(id, next);
-  }
-
-  allDepsCompleted(node: TaskNode): boolean {
-    return node.depends_on.every((d) => this.get(d)?.status === TaskStatus.Completed);
-  }
-
-  build(): TaskGraph {
-    if (this.changed.size === 0) return this.base;
-    return {
-      ...this.base,
-      updated_at: this.at.iso,
-      nodes: this.base.nodes.map((n) => this.changed.get(n.id) ?? n),
-    };
-  }
 }
