@@ -1,5 +1,6 @@
 /** The dashboard's JSON API client: the access token from the URL (kept for the tab), errors as one line. */
 import { useEffect, useRef, useState, useCallback } from 'react';
+import { changeCountOf, readBeforeStream, type ChangeCount } from './change-count';
 
 const TOKEN_KEY = 'workgraph-dashboard-token';
 
@@ -25,21 +26,6 @@ export class ApiError extends Error {
   constructor(readonly status: number, readonly code: string, message: string) {
     super(message);
   }
-}
-
-/**
- * The server's change counter (src/dashboard/http/sse-hub.ts): which dashboard instance, how many changes it had been
- * told of. An API answer carries the count it was read at; the event stream's first event, the count it opened at.
- */
-export interface ChangeCount {
-  instance: string;
-  count: number;
-}
-
-/** The `X-Workgraph-Changes` header (`instance:count`), or undefined. */
-function changeCountOf(header: string | null): ChangeCount | undefined {
-  const m = header ? /^([^:]+):(\d+)$/.exec(header) : null;
-  return m ? { instance: m[1], count: Number(m[2]) } : undefined;
 }
 
 export async function api<T>(path: string, init?: { method?: string; body?: unknown }): Promise<T> {
@@ -115,17 +101,9 @@ function ensureSource(): void {
 
 let lostConnection = false;
 const resyncListeners = new Set<() => void>();
+// The count the open stream opened at (none while it is down), and the live views that compare their data's with it.
 let streamOpenedAt: ChangeCount | undefined;
 const countListeners = new Set<() => void>();
-
-/**
- * Whether data read at `readAt` may lack a change the open stream will never tell of: read before a change that came
- * before the stream opened (a lower count), or read from another instance of the dashboard than the stream's.
- */
-function readBeforeStream(readAt: ChangeCount | undefined): boolean {
-  if (!readAt || !streamOpenedAt) return false;
-  return readAt.instance !== streamOpenedAt.instance || readAt.count < streamOpenedAt.count;
-}
 
 function setConnected(c: boolean): void {
   connected = c;
@@ -213,7 +191,7 @@ export function useApi<T>(path: string | null, relevant?: (e: ChangeEvent) => bo
     });
     resyncListeners.add(soon);
     const check = () => {
-      if (readBeforeStream(readAt.current)) soon();
+      if (readBeforeStream(readAt.current, streamOpenedAt)) soon();
     };
     checkReadAt.current = check;
     countListeners.add(check);
