@@ -11,6 +11,8 @@ import { projectIdentity } from '../../domain/project-from-context';
 import { PgKnowledgeReader } from './pg-knowledge-reader';
 import { PgKnowledgeWriter } from './pg-knowledge-writer';
 import { PgSearchCache } from './pg-search-cache';
+import { PairListSource } from './pg-search-pair-list-source';
+import { termSource } from './pg-search-term-source';
 
 /** The channel every PostgreSQL store notifies on after a change (the change bridge LISTENs to it on every host). */
 const CHANGE_CHANNEL = 'workgraph_changes';
@@ -52,7 +54,7 @@ export class PgKnowledgeStore implements KnowledgeStore {
 
   constructor(private readonly db: PgDatabase, private readonly options: PgKnowledgeStoreOptions = {}) {
     this.clock = options.clock ?? systemClock;
-    this.searchCache = options.searchCacheBytes ? new PgSearchCache(db, options.searchCacheBytes) : undefined;
+    this.searchCache = options.searchCacheBytes ? new PgSearchCache(db, options.searchCacheBytes, [termSource, new PairListSource(db)]) : undefined;
   }
 
   location(project: string): string {

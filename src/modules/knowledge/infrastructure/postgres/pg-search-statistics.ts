@@ -32,6 +32,8 @@ export interface Statistics {
   seen: Seen;
   /** Per word of `lexemesOf`, its one lexeme — null for a stopword, several lexemes, or a tsquery of other shape. */
   lexemes: Array<string | null>;
+  /** Per entry of `lexemesOf`, websearch_to_tsquery's text of it (a phrase's `'a' <-> 'b'`). */
+  tsqueries: string[];
 }
 
 /**
@@ -49,6 +51,7 @@ export async function statistics(sql: SqlRunner, project: string, query: SearchQ
     x: string | null;
     v: string | null;
     lex: Array<string | null> | null;
+    tsq: string[] | null;
     terms: Array<{ term: string; docs: number; levels: LevelTerm['levels'] | null }> | null;
   }>(
     `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
@@ -66,7 +69,8 @@ export async function statistics(sql: SqlRunner, project: string, query: SearchQ
        (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
        (SELECT json_agg((SELECT CASE WHEN count(*) = 1 AND websearch_to_tsquery('english', k.word) = quote_literal(min(u.lexeme))::tsquery
                           THEN min(u.lexeme) END FROM unnest(to_tsvector('english', wg_knowledge_words(k.word))) u) ORDER BY k.i)
-        FROM unnest($4::text[]) WITH ORDINALITY k(word, i)) AS lex`,
+        FROM unnest($4::text[]) WITH ORDINALITY k(word, i)) AS lex,
+       ARRAY(SELECT websearch_to_tsquery('english', k.word)::text FROM unnest($4::text[]) WITH ORDINALITY k(word, i) ORDER BY k.i) AS tsq`,
     [project, words, prefixes, lexemesOf],
   );
   const w = cursor ? cursor.w : (row?.w ?? '0');
@@ -91,5 +95,6 @@ export async function statistics(sql: SqlRunner, project: string, query: SearchQ
     terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d), levels: levels.get(term) ?? [] })),
     seen: { maxSeq: Number(row?.w ?? 0), change: row?.x ?? '0', version: row?.v ?? '0' },
     lexemes: row?.lex ?? [],
+    tsqueries: row?.tsq ?? [],
   };
 }

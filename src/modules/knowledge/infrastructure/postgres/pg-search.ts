@@ -98,7 +98,7 @@ export async function pgSearch(
     const page = await oneWordFirstPage(sql, project, q);
     if (page) return page;
   }
-  const words = cache && strategy === 'auto' ? cacheWords(q) : undefined;
+  const words = cache && strategy === 'auto' ? cacheWords(q, cache.hasSource('pair')) : undefined;
   const stats = await statistics(sql, project, q.query, cursor, words);
   const { w: watermark, terms, nodes: liveNodes } = stats;
   const params: unknown[] = [project];
@@ -120,7 +120,7 @@ export async function pgSearch(
 
   // Live matches: from the search cache's lists (pg-search-cache.ts) when it answers; else one term that every match
   // contains → walk its postings; else score every match.
-  const cached = words ? await cachedMatches(cache!, project, q, stats, words, after, want, totalCap) : undefined;
+  const cached = words ? await cachedMatches(cache!, sql, project, q, stats, words, after, want, totalCap) : undefined;
   const present = terms.filter((t) => t.docs > 0);
   let live: RankedMatch[];
   // The live matches' exact count when every one was scored (undefined: count it apart).
@@ -150,8 +150,8 @@ export async function pgSearch(
     .filter((m) => nodes.has(m.ord))
     .map((m) => ({ node: nodes.get(m.ord)!, score: m.score, deleted: m.deleted, after: encodeCursor({ w: watermark, s: String(m.score), o: m.ord.toString() }) }));
   const last = page[page.length - 1];
-  const { total, totalExact } = cached
-    ? cached
+  const { total, totalExact } = cached?.total !== undefined
+    ? { total: cached.total, totalExact: cached.totalExact! }
     : typeof liveTotal === 'number'
       ? { total: liveTotal + deleted.total, totalExact: true }
       : phraseCount
