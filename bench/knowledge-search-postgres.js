@@ -9,7 +9,7 @@
 // postings triggers, and without any search column (the tsvector, its GIN index and the postings): the issue's bar is
 // ≥ 0.7× the one without.
 // The search cache (pg-search-cache.ts, on by default): the queries it answers ('three words', 'words and an
-// exclusion') run through a container with the cache and one without (WORKGRAPH_SEARCH_CACHE_MB=0: the SQL path),
+// exclusion', 'phrase', 'word and phrase') run through a container with the cache and one without (WORKGRAPH_SEARCH_CACHE_MB=0: the SQL path),
 // interleaved with list_nodes: cold (the first call: the lists loaded) and warm medians, the SQL path's median, the
 // process's RSS with the lists held; add_nodes also beside the same schema without the change log's triggers
 // (migration 10: deletes and updates only, so an insert should pay nothing).
@@ -37,6 +37,9 @@ const QUERIES = [
 const CACHED = [
   ['three words', 'retry cache budget'],
   ['words and an exclusion', 'retry cache -budget'],
+  // A phrase's pair list (pg-search-pair-list-source.ts) an unscored required list beside its words' postings.
+  ['phrase', '"retry backoff"'],
+  ['word and phrase', 'retry "cache budget"'],
 ];
 const MIB = 1024 * 1024;
 const knowledgeConfig = (cacheMb) => ({ backupMaxAgeDays: 90, backupMaxCount: 50, searchCacheBytes: cacheMb * MIB });
