@@ -43,6 +43,8 @@ export async function cachedMatches(
   const plan = cachePlan(q, stats.lexemes, stats.tsqueries);
   if (!plan || (plan.check && after)) return undefined;
   const { positive, excludedTerms, requiredPairs, excludedPairs } = plan;
+  // A lone phrase of one lexeme (`"retry"`) is a lone word: its postings walk answers it.
+  if (q.query.groups.length === 1 && positive.size === 1 && !requiredPairs.size) return undefined;
   // The statistics' terms are the positive lexemes, in the order the SQL path sums them.
   if (stats.terms.length !== positive.size || !stats.terms.every((t) => positive.has(t.term))) return undefined;
   const refs = [
