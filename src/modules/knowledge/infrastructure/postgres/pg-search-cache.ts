@@ -184,7 +184,7 @@ export class PgSearchCache {
     this.bytes -= this.lru.get(lk) ?? 0;
     this.lru.delete(lk);
     // The bitmap of a dense list is made here, at sync time, and counted with it.
-    const bytes = listBytes(list) + denseBytes(list.seqs);
+    const bytes = listBytes(list) + denseBytes(list.seqs, list.impacts);
     this.lru.set(lk, bytes);
     this.bytes += bytes;
     pc.lists.set(k, list);

@@ -38,9 +38,9 @@ export function denseOf(seqs: Int32Array): Dense | undefined {
 }
 
 /** Bytes a list's bitmap and ranks take (0 when it has none). */
-export function denseBytes(seqs: Int32Array): number {
+export function denseBytes(seqs: Int32Array, impacts?: Float32Array): number {
   const d = denseOf(seqs);
-  return d ? d.bits.byteLength + d.rank.byteLength : 0;
+  return d ? d.bits.byteLength + d.rank.byteLength + (impacts ? wordMaxima(seqs, impacts)!.byteLength : 0) : 0;
 }
 
 export function popcount(x: number): number {
@@ -60,4 +60,26 @@ export function indexOf(d: Dense, seq: number): number {
   const w = seq >>> 5;
   const b = seq & 31;
   return d.rank[w]! + (b === 0 ? 0 : popcount(d.bits[w]! & ((1 << b) - 1) >>> 0));
+}
+
+const maxima = new WeakMap<Float32Array, Float32Array>();
+
+/**
+ * Per 32-seq word of a dense scored list, the highest impact there: Σ idf × these bounds every score in the word
+ * (float rounding is monotone, so the bound holds in float8 too), and a word whose bound is below the page's worst is
+ * counted without scoring.
+ */
+export function wordMaxima(seqs: Int32Array, impacts: Float32Array): Float32Array | undefined {
+  const d = denseOf(seqs);
+  if (!d) return undefined;
+  let m = maxima.get(impacts);
+  if (!m) {
+    m = new Float32Array(d.bits.length);
+    for (let i = 0; i < seqs.length; i++) {
+      const w = seqs[i]! >>> 5;
+      if (impacts[i]! > m[w]!) m[w] = impacts[i]!;
+    }
+    maxima.set(impacts, m);
+  }
+  return m;
 }

@@ -1,5 +1,5 @@
 import type { SeqList } from './pg-search-list-source';
-import { denseOf, hasSeq, indexOf, popcount, type Dense } from './pg-search-dense';
+import { denseOf, hasSeq, indexOf, popcount, wordMaxima, type Dense } from './pg-search-dense';
 
 /** A scored required list and its term's idf (one positive term of the query, in the statistics' order). */
 export interface ScoredList {
@@ -25,7 +25,8 @@ export interface IntersectionResult {
   top: Array<{ seq: number; score: number }>;
   /** Every match up to `upTo`. */
   total: number;
-  /** The matches after `after` (all of them when there is no cursor). */
+  /** The matches after `after` (all of them when there is no cursor) — at least the page's, since words that cannot
+   * reach the page are counted in `total` only. */
   afterCount: number;
 }
 
@@ -127,11 +128,22 @@ export function intersect(q: Intersection): IntersectionResult {
     const xSparse = exc.filter((m) => !m.dense);
     const last = Math.min(q.upTo >>> 5, ...bits.map((b) => b.length - 1));
     const hasAfter = q.after !== undefined;
+    const sMax = q.scored.map((s) => wordMaxima(s.list.seqs, s.list.impacts)!);
     for (let w = 0; w <= last && q.upTo >= 0; w++) {
       let word = bits[0]![w]!;
       for (let i = 1; i < bits.length && word; i++) word &= bits[i]![w]!;
       for (let i = 0; i < xbits.length && word; i++) if (w < xbits[i]!.length) word &= ~xbits[i]![w]!;
       if (w === q.upTo >>> 5 && (q.upTo & 31) !== 31) word &= (1 << ((q.upTo & 31) + 1)) - 1;
+      if (word && top.length === q.want && xSparse.length === 0) {
+        // The page is full: a word whose bound (Σ idf × its highest impacts; float rounding is monotone, so it holds
+        // every score in the word) is below the page's worst is only counted. Seqs ascend: a tie would rank, so it is scored.
+        let bound = 0;
+        for (let i = 0; i < nScored; i++) bound += idf[i]! * sMax[i]![w]!;
+        if (bound < top[top.length - 1]!.score) {
+          total += popcount(word);
+          continue;
+        }
+      }
       next: while (word) {
         const low = word & -word;
         const b = 31 - Math.clz32(low);
