@@ -1,6 +1,6 @@
 import { ConditionEvaluator } from '../../../../src/modules/workflow/application/services/condition-evaluator';
 import { resolveNextStep, type NextStepResult } from '../../../../src/modules/workflow/domain/step-resolution';
-import type { Workflow, WorkflowStep } from '../../../../src/modules/workflow/domain/types';
+import type { LoopStep, Workflow, WorkflowStep } from '../../../../src/modules/workflow/domain/types';
 
 export const evaluate = new ConditionEvaluator().asFunction;
 
@@ -14,6 +14,10 @@ export function workflowOf(steps: WorkflowStep[]): Workflow {
 
 export function prompt(id: string, extra: Partial<WorkflowStep> = {}): WorkflowStep {
   return { id, title: `Title ${id}`, prompt: `Do ${id}`, ...extra } as WorkflowStep;
+}
+
+export function loop(id: string, config: LoopStep['loop'], body: LoopStep['body'], extra: Partial<LoopStep> = {}): LoopStep {
+  return { id, type: 'loop', title: `Loop ${id}`, loop: config, body, ...extra };
 }
 
 /**
