@@ -30,6 +30,8 @@ export interface Statistics {
   terms: Array<RankTerm & Pick<LevelTerm, 'levels'>>;
   /** What the statement saw of the project, for the search cache (the highest seq now, not a cursor's). */
   seen: Seen;
+  /** Whether `terms` carry their impact levels (statistics' `withLevels`). */
+  withLevels: boolean;
   /** Per word of `lexemesOf`, its one lexeme — null for a stopword, several lexemes, or a tsquery of other shape. */
   lexemes: Array<string | null>;
   /** Per entry of `lexemesOf`, websearch_to_tsquery's text of it (a phrase's `'a' <-> 'b'`). */
@@ -41,9 +43,17 @@ export interface Statistics {
  * (a later page: the nodes added since the first are taken off again, so every page scores alike). The same
  * statement reads what the search cache compares its lists with (highest seq, last change id, version) and, for the
  * words `lexemesOf`, the one lexeme each stands for (to_tsvector of the folded word, checked equal to the tsquery
- * the SQL path matches with).
+ * the SQL path matches with). `withLevels` false leaves out the terms' impact levels (the level walk's, which the
+ * cache path does not use: a query the cache may answer reads them only if it falls back).
  */
-export async function statistics(sql: SqlRunner, project: string, query: SearchQuery, cursor: Cursor | undefined, lexemesOf: readonly string[] = []): Promise<Statistics> {
+export async function statistics(
+  sql: SqlRunner,
+  project: string,
+  query: SearchQuery,
+  cursor: Cursor | undefined,
+  lexemesOf: readonly string[] = [],
+  withLevels = true,
+): Promise<Statistics> {
   const { words, prefixes } = positiveWords(query);
   const [row] = await sql.query<{
     w: string | null;
@@ -56,9 +66,12 @@ export async function statistics(sql: SqlRunner, project: string, query: SearchQ
   }>(
     `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
        (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n,
-       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0), 'levels',
-            (SELECT json_agg(json_build_object('level', l.level, 'docs', l.docs, 'max', l.max_impact::text) ORDER BY l.level)
-             FROM wg_knowledge_term_levels l WHERE l.project = $1 AND l.term = x.term)) ORDER BY x.term) FROM (
+       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0), 'levels', ${
+         withLevels
+           ? `(SELECT json_agg(json_build_object('level', l.level, 'docs', l.docs, 'max', l.max_impact::text) ORDER BY l.level)
+             FROM wg_knowledge_term_levels l WHERE l.project = $1 AND l.term = x.term)`
+           : 'NULL'
+       }) ORDER BY x.term) FROM (
           SELECT DISTINCT u.lexeme AS term FROM unnest($2::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u
           UNION
           SELECT e.term FROM unnest($3::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u,
@@ -91,6 +104,7 @@ export async function statistics(sql: SqlRunner, project: string, query: SearchQ
   const levels = new Map((row?.terms ?? []).map((t) => [t.term, t.levels ?? []]));
   return {
     w,
+    withLevels,
     nodes,
     terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d), levels: levels.get(term) ?? [] })),
     seen: { maxSeq: Number(row?.w ?? 0), change: row?.x ?? '0', version: row?.v ?? '0' },

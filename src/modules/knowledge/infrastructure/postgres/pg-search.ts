@@ -99,7 +99,13 @@ export async function pgSearch(
     if (page) return page;
   }
   const words = cache && strategy === 'auto' ? cacheWords(q, cache.hasSource('pair')) : undefined;
-  const stats = await statistics(sql, project, q.query, cursor, words);
+  const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
+  const want = q.limit + 1;
+  // A query the cache may answer reads its statistics without the level rows; from the cache's lists when it answers
+  // (pg-search-cache.ts), else the statistics again with them, for the SQL path.
+  let stats = await statistics(sql, project, q.query, cursor, words, words === undefined);
+  const cached = words ? await cachedMatches(cache!, sql, project, q, stats, words, after, want, totalCap) : undefined;
+  if (words && !cached) stats = await statistics(sql, project, q.query, cursor);
   const { w: watermark, terms, nodes: liveNodes } = stats;
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
@@ -115,12 +121,9 @@ export async function pgSearch(
   const match: MatchSql = { tsq, filters, params: [...params] };
   const w = p(watermark);
   const matchUpTo = { ...match, params: [...params], w };
-  const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
-  const want = q.limit + 1;
 
-  // Live matches: from the search cache's lists (pg-search-cache.ts) when it answers; else one term that every match
-  // contains → walk its postings; else score every match.
-  const cached = words ? await cachedMatches(cache!, sql, project, q, stats, words, after, want, totalCap) : undefined;
+  // Live matches: the cache's when it answered; else one term that every match contains → walk its postings; else
+  // score every match.
   const present = terms.filter((t) => t.docs > 0);
   let live: RankedMatch[];
   // The live matches' exact count when every one was scored (undefined: count it apart).
