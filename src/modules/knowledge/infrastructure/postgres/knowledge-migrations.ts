@@ -3,6 +3,7 @@ import { levelMigration } from './knowledge-level-migration';
 import { writeMigration } from './knowledge-write-migration';
 import { pairMigration } from './knowledge-pair-migration';
 import { changeMigration } from './knowledge-change-migration';
+import { pairBuildMigration } from './knowledge-pair-build-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -238,4 +239,5 @@ export const knowledgeMigrations: Migration[] = [
   writeMigration,
   pairMigration,
   changeMigration,
+  pairBuildMigration,
 ];

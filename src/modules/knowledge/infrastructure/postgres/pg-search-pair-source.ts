@@ -115,8 +115,9 @@ function lists(rows: readonly Row[], upTo: number): Map<string, Int32Array> {
 
 /**
  * The live nodes of `project` with seq ≤ `upTo` that hold each of `pairs` (`'a b'`, lexemes), as ascending seqs:
- * exactly what `search @@ 'a' <-> 'b'` matches up to upTo. `build`: 'now' lists the chunks the seqs have passed
- * first, through `sql` (a READ COMMITTED caller: the build's statement after its lock sees every committed write);
+ * exactly what `search @@ 'a' <-> 'b'` matches up to upTo. `build`: 'now' lists the oldest chunk the seqs have
+ * passed first (one a call, migration 11; the others still due read through GIN), through `sql` (a READ COMMITTED
+ * caller: the build's statement after its lock sees every committed write);
  * 'no' reads them through GIN and answers whether a build is due (a caller inside a longer snapshot, which must not
  * take the project's row lock there: it builds on a connection of its own, for the next reads).
  */

@@ -74,8 +74,8 @@ export async function countPhrases(
   if (driver < 0) return undefined;
   let below = BigInt(head?.below ?? '0');
   if (BigInt(watermark) / BigInt(PAIR_CHUNK) > below) {
-    // Chunks the seqs have passed and no build has listed yet: list them now (once; skipped while a writer holds the
-    // project's lock, and then counted through GIN below).
+    // Chunks the seqs have passed and no build has listed yet: list the oldest now (one a call, migration 11; skipped
+    // while a writer holds the project's lock); the ones still due are counted through GIN below.
     const [built] = await sql.query<{ below: string | null }>(
       `SELECT wg_knowledge_pairs_build($1)::text AS below`,
       [project],
