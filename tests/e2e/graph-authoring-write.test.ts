@@ -1,85 +1,24 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import { connectClient, tempDir } from './helpers/server-process';
 import { connectModernStdio } from './helpers/modern-client';
 import { waitFor } from './helpers/http-server';
+import { echoTool, TOOLS_YAML, useAuthoringServer, type AuthoringServer } from './helpers/authoring-server';
 
-const ROOT = path.resolve(__dirname, '../..');
-const TEST_SERVER = path.join(ROOT, 'tests/fixtures/mcp-servers/test-server.js');
-const SUM_TO_N = path.join(ROOT, 'examples/graphs/sum_to_n.yaml');
-
-type Result = { isError?: boolean; structuredContent?: Record<string, any>; content: Array<{ text: string }> };
-
-/** A nested-format graph file with comments, one tool calling the fixture server's echo with a $-string argument. */
-const TOOLS_YAML = `# Hand-written graph: its comments must survive the authoring tools.
-version: "1.0"
-server:
-  name: "authoring"   # the server block
-  version: "1.0.0"
-mcpServers:
-  fixture: { command: ${JSON.stringify(process.execPath)}, args: [${JSON.stringify(TEST_SERVER)}] }
-tools:
-  # The first tool, written by hand.
-  - name: "shout"
-    description: "Echoes the message"
-    inputSchema: { type: "object", properties: { message: { type: "string" } }, required: ["message"] }
-    outputSchema: { type: "object" }
-    nodes:
-      - { id: "entry", type: "entry", next: "call" }
-      - { id: "call", type: "mcp", server: "fixture", tool: "echo", args: { message: "$.entry.message" }, next: "exit" }
-      - { id: "exit", type: "exit" }
-# Trailing comment.
-`;
-
-/** A tool that echoes its message through the fixture server and answers {said, length}. */
-function echoTool(name: string, description = 'Echoes and measures the message') {
-  return {
-    name,
-    description,
-    inputSchema: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
-    outputSchema: { type: 'object', properties: { said: { type: 'string' }, length: { type: 'number' } } },
-    nodes: [
-      { id: 'entry', type: 'entry', next: 'call' },
-      { id: 'call', type: 'mcp', server: 'fixture', tool: 'echo', args: { message: { expr: '$.entry.message' } }, next: 'measure' },
-      { id: 'measure', type: 'transform', transform: { expr: '{"said": $.call.message, "length": $length($.call.message)}' }, next: 'exit' },
-      { id: 'exit', type: 'exit' },
-    ],
-  };
-}
+/**
+ * The graph authoring tools that run drafts and change graph files, through the built server and the SDK client with
+ * a real upstream MCP server: graph_tool_run, graph_tool_add/update/delete on a hand-written nested file (comments
+ * kept, revisions checked, tools/list_changed), files outside the roots, the modern era's listen stream. (Older-format
+ * files converted on their first change: graph-authoring-older-format.test.ts.)
+ */
 
 describe('graph authoring: running drafts and changing graph files (built server, SDK client, real upstream server)', () => {
-  let tmp: ReturnType<typeof tempDir>;
+  const t = useAuthoringServer('wg-authoring-write');
+  const { call, revisionOf } = t;
+  let tmp: AuthoringServer['tmp'];
   let graphs: string;
   let file: string;
-  let conn: Awaited<ReturnType<typeof connectClient>>;
-  let listChanged = 0;
-  const call = async (name: string, args: Record<string, unknown>) => (await conn.client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 })) as Result;
-  const revisionOf = async () => ((await call('graph_server', { file: 'tools.yaml' })).structuredContent!.graphs[0].revision as string);
-
-  beforeAll(async () => {
-    tmp = tempDir('wg-authoring-write-');
-    graphs = path.join(tmp.dir, 'graphs');
-    fs.mkdirSync(graphs);
-    file = path.join(graphs, 'tools.yaml');
-    fs.writeFileSync(file, TOOLS_YAML);
-    fs.copyFileSync(SUM_TO_N, path.join(graphs, 'sum_to_n.yaml'));
-    fs.writeFileSync(path.join(graphs, 'empty.yaml'), '# nothing yet\nserver: { name: "empty", version: "1" }\ntools: []\n');
-    fs.mkdirSync(path.join(tmp.dir, 'outside'));
-    fs.writeFileSync(path.join(tmp.dir, 'outside', 'far.yaml'), 'server: { name: "far", version: "1" }\ntools: []\n');
-    fs.writeFileSync(path.join(tmp.dir, 'not-served.yaml'), 'server: { name: "ns", version: "1" }\ntools: []\n');
-    conn = await connectClient({
-      dataDir: path.join(tmp.dir, 'data'),
-      args: ['--graphs', graphs, '--graphs', path.join(tmp.dir, 'outside', 'far.yaml'), '--allow-root', graphs, '--graph-authoring'],
-    });
-    conn.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
-      listChanged++;
-    });
-  }, 60_000);
-  afterAll(async () => {
-    await conn.close();
-    tmp.cleanup();
-  });
+  let conn: AuthoringServer['conn'];
+  beforeAll(() => ({ tmp, graphs, file, conn } = t));
 
   it('graph_tool_run: a draft runs in the file\'s graph (its MCP server), answers result and history, and is inspectable', async () => {
     const before = fs.readFileSync(file, 'utf8');
@@ -147,7 +86,7 @@ describe('graph authoring: running drafts and changing graph files (built server
 
   it('graph_tool_add: written with comments kept, served and callable at once (tools/list_changed); a stale revision is a conflict', async () => {
     const r0 = await revisionOf();
-    const seen = listChanged;
+    const seen = t.listChanged;
     const added = await call('graph_tool_add', { file: 'tools.yaml', revision: r0, tool: echoTool('echo_measure') });
     expect(added.isError).toBeFalsy();
     expect(added.structuredContent).toMatchObject({ file: fs.realpathSync(file), tools: ['shout', 'echo_measure'], warnings: [] });
@@ -157,7 +96,7 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(text).toContain('# Trailing comment.');
     // The file keeps reading $-strings as JSONata for "shout": the new tool's {expr} was written as a $-string.
     expect(text).toContain('message: $.entry.message');
-    expect(listChanged).toBeGreaterThan(seen);
+    expect(t.listChanged).toBeGreaterThan(seen);
     expect((await conn.client.listTools()).tools.map((t) => t.name)).toEqual(expect.arrayContaining(['shout', 'echo_measure']));
     expect((await call('echo_measure', { message: 'abc' })).structuredContent).toEqual({ said: 'abc', length: 3 });
     expect((await call('shout', { message: 'still' })).structuredContent).toMatchObject({ message: 'still' });
@@ -231,90 +170,6 @@ describe('graph authoring: running drafts and changing graph files (built server
     expect(outside.content[0].text).toMatch(/^path_not_allowed: file: .*outside the allowed roots/);
     const notServed = await call('graph_tool_add', { file: path.join(tmp.dir, 'not-served.yaml'), revision: 'x', tool: echoTool('ns_tool') });
     expect(notServed.content[0].text).toMatch(/^invalid_arguments: file: '.*not-served\.yaml' is not a graph file this server serves/);
-  }, 60_000);
-
-  it('an older-format file (sum_to_n) is converted to the nested format on its first change: comments kept, its tool runs as before', async () => {
-    const sumFile = path.join(graphs, 'sum_to_n.yaml');
-    const original = fs.readFileSync(sumFile, 'utf8');
-    const before = await call('sum_to_n', { n: 10 });
-    const sum = (await call('graph_server', { file: 'sum_to_n.yaml' })).structuredContent!.graphs[0];
-    expect(sum.format).toBe('older');
-    const triple = {
-      name: 'triple',
-      description: 'Triples n',
-      inputSchema: { type: 'object', properties: { n: { type: 'number' } }, required: ['n'] },
-      outputSchema: { type: 'object', properties: { tripled: { type: 'number' } } },
-      nodes: [
-        { id: 'entry', type: 'entry', next: 'times' },
-        { id: 'times', type: 'transform', transform: { expr: '{"tripled": $.entry.n * 3}' }, next: 'exit' },
-        { id: 'exit', type: 'exit' },
-      ],
-    };
-    // A draft run in the older file sees it converted in memory, and writes nothing.
-    const drafted = await call('graph_tool_run', { tool: triple, file: 'sum_to_n.yaml', arguments: { n: 2 } });
-    expect(drafted.structuredContent).toMatchObject({ status: 'completed', result: { tripled: 6 } });
-    expect(fs.readFileSync(sumFile, 'utf8')).toBe(original);
-    const added = await call('graph_tool_add', { file: 'sum_to_n.yaml', revision: sum.revision, tool: triple });
-    expect(added.isError).toBeFalsy();
-    expect(added.structuredContent).toMatchObject({ tools: ['sum_to_n', 'triple'] });
-    expect(added.structuredContent!.warnings).toEqual([expect.stringMatching(/sum_to_n\.yaml: converted from mcpgraph's older format .* to the nested one/)]);
-    const text = fs.readFileSync(sumFile, 'utf8');
-    // Every comment of the hand-written file survives; the header up to the nodes is byte for byte the same.
-    for (const comment of original.split('\n').filter((l) => l.trim().startsWith('#'))) expect(text).toContain(comment.trim());
-    expect(text.startsWith(original.slice(0, original.indexOf('\n# Graph Nodes')))).toBe(true);
-    expect(text).not.toMatch(/^nodes:/m);
-    expect((await call('graph_server', { file: 'sum_to_n.yaml' })).structuredContent!.graphs[0]).toMatchObject({ format: 'nested', tools: ['sum_to_n', 'triple'] });
-    // Served at once, and the converted tool answers as the older file's did.
-    expect((await call('triple', { n: 4 })).structuredContent).toEqual({ tripled: 12 });
-    expect((await call('sum_to_n', { n: 10 })).structuredContent).toEqual(before.structuredContent);
-    expect(before.structuredContent).toEqual({ sum: 55 });
-    // Further changes are ordinary changes of a nested file: no second conversion note.
-    const updated = await call('graph_tool_update', { name: 'triple', revision: added.structuredContent!.revision, tool: { ...triple, description: 'Triples n (v2)' } });
-    expect(updated.structuredContent).toMatchObject({ tools: ['sum_to_n', 'triple'], warnings: [] });
-    const deleted = await call('graph_tool_delete', { name: 'triple', revision: updated.structuredContent!.revision });
-    expect(deleted.structuredContent).toMatchObject({ tools: ['sum_to_n'], warnings: [] });
-    expect((await call('sum_to_n', { n: 3 })).structuredContent).toEqual({ sum: 6 });
-  }, 60_000);
-
-  it('an older-format file whose tool is updated first is converted too; one that cannot be split is refused and left as it was', async () => {
-    const older = path.join(graphs, 'older-two.yaml');
-    const bad = path.join(graphs, 'older-bad.yaml');
-    const text = `# hand-written, older format
-server: { name: "olderTwo", version: "1" }
-tools:
-  - name: "older_echo"
-    description: "Echoes"
-    inputSchema: { type: "object", properties: { m: { type: "string" } } }
-    outputSchema: { type: "object" }
-nodes:
-  - id: "in"
-    type: "entry"
-    tool: "older_echo"
-    next: "out"
-  - id: "out"   # the exit
-    type: "exit"
-    tool: "older_echo"
-`;
-    fs.writeFileSync(older, text);
-    fs.writeFileSync(bad, 'server: { name: "olderBad", version: "1" }\nnodes:\n  - { id: loop, type: transform, transform: { expr: "1" }, next: loop }\n');
-    await waitFor('both files loaded', async () => ((await call('graph_server', {})).structuredContent!.graphs as Array<{ file: string }>).filter((g) => /older-(two|bad)\.yaml$/.test(g.file)).length === 2);
-    const r = (await call('graph_server', { file: 'older-two.yaml' })).structuredContent!.graphs[0];
-    const def = (await call('graph_tool_get', { name: 'older_echo' })).structuredContent!;
-    const updated = await call('graph_tool_update', { name: 'older_echo', revision: r.revision, tool: { name: 'older_echo', description: 'Echoes (v2)', inputSchema: def.inputSchema, outputSchema: def.outputSchema, nodes: def.nodes } });
-    expect(updated.isError).toBeFalsy();
-    expect(updated.structuredContent!.warnings[0]).toMatch(/converted from mcpgraph's older format/);
-    const after = fs.readFileSync(older, 'utf8');
-    expect(after).toContain('# hand-written, older format');
-    // The updated tool is rewritten as a whole (its node lines and their comments with it), as in any nested file.
-    expect(after).not.toMatch(/^nodes:/m);
-    expect(after).toMatch(/^ {4}nodes:\n {6}- id: in\n/m);
-    expect((await call('older_echo', { m: 'hi' })).structuredContent).toEqual({ m: 'hi' });
-
-    const b = (await call('graph_server', { file: 'older-bad.yaml' })).structuredContent!.graphs[0];
-    const badText = fs.readFileSync(bad, 'utf8');
-    const refused = await call('graph_tool_add', { file: 'older-bad.yaml', revision: b.revision, tool: echoTool('never') });
-    expect(refused.content[0].text).toMatch(/^invalid_arguments: file: .*older-bad\.yaml is in mcpgraph's older format and cannot be converted to the nested one: the file declares nodes but no tools/);
-    expect(fs.readFileSync(bad, 'utf8')).toBe(badText);
   }, 60_000);
 
   it('the modern era hears the change on its listen stream', async () => {
