@@ -174,3 +174,40 @@ it('past its byte budget the cache drops lists least recently used first and sta
     await db.close();
   }
 }, 120_000);
+
+it('concurrent searches on one host over a stale cache (one sync at a time, loads racing) answer what SQL answers; totals past the cap as SQL', async () => {
+  const url = await pg.createTestDatabase();
+  const db = new PgDatabase(url, { poolSize: 6 });
+  try {
+    await migrate(db, knowledgeMigrations);
+    const writer = new PgKnowledgeStore(db);
+    const searcher = new PgKnowledgeStore(db, { searchCacheBytes: 64 * MIB, searchTotalCap: 50 });
+    const cache = searcher.searchCache!;
+    await writer.withLock(P, (g) => g.append(generateNodes(TEXT, 800, 23)));
+    const queries = ['alpha bravo', 'bravo charlie -delta', 'alpha charlie echo', 'delta echo', 'golf hotel -alpha', 'alpha bravo -hotel', 'echo foxtrot', 'bravo golf'];
+    for (let round = 0; round < 4; round++) {
+      if (round > 0) {
+        await deleteNodes(writer, P, [`n${round * 7}`, `n${round * 11}`]);
+        await writer.withLock(P, (g) => g.updateNodes(new Set([`n${round * 13}`]), (n) => ({ ...n, thought: 'alpha bravo charlie alpha' })));
+        await writer.withLock(P, (g) => g.append(generateNodes(TEXT, 20, 100 + round, 800 + round * 20)));
+      }
+      const pages = await Promise.all(queries.map((query) => searcher.reader(P).search({ query: parseSearchQuery(query), limit: 5 })));
+      for (const [i, query] of queries.entries()) {
+        const q = { query: parseSearchQuery(query), limit: 5 };
+        const every = await pgSearch(db, P, q, 10_000, 'score-every-match');
+        const got = pages[i]!;
+        // Past the cap (50) a first page answers the cap and totalExact false; hits and cursor as scoring every match.
+        expect({ query, hits: view(got).hits, next: got.nextCursor }).toEqual({ query, hits: view(every).hits, next: every.nextCursor });
+        expect({ query, total: got.total, exact: got.totalExact }).toEqual({ query, total: Math.min(every.total, 50), exact: every.total <= 50 });
+        // A later page: as the SQL path with the same cap.
+        if (got.nextCursor) {
+          const next = { ...q, cursor: got.nextCursor };
+          expect(view(await searcher.reader(P).search(next))).toEqual(view(await pgSearch(db, P, next, 50, 'auto')));
+        }
+      }
+    }
+    expect(cache.counters.answered).toBeGreaterThan(20);
+  } finally {
+    await db.close();
+  }
+}, 180_000);
