@@ -1,62 +1,24 @@
 /**
- * The dashboard's JSON/SSE API, end to end: the built `workgraph dashboard` over a data dir that the built MCP server
- * (driven by the SDK's real client) writes. Every endpoint, 401 without the token, POST refused when read-only, the
- * actions through the same use cases when allowed, and live change events.
+ * The dashboard's JSON API, end to end: the built `workgraph dashboard` over a data dir that the built MCP server
+ * (driven by the SDK's real client) writes. 401 without the token (and the token file's rules), and every read
+ * endpoint. (POST refused when read-only, live change events, the actions when allowed: dashboard-api-actions.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
-import * as http from 'node:http';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CLI, connectClient, tempDir } from './helpers/server-process';
-import { startDashboardProcess, type DashboardProcess } from './helpers/dashboard-process';
-import { call, seed, SUM_TO_N } from './helpers/dashboard-seed';
+import { CLI } from './helpers/server-process';
+import { startDashboardProcess } from './helpers/dashboard-process';
+import { call } from './helpers/dashboard-seed';
+import { eventually, get, useSeededDashboard, type SeededDashboard } from './helpers/dashboard-api';
 
 jest.setTimeout(120_000);
 
-let data: { dir: string; cleanup: () => void };
-let root: { dir: string; cleanup: () => void };
-let mcp: { client: Client; close: () => Promise<void> };
-let dash: DashboardProcess;
-let seeded: { runId: string; deletedId: string; keptIds: string[] };
-
-async function get(d: DashboardProcess, p: string, token: string | null = d.token): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${d.origin}${p}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
-  const text = await res.text();
-  return { status: res.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
-}
-
-async function post(d: DashboardProcess, p: string, body: unknown): Promise<{ status: number; body: any }> {
-  const res = await fetch(`${d.origin}${p}`, { method: 'POST', headers: { Authorization: `Bearer ${d.token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
-  return { status: res.status, body: await res.json() };
-}
-
-async function eventually<T>(fn: () => Promise<T | undefined>, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-beforeAll(async () => {
-  data = tempDir('wg-dash-data-');
-  root = tempDir('wg-dash-root-');
-  mcp = await connectClient({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--allow-root', root.dir] });
-  seeded = await seed(mcp.client, root.dir);
-  dash = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N] });
-  // The MCP server records its run after the run ended, off the engine's path.
-  await eventually(async () => ((await get(dash, `/api/runs/${seeded.runId}`)).status === 200 ? true : undefined), 'the recorded run');
-});
-
-afterAll(async () => {
-  await dash?.stop();
-  await mcp?.close();
-  data?.cleanup();
-  root?.cleanup();
-});
+const t = useSeededDashboard();
+let data: SeededDashboard['data'];
+let mcp: SeededDashboard['mcp'];
+let dash: SeededDashboard['dash'];
+let seeded: SeededDashboard['seeded'];
+beforeAll(() => ({ data, mcp, dash, seeded } = t));
 
 describe('access', () => {
   test('the API answers 401 without the token or with a wrong one; the page itself loads', async () => {
@@ -239,94 +201,5 @@ describe('read endpoints', () => {
     expect((await get(dash, '/api/nope')).status).toBe(404);
     const r = await fetch(`${dash.origin}/api/overview`, { method: 'POST', headers: { Authorization: `Bearer ${dash.token}` } });
     expect(r.status).toBe(405);
-  });
-});
-
-describe('read-only', () => {
-  test('every action is refused with 403 read_only and changes nothing', async () => {
-    for (const [p, body] of [
-      ['/api/projects/demo-app/tasks/build/reset', {}],
-      ['/api/knowledge/demo-notes/restore', { nodeIds: [seeded.deletedId] }],
-      ['/api/graphs/sum_to_n/run', { args: { n: 2 } }],
-    ] as const) {
-      const r = await post(dash, p, body);
-      expect(r.status).toBe(403);
-      expect(r.body.error.code).toBe('read_only');
-    }
-    const d = (await get(dash, '/api/projects/demo-app/tasks/build')).body;
-    expect(d.node.status).toBe('RETRYING');
-  });
-});
-
-describe('live updates', () => {
-  test('a change made by the MCP server reaches the SSE stream as an event naming the project', async () => {
-    const events: any[] = [];
-    const req = http.get(`${dash.origin}/api/events?token=${dash.token}`);
-    const res = await new Promise<http.IncomingMessage>((resolve) => req.once('response', resolve));
-    expect(res.statusCode).toBe(200);
-    expect(res.headers['content-type']).toContain('text/event-stream');
-    let buf = '';
-    res.on('data', (d: Buffer) => {
-      buf += d.toString();
-      let i: number;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const block = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const line = block.split('\n').find((l) => l.startsWith('data: '));
-        if (block.includes('event: change') && line) events.push(JSON.parse(line.slice(6)));
-      }
-    });
-    try {
-      await call(mcp.client, 'start_task', { project: 'Demo App', nodeId: 'docs' });
-      await eventually(async () => (events.some((e) => e.kind === 'tasks' && e.project === 'demo-app') ? true : undefined), 'a tasks event');
-      await call(mcp.client, 'add_nodes', { projectContext: '/work/demo-notes', nodes: [{ thought: 'live', role: 'actor' }] });
-      await eventually(async () => (events.some((e) => e.kind === 'knowledge' && e.project === 'demo-notes') ? true : undefined), 'a knowledge event');
-      await mcp.client.callTool({ name: 'sum_to_n', arguments: { n: 2 } });
-      await eventually(async () => (events.some((e) => e.kind === 'graph-run' && e.project === 'sum_to_n') ? true : undefined), 'a graph-run event');
-      expect(events.every((e) => typeof e.at === 'string')).toBe(true);
-    } finally {
-      req.destroy();
-    }
-  });
-});
-
-describe('actions (--allow-actions)', () => {
-  let act: DashboardProcess;
-  beforeAll(async () => {
-    act = await startDashboardProcess({ dataDir: data.dir, args: ['--graphs', SUM_TO_N, '--allow-actions'], env: { WORKGRAPH_LOG_LEVEL: 'info' } });
-  });
-  afterAll(async () => {
-    await act?.stop();
-  });
-
-  test('reset a task through reset_task_node, with the same errors and codes as the tool', async () => {
-    expect((await get(act, '/api/meta')).body.allowActions).toBe(true);
-    const r = await post(act, '/api/projects/demo-app/tasks/build/reset', {});
-    expect(r.status).toBe(200);
-    expect((await get(act, '/api/projects/demo-app/tasks/build')).body.node.status).toBe('READY');
-    const refused = await post(act, '/api/projects/demo-app/tasks/release/reset', {});
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe('invalid_transition');
-    expect(act.stderr()).toContain('reset_task_node');
-  });
-
-  test('restore a deleted knowledge node; a bad body is 400 naming the field', async () => {
-    const r = await post(act, '/api/knowledge/demo-notes/restore', { nodeIds: [seeded.deletedId] });
-    expect(r.status).toBe(200);
-    expect(r.body.restored).toEqual([seeded.deletedId]);
-    expect((await get(act, '/api/knowledge/demo-notes/deleted')).body.records).toEqual([]);
-    const bad = await post(act, '/api/knowledge/demo-notes/restore', { nodeIds: 'x' });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.message).toMatch(/^nodeIds:/);
-  });
-
-  test('run a graph tool; its run is recorded; bad arguments are invalid_arguments', async () => {
-    const r = await post(act, '/api/graphs/sum_to_n/run', { args: { n: 3 } });
-    expect(r.status).toBe(200);
-    expect(r.body.output).toEqual({ sum: 6 });
-    await eventually(async () => ((await get(act, `/api/runs/${r.body.runId}`)).status === 200 ? true : undefined), 'the recorded run');
-    const bad = await post(act, '/api/graphs/sum_to_n/run', { args: { n: 'three' } });
-    expect(bad.status).toBe(400);
-    expect(bad.body.error.code).toBe('invalid_arguments');
   });
 });
