@@ -211,3 +211,22 @@ it('concurrent searches on one host over a stale cache (one sync at a time, load
     await db.close();
   }
 }, 180_000);
+
+it('a project whose seqs reach 2^31 is not cached (the lists are int4): its searches take the SQL path and stay exact', async () => {
+  const url = await pg.createTestDatabase();
+  const db = new PgDatabase(url, { poolSize: 3 });
+  try {
+    await migrate(db, knowledgeMigrations);
+    const store = new PgKnowledgeStore(db, { searchCacheBytes: 64 * MIB });
+    await store.withLock(P, (g) => g.append(generateNodes(TEXT, 200, 31)));
+    const q = { query: parseSearchQuery('alpha bravo -charlie'), limit: 6 };
+    expect(view(await store.reader(P).search(q))).toEqual(view(await pgSearch(db, P, q, 10_000, 'score-every-match')));
+    expect(store.searchCache!.counters.answered).toBe(1);
+    await db.query(`SELECT setval('wg_knowledge_seq', 2147483640)`);
+    await store.withLock(P, (g) => g.append(generateNodes(TEXT, 20, 32, 200)));
+    for (let i = 0; i < 2; i++) expect(view(await store.reader(P).search(q))).toEqual(view(await pgSearch(db, P, q, 10_000, 'score-every-match')));
+    expect(store.searchCache!.counters).toMatchObject({ answered: 1, fallbacks: 2 });
+  } finally {
+    await db.close();
+  }
+}, 60_000);
