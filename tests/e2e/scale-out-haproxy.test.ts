@@ -5,18 +5,15 @@ import { startTestPostgres, type TestPostgres } from '../helpers/postgres';
 import {
   Instances,
   LegacyCaller,
-  LegacySubscriber,
   ModernCaller,
-  ModernSubscriber,
   SESSION_WORKFLOWS,
-  expectEveryLaterChangeHeard,
   expectNothingLost,
   freePort,
   loadProject,
   mixedTraffic,
   type Caller,
-  type Subscriber,
 } from './helpers/scale-out';
+import { LegacySubscriber, ModernSubscriber, expectEveryLaterChangeHeard, type Subscriber } from './helpers/scale-out-subscribers';
 import { tempDir } from './helpers/server-process';
 
 /**

@@ -6,18 +6,15 @@ import { connectModernHttp } from './helpers/modern-client';
 import {
   Instances,
   LegacyCaller,
-  LegacySubscriber,
   ModernCaller,
-  ModernSubscriber,
   SESSION_WORKFLOWS,
-  expectEveryLaterChangeHeard,
   expectNothingLost,
   loadProject,
   mixedTraffic,
   roundRobinProxy,
   type Caller,
-  type Subscriber,
 } from './helpers/scale-out';
+import { LegacySubscriber, ModernSubscriber, expectEveryLaterChangeHeard, type Subscriber } from './helpers/scale-out-subscribers';
 import { tempDir } from './helpers/server-process';
 
 /**

@@ -3,17 +3,15 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { Client as LegacyClient } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as LegacyTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { McpSubscription } from '@modelcontextprotocol/client';
-import { HttpServerProcess, waitFor } from './http-server';
+import { HttpServerProcess } from './http-server';
 import { connectModernHttp, type ModernConn } from './modern-client';
 
 /**
  * Scale-out tests' shared parts (tests/e2e/scale-out*.test.ts, docs/scaling.md): instances of `serve --http` on fixed
  * ports (a restarted instance comes back where the balancer expects it), callers that retry a failed call as a real
  * client does — a modern one (SDK v2, no session: any instance) and a legacy one (SDK v1, a session: a new one when its
- * instance is gone) — subscribers of both eras that listen again when their stream ends, and the mixed traffic with
- * what is checked after it.
+ * instance is gone) — and the mixed traffic with what is checked after it. (Subscribers of both eras that listen
+ * again when their stream ends: scale-out-subscribers.ts.)
  */
 export type Answer = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -117,7 +115,7 @@ export interface Caller {
 }
 
 const RETRIES = 60;
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The answer, or undefined when the call must be retried (the instance was down or its store was). */
 function settle(r: { isError?: boolean; content?: unknown; structuredContent?: unknown }): Answer | undefined {
@@ -166,7 +164,7 @@ export class ModernCaller implements Caller {
 }
 
 /** A v1 client's session; `onStream` hears when its GET stream (where the server's notifications come) is open. */
-async function connectLegacy(url: string, onStream?: () => void): Promise<{ client: LegacyClient; transport: LegacyTransport }> {
+export async function connectLegacy(url: string, onStream?: () => void): Promise<{ client: LegacyClient; transport: LegacyTransport }> {
   const watching: typeof fetch = async (input, init) => {
     const response = await fetch(input, init);
     if (init?.method === 'GET' && response.ok) onStream?.();
@@ -215,122 +213,6 @@ export class LegacyCaller implements Caller {
 
   close(): Promise<void> {
     return this.drop();
-  }
-}
-
-/** A client listening to `uris`; counts the updates it hears and listens again (or reconnects) when its stream ends. */
-export interface Subscriber {
-  readonly era: 'modern' | 'legacy';
-  /** Updates heard per URI. */
-  readonly heard: Map<string, number>;
-  /** Times the subscription had to be opened again. */
-  reopened: number;
-  /** Resolves when the subscription is open now (after any re-open). */
-  ready(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export class ModernSubscriber implements Subscriber {
-  readonly era = 'modern';
-  readonly heard = new Map<string, number>();
-  reopened = -1;
-  private sub?: McpSubscription;
-  private conn?: ModernConn;
-  private open = false;
-  private stopped = false;
-  private readonly loop: Promise<void>;
-
-  constructor(
-    private readonly url: string,
-    private readonly uris: string[],
-  ) {
-    this.loop = this.run();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        this.conn = await connectModernHttp(this.url);
-        this.conn.client.setNotificationHandler('notifications/resources/updated', async (n: { params: { uri: string } }) => {
-          this.heard.set(n.params.uri, (this.heard.get(n.params.uri) ?? 0) + 1);
-        });
-        this.sub = await this.conn.client.listen({ resourceSubscriptions: this.uris });
-        this.open = true;
-        this.reopened++;
-        await this.sub.closed;
-      } catch {
-        // The instance was down: listen again.
-      }
-      this.open = false;
-      await this.conn?.close().catch(() => undefined);
-      if (!this.stopped) await pause(200);
-    }
-  }
-
-  ready(): Promise<void> {
-    return waitFor('a modern subscription open', () => this.open).then(() => undefined);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.sub?.close().catch(() => undefined);
-    await this.conn?.close().catch(() => undefined);
-    await this.loop;
-  }
-}
-
-/**
- * A legacy subscriber: `resources/subscribe` on its session, updates on its GET stream. Its liveness is checked by a
- * ping every 300 ms; a failed one (the session's instance died) opens a new session and subscribes again.
- */
-export class LegacySubscriber implements Subscriber {
-  readonly era = 'legacy';
-  readonly heard = new Map<string, number>();
-  reopened = -1;
-  private conn?: { client: LegacyClient; transport: LegacyTransport };
-  private open = false;
-  private stopped = false;
-  private readonly loop: Promise<void>;
-
-  constructor(
-    private readonly url: string,
-    private readonly uris: string[],
-  ) {
-    this.loop = this.run();
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopped) {
-      try {
-        let streaming = false;
-        this.conn = await connectLegacy(this.url, () => (streaming = true));
-        this.conn.client.setNotificationHandler(ResourceUpdatedNotificationSchema, async (n) => {
-          this.heard.set(n.params.uri, (this.heard.get(n.params.uri) ?? 0) + 1);
-        });
-        for (const uri of this.uris) await this.conn.client.subscribeResource({ uri });
-        await waitFor('the legacy GET stream open', () => streaming, 10_000);
-        this.open = true;
-        this.reopened++;
-        while (!this.stopped) {
-          await pause(300);
-          await this.conn.client.ping({ timeout: 2000 });
-        }
-      } catch {
-        // Its instance died: a new session, subscribed again.
-      }
-      this.open = false;
-      await this.conn?.client.close().catch(() => undefined);
-      if (!this.stopped) await pause(200);
-    }
-  }
-
-  ready(): Promise<void> {
-    return waitFor('a legacy subscription open', () => this.open).then(() => undefined);
-  }
-
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.loop;
   }
 }
 
@@ -397,19 +279,6 @@ export async function expectNothingLost(reader: Caller, r: TrafficResult): Promi
   for (const s of r.sessions) {
     const timeline = await reader.call('workflow_session', { sessionId: s.id });
     expect((JSON.stringify(timeline).match(/step_completed/g) ?? []).length).toBeGreaterThanOrEqual(s.steps);
-  }
-}
-
-/**
- * Every subscriber hears every change made from now on: `changes` changes, one at a time, each heard by all before the
- * next is made (`change(i)` makes the i-th and names the URI it updates).
- */
-export async function expectEveryLaterChangeHeard(subscribers: Subscriber[], changes: number, change: (i: number) => Promise<string>): Promise<void> {
-  for (const s of subscribers) await s.ready();
-  for (let i = 0; i < changes; i++) {
-    const before = subscribers.map((s) => new Map(s.heard));
-    const uri = await change(i);
-    await waitFor(`change ${i} (${uri}) heard by every subscriber`, () => subscribers.every((s, k) => (s.heard.get(uri) ?? 0) > (before[k]!.get(uri) ?? 0)));
   }
 }
 
