@@ -168,6 +168,9 @@ export async function pgSearch(
   };
 }
 
+/** A page's live nodes by seq: named (prepared once per connection), as every first page reads them. */
+const PAGE_NODES = { name: 'wg_knowledge_search_page_nodes', text: 'SELECT seq::text AS seq, node FROM wg_knowledge_nodes WHERE project = $1 AND seq = ANY($2::bigint[])' };
+
 /** The nodes of a page's matches, by ord (live by seq, deleted by their record's seq, negated). */
 async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedMatch[]): Promise<Map<bigint, StoredKnowledgeNode>> {
   const out = new Map<bigint, StoredKnowledgeNode>();
@@ -175,7 +178,7 @@ async function pageNodes(sql: SqlRunner, project: string, page: readonly RankedM
   const live = page.filter((m) => !m.deleted && !m.node).map((m) => m.ord.toString());
   const gone = page.filter((m) => m.deleted).map((m) => (-m.ord).toString());
   if (live.length) {
-    for (const r of await sql.query<{ seq: string; node: StoredKnowledgeNode }>('SELECT seq::text AS seq, node FROM wg_knowledge_nodes WHERE project = $1 AND seq = ANY($2::bigint[])', [project, live])) {
+    for (const r of await sql.query<{ seq: string; node: StoredKnowledgeNode }>(PAGE_NODES, [project, live])) {
       out.set(BigInt(r.seq), r.node);
     }
   }
