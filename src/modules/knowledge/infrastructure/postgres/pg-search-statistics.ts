@@ -5,9 +5,6 @@ import type { LevelTerm } from './pg-search-levels';
 import { idfOf, type RankTerm } from './pg-search-rank';
 import type { Seen } from './pg-search-cache';
 
-/** A prefix is scored over at most this many of its terms (the first in order), as the files' MAX_PREFIX_TERMS. */
-const MAX_PREFIX_TERMS = 1000;
-
 /** The words a query scores (positive words and phrase words) and its prefixes, folded as the domain parse left them. */
 function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[] } {
   const words: string[] = [];
@@ -24,33 +21,15 @@ function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[
 }
 
 /**
- * The statistics statement's text, with or without the terms' impact levels. Named (prepared once per connection):
- * planning this statement of a dozen subqueries was most of its cost — 1.45 ms of a warm cached phrase search's 3.5.
+ * The statistics statement: migration 12's function (knowledge-statistics-migration.ts), planned once per connection
+ * with a generic plan — planning its dozen subqueries per call was more than their execution. Named, so the call
+ * itself is parsed once per connection too.
  */
-function statisticsText(withLevels: boolean): string {
-  return `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
-       (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n,
-       (SELECT json_agg(json_build_object('term', x.term, 'docs', coalesce(t.docs, 0), 'levels', ${
-         withLevels
-           ? `(SELECT json_agg(json_build_object('level', l.level, 'docs', l.docs, 'max', l.max_impact::text) ORDER BY l.level)
-             FROM wg_knowledge_term_levels l WHERE l.project = $1 AND l.term = x.term)`
-           : 'NULL'
-       }) ORDER BY x.term) FROM (
-          SELECT DISTINCT u.lexeme AS term FROM unnest($2::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u
-          UNION
-          SELECT e.term FROM unnest($3::text[]) w, unnest(to_tsvector('english', wg_knowledge_words(w))) u,
-            LATERAL (SELECT t.term FROM wg_knowledge_terms t WHERE t.project = $1 AND t.term >= u.lexeme COLLATE "C"
-                     AND t.term < (u.lexeme || chr(1114111)) COLLATE "C" AND t.docs > 0 ORDER BY t.term LIMIT ${MAX_PREFIX_TERMS}) e
-        ) x LEFT JOIN wg_knowledge_terms t ON t.project = $1 AND t.term = x.term) AS terms,
-       (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
-       (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
-       (SELECT json_agg((SELECT CASE WHEN count(*) = 1 AND websearch_to_tsquery('english', k.word) = quote_literal(min(u.lexeme))::tsquery
-                          THEN min(u.lexeme) END FROM unnest(to_tsvector('english', wg_knowledge_words(k.word))) u) ORDER BY k.i)
-        FROM unnest($4::text[]) WITH ORDINALITY k(word, i)) AS lex,
-       ARRAY(SELECT websearch_to_tsquery('english', k.word)::text FROM unnest($4::text[]) WITH ORDINALITY k(word, i) ORDER BY k.i) AS tsq`;
-}
-const STATISTICS = { name: 'wg_knowledge_search_statistics', text: statisticsText(true) };
-const STATISTICS_WITHOUT_LEVELS = { name: 'wg_knowledge_search_statistics_nolevels', text: statisticsText(false) };
+const STATISTICS = {
+  name: 'wg_knowledge_search_statistics_call',
+  text: `SELECT s.o_w AS w, s.o_n AS n, s.o_terms AS terms, s.o_x AS x, s.o_v AS v, s.o_lex AS lex, s.o_tsq AS tsq
+    FROM wg_knowledge_search_statistics($1::text, $2::text[], $3::text[], $4::text[], $5::boolean) s`,
+};
 
 export interface Statistics {
   w: string;
@@ -93,8 +72,8 @@ export async function statistics(
     tsq: string[] | null;
     terms: Array<{ term: string; docs: number; levels: LevelTerm['levels'] | null }> | null;
   }>(
-    withLevels ? STATISTICS : STATISTICS_WITHOUT_LEVELS,
-    [project, words, prefixes, lexemesOf],
+    STATISTICS,
+    [project, words, prefixes, lexemesOf, withLevels],
   );
   const w = cursor ? cursor.w : (row?.w ?? '0');
   let nodes = Number(row?.n ?? 0);
