@@ -12,6 +12,7 @@ import { DRAFT_DEFINITION_MAX_BYTES } from '../domain/graph-run-record';
 import { graphToolDefinition } from '../domain/graph-tool-definition';
 import { jsonByteLength } from '../../../kernel/json-size';
 import { DEFAULT_LIVE_RECORD_MS, LIVE_RECORDED_EXECUTIONS, recordRun } from './engine/run-recorder';
+import { UnwrittenRecords } from './engine/unwritten-records';
 
 export interface GraphRunnerOptions {
   /** Client pool for `mcp` nodes; without one an `mcp` node fails with an ExternalToolError. */
@@ -97,11 +98,12 @@ export class GraphRunner {
   private tools = new Map<string, CompiledTool>();
   private readonly runs: RecentRuns;
   private readonly prefix = Math.random().toString(36).slice(2, 8);
-  /** The final records still being saved. */
-  private readonly recordings = new Set<Promise<void>>();
+  /** The final records still being written (a run's answer waits for its own when they hold too much). */
+  private readonly recordings: UnwrittenRecords;
 
   constructor(private readonly options: GraphRunnerOptions = {}) {
     this.runs = new RecentRuns(options.recentRunLimit ?? 100, options.recentRunsMaxBytes ?? DEFAULT_RECENT_RUNS_MAX_BYTES);
+    this.recordings = new UnwrittenRecords(options.recentRunsMaxBytes ?? DEFAULT_RECENT_RUNS_MAX_BYTES);
   }
 
   /**
@@ -229,8 +231,20 @@ export class GraphRunner {
         liveEveryMs: this.options.liveRecordMs ?? DEFAULT_LIVE_RECORD_MS,
         onError: (err) => this.options.onRecordError?.(err, executionId),
       });
-      this.recordings.add(recorded);
-      void recorded.then(() => this.recordings.delete(recorded));
+      this.recordings.add(recorded, run);
+      // Backpressure: while the records not yet written hold too much, the answer waits for this run's own.
+      const answered = run.promise.then(
+        async (value) => {
+          await this.recordings.roomFor(recorded);
+          return value;
+        },
+        async (err: unknown) => {
+          await this.recordings.roomFor(recorded);
+          throw err;
+        },
+      );
+      answered.catch(noop);
+      return { executionId, promise: answered, controller: run };
     }
     return { executionId, promise: run.promise, controller: run };
   }
@@ -286,7 +300,7 @@ export class GraphRunner {
       timer = setTimeout(resolve, STOP_ALL_WAIT_MS);
       timer.unref?.();
     });
-    const ended = Promise.all(runs.map((r) => r.promise.then(noop, noop))).then(() => Promise.all([...this.recordings]));
+    const ended = Promise.all(runs.map((r) => r.promise.then(noop, noop))).then(() => this.recordings.drained());
     await Promise.race([ended, bound]);
     clearTimeout(timer);
   }

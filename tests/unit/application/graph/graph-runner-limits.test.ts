@@ -9,6 +9,8 @@ import { ExecutionLimitError, ExpressionError, NotFoundError } from '../../../..
 import { linearTool, runnerFor } from './graph-test-kit';
 import type { GraphRunRecord } from '../../../../src/modules/graph/domain/graph-run-record';
 import type { GraphRunStore } from '../../../../src/modules/graph/application/ports/graph-run-store';
+import type { GraphRunner } from '../../../../src/modules/graph/application/graph-runner';
+import type { ExecutionHandle } from '../../../../src/modules/graph/application/engine/execution-types';
 
 const sumToN = fs.readFileSync(path.join(__dirname, '../../../../examples/graphs/sum_to_n.yaml'), 'utf8');
 
@@ -169,4 +171,54 @@ describe('GraphRunner: memory bounds', () => {
     expect(JSON.stringify(big).length).toBeLessThan(1024 * 1024);
     expect(small!.executions.find((e) => e.nodeId === 'first')!.output).toEqual({ items: ['x'.repeat(1048576), 'x'.repeat(1048576)] });
   }, 120_000);
+});
+
+describe('GraphRunner: records written behind', () => {
+  /** A run store whose writes finish only when the test lets them: a disk that fell behind. */
+  function slowStore(): { store: GraphRunStore; saved: GraphRunRecord[]; pending: () => number; release: () => void } {
+    const saved: GraphRunRecord[] = [];
+    const waiting: Array<() => void> = [];
+    const store: GraphRunStore = {
+      save: (r) => new Promise<void>((resolve) => waiting.push(() => (saved.push(r), resolve()))),
+      list: async () => [],
+      get: async () => saved[0]!,
+    };
+    return { store, saved, pending: () => waiting.length, release: () => waiting.splice(0).forEach((w) => w()) };
+  }
+  /** Whether the run's answer came within 100 ms of the run's end. */
+  async function answered(runner: GraphRunner, run: ExecutionHandle): Promise<boolean> {
+    while (['not_started', 'running'].includes(runner.getExecutionState(run.executionId).status)) await new Promise((r) => setTimeout(r, 5));
+    return Promise.race([run.promise.then(() => true, () => true), new Promise<boolean>((r) => setTimeout(() => r(false), 100))]);
+  }
+
+  it('answers at once while the unwritten records hold less than the kept-runs bound', async () => {
+    const slow = slowStore();
+    const runner = runnerFor(sumToN, { runStore: slow.store, liveRecordMs: 0, recentRunsMaxBytes: 64 * 1024 * 1024 });
+    for (let i = 0; i < 5; i++) expect(await answered(runner, runner.executeTool('sum_to_n', { n: 1_000 }))).toBe(true);
+    await new Promise((r) => setTimeout(r, 20)); // the last final save starts on a later turn
+    expect(slow.pending()).toBe(5); // none written yet, every answer given
+    slow.release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(slow.saved).toHaveLength(5);
+  }, 60_000);
+
+  it('holds a run\'s answer until its record is written once the unwritten records pass the bound', async () => {
+    // Each run of n = 1,000 holds 128 KiB of history; the bound is 256 KiB: the third unwritten record is over it.
+    const slow = slowStore();
+    const runner = runnerFor(sumToN, { runStore: slow.store, liveRecordMs: 0, recentRunsMaxBytes: 256 * 1024 });
+    const answers: boolean[] = [];
+    let held: ExecutionHandle['promise'] | undefined;
+    for (let i = 0; i < 4 && !held; i++) {
+      const run = runner.executeTool('sum_to_n', { n: 1_000 });
+      const ok = await answered(runner, run);
+      answers.push(ok);
+      if (!ok) held = run.promise;
+    }
+    expect(answers.slice(0, -1).every(Boolean)).toBe(true);
+    expect(answers[answers.length - 1]).toBe(false); // held: the records behind it hold too much
+    expect(answers).toEqual([true, true, false]);
+    slow.release();
+    expect((await held!).result).toEqual({ sum: 500_500 });
+    expect(slow.saved).toHaveLength(answers.length);
+  }, 60_000);
 });
