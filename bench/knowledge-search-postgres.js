@@ -12,7 +12,8 @@
 // exclusion', 'phrase', 'word and phrase') run through a container with the cache and one without (WORKGRAPH_SEARCH_CACHE_MB=0: the SQL path),
 // interleaved with list_nodes: cold (the first call: the lists loaded) and warm medians, the SQL path's median, the
 // process's RSS with the lists held; add_nodes also beside the same schema without the change log's triggers
-// (migration 10: deletes and updates only, so an insert should pay nothing).
+// (migration 10: deletes and updates only, so an insert should pay nothing). The default-server figures print how many
+// of their calls the cache's fast path answered (`fast` of `of`: a first page in one statement, pg-search-fast.ts).
 // BENCH_SEARCH_PG_REUSE=1 with WORKGRAPH_BENCH_DATABASE_URL searches a project an earlier run imported (seeding a
 // million nodes takes minutes); BENCH_SEARCH_PG_ADD_BATCHES=0 leaves out the add_nodes part.
 const path = require('node:path');
@@ -253,6 +254,7 @@ async function main() {
     // nothing else between them — the figure a user of one host sees; the rounds above put a SQL-path query (tens of
     // milliseconds of PostgreSQL work) before each cached one, for the cache ÷ SQL ratio.
     const alone = { list: [], ...Object.fromEntries(CACHED.map(([name]) => [name, []])) };
+    const fastBefore = cache.counters.fast;
     const cachedList = cc.c.resolve(cc.KnowledgeTokens.ListKnowledgeNodes);
     for (let i = 0; i < RUNS + 3; i++) {
       let t = performance.now();
@@ -265,10 +267,12 @@ async function main() {
       }
     }
     const list3 = stats(alone.list);
+    // First pages the fast path answered (pg-search-fast.ts: one statement) of the calls timed just above.
+    const fast = { fast: cache.counters.fast - fastBefore, of: (RUNS + 3) * CACHED.length, stale: cache.counters.stale };
     for (const [name, query] of CACHED) {
       const warm = stats(alone[name]);
       report('knowledge-search-postgres', `search_nodes first page, default server (cache on, warm; only list_nodes between), ${name} '${query}' (${NODES} nodes) vs list_nodes first page`, warm.median, list3.median, 'ms', {
-        ...common, matches: totals[name], cacheMb: Math.round((cache.bytes / MIB) * 10) / 10, rssMb: Math.round(process.memoryUsage().rss / MIB), load: os.loadavg()[0], p99: warm.p99,
+        ...common, matches: totals[name], cacheMb: Math.round((cache.bytes / MIB) * 10) / 10, rssMb: Math.round(process.memoryUsage().rss / MIB), load: os.loadavg()[0], p99: warm.p99, ...fast,
       });
     }
     await cc.c.resolve(Symbol.for('workgraph.Database')).close();

@@ -83,6 +83,11 @@ async function scenario(writeStore: PgKnowledgeStore, searcher: PgKnowledgeStore
       if (!got.nextCursor || !want.nextCursor) break;
       [c1, c2] = [got.nextCursor, want.nextCursor];
     }
+    // The first page again, nothing written since: the fast path's (its parse remembered, its lists held).
+    const again = await searcher.reader(P).search(base);
+    const want = await pgSearch(db, P, base, 10_000, 'score-every-match');
+    pages++;
+    if (JSON.stringify(view(again)) !== JSON.stringify(view(want))) mismatches.push({ round, query, page: 'again', got: view(again), want: view(want) });
   }
   return { mismatches, pages };
 }
@@ -97,7 +102,9 @@ it('answers every page exactly as scoring every match, through adds, deletes, re
     expect(mismatches.slice(0, 2)).toEqual([]);
     const c = store.searchCache!.counters;
     expect(pages).toBeGreaterThan(150);
-    expect(c.answered).toBeGreaterThan(pages * 0.6);
+    expect(c.answered + c.fast).toBeGreaterThan(pages * 0.6);
+    // Every repeated first page at least, and the first pages of rounds that wrote nothing.
+    expect(c.fast).toBeGreaterThan(40);
     expect(c.syncs).toBeGreaterThan(20);
   } finally {
     await db.close();
@@ -109,11 +116,51 @@ it('two hosts on one database: the one searching from its cache answers what SQL
   try {
     const { mismatches, pages } = await scenario(h.writer, h.searcher, h.a, 5, 60);
     expect(mismatches.slice(0, 2)).toEqual([]);
-    expect(h.searcher.searchCache!.counters.answered).toBeGreaterThan(pages * 0.6);
+    const c = h.searcher.searchCache!.counters;
+    expect(c.answered + c.fast).toBeGreaterThan(pages * 0.6);
+    expect(c.fast).toBeGreaterThan(40);
   } finally {
     await h.close();
   }
 }, 300_000);
+
+it('the fast path (a repeated first page: one statement) discards its page when another host wrote since: append, delete, rewrite, restore', async () => {
+  const h = await twoHosts();
+  try {
+    await h.writer.withLock(P, (g) => g.append(generateNodes(TEXT, 400, 41)));
+    const c = h.searcher.searchCache!.counters;
+    const q = { query: parseSearchQuery('alpha bravo -charlie'), limit: 4 };
+    const sql = async () => view(await pgSearch(h.a, P, q, 10_000, 'score-every-match'));
+    const search = async () => view(await h.searcher.reader(P).search(q));
+    // The first search parses the text and loads the lists; the second is answered in one statement.
+    expect(await search()).toEqual(await sql());
+    expect(c.fast).toBe(0);
+    expect(await search()).toEqual(await sql());
+    expect(c).toMatchObject({ fast: 1, stale: 0 });
+    let gone: Awaited<ReturnType<typeof deleteNodes>> = [];
+    const top = async () => (await pgSearch(h.a, P, q, 10_000, 'score-every-match')).hits[0]!.node.id;
+    const writes: Array<[string, () => Promise<unknown>]> = [
+      ['append', () => h.writer.withLock(P, (g) => g.append(generateNodes({ ...TEXT, words: ['alpha', 'bravo'], tags: ['alpha'], minWords: 12, spanWords: 1 }, 3, 42, 400)))],
+      ['delete', async () => (gone = await deleteNodes(h.writer, P, [await top()]))],
+      ['rewrite', async () => h.writer.withLock(P, async (g) => g.updateNodes(new Set([await top()]), (n) => ({ ...n, thought: 'delta', tags: [], artifacts: [] })))],
+      ['restore', () => h.writer.withLock(P, (g) => g.restore(gone))],
+    ];
+    for (const [i, [write, run]] of writes.entries()) {
+      const before = await search();
+      // Nothing written since the last search: the fast path's page.
+      expect({ write, fast: c.fast, stale: c.stale }).toEqual({ write, fast: 2 + i, stale: i });
+      await run();
+      const truth = await sql();
+      // The write moved the answer (else a stale page could not be told from a fresh one here)…
+      expect({ write, same: JSON.stringify(truth) === JSON.stringify(before) }).toEqual({ write, same: false });
+      // … and the searcher, whose fast path saw the project's state differ, answers the new truth.
+      expect({ write, page: await search() }).toEqual({ write, page: truth });
+      expect({ write, stale: c.stale }).toEqual({ write, stale: i + 1 });
+    }
+  } finally {
+    await h.close();
+  }
+}, 120_000);
 
 it('without the change log the cache misses deletes and rewrites: the same scenario fails (the log is what keeps it exact)', async () => {
   const h = await twoHosts({ dropChangeLog: true });
@@ -168,7 +215,7 @@ it('past its byte budget the cache drops lists least recently used first and sta
       expect(view(await store.reader(P).search(q))).toEqual(view(await pgSearch(db, P, q, 10_000, 'score-every-match')));
       expect(cache.bytes).toBeLessThanOrEqual(40_000);
     }
-    expect(cache.counters.answered + cache.counters.fallbacks).toBe(6);
+    expect(cache.counters.answered + cache.counters.fallbacks + cache.counters.fast).toBe(6);
     expect(cache.counters.loads).toBeGreaterThanOrEqual(5);
   } finally {
     await db.close();

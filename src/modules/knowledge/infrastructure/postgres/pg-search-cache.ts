@@ -3,6 +3,7 @@ import { listBytes, type CachedListSource, type SeqList } from './pg-search-list
 import { mergeList } from './pg-search-lists';
 import { denseBytes } from './pg-search-dense';
 import { termSource } from './pg-search-term-source';
+import { ParseMemo } from './pg-search-parse-memo';
 
 /** What a query's statistics saw of the project (read in their one statement): the cache must be at least as new. */
 export interface Seen {
@@ -20,12 +21,33 @@ export interface ListRef {
   key: string;
 }
 
+/**
+ * The project as the snapshot of the cache's last sync saw it, as PostgreSQL printed it (what statistics() reads:
+ * highest seq, last change id, version) and its live node count (wg_knowledge_projects.nodes, the idf's N). Every list
+ * held reflects exactly that snapshot's rows, so while the project still shows the same three values the lists are
+ * its truth (pg-search-fast.ts).
+ */
+export interface SyncedState {
+  maxSeq: string;
+  change: string;
+  version: string;
+  nodes: number;
+}
+
+/** The lists a query needs, held as of `state`, read without syncing (pg-search-fast.ts). */
+export interface Peeked {
+  lists: Map<string, SeqList>;
+  state: SyncedState;
+}
+
 interface ProjectCache {
   /** Every list reflects the rows with seq ≤ w … */
   w: number;
   /** … and every change up to id x, as of one snapshot whose version was `version`. */
   x: bigint;
   version: bigint;
+  /** The last sync's snapshot, undefined before the first one. */
+  state?: SyncedState;
   lists: Map<string, SeqList>;
   /** The project's syncs, one at a time. */
   chain: Promise<unknown>;
@@ -35,6 +57,8 @@ interface ProjectCache {
   off: boolean;
 }
 
+/** Query texts whose parse the fast path remembers (a few hundred bytes each). */
+const PARSES = 512;
 /** A sync with more changed rows than this reloads the project's lists instead. */
 const RELOAD_CHANGES = 50_000;
 const MAX_INT4 = 2 ** 31 - 1;
@@ -57,7 +81,13 @@ export class PgSearchCache {
   private readonly sources: Map<string, CachedListSource>;
   bytes = 0;
   /** What happened, for tests and the bench: queries answered from lists, syncs run, full loads, SQL fallbacks. */
-  readonly counters = { answered: 0, syncs: 0, loads: 0, fallbacks: 0, loadMs: 0 };
+  readonly counters = {
+    answered: 0, syncs: 0, loads: 0, fallbacks: 0, loadMs: 0,
+    /** First pages the fast path answered (pg-search-fast.ts), and the ones it discarded: the project had moved on. */
+    fast: 0, stale: 0,
+  };
+  /** Per query text, what the statistics statement parsed of it (pg-search-parse-memo.ts), for the fast path. */
+  readonly parses = new ParseMemo(PARSES);
 
   constructor(private readonly db: PgDatabase, readonly budgetBytes: number, sources: readonly CachedListSource[] = [termSource]) {
     this.sources = new Map(sources.map((s) => [s.kind, s]));
@@ -104,6 +134,30 @@ export class PgSearchCache {
     return out;
   }
 
+  /**
+   * The lists `wanted` of `project` as the cache holds them, with the snapshot they reflect — no sync, no I/O — or
+   * undefined when one is missing (or the project is not cached). The caller checks the snapshot is still the
+   * project's state before trusting them.
+   */
+  peek(project: string, wanted: readonly ListRef[]): Peeked | undefined {
+    const pc = this.projects.get(project);
+    if (!pc || pc.off || !pc.state) return undefined;
+    const lists = new Map<string, SeqList>();
+    for (const r of wanted) {
+      const k = refKey(r);
+      const list = pc.lists.get(k);
+      if (!list) return undefined;
+      lists.set(k, list);
+    }
+    for (const k of lists.keys()) {
+      const lk = `${project}\u0000${k}`;
+      const bytes = this.lru.get(lk)!;
+      this.lru.delete(lk);
+      this.lru.set(lk, bytes);
+    }
+    return { lists, state: pc.state };
+  }
+
   private fallback(): undefined {
     this.counters.fallbacks++;
     return undefined;
@@ -116,11 +170,12 @@ export class PgSearchCache {
     const started = Date.now();
     try {
       const next = await this.db.transaction(async (tx) => {
-        const [r] = await tx.query<{ w: string | null; x: string | null; floor: string | null; v: string | null; changed: string | null; n: string }>(
+        const [r] = await tx.query<{ w: string | null; x: string | null; floor: string | null; v: string | null; nodes: string | null; changed: string | null; n: string }>(
           `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
              (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
              (SELECT floor FROM wg_knowledge_change_floors WHERE project = $1)::text AS floor,
              (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
+             (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS nodes,
              c.changed, c.n::text AS n
            FROM (SELECT string_agg(DISTINCT seq::text, ',') AS changed, count(*) AS n FROM (
                    SELECT seq FROM wg_knowledge_changes WHERE project = $1 AND id > $2::bigint LIMIT ${RELOAD_CHANGES + 1}) s) c`,
@@ -134,11 +189,13 @@ export class PgSearchCache {
         const toRefresh = reload ? [] : [...pc.lists.keys()].filter((k) => changed.length > 0 || w > pc.w);
         const loaded = await this.byKind(toLoad, (src, ks) => src.load(tx, project, ks, w));
         const refreshed = await this.byKind(toRefresh, (src, ks) => src.refresh(tx, project, ks, changed, pc.w, w));
-        return { off: false as const, w, x: BigInt(r?.x ?? 0), version: BigInt(r?.v ?? 0), reload, changed, loaded, refreshed, toRefresh };
+        const state: SyncedState = { maxSeq: r?.w ?? '0', change: r?.x ?? '0', version: r?.v ?? '0', nodes: Number(r?.nodes ?? 0) };
+        return { off: false as const, w, x: BigInt(r?.x ?? 0), version: BigInt(r?.v ?? 0), state, reload, changed, loaded, refreshed, toRefresh };
       }, 'repeatable read');
       this.counters.syncs++;
       if (next.off) {
         pc.off = true;
+        pc.state = undefined;
         for (const k of [...pc.lists.keys()]) this.drop(project, pc, k);
         return;
       }
@@ -154,6 +211,7 @@ export class PgSearchCache {
         this.counters.loadMs += Date.now() - started;
       }
       [pc.w, pc.x, pc.version] = [next.w, next.x > pc.x ? next.x : pc.x, next.version > pc.version ? next.version : pc.version];
+      pc.state = next.state;
       this.evict(new Set(keys.map((k) => `${project}\u0000${k}`)));
     } finally {
       pc.loading = false;

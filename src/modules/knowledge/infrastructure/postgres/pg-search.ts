@@ -9,6 +9,7 @@ import { countPhrases, type PhraseCount } from './pg-search-phrase-count';
 import { statistics } from './pg-search-statistics';
 import type { PgSearchCache } from './pg-search-cache';
 import { cachedMatches, cacheWords } from './pg-search-cached';
+import { fastFirstPage, rememberParse } from './pg-search-fast';
 import { walkLevels } from './pg-search-top';
 import { compareMatches, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
@@ -101,9 +102,15 @@ export async function pgSearch(
   const words = cache && strategy === 'auto' ? cacheWords(q, cache.hasSource('pair')) : undefined;
   const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
   const want = q.limit + 1;
+  // A first page the cache holds every list of, its text parsed before: one statement (pg-search-fast.ts).
+  if (words && !cursor) {
+    const fast = await fastFirstPage(cache!, sql, project, q, words, totalCap);
+    if (fast) return fast;
+  }
   // A query the cache may answer reads its statistics without the level rows; from the cache's lists when it answers
   // (pg-search-cache.ts), else the statistics again with them, for the SQL path.
   let stats = await statistics(sql, project, q.query, cursor, words, words === undefined);
+  if (words) rememberParse(cache!, q, words, stats);
   const cached = words ? await cachedMatches(cache!, sql, project, q, stats, words, after, want, totalCap) : undefined;
   if (words && !cached) stats = await statistics(sql, project, q.query, cursor);
   const { w: watermark, terms, nodes: liveNodes } = stats;
