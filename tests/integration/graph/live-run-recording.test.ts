@@ -52,8 +52,17 @@ test('a running run is saved live (running, current node, executions so far), th
     const store = new FileGraphRunStore(dir);
     const seen: GraphRunRecord[] = [];
     const saving = { save: async (r: GraphRunRecord) => { seen.push(JSON.parse(JSON.stringify(r))); await store.save(r); }, list: store.list.bind(store), get: store.get.bind(store) };
+    // Every 15th call waits (up to 10 s) for one more live save than at the previous one: on a busy disk a save can
+    // outlast the whole loop, and the saves seen must not depend on how fast the disk is.
+    let calls = 0;
+    let liveAtHold = 0;
+    const liveSeen = () => seen.filter((r) => r.status === 'running').length;
     const pool = new FakeMcpClientPool(async () => {
       await new Promise((r) => setTimeout(r, 5));
+      if (++calls % 15 === 0) {
+        for (let t = 0; t < 1000 && liveSeen() <= liveAtHold; t++) await new Promise((r) => setTimeout(r, 10));
+        liveAtHold = liveSeen();
+      }
       return { content: [{ type: 'text', text: 'ok' }], structuredContent: { ok: true } } as never;
     });
     const runner = runnerFor(LOOP, { mcpClientPool: pool, runStore: saving, liveRecordMs: 30 });
