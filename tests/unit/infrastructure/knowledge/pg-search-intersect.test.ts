@@ -1,12 +1,15 @@
 import { intersect, type Intersection } from '../../../../src/modules/knowledge/infrastructure/postgres/pg-search-intersect';
 import { mergeList } from '../../../../src/modules/knowledge/infrastructure/postgres/pg-search-lists';
 import { denseOf } from '../../../../src/modules/knowledge/infrastructure/postgres/pg-search-dense';
+import { seqOrderTop } from '../../../../src/modules/knowledge/infrastructure/postgres/pg-search-dense-seq-order';
 import { prng } from '../../../helpers/prng';
 
 /**
  * The search cache's intersection (pg-search-intersect.ts) against a plain reference on random lists: dense lists
  * (bitmaps ANDed, ranks for the impacts), sparse ones (searched forward), mixed, with exclusions, unscored required
- * lists, a watermark and a cursor — the same page, total and count after the cursor. And the sync's merge.
+ * lists, a watermark and a cursor — the same page, total and count after the cursor; the all-dense walk's per-word and
+ * per-byte bounds (pg-search-dense-top.ts) hard: large dense lists of few impacts (equal bounds, tied scores), dense and
+ * sparse exclusions, watermarks inside a word, cursors to the last match, the per-word walk it replaced beside it. And the sync's merge.
  */
 
 type L = { seqs: Int32Array; impacts: Float32Array };
@@ -19,12 +22,14 @@ function randomList(rand: () => number, span: number, density: number): L {
 }
 
 function reference(q: Intersection) {
-  const all = [...q.scored.map((s) => s.list.seqs), ...q.required];
+  const all = [...q.scored.map((s) => s.list.seqs), ...q.required].map((a) => new Set(a));
+  const excluded = q.excluded.map((x) => new Set(x));
+  const at = q.scored.map((s) => new Map(Array.from(s.list.seqs, (seq, i) => [seq, i])));
   const matches: Array<{ seq: number; score: number }> = [];
-  for (const seq of all[0]!) {
-    if (seq > q.upTo || !all.every((a) => a.includes(seq)) || q.excluded.some((x) => x.includes(seq))) continue;
+  for (const seq of q.scored.length ? q.scored[0]!.list.seqs : q.required[0]!) {
+    if (seq > q.upTo || !all.every((a) => a.has(seq)) || excluded.some((x) => x.has(seq))) continue;
     let score = 0;
-    for (const s of q.scored) score += s.idf * s.list.impacts[s.list.seqs.indexOf(seq)]!;
+    q.scored.forEach((s, i) => (score += s.idf * s.list.impacts[at[i]!.get(seq)!]!));
     matches.push({ seq, score });
   }
   matches.sort((a, b) => b.score - a.score || b.seq - a.seq);
@@ -33,13 +38,15 @@ function reference(q: Intersection) {
   return { top: rest.slice(0, q.want), total: matches.length, afterCount: rest.length };
 }
 
-/** The intersection beside the reference: the same page and total; matches after the cursor at least the page's. */
-function same(round: number, q: Intersection) {
-  const got = intersect(q);
-  const want = reference(q);
+/**
+ * The intersection beside the reference: the same page and total; matches after the cursor at least the page's, none
+ * only when the reference has none, every match with no cursor (`exact`: the seq-order walk counts only those it scored).
+ */
+function same(round: number, q: Intersection, got = intersect(q), want = reference(q), exact = true) {
   expect({ round, top: got.top, total: got.total, any: got.afterCount > 0 }).toEqual({ round, top: want.top, total: want.total, any: want.afterCount > 0 });
   expect(got.afterCount).toBeGreaterThanOrEqual(got.top.length);
   expect(got.afterCount).toBeLessThanOrEqual(want.afterCount);
+  if (exact && !q.after) expect(got.afterCount).toBe(want.afterCount);
   return got;
 }
 
@@ -64,6 +71,69 @@ it('equals the reference on dense, sparse and mixed lists, with exclusions, unsc
   }
   expect(dense).toBeGreaterThan(100);
   expect(sparse).toBeGreaterThan(100);
+});
+
+/** Large dense lists of few impact levels: many words and bytes share a bound, many matches a score. */
+function denseList(rand: () => number, span: number, levels: readonly number[]): L {
+  const density = 0.3 + rand() * 0.6;
+  const seqs: number[] = [];
+  for (let s = 1; s <= span; s++) if (rand() < density) seqs.push(s);
+  return { seqs: Int32Array.from(seqs), impacts: Float32Array.from(seqs, () => levels[Math.floor(rand() * levels.length)]!) };
+}
+
+it('walks all-dense lists by word and byte bounds to the same pages as the reference and the per-word walk, cursors to the last match', () => {
+  const rand = prng(31);
+  let pages = 0;
+  for (let round = 0; round < 60; round++) {
+    const span = 2000 + Math.floor(rand() * 12000);
+    // One to four levels (one: every match ties on the same score; equal idfs: words tie on the same bound).
+    const levels = [0.0607927, 0.0991032, 0.1213, 0.0243171].slice(0, 1 + Math.floor(rand() * 4));
+    const idfs = rand() < 0.5 ? [1.5] : [0.7, 1.1, 2.3];
+    const scored = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ list: denseList(rand, span, levels), idf: idfs[Math.floor(rand() * idfs.length)]! }));
+    const required = rand() < 0.3 ? [denseList(rand, span, levels).seqs] : [];
+    const excluded: Int32Array[] = [];
+    if (rand() < 0.4) excluded.push(randomList(rand, span, 0.2 + rand() * 0.2).seqs);
+    if (rand() < 0.4) excluded.push(randomList(rand, span, 0.003 + rand() * 0.01).seqs);
+    for (const l of [...scored.map((s) => s.list.seqs), ...required]) expect(denseOf(l)).toBeDefined();
+    // A watermark inside a word (not on its last bit) or past the lists.
+    const upTo = rand() < 0.5 ? 32 * Math.floor(rand() * (span / 32)) + Math.floor(rand() * 31) : span + 40;
+    const want = [1, 1, 2, 11, 11, 30, 100_000][Math.floor(rand() * 7)]!;
+    const q: Intersection = { scored, required, excluded, upTo, want };
+    // The first pages through cursors, then cursors anywhere in the order (the last match's: nothing left after it).
+    const all = reference({ ...q, want: Number.MAX_SAFE_INTEGER }).top;
+    const expected = (after: Intersection['after']) => {
+      const from = after ? all.findIndex((m) => m.seq === Number(after.ord)) + 1 : 0;
+      return { top: all.slice(from, from + want), total: all.length, afterCount: all.length - from };
+    };
+    const check = (after: Intersection['after']) => {
+      const page = { ...q, ...(after ? { after } : {}) };
+      const e = expected(after);
+      same(round, page, intersect(page, seqOrderTop), e, false);
+      pages++;
+      return same(round, page, intersect(page), e);
+    };
+    let after: Intersection['after'];
+    for (let p = 0; p < 4; p++) {
+      const got = check(after);
+      const last = got.top[got.top.length - 1];
+      if (got.top.length < want || !last) break;
+      after = { score: last.score, ord: BigInt(last.seq) };
+    }
+    for (const at of [Math.floor(rand() * all.length), all.length - 1 - Math.floor(rand() * 3), all.length - 1]) {
+      const m = all[at];
+      if (m) check({ score: m.score, ord: BigInt(m.seq) });
+    }
+  }
+  expect(pages).toBeGreaterThan(200);
+});
+
+it('scores a later word whose bound equals the page\'s worst: a tie on it ranks by seq', () => {
+  // One list, one impact: every match scores the same, every word has the same bound; the page is the highest seqs.
+  const seqs = Int32Array.from({ length: 4000 }, (_, i) => i + 1);
+  const list = { seqs, impacts: new Float32Array(seqs.length).fill(0.0607927) };
+  const got = intersect({ scored: [{ list, idf: 1.2 }], required: [], excluded: [], upTo: 5000, want: 3 });
+  expect(got.top.map((m) => m.seq)).toEqual([4000, 3999, 3998]);
+  expect(got.total).toBe(4000);
 });
 
 it('merges a sync: changed seqs out, their entries and the appended ones in; merging again changes nothing', () => {

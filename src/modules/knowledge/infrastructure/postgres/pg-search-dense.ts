@@ -37,10 +37,10 @@ export function denseOf(seqs: Int32Array): Dense | undefined {
   return out ?? undefined;
 }
 
-/** Bytes a list's bitmap and ranks take (0 when it has none). */
+/** Bytes a list's bitmap and ranks take, with its per-word and per-byte highest impacts when scored (0 when none). */
 export function denseBytes(seqs: Int32Array, impacts?: Float32Array): number {
   const d = denseOf(seqs);
-  return d ? d.bits.byteLength + d.rank.byteLength + (impacts ? wordMaxima(seqs, impacts)!.byteLength : 0) : 0;
+  return d ? d.bits.byteLength + d.rank.byteLength + (impacts ? wordMaxima(seqs, impacts)!.byteLength + byteMaxima(seqs, impacts)!.byteLength : 0) : 0;
 }
 
 export function popcount(x: number): number {
@@ -63,23 +63,47 @@ export function indexOf(d: Dense, seq: number): number {
 }
 
 const maxima = new WeakMap<Float32Array, Float32Array>();
+const wordMax = new WeakMap<Float32Array, Float32Array>();
 
 /**
- * Per 32-seq word of a dense scored list, the highest impact there: Σ idf × these bounds every score in the word
- * (float rounding is monotone, so the bound holds in float8 too), and a word whose bound is below the page's worst is
- * counted without scoring.
+ * Per 8-seq byte of a dense scored list's bitmap (4 to a word: entry w * 4 + y is bits 8y…8y+7 of word w), the highest
+ * impact there: Σ idf × these bounds every score in the byte (float rounding is monotone, so the bound holds in float8
+ * too). A byte holds ~3 of a common word's seqs where a 32-seq word holds ~12, so its highest impact is more often a
+ * low one: at 1,000,000 nodes the walk scores ~1,500 of 46,569 three-word matches against ~12,500 with per-word
+ * bounds (bench/knowledge-search-intersect.js). 4 bytes per 8 seqs of span: 500 KB beside a common word's 2.9 MB list
+ * at 1,000,000 nodes, up to twice the list's own bytes at the least density made dense (the cache's budget counts it).
+ */
+export function byteMaxima(seqs: Int32Array, impacts: Float32Array): Float32Array | undefined {
+  const d = denseOf(seqs);
+  if (!d) return undefined;
+  let m = maxima.get(impacts);
+  if (!m) {
+    m = new Float32Array(d.bits.length * 4);
+    for (let i = 0; i < seqs.length; i++) {
+      const y = seqs[i]! >>> 3;
+      if (impacts[i]! > m[y]!) m[y] = impacts[i]!;
+    }
+    maxima.set(impacts, m);
+  }
+  return m;
+}
+
+/**
+ * Per 32-seq word of a dense scored list, the highest impact: the walk's first check of a word once its page is full
+ * (3 reads where the bytes' bounds are up to 12), and the only bounds of the walk before per-byte ones
+ * (pg-search-dense-seq-order.ts, the bench's baseline).
  */
 export function wordMaxima(seqs: Int32Array, impacts: Float32Array): Float32Array | undefined {
   const d = denseOf(seqs);
   if (!d) return undefined;
-  let m = maxima.get(impacts);
+  let m = wordMax.get(impacts);
   if (!m) {
     m = new Float32Array(d.bits.length);
     for (let i = 0; i < seqs.length; i++) {
       const w = seqs[i]! >>> 5;
       if (impacts[i]! > m[w]!) m[w] = impacts[i]!;
     }
-    maxima.set(impacts, m);
+    wordMax.set(impacts, m);
   }
   return m;
 }

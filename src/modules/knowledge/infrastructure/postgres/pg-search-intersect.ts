@@ -1,5 +1,11 @@
 import type { SeqList } from './pg-search-list-source';
-import { denseOf, hasSeq, indexOf, popcount, wordMaxima, type Dense } from './pg-search-dense';
+import { denseOf, hasSeq, indexOf, type Dense } from './pg-search-dense';
+import type { DenseQuery } from './pg-search-dense-query';
+import { boundedTop } from './pg-search-dense-top';
+import { better, keep, type IntersectionResult } from './pg-search-page';
+
+export type { IntersectionResult } from './pg-search-page';
+import { seek } from './pg-search-seek';
 
 /** A scored required list and its term's idf (one positive term of the query, in the statistics' order). */
 export interface ScoredList {
@@ -20,38 +26,6 @@ export interface Intersection {
   want: number;
 }
 
-export interface IntersectionResult {
-  /** The best `want` matches after `after`, best first (score desc, seq desc: compareMatches). */
-  top: Array<{ seq: number; score: number }>;
-  /** Every match up to `upTo`. */
-  total: number;
-  /** The matches after `after` (all of them when there is no cursor) — at least the page's, since words that cannot
-   * reach the page are counted in `total` only. */
-  afterCount: number;
-}
-
-/** The first index ≥ `from` whose seq is ≥ `seq` (galloping, then binary search). */
-function seek(a: Int32Array, from: number, seq: number): number {
-  let lo = from;
-  let step = 1;
-  let hi = from;
-  while (hi < a.length && a[hi]! < seq) {
-    lo = hi + 1;
-    hi += step;
-    step *= 2;
-  }
-  if (hi > a.length) hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (a[mid]! < seq) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Is `a` before `b` in compareMatches' order (higher score, then higher seq)? */
-const better = (aScore: number, aSeq: number, bScore: number, bSeq: number) => aScore > bScore || (aScore === bScore && aSeq > bSeq);
-
 /** A list as the intersection reads it: its bitmap when dense (pg-search-dense.ts), else searched forward. */
 interface Member {
   seqs: Int32Array;
@@ -67,17 +41,31 @@ function holds(m: Member, seq: number): boolean {
   return m.at < m.seqs.length && m.seqs[m.at] === seq;
 }
 
+/** The all-dense walk: per-byte bounds (pg-search-dense-top.ts); the bench passes the per-word one it replaced. */
+export type DenseWalk = (q: DenseQuery) => IntersectionResult;
+
 /**
  * The intersection, scored as the SQL path scores (Σ idf × impact, left to right from 0 in the given order, float8
  * like SQL's sum ordered by `st.i`). When a required list is sparse the shortest sparse one drives (every other list
- * checked per seq: a bit, or a forward search); when all are dense their bitmaps are ANDed (AND NOT dense exclusions)
- * a word at a time and only the set bits visited. The page is kept as a sorted array (it is small: a candidate worse
- * than the kept worst is one comparison).
+ * checked per seq: a bit, or a forward search); when all are dense `dense` walks their bitmaps (ANDed a word at a
+ * time, only the set bits visited).
  */
-export function intersect(q: Intersection): IntersectionResult {
+export function intersect(q: Intersection, dense: DenseWalk = boundedTop): IntersectionResult {
   const req: Member[] = [...q.scored.map((s) => s.list.seqs), ...q.required].map((seqs) => ({ seqs, dense: denseOf(seqs), at: 0 }));
   if (req.length === 0) return { top: [], total: 0, afterCount: 0 };
   const exc: Member[] = q.excluded.map((seqs) => ({ seqs, dense: denseOf(seqs), at: 0 }));
+  const sparse = req.filter((m) => !m.dense);
+  if (!sparse.length) {
+    return dense({
+      bits: req.map((m) => m.dense!.bits),
+      scored: q.scored.map((s, i) => ({ seqs: s.list.seqs, dense: req[i]!.dense!, impacts: s.list.impacts, idf: s.idf })),
+      excludedBits: exc.filter((m) => m.dense).map((m) => m.dense!.bits),
+      excludedSeqs: exc.filter((m) => !m.dense).map((m) => m.seqs),
+      upTo: q.upTo,
+      ...(q.after ? { after: { score: q.after.score, seq: Number(q.after.ord) } } : {}),
+      want: q.want,
+    });
+  }
   const nScored = q.scored.length;
   const idf = q.scored.map((s) => s.idf);
   const impacts = q.scored.map((s) => s.list.impacts);
@@ -86,10 +74,14 @@ export function intersect(q: Intersection): IntersectionResult {
   const top: Array<{ seq: number; score: number }> = [];
   let total = 0;
   let afterCount = 0;
-
-  /** A seq in every required list (`driver`'s index known) and in no exclusion: scored and kept if it ranks. */
-  const visit = (seq: number, driver: Member | undefined, k: number) => {
-    for (const x of exc) if (holds(x, seq)) return;
+  // The shortest sparse list drives; each of its seqs is checked in the others, scored, kept if it ranks.
+  const driver = sparse.reduce((a, b) => (b.seqs.length < a.seqs.length ? b : a));
+  const d = driver.seqs;
+  outer: for (let k = 0; k < d.length; k++) {
+    const seq = d[k]!;
+    if (seq > q.upTo) break;
+    for (const m of req) if (m !== driver && !holds(m, seq)) continue outer;
+    for (const x of exc) if (holds(x, seq)) continue outer;
     let score = 0;
     for (let i = 0; i < nScored; i++) {
       const m = req[i]!;
@@ -97,75 +89,9 @@ export function intersect(q: Intersection): IntersectionResult {
       score += idf[i]! * impacts[i]![p]!;
     }
     total++;
-    if (q.after && !better(afterScore, afterSeq, score, seq)) return;
+    if (q.after && !better(afterScore, afterSeq, score, seq)) continue;
     afterCount++;
-    if (top.length === q.want) {
-      const worst = top[top.length - 1]!;
-      if (!better(score, seq, worst.score, worst.seq)) return;
-      top.pop();
-    }
-    let at = top.length;
-    while (at > 0 && better(score, seq, top[at - 1]!.score, top[at - 1]!.seq)) at--;
-    top.splice(at, 0, { seq, score });
-  };
-
-  const sparse = req.filter((m) => !m.dense);
-  if (sparse.length) {
-    const driver = sparse.reduce((a, b) => (b.seqs.length < a.seqs.length ? b : a));
-    const d = driver.seqs;
-    outer: for (let k = 0; k < d.length; k++) {
-      const seq = d[k]!;
-      if (seq > q.upTo) break;
-      for (const m of req) if (m !== driver && !holds(m, seq)) continue outer;
-      visit(seq, driver, k);
-    }
-  } else {
-    // All dense: AND a word at a time; each set bit's index in a scored list is its rank (no search).
-    const bits = req.map((m) => m.dense!.bits);
-    const sBits = req.slice(0, nScored).map((m) => m.dense!.bits);
-    const sRank = req.slice(0, nScored).map((m) => m.dense!.rank);
-    const xbits = exc.filter((m) => m.dense).map((m) => m.dense!.bits);
-    const xSparse = exc.filter((m) => !m.dense);
-    const last = Math.min(q.upTo >>> 5, ...bits.map((b) => b.length - 1));
-    const hasAfter = q.after !== undefined;
-    const sMax = q.scored.map((s) => wordMaxima(s.list.seqs, s.list.impacts)!);
-    for (let w = 0; w <= last && q.upTo >= 0; w++) {
-      let word = bits[0]![w]!;
-      for (let i = 1; i < bits.length && word; i++) word &= bits[i]![w]!;
-      for (let i = 0; i < xbits.length && word; i++) if (w < xbits[i]!.length) word &= ~xbits[i]![w]!;
-      if (w === q.upTo >>> 5 && (q.upTo & 31) !== 31) word &= (1 << ((q.upTo & 31) + 1)) - 1;
-      if (word && top.length === q.want && xSparse.length === 0) {
-        // The page is full: a word whose bound (Σ idf × its highest impacts; float rounding is monotone, so it holds
-        // every score in the word) is below the page's worst is only counted. Seqs ascend: a tie would rank, so it is scored.
-        let bound = 0;
-        for (let i = 0; i < nScored; i++) bound += idf[i]! * sMax[i]![w]!;
-        if (bound < top[top.length - 1]!.score) {
-          total += popcount(word);
-          continue;
-        }
-      }
-      next: while (word) {
-        const low = word & -word;
-        const b = 31 - Math.clz32(low);
-        const seq = w * 32 + b;
-        word ^= low;
-        for (const x of xSparse) if (holds(x, seq)) continue next;
-        const below = b === 0 ? 0 : (1 << b) - 1;
-        let score = 0;
-        for (let i = 0; i < nScored; i++) score += idf[i]! * impacts[i]![sRank[i]![w]! + popcount(sBits[i]![w]! & below)]!;
-        total++;
-        if (hasAfter && !better(afterScore, afterSeq, score, seq)) continue;
-        afterCount++;
-        if (top.length === q.want) {
-          const worst = top[top.length - 1]!;
-          if (!better(score, seq, worst.score, worst.seq)) continue;
-          top.pop();
-        }
-        let at = top.length;
-        while (at > 0 && better(score, seq, top[at - 1]!.score, top[at - 1]!.seq)) at--;
-        top.splice(at, 0, { seq, score });
-      }
-    }
+    keep(top, q.want, score, seq);
   }
   return { top, total, afterCount };
 }

@@ -1,0 +1,75 @@
+// The search cache's intersection alone (pg-search-intersect.ts through dist/, no database): three dense lists shaped
+// like the 1,000,000-node bench's `retri`, `cach`, `budget` (each word's occurrences in a node drawn as in
+// bench/fixtures/knowledge-graph.js — 14 draws from 32 words, ~359,000 seqs a list, ~46,000 common — and its impact
+// a ts_rank level per occurrence count), the first page (want 11) and a later one (a cursor 100 matches in), and
+// `retry cache -budget` (one dense exclusion): the median of intersect() with its per-word and per-byte bounds (the
+// search's path, pg-search-dense-top.ts) beside the per-word-bounds walk it replaced (pg-search-dense-seq-order.ts),
+// interleaved in the same run. The ratio is the search's ÷ the old (lower is better). BENCH_INTERSECT_ROUNDS
+// (default 101).
+const path = require('node:path');
+const { performance } = require('node:perf_hooks');
+const { ROOT, stats, report } = require('./lib.js');
+
+const dist = (p) => require(path.join(ROOT, 'dist', p));
+const { intersect } = dist('modules/knowledge/infrastructure/postgres/pg-search-intersect.js');
+const { seqOrderTop } = dist('modules/knowledge/infrastructure/postgres/pg-search-dense-seq-order.js');
+
+const NODES = 1_000_000;
+const ROUNDS = Number(process.env.BENCH_INTERSECT_ROUNDS || 101);
+// ts_rank of a word occurring 1…5 times in a ~100-character thought.
+const LEVELS = [0, 0.0607927, 0.0991032, 0.1213, 0.1382, 0.1517];
+
+function prng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function list(rand) {
+  const seqs = [];
+  const impacts = [];
+  for (let s = 1; s <= NODES; s++) {
+    let k = 0;
+    for (let d = 0; d < 14; d++) if (rand() < 1 / 32) k++;
+    if (k === 0) continue;
+    seqs.push(s);
+    impacts.push(LEVELS[Math.min(k, LEVELS.length - 1)]);
+  }
+  return { seqs: Int32Array.from(seqs), impacts: Float32Array.from(impacts) };
+}
+
+const rand = prng(23);
+const [retri, cach, budget] = [list(rand), list(rand), list(rand)];
+const three = { scored: [{ list: retri, idf: 0.97 }, { list: cach, idf: 1.02 }, { list: budget, idf: 0.99 }], required: [], excluded: [], upTo: NODES, want: 11 };
+const all = intersect({ ...three, want: 101 });
+const at = all.top[100];
+const queries = [
+  ['three words, first page', three],
+  ['three words, a cursor 100 in', { ...three, after: { score: at.score, ord: BigInt(at.seq) } }],
+  ['two words, one excluded, first page', { scored: three.scored.slice(0, 2), required: [], excluded: [budget.seqs], upTo: NODES, want: 11 }],
+];
+
+const same = (a, b) => JSON.stringify([a.top, a.total]) === JSON.stringify([b.top, b.total]);
+for (const [name, q] of queries) {
+  const best = intersect(q);
+  const seq = intersect(q, seqOrderTop);
+  if (!same(best, seq) || (best.afterCount > 0) !== (seq.afterCount > 0)) throw new Error(`${name}: the walks disagree`);
+  for (let i = 0; i < 10; i++) (intersect(q), intersect(q, seqOrderTop));
+  const before = [];
+  const after = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    // Alternate which walk goes first, so neither always runs on the other's warm caches.
+    const runs = r % 2 ? [[after, undefined], [before, seqOrderTop]] : [[before, seqOrderTop], [after, undefined]];
+    for (const [out, walk] of runs) {
+      const t = performance.now();
+      walk ? intersect(q, walk) : intersect(q);
+      out.push(performance.now() - t);
+    }
+  }
+  report('knowledge-search-intersect', `${name} (${best.total} matches, lists of ${retri.seqs.length}): byte bounds ÷ word bounds`, stats(after).median, stats(before).median, 'ms', { rounds: ROUNDS });
+}
