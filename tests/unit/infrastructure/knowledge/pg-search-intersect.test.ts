@@ -9,7 +9,7 @@ import { prng } from '../../../helpers/prng';
  * (bitmaps ANDed, ranks for the impacts), sparse ones (searched forward), mixed, with exclusions, unscored required
  * lists, a watermark and a cursor — the same page, total and count after the cursor; the all-dense walk's per-word and
  * per-byte bounds (pg-search-dense-top.ts) hard: large dense lists of few impacts (equal bounds, tied scores), dense and
- * sparse exclusions, watermarks inside a word, cursors to the last match, the per-word walk it replaced beside it. And the sync's merge.
+ * sparse exclusions, watermarks inside a word, cursors to the last match, a sparse unscored list driving, the walks without those bounds beside it. And the sync's merge.
  */
 
 type L = { seqs: Int32Array; impacts: Float32Array };
@@ -81,7 +81,7 @@ function denseList(rand: () => number, span: number, levels: readonly number[]):
   return { seqs: Int32Array.from(seqs), impacts: Float32Array.from(seqs, () => levels[Math.floor(rand() * levels.length)]!) };
 }
 
-it('walks all-dense lists by word and byte bounds to the same pages as the reference and the per-word walk, cursors to the last match', () => {
+it('bounds dense scored lists by word and byte (all dense, or a sparse list driving) to the reference\'s pages and the unbounded walks\', cursors to the last match', () => {
   const rand = prng(31);
   let pages = 0;
   for (let round = 0; round < 60; round++) {
@@ -90,11 +90,13 @@ it('walks all-dense lists by word and byte bounds to the same pages as the refer
     const levels = [0.0607927, 0.0991032, 0.1213, 0.0243171].slice(0, 1 + Math.floor(rand() * 4));
     const idfs = rand() < 0.5 ? [1.5] : [0.7, 1.1, 2.3];
     const scored = Array.from({ length: 1 + Math.floor(rand() * 3) }, () => ({ list: denseList(rand, span, levels), idf: idfs[Math.floor(rand() * idfs.length)]! }));
-    const required = rand() < 0.3 ? [denseList(rand, span, levels).seqs] : [];
+    // An unscored required list: dense (the all-dense walk) or sparse (it drives: a phrase's pair list).
+    const r = rand();
+    const required = r < 0.3 ? [denseList(rand, span, levels).seqs] : r < 0.6 ? [randomList(rand, span, 0.005 + rand() * 0.02).seqs] : [];
     const excluded: Int32Array[] = [];
     if (rand() < 0.4) excluded.push(randomList(rand, span, 0.2 + rand() * 0.2).seqs);
     if (rand() < 0.4) excluded.push(randomList(rand, span, 0.003 + rand() * 0.01).seqs);
-    for (const l of [...scored.map((s) => s.list.seqs), ...required]) expect(denseOf(l)).toBeDefined();
+    for (const s of scored) expect(denseOf(s.list.seqs)).toBeDefined();
     // A watermark inside a word (not on its last bit) or past the lists.
     const upTo = rand() < 0.5 ? 32 * Math.floor(rand() * (span / 32)) + Math.floor(rand() * 31) : span + 40;
     const want = [1, 1, 2, 11, 11, 30, 100_000][Math.floor(rand() * 7)]!;
@@ -108,7 +110,7 @@ it('walks all-dense lists by word and byte bounds to the same pages as the refer
     const check = (after: Intersection['after']) => {
       const page = { ...q, ...(after ? { after } : {}) };
       const e = expected(after);
-      same(round, page, intersect(page, seqOrderTop), e, false);
+      same(round, page, intersect(page, { dense: seqOrderTop, driverBounds: false }), e, false);
       pages++;
       return same(round, page, intersect(page), e);
     };

@@ -1,5 +1,5 @@
 import type { SeqList } from './pg-search-list-source';
-import { denseOf, hasSeq, indexOf, type Dense } from './pg-search-dense';
+import { byteMaxima, denseOf, hasSeq, indexOf, type Dense } from './pg-search-dense';
 import type { DenseQuery } from './pg-search-dense-query';
 import { boundedTop } from './pg-search-dense-top';
 import { better, keep, type IntersectionResult } from './pg-search-page';
@@ -44,13 +44,23 @@ function holds(m: Member, seq: number): boolean {
 /** The all-dense walk: per-byte bounds (pg-search-dense-top.ts); the bench passes the per-word one it replaced. */
 export type DenseWalk = (q: DenseQuery) => IntersectionResult;
 
+/** How intersect walks: the search's defaults; the bench passes the walks it measures them against. */
+export interface IntersectOptions {
+  dense?: DenseWalk;
+  /** Whether a sparse driver's seqs are bounded before they are scored (true). */
+  driverBounds?: boolean;
+}
+
 /**
  * The intersection, scored as the SQL path scores (Σ idf × impact, left to right from 0 in the given order, float8
  * like SQL's sum ordered by `st.i`). When a required list is sparse the shortest sparse one drives (every other list
- * checked per seq: a bit, or a forward search); when all are dense `dense` walks their bitmaps (ANDed a word at a
- * time, only the set bits visited).
+ * checked per seq: a bit, or a forward search) and, once the page is full, a seq whose bound (its own impact where it
+ * drives, the 8-seq byte's highest impacts of the dense scored lists: byteMaxima) is strictly below the page's worst is
+ * counted, not scored — a phrase's pair list (13,252 seqs at 1,000,000 nodes) driving over dense words; when all are
+ * dense `dense` walks their bitmaps (ANDed a word at a time, only the set bits visited).
  */
-export function intersect(q: Intersection, dense: DenseWalk = boundedTop): IntersectionResult {
+export function intersect(q: Intersection, options: IntersectOptions = {}): IntersectionResult {
+  const dense = options.dense ?? boundedTop;
   const req: Member[] = [...q.scored.map((s) => s.list.seqs), ...q.required].map((seqs) => ({ seqs, dense: denseOf(seqs), at: 0 }));
   if (req.length === 0) return { top: [], total: 0, afterCount: 0 };
   const exc: Member[] = q.excluded.map((seqs) => ({ seqs, dense: denseOf(seqs), at: 0 }));
@@ -77,11 +87,23 @@ export function intersect(q: Intersection, dense: DenseWalk = boundedTop): Inter
   // The shortest sparse list drives; each of its seqs is checked in the others, scored, kept if it ranks.
   const driver = sparse.reduce((a, b) => (b.seqs.length < a.seqs.length ? b : a));
   const d = driver.seqs;
+  const want = q.want;
+  // Bounds only when every scored list is the driver or dense (a sparse one's impact is known only once searched).
+  const bMax = q.scored.map((s, i) => (req[i] !== driver && req[i]!.dense ? byteMaxima(s.list.seqs, s.list.impacts)! : undefined));
+  const bounded = options.driverBounds !== false && want > 0 && req.slice(0, nScored).every((m, i) => m === driver || bMax[i]);
   outer: for (let k = 0; k < d.length; k++) {
     const seq = d[k]!;
     if (seq > q.upTo) break;
     for (const m of req) if (m !== driver && !holds(m, seq)) continue outer;
     for (const x of exc) if (holds(x, seq)) continue outer;
+    if (bounded && top.length === want) {
+      let bound = 0;
+      for (let i = 0; i < nScored; i++) bound += idf[i]! * (req[i] === driver ? impacts[i]![k]! : bMax[i]![seq >>> 3]!);
+      if (bound < top[want - 1]!.score) {
+        total++;
+        continue;
+      }
+    }
     let score = 0;
     for (let i = 0; i < nScored; i++) {
       const m = req[i]!;
@@ -91,7 +113,7 @@ export function intersect(q: Intersection, dense: DenseWalk = boundedTop): Inter
     total++;
     if (q.after && !better(afterScore, afterSeq, score, seq)) continue;
     afterCount++;
-    keep(top, q.want, score, seq);
+    keep(top, want, score, seq);
   }
-  return { top, total, afterCount };
+  return { top, total, afterCount: q.after ? afterCount : total };
 }
