@@ -2,6 +2,7 @@ import type { PgDatabase } from '../../../../kernel/postgres/pg-database';
 import { listBytes, type CachedListSource, type SeqList } from './pg-search-list-source';
 import { mergeList } from './pg-search-lists';
 import { denseBytes } from './pg-search-dense';
+import { highBytes } from './pg-search-dense-high';
 import { termSource } from './pg-search-term-source';
 import { ParseMemo } from './pg-search-parse-memo';
 
@@ -242,7 +243,7 @@ export class PgSearchCache {
     this.bytes -= this.lru.get(lk) ?? 0;
     this.lru.delete(lk);
     // The bitmap of a dense list is made here, at sync time, and counted with it.
-    const bytes = listBytes(list) + denseBytes(list.seqs, list.impacts);
+    const bytes = listBytes(list) + denseBytes(list.seqs, list.impacts) + (list.impacts ? highBytes(list.seqs, list.impacts) : 0);
     this.lru.set(lk, bytes);
     this.bytes += bytes;
     pc.lists.set(k, list);

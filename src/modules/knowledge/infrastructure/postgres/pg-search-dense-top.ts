@@ -1,13 +1,17 @@
 import { byteMaxima, popcount, wordMaxima } from './pg-search-dense';
 import { lastWord, watermarkMask, type DenseQuery } from './pg-search-dense-query';
 import { better, keep, type IntersectionResult } from './pg-search-page';
+import { highOf, reachingSets, type HighBits } from './pg-search-dense-high';
 
 /**
  * The all-dense intersection: one pass over the 32-bit words in seq order — AND the bitmaps, AND NOT the exclusions
  * (dense by word, sparse by a merge of their ascending seqs, so `total` is every match's popcount, exact), the
  * watermark's mask — and once the page is full, each non-empty byte of the word is scored only if its bound (Σ idf ×
  * the lists' highest impacts in that byte, byteMaxima; summed in the scores' order, so it holds every score there) is
- * not strictly below the page's worst: a tie can still enter (a higher seq ranks first, `better`). The page is the
+ * not strictly below the page's worst: a tie can still enter (a higher seq ranks first, `better`). Before those, a
+ * match is left unscored when the lists it is above its base impact in cannot reach the worst (pg-search-dense-high.ts:
+ * a few ANDs per word with the lists' above-base bitmaps — three common words at 1,000,000 nodes: ~80 % of each list
+ * at its base, a page's worst needing two of three above it). The page is the
  * best `want` of every match, as scoring them all would give. With a cursor the same walk is exact: a match ranking
  * before the cursor is scored and passed over, and the page fills from those after it. So `afterCount` is every match
  * with no cursor (`total`), else those scored after the cursor: at least the page's, 0 only when none is left.
@@ -27,6 +31,10 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
   const sRank = q.scored.map((s) => s.dense.rank);
   const wMax = q.scored.map((s) => wordMaxima(s.seqs, s.impacts)!);
   const sMax = q.scored.map((s) => byteMaxima(s.seqs, s.impacts)!);
+  const highs: HighBits[] = q.scored.map((s) => highOf(s.seqs, s.impacts)!);
+  // The sets of lists a match must be above its base in to reach the page's worst, for the worst they were made for.
+  let sets: number[][] | undefined;
+  let setsWorst = NaN;
   const last = q.upTo >= 0 ? lastWord(q) : -1;
   const lastMask = last >= 0 ? watermarkMask(q, last) : 0;
   const after = q.after;
@@ -59,6 +67,17 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
       // The page is full: a word whose bound is below its worst is only counted; else only the bytes whose bound
       // reaches it are scored (the worst only rises meanwhile).
       const worst = top[want - 1]!.score;
+      if (worst !== setsWorst) [sets, setsWorst] = [reachingSets(idf, highs, worst), worst];
+      if (sets) {
+        let reaching = 0;
+        for (const set of sets) {
+          let m = word;
+          for (let k = 0; k < set.length && m; k++) m &= highs[set[k]!]!.bits[w]!;
+          reaching |= m;
+        }
+        word = reaching;
+        if (!word) continue;
+      }
       let bound = 0;
       for (let i = 0; i < nScored; i++) bound += idf[i]! * wMax[i]![w]!;
       if (bound < worst) continue;
