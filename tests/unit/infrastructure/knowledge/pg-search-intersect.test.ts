@@ -139,15 +139,16 @@ it('scores a later word whose bound equals the page\'s worst: a tie on it ranks 
 });
 
 it('leaves a match unscored only when the lists it is above its base impact in cannot reach the page: an impact just above the base counts', () => {
-  // Two dense lists holding seqs 1..200, every impact the base 0.3 but list A's at seqs 10 and 150 (0.30001). With
-  // want 1 the page's worst becomes seq 10's score: only matches above base in A can reach it, and seq 150 ties it
-  // with a higher seq, so it ranks first. A split that took 0.30001 for the base would leave seq 150 unscored.
-  const seqs = Int32Array.from({ length: 200 }, (_, i) => i + 1);
-  const a = { seqs, impacts: Float32Array.from(seqs, (s) => (s === 10 || s === 150 ? 0.30001 : 0.3)) };
+  // Two dense lists holding seqs 1..6000, every impact the base 0.3 but list A's at seqs 10 and 5000 (0.30001). With
+  // want 1 the page's worst becomes seq 10's score: from word 128 on (where the sets are made) only matches above base
+  // in A can reach it, and seq 5000 ties it with a higher seq, so it ranks first. A split that took 0.30001 for the
+  // base would leave seq 5000 unscored.
+  const seqs = Int32Array.from({ length: 6000 }, (_, i) => i + 1);
+  const a = { seqs, impacts: Float32Array.from(seqs, (s) => (s === 10 || s === 5000 ? 0.30001 : 0.3)) };
   const b = { seqs: seqs.slice(), impacts: Float32Array.from(seqs, () => 0.3) };
-  const q: Intersection = { scored: [{ list: a, idf: 1 }, { list: b, idf: 1 }], required: [], excluded: [], upTo: 500, want: 1 };
+  const q: Intersection = { scored: [{ list: a, idf: 1 }, { list: b, idf: 1 }], required: [], excluded: [], upTo: 7000, want: 1 };
   const got = same(0, q);
-  expect(got.top.map((m) => m.seq)).toEqual([150]);
+  expect(got.top.map((m) => m.seq)).toEqual([5000]);
 });
 
 it('merges a sync: changed seqs out, their entries and the appended ones in; merging again changes nothing', () => {

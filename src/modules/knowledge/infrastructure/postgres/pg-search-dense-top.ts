@@ -1,109 +1,137 @@
 import { byteMaxima, popcount, wordMaxima } from './pg-search-dense';
 import { lastWord, watermarkMask, type DenseQuery } from './pg-search-dense-query';
 import { better, keep, type IntersectionResult } from './pg-search-page';
-import { highOf, reachingSets, type HighBits } from './pg-search-dense-high';
+import { highOf, reachingSets } from './pg-search-dense-high';
 
 /**
- * The all-dense intersection: one pass over the 32-bit words in seq order — AND the bitmaps, AND NOT the exclusions
- * (dense by word, sparse by a merge of their ascending seqs, so `total` is every match's popcount, exact), the
- * watermark's mask — and once the page is full, each non-empty byte of the word is scored only if its bound (Σ idf ×
- * the lists' highest impacts in that byte, byteMaxima; summed in the scores' order, so it holds every score there) is
- * not strictly below the page's worst: a tie can still enter (a higher seq ranks first, `better`). Before those, a
- * match is left unscored when the lists it is above its base impact in cannot reach the worst (pg-search-dense-high.ts:
- * a few ANDs per word with the lists' above-base bitmaps — three common words at 1,000,000 nodes: ~80 % of each list
- * at its base, a page's worst needing two of three above it). The page is the
- * best `want` of every match, as scoring them all would give. With a cursor the same walk is exact: a match ranking
- * before the cursor is scored and passed over, and the page fills from those after it. So `afterCount` is every match
- * with no cursor (`total`), else those scored after the cursor: at least the page's, 0 only when none is left.
+ * The all-dense intersection: one pass over the 32-bit words in seq order — AND the bitmaps (and NOT the exclusions,
+ * ANDed into one array first when there are any, or more than three lists), the watermark's mask; `total` is every
+ * match's popcount, exact. Once the page is full a match is scored only if it can reach the page's worst:
+ * - the lists it is above its base impact in (pg-search-dense-high.ts) must include one of the sets that can reach
+ *   it (reachingSets, redone every 128 words while the worst rises; an older worst's sets are looser, still sound) —
+ *   a few ANDs per word;
+ * - its word's bound, then its 8-seq byte's (Σ idf × the lists' highest impacts there, summed in the scores' order),
+ *   must not be strictly below the worst: a tie can still enter (a higher seq ranks first, `better`).
+ * Each match is scored at most once, so the page is the best `want` of every match, as scoring them all would give.
+ * With a cursor the same walk is exact: a match ranking before the cursor is scored and passed over, and the page
+ * fills from those after it. `afterCount` is every match with no cursor (`total`), else those scored after the
+ * cursor: at least the page's, 0 only when none is left.
  *
- * Not best-bounded words first (a heap of the non-empty words' bounds, popped until the next is below the page's
- * worst): measured at 1,000,000 nodes (bench/knowledge-search-intersect.js) it scored ~7,000 matches where the
- * seq-order walk with per-word bounds scored ~12,500, yet took 1.8–3× as long — the extra pass over 24,000 words, and
- * every popped word's bits, ranks and impacts read out of order (cache misses) — and seeding the seq-order walk with
- * the best-bounded words first still lost (1.4×). Finer bounds in seq order cut the scoring to ~1,500 matches.
+ * One pass, not several: the lists' bitmaps (125 KB each at 1,000,000 nodes) do not all stay in the CPU's caches, so
+ * a second pass over them costs as much as the first (three passes 1.55–1.68 ms, one 0.81–0.83 ms on the 1,000,000-node
+ * bench's real lists; docs/architecture.md).
+ * Best-bounded words first through a heap lost too (1.8–3×: out-of-order reads).
  */
 export function boundedTop(q: DenseQuery): IntersectionResult {
-  const { bits, excludedBits: xbits, excludedSeqs: xSparse, want } = q;
+  const { bits, excludedBits, excludedSeqs, want } = q;
+  const last = q.upTo >= 0 ? lastWord(q) : -1;
+  if (last < 0) return { top: [], total: 0, afterCount: 0 };
+  const words = last + 1;
   const nScored = q.scored.length;
+  const highs = q.scored.map((s) => highOf(s.seqs, s.impacts)!);
+  // The loop reads three bitmaps directly (a missing one is the first again: ANDing it twice changes nothing).
+  let b = bits.slice(0, 3);
+  if (bits.length > 3 || excludedBits.length || excludedSeqs.length) b = [matchesOf(q, words)];
+  const b0 = b[0]!;
+  const b1 = b[1] ?? b0;
+  const b2 = b[2] ?? b0;
+  // The above-base bitmaps of the (at most three) scored lists the sets are masks over; with more, no sets.
+  const hs0 = highs[0]?.bits ?? b0;
+  const hs1 = highs[1]?.bits ?? b0;
+  const hs2 = highs[2]?.bits ?? b0;
+  const lastMask = watermarkMask(q, last);
   const idf = q.scored.map((s) => s.idf);
   const impacts = q.scored.map((s) => s.impacts);
   const sBits = q.scored.map((s) => s.dense.bits);
   const sRank = q.scored.map((s) => s.dense.rank);
   const wMax = q.scored.map((s) => wordMaxima(s.seqs, s.impacts)!);
   const sMax = q.scored.map((s) => byteMaxima(s.seqs, s.impacts)!);
-  const highs: HighBits[] = q.scored.map((s) => highOf(s.seqs, s.impacts)!);
-  // The sets of lists a match must be above its base in to reach the page's worst, for the worst they were made for.
-  let sets: number[][] | undefined;
-  let setsWorst = NaN;
-  const last = q.upTo >= 0 ? lastWord(q) : -1;
-  const lastMask = last >= 0 ? watermarkMask(q, last) : 0;
   const after = q.after;
   const top: Array<{ seq: number; score: number }> = [];
-  const xAt = xSparse.map(() => 0);
   let total = 0;
   let afterCount = 0;
-  for (let w = 0; w <= last; w++) {
-    let word = bits[0]![w]!;
-    for (let i = 1; i < bits.length && word; i++) word &= bits[i]![w]!;
-    for (let i = 0; i < xbits.length && word; i++) if (w < xbits[i]!.length) word &= ~xbits[i]![w]!;
+  // The sets' masks for the worst `setsWorst`; nMasks -1: no filter (every match may reach, or more than three lists).
+  let setsWorst = NaN;
+  let nMasks = -1;
+  let m0 = 0;
+  let m1 = 0;
+  let m2 = 0;
+  const reach = (w: number, word: number, m: number): number => {
+    let t = word;
+    if (m & 1) t &= hs0[w]!;
+    if (m & 2) t &= hs1[w]!;
+    if (m & 4) t &= hs2[w]!;
+    return t;
+  };
+  for (let w = 0; w < words; w++) {
+    let word = b0[w]! & b1[w]! & b2[w]!;
     if (w === last) word &= lastMask;
-    if (!word) continue;
-    // A sparse exclusion's seqs ascend as the words do: each is read once, clearing its bit in its word (those of
-    // words left out above are passed over).
-    for (let j = 0; j < xSparse.length; j++) {
-      const x = xSparse[j]!;
-      let p = xAt[j]!;
-      const end = (w + 1) * 32;
-      while (p < x.length && x[p]! < end) {
-        if (x[p]! >= w * 32) word &= ~(1 << (x[p]! & 31));
-        p++;
-      }
-      xAt[j] = p;
-    }
     if (!word) continue;
     total += popcount(word);
     if (want <= 0) continue;
     if (top.length === want) {
-      // The page is full: a word whose bound is below its worst is only counted; else only the bytes whose bound
-      // reaches it are scored (the worst only rises meanwhile).
       const worst = top[want - 1]!.score;
-      if (worst !== setsWorst) [sets, setsWorst] = [reachingSets(idf, highs, worst), worst];
-      if (sets) {
-        let reaching = 0;
-        for (const set of sets) {
-          let m = word;
-          for (let k = 0; k < set.length && m; k++) m &= highs[set[k]!]!.bits[w]!;
-          reaching |= m;
-        }
-        word = reaching;
+      if (nScored <= 3 && worst !== setsWorst && (w & 127) === 0) {
+        const sets = reachingSets(idf, highs, worst);
+        const masks = sets?.map((set) => set.reduce((m, i) => m | (1 << i), 0));
+        [setsWorst, nMasks, m0, m1, m2] = [worst, masks ? masks.length : -1, masks?.[0] ?? 0, masks?.[1] ?? 0, masks?.[2] ?? 0];
+      }
+      if (nMasks >= 0) {
+        word = nMasks === 0 ? 0 : reach(w, word, m0) | (nMasks > 1 ? reach(w, word, m1) : 0) | (nMasks > 2 ? reach(w, word, m2) : 0);
         if (!word) continue;
       }
       let bound = 0;
       for (let i = 0; i < nScored; i++) bound += idf[i]! * wMax[i]![w]!;
       if (bound < worst) continue;
-      let reach = 0;
+      let reachBytes = 0;
       for (let y = 0; y < 4; y++) {
         const byte = 0xff << (8 * y);
         if (!(word & byte)) continue;
         let bound = 0;
         for (let i = 0; i < nScored; i++) bound += idf[i]! * sMax[i]![w * 4 + y]!;
-        if (!(bound < worst)) reach |= byte;
+        if (!(bound < worst)) reachBytes |= byte;
       }
-      word &= reach;
+      word &= reachBytes;
     }
     while (word) {
       const low = word & -word;
-      const b = 31 - Math.clz32(low);
-      const seq = w * 32 + b;
+      const bit = 31 - Math.clz32(low);
+      const seq = w * 32 + bit;
       word ^= low;
       // A set bit's index in a scored list: its word's rank and the list's bits below it in the word.
-      const below = b === 0 ? 0 : (1 << b) - 1;
-      let score = 0;
-      for (let i = 0; i < nScored; i++) score += idf[i]! * impacts[i]![sRank[i]![w]! + popcount(sBits[i]![w]! & below)]!;
-      if (after && !better(after.score, after.seq, score, seq)) continue;
+      const below = bit === 0 ? 0 : (1 << bit) - 1;
+      let s = 0;
+      for (let i = 0; i < nScored; i++) s += idf[i]! * impacts[i]![sRank[i]![w]! + popcount(sBits[i]![w]! & below)]!;
+      if (after && !better(after.score, after.seq, s, seq)) continue;
       afterCount++;
-      keep(top, want, score, seq);
+      keep(top, want, s, seq);
     }
   }
   return { top, total, afterCount: after ? afterCount : total };
+}
+
+/** The matches' words (every bitmap ANDed, the exclusions taken out), for more than three lists or with exclusions. */
+function matchesOf(q: DenseQuery, words: number): Uint32Array {
+  const and = andOf(q.bits, words);
+  for (const x of q.excludedBits) {
+    const n = Math.min(words, x.length);
+    for (let w = 0; w < n; w++) and[w]! &= ~x[w]!;
+  }
+  for (const x of q.excludedSeqs) {
+    for (let j = 0; j < x.length; j++) {
+      const s = x[j]!;
+      if (s >= 0 && s >>> 5 < words) and[s >>> 5]! &= ~(1 << (s & 31));
+    }
+  }
+  return and;
+}
+
+/** The AND of bitmaps over their first `words` words. */
+function andOf(bitmaps: readonly Uint32Array[], words: number): Uint32Array {
+  const and = bitmaps[0]!.slice(0, words);
+  for (let i = 1; i < bitmaps.length; i++) {
+    const b = bitmaps[i]!;
+    for (let w = 0; w < words; w++) and[w]! &= b[w]!;
+  }
+  return and;
 }
