@@ -151,6 +151,63 @@ it('leaves a match unscored only when the lists it is above its base impact in c
   expect(got.top.map((m) => m.seq)).toEqual([5000]);
 });
 
+it('three dense words shaped like common words (80 % at the base impact, 2.5 % at the top): pages equal scoring every match', () => {
+  // The bucket vectors (base, above base, top per list) decide which matches are scored: each list's top must count,
+  // wherever the page's best matches sit.
+  const rand = prng(37);
+  for (let round = 0; round < 24; round++) {
+    const span = 8_000 + Math.floor(rand() * 16_000);
+    const impact = () => {
+      const r = rand();
+      return r < 0.8 ? 0.0607927 : r < 0.975 ? (r < 0.9 ? 0.0759909 : 0.0827506) : r < 0.99 ? 0.0889824 : 0.0906656;
+    };
+    const lists = Array.from({ length: 2 + Math.floor(rand() * 2) }, () => {
+      const seqs: number[] = [];
+      for (let x = 1; x <= span; x++) if (rand() < 0.35 + rand() * 0.1) seqs.push(x);
+      return { seqs: Int32Array.from(seqs), impacts: Float32Array.from(seqs, impact) };
+    });
+    const scored = lists.map((list) => ({ list, idf: 0.95 + rand() * 0.05 }));
+    const want = [1, 11, 11, 30][Math.floor(rand() * 4)]!;
+    const q: Intersection = { scored, required: [], excluded: [], upTo: span + 1, want };
+    // The reference, by position maps (the plain one searches arrays: too slow at this size).
+    const pos = scored.map((s) => new Map(Array.from(s.list.seqs, (x, i) => [x, i])));
+    const all: Array<{ seq: number; score: number }> = [];
+    for (const x of scored[0]!.list.seqs) {
+      if (!pos.every((m) => m.has(x))) continue;
+      let score = 0;
+      for (const [i, s] of scored.entries()) score += s.idf * s.list.impacts[pos[i]!.get(x)!]!;
+      all.push({ seq: x, score });
+    }
+    all.sort((a, b) => b.score - a.score || b.seq - a.seq);
+    const got = intersect(q);
+    expect({ round, top: got.top, total: got.total }).toEqual({ round, top: all.slice(0, want), total: all.length });
+  }
+});
+
+it('a match at the top impact of only the third list is still scored past word 128', () => {
+  // Three dense lists holding seqs 1..48000: base 0.3, a middle level 0.5 at seqs ≡ 3 (mod 40), and a top level of 960
+  // seqs (2 %): A's at ≡ 0 and B's at ≡ 12 (mod 25) up to 24000, C's (a little higher) at ≡ 7 (mod 50) throughout — no
+  // seq at two tops. The best match is C's highest top seq; from word 128 on, every vector reaching the page's worst
+  // asks for a top somewhere, and past 24000 only C has any.
+  const seqs = Int32Array.from({ length: 48_000 }, (_, i) => i + 1);
+  const list = (isTop: (x: number) => boolean, top: number) => ({
+    seqs: seqs.slice(),
+    impacts: Float32Array.from(seqs, (x) => (isTop(x) ? top : x % 40 === 3 ? 0.5 : 0.3)),
+  });
+  const q: Intersection = {
+    scored: [
+      { list: list((x) => x <= 24_000 && x % 25 === 0, 0.9), idf: 1 },
+      { list: list((x) => x <= 24_000 && x % 25 === 12, 0.9), idf: 1 },
+      { list: list((x) => x % 50 === 7, 0.9001), idf: 1 },
+    ],
+    required: [],
+    excluded: [],
+    upTo: 60_000,
+    want: 1,
+  };
+  expect(same(0, q).top.map((m) => m.seq)).toEqual([47_957]);
+});
+
 it('merges a sync: changed seqs out, their entries and the appended ones in; merging again changes nothing', () => {
   const list = { seqs: Int32Array.from([2, 4, 6, 8]), impacts: Float32Array.from([0.1, 0.2, 0.3, 0.4]) };
   const changed = Int32Array.from([4, 6, 9]);

@@ -1,15 +1,15 @@
 import { byteMaxima, popcount, wordMaxima } from './pg-search-dense';
 import { lastWord, watermarkMask, type DenseQuery } from './pg-search-dense-query';
 import { better, keep, type IntersectionResult } from './pg-search-page';
-import { highOf, reachingSets } from './pg-search-dense-high';
+import { highOf, reachingVectors } from './pg-search-dense-high';
 
 /**
  * The all-dense intersection: one pass over the 32-bit words in seq order — AND the bitmaps (and NOT the exclusions,
  * ANDed into one array first when there are any, or more than three lists), the watermark's mask; `total` is every
  * match's popcount, exact. Once the page is full a match is scored only if it can reach the page's worst:
- * - the lists it is above its base impact in (pg-search-dense-high.ts) must include one of the sets that can reach
- *   it (reachingSets, redone every 128 words while the worst rises; an older worst's sets are looser, still sound) —
- *   a few ANDs per word;
+ * - its impact bucket in each list (base, above base, top: pg-search-dense-high.ts) must be at least one of the
+ *   vectors that can reach it in every list (reachingVectors, redone every 128 words while the worst rises; an older
+ *   worst's vectors are looser, still sound) — a few ANDs per word;
  * - its word's bound, then its 8-seq byte's (Σ idf × the lists' highest impacts there, summed in the scores' order),
  *   must not be strictly below the worst: a tie can still enter (a higher seq ranks first, `better`).
  * Each match is scored at most once, so the page is the best `want` of every match, as scoring them all would give.
@@ -50,18 +50,23 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
   const top: Array<{ seq: number; score: number }> = [];
   let total = 0;
   let afterCount = 0;
-  // The sets' masks for the worst `setsWorst`; nMasks -1: no filter (every match may reach, or more than three lists).
+  // Each list's top bitmap (its above-base one when it has no top: a vector never asks for the top there).
+  const ts0 = highs[0]?.topBits ?? hs0;
+  const ts1 = highs[1]?.topBits ?? hs1;
+  const ts2 = highs[2]?.topBits ?? hs2;
+  // The minimal bucket vectors' masks for the worst `setsWorst`; nMasks -1: no filter (every match may reach, or more
+  // than three lists).
   let setsWorst = NaN;
   let nMasks = -1;
-  let m0 = 0;
-  let m1 = 0;
-  let m2 = 0;
-  const reach = (w: number, word: number, m: number): number => {
-    let t = word;
-    if (m & 1) t &= hs0[w]!;
-    if (m & 2) t &= hs1[w]!;
-    if (m & 4) t &= hs2[w]!;
-    return t;
+  let allTop = false;
+  const above = new Int32Array(27);
+  const topm = new Int32Array(27);
+  const reach = (w: number, word: number, a: number, t: number): number => {
+    let r = word;
+    if (a & 1) r &= t & 1 ? ts0[w]! : hs0[w]!;
+    if (a & 2) r &= t & 2 ? ts1[w]! : hs1[w]!;
+    if (a & 4) r &= t & 4 ? ts2[w]! : hs2[w]!;
+    return r;
   };
   for (let w = 0; w < words; w++) {
     let word = b0[w]! & b1[w]! & b2[w]!;
@@ -72,12 +77,18 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
     if (top.length === want) {
       const worst = top[want - 1]!.score;
       if (nScored <= 3 && worst !== setsWorst && (w & 127) === 0) {
-        const sets = reachingSets(idf, highs, worst);
-        const masks = sets?.map((set) => set.reduce((m, i) => m | (1 << i), 0));
-        [setsWorst, nMasks, m0, m1, m2] = [worst, masks ? masks.length : -1, masks?.[0] ?? 0, masks?.[1] ?? 0, masks?.[2] ?? 0];
+        const vectors = reachingVectors(idf, highs, worst);
+        setsWorst = worst;
+        nMasks = vectors ? vectors.length : -1;
+        vectors?.forEach((v, k) => ([above[k], topm[k]] = [v.above, v.top]));
+        allTop = !!vectors && vectors.every((v) => v.top !== 0);
       }
       if (nMasks >= 0) {
-        word = nMasks === 0 ? 0 : reach(w, word, m0) | (nMasks > 1 ? reach(w, word, m1) : 0) | (nMasks > 2 ? reach(w, word, m2) : 0);
+        // Every vector asks for a top somewhere: a word with no match at any list's top has no candidate (most words).
+        if (allTop && !(word & (ts0[w]! | ts1[w]! | ts2[w]!))) continue;
+        let r = 0;
+        for (let k = 0; k < nMasks; k++) r |= reach(w, word, above[k]!, topm[k]!);
+        word = r;
         if (!word) continue;
       }
       let bound = 0;
