@@ -50,10 +50,12 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
   const top: Array<{ seq: number; score: number }> = [];
   let total = 0;
   let afterCount = 0;
-  // Each list's top bitmap (its above-base one when it has no top: a vector never asks for the top there).
-  const ts0 = highs[0]?.topBits ?? hs0;
-  const ts1 = highs[1]?.topBits ?? hs1;
-  const ts2 = highs[2]?.topBits ?? hs2;
+  // Each list's top bitmap; none (zeros) for a list with no top or no list: a vector never asks for a top there, and
+  // the prefilter below then reads only the lists that have one.
+  const none = highs.length < 3 || highs.some((h) => !h.topBits) ? new Uint32Array(words) : b0;
+  const ts0 = highs[0]?.topBits ?? none;
+  const ts1 = highs[1]?.topBits ?? none;
+  const ts2 = highs[2]?.topBits ?? none;
   // The minimal bucket vectors' masks for the worst `setsWorst`; nMasks -1: no filter (every match may reach, or more
   // than three lists).
   let setsWorst = NaN;
@@ -77,11 +79,17 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
     if (top.length === want) {
       const worst = top[want - 1]!.score;
       if (nScored <= 3 && worst !== setsWorst && (w & 127) === 0) {
-        const vectors = reachingVectors(idf, highs, worst);
+        let vectors = reachingVectors(idf, highs, worst);
         setsWorst = worst;
+        allTop = !!vectors && vectors.every((v) => v.top !== 0);
+        // Some vector asks for no top: the tops are left out (a looser filter, still sound) — the above-base masks
+        // alone, fewer of them, with no top bitmap read per word.
+        if (vectors && !allTop) {
+          const masks = [...new Set(vectors.map((v) => v.above))];
+          vectors = masks.filter((m) => !masks.some((o) => o !== m && (o & m) === o)).map((a) => ({ above: a, top: 0 }));
+        }
         nMasks = vectors ? vectors.length : -1;
         vectors?.forEach((v, k) => ([above[k], topm[k]] = [v.above, v.top]));
-        allTop = !!vectors && vectors.every((v) => v.top !== 0);
       }
       if (nMasks >= 0) {
         // Every vector asks for a top somewhere: a word with no match at any list's top has no candidate (most words).
