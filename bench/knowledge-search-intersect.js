@@ -10,6 +10,7 @@
 const path = require('node:path');
 const { performance } = require('node:perf_hooks');
 const { ROOT, stats, report } = require('./lib.js');
+const { prng } = require('./fixtures/knowledge-graph.js');
 
 const dist = (p) => require(path.join(ROOT, 'dist', p));
 const { intersect } = dist('modules/knowledge/infrastructure/postgres/pg-search-intersect.js');
@@ -19,17 +20,6 @@ const NODES = 1_000_000;
 const ROUNDS = Number(process.env.BENCH_INTERSECT_ROUNDS || 101);
 // ts_rank of a word occurring 1…5 times in a ~100-character thought.
 const LEVELS = [0, 0.0607927, 0.0991032, 0.1213, 0.1382, 0.1517];
-
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function list(rand) {
   const seqs = [];

@@ -52,7 +52,7 @@ export function boundedTop(q: DenseQuery): IntersectionResult {
   let afterCount = 0;
   // Each list's top bitmap; none (zeros) for a list with no top or no list: a vector never asks for a top there, and
   // the prefilter below then reads only the lists that have one.
-  const none = highs.length < 3 || highs.some((h) => !h.topBits) ? new Uint32Array(words) : b0;
+  const none = highs.length < 3 || highs.some((h) => !h.topBits) ? zeros(words) : b0;
   const ts0 = highs[0]?.topBits ?? none;
   const ts1 = highs[1]?.topBits ?? none;
   const ts2 = highs[2]?.topBits ?? none;
@@ -153,4 +153,11 @@ function andOf(bitmaps: readonly Uint32Array[], words: number): Uint32Array {
     for (let w = 0; w < words; w++) and[w]! &= b[w]!;
   }
   return and;
+}
+
+/** Zero words, shared and only read: grown once to the longest span asked for instead of allocated per search. */
+let zeroWords = new Uint32Array(0);
+function zeros(words: number): Uint32Array {
+  if (zeroWords.length < words) zeroWords = new Uint32Array(words);
+  return zeroWords;
 }
