@@ -16,7 +16,7 @@ const readOnly = (title: string) => ({ title, readOnlyHint: true, destructiveHin
 
 /**
  * The graph module's authoring tools (mcpgraph's mcpgraphtoolkit, read-only part): served only with
- * `--graph-authoring` (src/server/builtin-tools.ts), documented in docs/graphs.md.
+ * `--graph-authoring` (src/server/builtin-tools.ts), documented in docs/writing-graphs.md, "Authoring tools".
  */
 export const graphAuthoringTools: ToolDefinition[] = [
   defineTool({

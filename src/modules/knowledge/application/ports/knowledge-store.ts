@@ -163,7 +163,7 @@ export interface KnowledgePage {
 }
 
 /**
- * A ranked search of one project (docs/knowledge.md, "Search"). The query comes parsed (the same parse for every
+ * A ranked search of one project (docs/knowledge-graph.md, "Search"). The query comes parsed (the same parse for every
  * store); a store ranks with what it has — the files BM25F over their index, PostgreSQL ts_rank over a tsvector.
  * `ranking` leaves room for another ranker (a vector or hybrid one) behind the same tool: only 'text' exists now.
  */

@@ -28,7 +28,7 @@ function timeBound(value: string | undefined, field: string): number | undefined
 
 /**
  * `search_nodes`: ranked nodes of one project, or of several (each searched on its own, hits merged by score; a
- * project's cursor moves only past the hits it gave to the page). See docs/knowledge.md, "Search".
+ * project's cursor moves only past the hits it gave to the page). See docs/knowledge-graph.md, "Search".
  */
 @injectable()
 export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput> {

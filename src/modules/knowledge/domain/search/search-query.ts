@@ -2,7 +2,7 @@ import { InvalidArgumentsError } from '../../../../kernel/errors';
 import { ENGLISH_STOPWORDS, forEachWord, stemWord } from './search-text';
 
 /**
- * The query language of search_nodes, web-search style (docs/knowledge.md has examples):
+ * The query language of search_nodes, web-search style (docs/knowledge-graph.md, "Search", has examples):
  *   retry backoff        both words (AND)
  *   "exponential backoff" the words next to each other, in this order
  *   -flaky               not this word (or -"a phrase")

@@ -2,7 +2,7 @@
 import porter2 = require('wink-porter2-stemmer');
 
 /**
- * How text becomes search terms, the same for every store (docs/knowledge.md, "Search"): words are runs of letters
+ * How text becomes search terms, the same for every store (docs/knowledge-graph.md, "Search"): words are runs of letters
  * and digits; each is folded (Unicode compatibility decomposition, combining marks removed, lower case), English
  * stopwords are dropped (their position still counts, so phrases keep their gaps) and the rest are stemmed with
  * Porter2 — the Snowball English stemmer PostgreSQL's `english` configuration uses. So "Caching", "cachés" and

@@ -7,7 +7,7 @@ import { VarintReader } from './varint';
 import { countBelow } from './dense-term';
 import { SlotData } from './slot-data';
 
-/** A prefix matches at most this many terms per segment (the first in order); docs/knowledge.md says so. */
+/** A prefix matches at most this many terms per segment (the first in order); docs/knowledge-graph.md, "Search", says so. */
 export const MAX_PREFIX_TERMS = 1000;
 
 export interface SearchFilters {

@@ -2,8 +2,8 @@ import { KNOWLEDGE_ROLES, type KnowledgeRole } from '../../domain/knowledge-node
 import { FIELD_WEIGHTS } from '../../domain/search/bm25';
 
 /**
- * One segment of a project's search index: the index of the graph file's bytes [start, end) (docs/knowledge.md,
- * "The search index on disk"). Immutable once written; the manifest says which segments make the index.
+ * One segment of a project's search index: the index of the graph file's bytes [start, end) (docs/knowledge-graph.md,
+ * "Search", "The index on files"). Immutable once written; the manifest says which segments make the index.
  *
  *   0   "WGSI"                     magic
  *   4   u32 LE                     SEGMENT_FORMAT
