@@ -118,6 +118,14 @@ export function knowledgeSearchContract(name: string, make: (opts?: SearchStoreO
       expect(Object.keys(hit).sort()).toEqual(['createdAt', 'id', 'project', 'role', 'score', 'snippet', 'tags', 'thought']);
     });
 
+    it("the snippet escapes the thought's own \\ and *, so its ** are only ever marks", async () => {
+      await add(node('m1', 'A **bold** claim: retry with C:\\tmp\\ and a * star'), node('m2', '*Flaky* notes\nsecond line', { tags: ['retry'] }));
+      const hits = (await search({ query: 'retry' })).hits;
+      expect(hits.find((h) => h.id === 'm1')!.snippet).toBe('A \\*\\*bold\\*\\* claim: **retry** with C:\\\\tmp\\\\ and a \\* star');
+      // Matched in its tags only: its first line, escaped the same way.
+      expect(hits.find((h) => h.id === 'm2')!.snippet).toBe('\\*Flaky\\* notes');
+    });
+
     it('deleted nodes are left out unless asked for; restored ones are found again', async () => {
       await corpus();
       const [a6] = [...(await store.reader(P).findByIds(new Set(['a6']))).values()];

@@ -148,6 +148,21 @@ test('knowledge: filters by role, tag and text; deleted nodes with their reason'
   await page.screenshot({ path: screenshotPath('dashboard-knowledge-deleted'), fullPage: true });
 });
 
+test("knowledge search: a thought's own markdown stars and backslashes are shown as written, only the matches highlighted", async () => {
+  // search_nodes escapes the thought's `\` and `*` (\\, \*); split on `**`, this snippet once highlighted "bold" and
+  // left both matches plain.
+  const thought = 'A **bold** claim: retry with C:\\tmp\\ paths and a * star, then *retry* again';
+  await call(mcp.client, 'add_nodes', { projectContext: '/work/marks-notes', nodes: [{ thought, role: 'actor', tags: ['marks'] }] });
+  await page.goto(`${dash.url}#/knowledge/marks-notes`);
+  await page.locator('[data-testid="knodes"] > li').first().waitFor();
+  await page.locator('[data-testid="filter-text"]').fill('retry');
+  const snippet = page.locator('[data-testid="snippet"]');
+  await snippet.waitFor();
+  await expect(snippet.locator('mark').allTextContents()).resolves.toEqual(['retry', 'retry']);
+  await expect(snippet.textContent()).resolves.toBe(thought);
+  await page.screenshot({ path: screenshotPath('dashboard-knowledge-snippet-marks'), fullPage: true });
+});
+
 test('a workflow session page: steps with progress, the current prompt, and the timeline', async () => {
   const started = await call(mcp.client, 'workflow_start', { workflowId: 'review-change', goal: 'check the dashboard' });
   await page.goto(`${dash.url}#/sessions/${started.sessionId as string}`);

@@ -136,7 +136,13 @@ export const searchNodesSchemas = toolSchemas({
             ...briefOut.properties,
             project: { type: 'string' },
             score: { type: 'number', description: 'Relevance, higher first; comparable within one project' },
-            snippet: { type: 'string', description: 'Text around the first match, matching words marked **like this**' },
+            snippet: {
+              type: 'string',
+              // Output-schema prose is not served in tools/list (tests/e2e/tools-list-size.test.ts): it is for spec/mcp-api.md.
+              description:
+                'About 200 characters of the thought around its first match (its first line when the match was in tags or artifacts), newlines as spaces, … where cut; ' +
+                'matching words marked **like this**. The thought\'s own \\ and * are escaped markdown-style (\\\\, \\*), so ** is only ever a mark: read \\x as x',
+            },
             deleted: { type: 'boolean', description: 'Only with includeDeleted: the node is soft-deleted' },
           },
         },

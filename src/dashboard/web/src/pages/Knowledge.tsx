@@ -3,6 +3,7 @@ import { api, useApi } from '../api';
 import { useMeta } from '../meta';
 import { href } from '../router';
 import { Empty, Load, Time, actorText } from '../components/common';
+import { snippetParts } from '../snippet-marks';
 import type { KnowledgeProjectSummary } from '../types';
 
 export interface BriefNode {
@@ -11,7 +12,7 @@ export interface BriefNode {
   tags: string[];
   createdAt: string;
   thought: string;
-  /** Search hits only: the text around the match, matching words marked **so** (server-side search_nodes). */
+  /** Search hits only: the text around the match, matching words marked **so**, the thought's `\` and `*` escaped as `\\` and `\*` (server-side search_nodes). */
   snippet?: string;
 }
 
@@ -20,10 +21,9 @@ export function searchTotal(total: number, exact: boolean): string {
   return `${total.toLocaleString('en-US')}${exact ? '' : '+'}`;
 }
 
-/** A search snippet with its **marked** words highlighted. */
+/** A search snippet with its **marked** words highlighted and its escaped `\*` and `\\` shown as `*` and `\`. */
 export function Snippet({ text }: { text: string }) {
-  const parts = text.split('**');
-  return <div className="snippet small" data-testid="snippet">{parts.map((p, i) => (i % 2 ? <mark key={i}>{p}</mark> : <span key={i}>{p}</span>))}</div>;
+  return <div className="snippet small" data-testid="snippet">{snippetParts(text).map((p, i) => (p.marked ? <mark key={i}>{p.text}</mark> : <span key={i}>{p.text}</span>))}</div>;
 }
 /** One node of a list or of search hits: its role, first line (a link where `link`), snippet, id, time and tags. */
 export function NodeRow({ node: n, link, extra }: { node: BriefNode; link?: string; extra?: ReactNode }) {

@@ -17,9 +17,18 @@ export function termMatcher(terms: readonly string[], prefixes: readonly string[
 }
 
 /**
+ * The text's own `\` and `*` escaped markdown-style (`\\`, `\*`): in a snippet `**` is then only ever a mark, so a
+ * thought holding `**bold**` or a lone `*` cannot fake a highlight or flip the marks after it, and markdown shows the
+ * thought's characters as written. The dashboard reads it back (src/dashboard/web/src/snippet-marks.ts).
+ */
+export function escapeSnippetText(text: string): string {
+  return text.replace(/[\\*]/g, '\\$&');
+}
+
+/**
  * About {@link SNIPPET_CHARS} characters of `text` around its first matching word, every matching word in it marked
- * `**like this**`, an ellipsis where text was cut; newlines become spaces. No match in the text (the hit was in its
- * tags or artifacts): its first line.
+ * `**like this**`, an ellipsis where text was cut; newlines become spaces; the text's `\` and `*` escaped
+ * ({@link escapeSnippetText}). No match in the text (the hit was in its tags or artifacts): its first line, escaped.
  */
 export function makeSnippet(text: string, matches: TermMatcher): string {
   const spans: Array<[number, number]> = [];
@@ -39,7 +48,7 @@ export function makeSnippet(text: string, matches: TermMatcher): string {
     },
     SNIPPET_SCAN_CHARS,
   );
-  if (firstAt < 0) return firstLine(text, SNIPPET_CHARS);
+  if (firstAt < 0) return escapeSnippetText(firstLine(text, SNIPPET_CHARS));
   let from = Math.max(0, firstAt - SNIPPET_CHARS / 4);
   // Start at a word boundary.
   if (from > 0) {
@@ -55,9 +64,10 @@ export function makeSnippet(text: string, matches: TermMatcher): string {
   let at = from;
   for (const [s, e] of spans) {
     if (e > to) break;
-    out += text.slice(at, s) + MARK_OPEN + text.slice(s, e) + MARK_CLOSE;
+    // A matched word is letters and digits only: nothing in it to escape.
+    out += escapeSnippetText(text.slice(at, s)) + MARK_OPEN + text.slice(s, e) + MARK_CLOSE;
     at = e;
   }
-  out += text.slice(at, to) + (to < text.length ? '…' : '');
+  out += escapeSnippetText(text.slice(at, to)) + (to < text.length ? '…' : '');
   return out.replace(/\s*\r?\n\s*/g, ' ');
 }
