@@ -79,13 +79,16 @@ export async function statistics(
   let nodes = Number(row?.n ?? 0);
   const docs = new Map((row?.terms ?? []).map((t) => [t.term, Number(t.docs)]));
   if (cursor && docs.size) {
-    // Nodes added after the first page's watermark: not searched, so not counted either.
+    // Nodes added after the first page's watermark: not searched, so not counted either. Only those the statistics
+    // statement counted (up to the highest seq it saw): this is another statement, and nodes committed between the
+    // two, taken off too, made later pages score with fewer nodes than the first — hits repeated and skipped while a
+    // writer added (knowledge-search-paging-live.test.ts). A project's adds take seqs in order under its lock.
     const [added] = await sql.query<{ n: string; terms: Record<string, number> | null }>(
       `SELECT count(*)::text AS n, (SELECT json_object_agg(c.term, c.n) FROM (
            SELECT u.lexeme AS term, count(*) AS n FROM wg_knowledge_nodes y, unnest(y.search) u
-           WHERE y.project = $1 AND y.seq > $2::bigint AND u.lexeme = ANY($3::text[]) GROUP BY u.lexeme) c) AS terms
-       FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > $2::bigint`,
-      [project, w, [...docs.keys()]],
+           WHERE y.project = $1 AND y.seq > $2::bigint AND y.seq <= $4::bigint AND u.lexeme = ANY($3::text[]) GROUP BY u.lexeme) c) AS terms
+       FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > $2::bigint AND x.seq <= $4::bigint`,
+      [project, w, [...docs.keys()], row?.w ?? '0'],
     );
     nodes -= Number(added?.n ?? 0);
     for (const [term, n] of Object.entries(added?.terms ?? {})) docs.set(term, Math.max(0, (docs.get(term) ?? 0) - Number(n)));
