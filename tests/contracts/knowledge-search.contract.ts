@@ -249,6 +249,11 @@ export function knowledgeSearchContract(name: string, make: (opts?: SearchStoreO
         await expect(search({ query })).rejects.toThrow(InvalidArgumentsError);
       }
       await expect(search({ query: Array.from({ length: 10_000 }, (_, i) => `w${i}`).join(' ').slice(0, 999) })).rejects.toThrow(/at most 32 search terms/);
+      // Whole, 10,000 terms (58,889 characters) or one 3 KB word are refused by their length before any parsing; a
+      // word of 999 characters is looked for like any other.
+      await expect(search({ query: Array.from({ length: 10_000 }, (_, i) => `w${i}`).join(' ') })).rejects.toThrow('query: at most 1000 characters (got 58889)');
+      await expect(search({ query: 'x'.repeat(3000) })).rejects.toThrow('query: at most 1000 characters (got 3000)');
+      expect(await ids({ query: 'x'.repeat(999) })).toEqual([]);
       // Punctuation joins words into a phrase, as in a web search engine: this is "exponential backoff".
       expect(await ids({ query: '^(exponential|backoff)+.*$' })).toEqual(['a1']);
       // SQL-looking text is words too: sessions OR "1 1".

@@ -1,4 +1,5 @@
 import { KNOWLEDGE_ROLES, KNOWLEDGE_VERDICTS } from '../domain/knowledge-node';
+import { SEARCH_LIMITS } from '../domain/search/search-limits';
 
 /**
  * The schema pieces the knowledge module's tools share — a node's fields as given and as answered, its brief and
@@ -36,7 +37,8 @@ const artifact = {
 } as const;
 
 export const nodeFields = {
-  thought: { type: 'string', minLength: 1, maxLength: 200_000 },
+  // The one maximum both stores search a thought under (domain/search/search-limits.ts checks the rest).
+  thought: { type: 'string', minLength: 1, maxLength: SEARCH_LIMITS.thoughtLength },
   role,
   tags,
   artifacts: { type: 'array', items: artifact, maxItems: 100 },

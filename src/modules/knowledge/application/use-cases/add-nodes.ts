@@ -8,7 +8,7 @@ import type { IdGenerator } from '../../../../kernel/id-generator';
 import type { KnowledgeStore } from '../ports/knowledge-store';
 import type { Logger } from '../../../../kernel/logger';
 import { AlreadyExistsError, InvalidArgumentsError } from '../../../../kernel/errors';
-import { projectIdentity, type StoredKnowledgeNode } from '../../domain';
+import { projectIdentity, searchLimitBreach, type StoredKnowledgeNode } from '../../domain';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { addNodesSchemas } from '../knowledge.tool-schemas';
@@ -23,7 +23,8 @@ export type AddNodesOutput = ToolOutput<typeof addNodesSchemas>;
 /**
  * `add_nodes`: appends nodes to the project's graph. Under the project lock it checks that every parent (and every
  * id a summary's `summarizedSegment` names) exists in the graph or comes earlier in the call, and that no given id is
- * taken; then it appends all nodes in one write. Nothing is written when a check fails.
+ * taken; then it appends all nodes in one write. Nothing is written when a check fails — nor when a node's text passes a
+ * search limit (domain/search/search-limits.ts), the same on every store.
  */
 @injectable()
 export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
@@ -51,6 +52,12 @@ export class AddNodes implements UseCase<AddNodesInput, AddNodesOutput> {
     input.nodes.forEach((n, i) => {
       const id = n.id ?? this.ids.next();
       if (inCall.has(id)) throw new InvalidArgumentsError(`nodes/${i}/id: '${id}' appears twice in this call`, `nodes/${i}/id`);
+      // Past PostgreSQL's tsvector limits a store would index the node differently (or fail): refused alike on every
+      // store, before the lock or any write.
+      const limit = searchLimitBreach(n);
+      if (limit) {
+        throw new InvalidArgumentsError(`nodes/${i}/thought: ${limit.message}; nothing was added`, `nodes/${i}/thought`, { limit: limit.limit, max: limit.max, size: limit.size });
+      }
       const parents = [...new Set(n.parents ?? [])];
       for (const p of parents) {
         if (p === id) throw new InvalidArgumentsError(`nodes/${i}/parents: node '${id}' cannot be its own parent`, `nodes/${i}/parents`);

@@ -3,3 +3,4 @@ export * from './search-query';
 export * from './snippet';
 export * from './bm25';
 export * from './search-total';
+export * from './search-limits';
