@@ -16,12 +16,17 @@
 // of their calls the cache's fast path answered (`fast` of `of`: a first page in one statement, pg-search-fast.ts).
 // BENCH_SEARCH_PG_REUSE=1 with WORKGRAPH_BENCH_DATABASE_URL searches a project an earlier run imported (seeding a
 // million nodes takes minutes); BENCH_SEARCH_PG_ADD_BATCHES=0 leaves out the add_nodes part.
+// Last, the built server's peak RSS (issue 23: < 400 MiB with the 1,000,000-node project searched): `serve
+// --database-url` over stdio, driven by the SDK's client (list_nodes, then each query once, the cache's queries
+// included: its lists are held in the server), VmHWM (bench/lib-server-rss.js); the rssMb figures above are this
+// bench's own process, which holds two containers and the cache.
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
 const { performance } = require('node:perf_hooks');
 const { ROOT, tempDir, stats, report, startPostgres } = require('./lib.js');
 const { generateKnowledgeGraph } = require('./fixtures/knowledge-graph.js');
+const { serverPeakRss } = require('./lib-server-rss.js');
 
 const NODES = Number(process.env.BENCH_SEARCH_PG_NODES || 100_000);
 const RUNS = Number(process.env.BENCH_SEARCH_RUNS || 15);
@@ -276,6 +281,13 @@ async function main() {
       });
     }
     await cc.c.resolve(Symbol.for('workgraph.Database')).close();
+
+    // The server itself on the same database (the SDK client's calls; the server only reads: list and search).
+    const serverQueries = [...QUERIES, ...CACHED.filter(([name]) => !QUERIES.some(([n]) => n === name))];
+    const server = await serverPeakRss(['--database-url', pg.url, '--data-dir', path.join(dataDir, 'server')], PROJECT, serverQueries);
+    report('knowledge-search-postgres', `server peak RSS (serve --database-url over stdio, SDK client) with the ${NODES}-node PostgreSQL project searched`, server.peakMb, 400, 'MiB', {
+      goal: 'value < 400 MiB', startedMb: Math.round(server.startedMb * 10) / 10, benchProcessRssMb: held.rssMb, callsMs: server.calls, matches: server.totals, nodes: NODES, load: server.load,
+    });
   } finally {
     await db?.close();
     await pg.stop();
