@@ -163,6 +163,35 @@ test("knowledge search: a thought's own markdown stars and backslashes are shown
   await page.screenshot({ path: screenshotPath('dashboard-knowledge-snippet-marks'), fullPage: true });
 });
 
+test('knowledge search is live: a node added through the server that matches joins the shown results without a reload', async () => {
+  await page.goto(`${dash.url}#/knowledge/demo-notes`);
+  // A fresh page: the previous test's filters and tab are gone.
+  await page.reload();
+  const items = page.locator('[data-testid="knodes"] > li');
+  await items.first().waitFor();
+  await page.locator('[data-testid="filter-text"]').fill('error messages');
+  await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('[data-testid="knodes"] > li').length === 1);
+  await expect(page.locator('[data-testid="match-count"]').textContent()).resolves.toBe('1 match');
+  // Gone if the page reloads: the update must come from the live view, not a new page.
+  await page.evaluate(() => ((globalThis as any).__sameDocument = true));
+  await call(mcp.client, 'add_nodes', {
+    projectContext: '/work/demo-notes',
+    nodes: [{ thought: 'The lighthouse pass rewrites error messages with the line and column', role: 'critic', tags: ['review'] }],
+  });
+  await page.waitForFunction(
+    () => {
+      const doc = (globalThis as any).document;
+      const li = [...doc.querySelectorAll('[data-testid="knodes"] > li')] as Array<{ textContent: string | null }>;
+      return li.length === 2 && li.some((x) => (x.textContent ?? '').includes('lighthouse pass')) && doc.querySelector('[data-testid="match-count"]')?.textContent === '2 matches';
+    },
+    undefined,
+    { timeout: 30_000 },
+  );
+  await expect(page.evaluate(() => (globalThis as any).__sameDocument)).resolves.toBe(true);
+  await expect(page.locator('[data-testid="filter-text"]').inputValue()).resolves.toBe('error messages');
+  await page.screenshot({ path: screenshotPath('dashboard-knowledge-live-search'), fullPage: true });
+});
+
 test('a workflow session page: steps with progress, the current prompt, and the timeline', async () => {
   const started = await call(mcp.client, 'workflow_start', { workflowId: 'review-change', goal: 'check the dashboard' });
   await page.goto(`${dash.url}#/sessions/${started.sessionId as string}`);
