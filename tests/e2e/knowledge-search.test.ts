@@ -46,6 +46,14 @@ describe('search_nodes (built server, files) and workgraph knowledge search', ()
       const bad = await call('search_nodes', { projectContext: 'demo', query: 'the' });
       expect(bad.r.isError).toBe(true);
       expect(JSON.stringify(bad.r.content)).toMatch(/no word to look for/);
+      // Past a search limit (a term 301 times: PostgreSQL would keep 255 of its positions) the add is refused as one
+      // line naming the field and the limit, on every store; nothing is added.
+      const over = await call('add_nodes', { projectContext: 'demo', nodes: [{ id: 'd4', thought: 'cat '.repeat(300) + 'cat nap', role: 'actor' }] });
+      expect(over.r.isError).toBe(true);
+      expect(over.r.structuredContent).toBeUndefined();
+      expect(over.r._meta).toEqual({ 'workgraph/errorCode': 'invalid_arguments' });
+      expect(over.r.content).toEqual([{ type: 'text', text: "invalid_arguments: nodes/0/thought: a word can be searched at most 250 times in one node ('cat' appears 301 times); split it into several nodes; nothing was added" }]);
+      expect((await call('search_nodes', { projectContext: 'demo', query: 'cat' })).out.hits).toEqual([]);
       const ctx = await call('get_node', { projectContext: 'demo', id: 'd1', neighbours: true });
       expect(ctx.out.neighbours.children.map((b: { id: string }) => b.id)).toEqual(['d2', 'd3']);
       expect(ctx.out.neighbours.summaries.map((b: { id: string }) => b.id)).toEqual(['d3']);
