@@ -85,6 +85,55 @@ describe('search_nodes (built server, files) and workgraph knowledge search', ()
     expect(limit.stderr).toMatch(/--limit: expected a whole number from 1 to 100/);
   });
 
+  it("the CLI's search rebuilds a missing, damaged or stale index and says so in one stderr line; stdout stays the JSON answer", async () => {
+    const dataDir = path.join(tmp.dir, 'data-rebuild');
+    const conn = await connectClient({ dataDir });
+    try {
+      const added = await conn.client.callTool({
+        name: 'add_nodes',
+        arguments: { projectContext: 'notes', nodes: [{ id: 'r1', thought: 'Redis holds the sessions', role: 'actor' }, { id: 'r2', thought: 'Memcached was slower', role: 'critic' }] },
+      });
+      expect(added.isError).toBeFalsy();
+    } finally {
+      await conn.close();
+    }
+    const projectDir = path.join(dataDir, 'projects', 'notes');
+    const searchDir = path.join(projectDir, 'knowledge_graph.search');
+    const search = () => {
+      const r = cli(['knowledge', 'search', 'notes', 'redis', '--data-dir', dataDir, '--json']);
+      expect(r.code).toBe(0);
+      return { stderr: r.stderr, ids: JSON.parse(r.stdout).hits.map((h: { id: string }) => h.id) };
+    };
+    const rebuilt = (reason: RegExp, nodes: number) =>
+      new RegExp(`^workgraph knowledge search: knowledge search index rebuilt from the graph \\(project: notes, graph: \\S+knowledge_graph\\.ndjson, reason: ${reason.source}, nodes: ${nodes}, ms: \\d+\\)\\n$`);
+    // The clean shutdown wrote the index whole: nothing to say.
+    for (let i = 0; i < 100 && !fs.existsSync(path.join(searchDir, 'manifest.json')); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(search()).toEqual({ stderr: '', ids: ['r1'] });
+
+    // Missing: the folder removed.
+    fs.rmSync(searchDir, { recursive: true, force: true });
+    const missing = search();
+    expect(missing.ids).toEqual(['r1']);
+    expect(missing.stderr).toMatch(rebuilt(/no index/, 2));
+    // Rebuilt once: the next search is silent.
+    expect(search()).toEqual({ stderr: '', ids: ['r1'] });
+
+    // Damaged: a segment's bytes overwritten.
+    const segment = fs.readdirSync(searchDir).find((f) => f.endsWith('.bin'))!;
+    const bytes = fs.readFileSync(path.join(searchDir, segment));
+    bytes.fill(0x5a, 0, Math.min(64, bytes.length));
+    fs.writeFileSync(path.join(searchDir, segment), bytes);
+    const damaged = search();
+    expect(damaged.ids).toEqual(['r1']);
+    expect(damaged.stderr).toMatch(rebuilt(/\S+\.bin: .+/, 2));
+
+    // Stale: a line appended to the graph by another program.
+    fs.appendFileSync(path.join(projectDir, 'knowledge_graph.ndjson'), JSON.stringify({ id: 'r3', project: 'notes', projectContext: 'notes', thought: 'Redis again, by hand', role: 'actor', tags: [], artifacts: [], parents: [], createdAt: '2026-12-04T00:00:00.000Z' }) + '\n');
+    const stale = search();
+    expect(stale.ids.sort()).toEqual(['r1', 'r3']);
+    expect(stale.stderr).toMatch(rebuilt(/the graph changed .+/, 3));
+  });
+
   it('the CLI tells a project or data dir with no knowledge graph apart from a search without a match', async () => {
     const dataDir = path.join(tmp.dir, 'data-missing');
     const root = path.join(tmp.dir, 'plan');

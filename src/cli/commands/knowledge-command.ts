@@ -4,6 +4,7 @@ import type { UseCase } from '../../kernel/use-case';
 import { withStoreOptions } from './common-options';
 import { storePlace } from './store-place';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
+import { lineLogger } from '../line-logger';
 
 /**
  * `workgraph knowledge search PROJECT QUERY`, `workgraph knowledge backups PROJECT` and `workgraph knowledge
@@ -102,14 +103,17 @@ type Resolve = <I, O>(token: symbol) => UseCase<I, O>;
  */
 type Missing = (project?: string) => Promise<void>;
 
-/** Builds the container as `serve` does, runs `fn`, closes the database pool; errors are one line on stderr, exit 1. */
+/**
+ * Builds the container as `serve` does, runs `fn`, closes the database pool; errors are one line on stderr, exit 1.
+ * The store's warnings are lines on stderr too (a search that finds the index missing, damaged or stale rebuilds it
+ * from the graph and says so, naming the project); stdout holds only the answer.
+ */
 async function run(name: string, flags: CommonFlags, fn: (resolve: Resolve, missing: Missing) => Promise<void>): Promise<void> {
   const { createContainer } = await import('../../server/container');
-  const { silentLogger } = await import('../../kernel/logger');
   const { Tokens } = await import('../../kernel/tokens');
   const { noopCallContext } = await import('../../kernel/call-context');
   const config = resolveConfig(flags);
-  const c = createContainer(config, silentLogger);
+  const c = createContainer(config, lineLogger(`workgraph knowledge ${name}`));
   try {
     const missing: Missing = async (project) => {
       // The store's project list: a directory listing with two stats each (files), one table (PostgreSQL).

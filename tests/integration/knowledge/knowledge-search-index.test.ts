@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Logger } from '../../../src/kernel/logger';
 import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
 import { SearchNodes } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
@@ -44,10 +45,17 @@ describe('knowledge search index on files', () => {
   beforeEach(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wg-search-index-'));
     warnings = [];
-    const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push({ msg, fields }) };
+    // The store logs through a child naming the project: its fields join each entry's.
+    const logger = (bound: Record<string, unknown> = {}): Logger => ({
+      debug: () => undefined,
+      info: () => undefined,
+      error: () => undefined,
+      warn: (msg, fields) => void warnings.push({ msg, fields: { ...bound, ...fields } }),
+      child: (more) => logger({ ...bound, ...more }),
+    });
     // Every add writes its tail as a segment here (the segment and manifest writes, merges); the tail kept in memory
     // between flushes has its own tests (knowledge-search-tail.test.ts).
-    store = createNdjsonKnowledgeStore(dir, { logger: logger as never, searchFlush: { nodes: 1 } });
+    store = createNdjsonKnowledgeStore(dir, { logger: logger(), searchFlush: { nodes: 1 } });
     await store.withLock(P, (g) => g.append([node('n1', 'alpha retry budget'), node('n2', 'beta retry storm'), node('n3', 'gamma backoff')]));
   });
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -104,7 +112,7 @@ describe('knowledge search index on files', () => {
     }
     segmentCache.clear();
     expect(await search('"retry budget" OR backoff')).toEqual(expected);
-    expect(warnings.map((w) => [w.msg, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', `index format 3, expected ${INDEX_FORMAT}`]]);
+    expect(warnings.map((w) => [w.msg, w.fields?.project, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', P, `index format 3, expected ${INDEX_FORMAT}`]]);
     expect(INDEX_FORMAT).toBe(4);
     const rebuilt = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
     expect(rebuilt.format).toBe(4);

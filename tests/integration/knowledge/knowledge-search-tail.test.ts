@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { Logger } from '../../../src/kernel/logger';
 import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/ndjson-knowledge-store';
 import { SearchNodes } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
 import { DeleteNodes } from '../../../src/modules/knowledge/application/use-cases/delete-nodes';
@@ -38,7 +39,7 @@ describe('knowledge search index tail (kept in memory, flushed now and then)', (
       createdAt: new Date((t += 1000)).toISOString(),
     };
   };
-  const logger = () => ({ debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg: string, fields?: Record<string, unknown>) => void warnings.push({ msg, fields }) });
+  const logger = (): Logger => ({ debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg, fields) => void warnings.push({ msg, fields }), child: () => logger() });
   const open = (flushNodes = 1_000_000) => createNdjsonKnowledgeStore(dir, { logger: logger() as never, clock: new ManualClock(), searchFlush: { nodes: flushNodes } });
   const indexDir = () => path.join(dir, 'projects', P, SEARCH_DIR);
   const graph = () => path.join(dir, 'projects', P, 'knowledge_graph.ndjson');

@@ -226,7 +226,12 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   private searchIndex(project: string, paths: KnowledgePaths): SearchIndexFiles {
     let slot = this.tails.get(project);
     if (!slot) this.tails.set(project, (slot = {}));
-    return new SearchIndexFiles(paths.graph, paths.dir, this.options.logger, slot, { ...DEFAULT_FLUSH, ...this.options.searchFlush });
+    return new SearchIndexFiles(paths.graph, paths.dir, this.projectLogger(project), slot, { ...DEFAULT_FLUSH, ...this.options.searchFlush });
+  }
+
+  /** The store's logger with the project on every entry: a log line about an index or a write names its project. */
+  private projectLogger(project: string): Logger | undefined {
+    return this.options.logger?.child({ project });
   }
 
   /**
@@ -239,7 +244,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
       if (!slot.tail || slot.tail.bytes === 0) continue;
       const paths = knowledgePaths(this.layout, project);
       await withFileLock(paths.dir, (lock) => this.searchIndex(project, paths).flushTail(lock), this.options.lock).catch((e) => {
-        this.options.logger?.warn('knowledge search index tail not written at shutdown; the next search indexes it from the graph', { graph: paths.graph, error: (e as Error).message });
+        this.projectLogger(project)?.warn('knowledge search index tail not written at shutdown; the next search indexes it from the graph', { graph: paths.graph, error: (e as Error).message });
       });
     }
   }
@@ -255,7 +260,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
           const writer = new NdjsonGraphWriter(
             paths,
             lock,
-            { clock: this.clock, backupMaxAgeDays: this.backupMaxAgeDays, backupMaxCount: this.backupMaxCount, logger: this.options.logger },
+            { clock: this.clock, backupMaxAgeDays: this.backupMaxAgeDays, backupMaxCount: this.backupMaxCount, logger: this.projectLogger(project) },
             this.searchIndex(project, paths),
           );
           // A delete or restore interrupted between its two files (exit, lost lock, full disk) is settled first; then
