@@ -1,5 +1,8 @@
 import { ContractRun } from './contract-run';
-import { InvalidArgumentsError } from '../../src/kernel/errors';
+import { ErrorCodes, InvalidArgumentsError } from '../../src/kernel/errors';
+import { silentLogger } from '../../src/kernel/logger';
+import { RecalculateSummaries } from '../../src/modules/knowledge/application/use-cases/recalculate-summaries';
+import { staleSearchCursorError } from '../../src/modules/knowledge/domain';
 import type { KnowledgeStore } from '../../src/modules/knowledge/application/ports/knowledge-store';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../src/modules/knowledge/domain';
 import { SearchNodes, type SearchNodesInput } from '../../src/modules/knowledge/application/use-cases/search-nodes';
@@ -164,6 +167,51 @@ export function knowledgeSearchContract(name: string, make: (opts?: SearchStoreO
       // Higher term frequency ranks first.
       expect(first.hits[0]!.id).toBe('p6');
       expect(sorted(await ids({ query: 'pager', limit: 100 }))).toEqual(['late1', 'late2', 'p0', 'p1', 'p2', 'p3', 'p4', 'p5', 'p6']);
+    });
+
+    it('a delete, a restore or a summary recalculation since the first page refuses its cursor, on every path; adds do not', async () => {
+      for (let i = 0; i < 7; i++) await add(node(`p${i}`, `pager word ${'pager '.repeat(i)}`.trim()));
+      await add(node('sum', 'Summary: pager notes', { role: 'summary', summarizedSegment: ['p0', 'p1'] }));
+      const stale = { code: ErrorCodes.InvalidArguments, message: staleSearchCursorError().message };
+      // One word (PostgreSQL's one-statement first page), several words, a filter, deleted nodes too.
+      const queries: Array<Partial<SearchNodesInput> & { query: string }> = [
+        { query: 'pager' },
+        { query: 'pager word' },
+        { query: 'pager', role: 'actor' },
+        { query: 'pager', includeDeleted: true },
+      ];
+      const firstPages = () =>
+        Promise.all(
+          queries.map(async (q) => {
+            const r = await search({ ...q, limit: 2 });
+            expect(r.nextCursor).toEqual(expect.any(String));
+            return { q, cursor: r.nextCursor! };
+          }),
+        );
+      const later = ({ q, cursor }: { q: Partial<SearchNodesInput> & { query: string }; cursor: string }) => search({ ...q, limit: 2, cursor });
+
+      let pages = await firstPages();
+      await add(node('late', 'pager pager pager'));
+      for (const p of pages) expect((await later(p)).hits).toHaveLength(2);
+
+      pages = await firstPages();
+      const [p6] = [...(await store.reader(P).findByIds(new Set(['p6']))).values()];
+      await store.withLock(P, (g) => g.deleteWithBackup([{ nodeId: 'p6', project: P, reason: null, timestamp: '2026-11-30T12:00:00.000Z', nodeData: p6! }]));
+      for (const p of pages) await expect(later(p)).rejects.toMatchObject(stale);
+
+      pages = await firstPages();
+      await store.withLock(P, (g) => g.restore([p6!]));
+      for (const p of pages) await expect(later(p)).rejects.toMatchObject(stale);
+
+      pages = await firstPages();
+      const [summary] = [...(await store.reader(P).findByIds(new Set(['sum']))).values()];
+      const recalculated = await new RecalculateSummaries(store, silentLogger).execute({ project: P, deleted: new Set(['p1']), summaries: [summary!] });
+      expect(recalculated.map((r) => r.status)).toEqual(['recalculated']);
+      for (const p of pages) await expect(later(p)).rejects.toMatchObject(stale);
+
+      // Searched again without a cursor, the pages go on.
+      pages = await firstPages();
+      for (const p of pages) expect((await later(p)).hits).toHaveLength(2);
     });
 
     it('total is exact up to the cap; past it either exact or the cap with totalExact false, and paging still reaches every hit', async () => {

@@ -4,7 +4,8 @@ import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructu
 import { PgKnowledgeStore } from '../../../src/modules/knowledge/infrastructure/postgres/pg-knowledge-store';
 import { pgSearch } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search';
 import type { KnowledgeSearchPage } from '../../../src/modules/knowledge/application/ports/knowledge-store';
-import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
+import { parseSearchQuery, staleSearchCursorError } from '../../../src/modules/knowledge/domain';
+import { ErrorCodes } from '../../../src/kernel/errors';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
 import { deleteNodes, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
@@ -156,6 +157,45 @@ it('the fast path (a repeated first page: one statement) discards its page when 
       // … and the searcher, whose fast path saw the project's state differ, answers the new truth.
       expect({ write, page: await search() }).toEqual({ write, page: truth });
       expect({ write, stale: c.stale }).toEqual({ write, stale: i + 1 });
+    }
+  } finally {
+    await h.close();
+  }
+}, 120_000);
+
+it("the cache's cursors (a fast-path first page, a cached later page) are refused after another host's delete, rewrite or restore; not after an append", async () => {
+  const h = await twoHosts();
+  try {
+    await h.writer.withLock(P, (g) => g.append(generateNodes(TEXT, 400, 43)));
+    const c = h.searcher.searchCache!.counters;
+    const q = { query: parseSearchQuery('alpha bravo -charlie'), limit: 4 };
+    const search = (cursor?: string) => h.searcher.reader(P).search({ ...q, ...(cursor ? { cursor } : {}) });
+    const stale = { code: ErrorCodes.InvalidArguments, message: staleSearchCursorError().message };
+    /** A fast-path first page's cursor and the cached second page's. */
+    const cursors = async () => {
+      await search();
+      const fast = c.fast;
+      const first = await search();
+      expect(c.fast).toBe(fast + 1);
+      const answered = c.answered;
+      const second = await search(first.nextCursor!);
+      expect(c.answered).toBe(answered + 1);
+      return [first.nextCursor!, second.nextCursor!];
+    };
+    let gone: Awaited<ReturnType<typeof deleteNodes>> = [];
+    const top = async () => (await search()).hits[0]!.node.id;
+    let before = await cursors();
+    await h.writer.withLock(P, (g) => g.append(generateNodes(TEXT, 20, 44, 400)));
+    for (const cursor of before) expect((await search(cursor)).hits).toHaveLength(4);
+    const writes: Array<[string, () => Promise<unknown>]> = [
+      ['delete', async () => (gone = await deleteNodes(h.writer, P, [await top()]))],
+      ['rewrite', async () => h.writer.withLock(P, async (g) => g.updateNodes(new Set([await top()]), (n) => ({ ...n, thought: 'delta', tags: [], artifacts: [] })))],
+      ['restore', () => h.writer.withLock(P, (g) => g.restore(gone))],
+    ];
+    for (const [write, run] of writes) {
+      before = await cursors();
+      await run();
+      for (const cursor of before) await expect(search(cursor).catch((e) => Promise.reject({ write, code: e.code, message: e.message }))).rejects.toEqual({ write, ...stale });
     }
   } finally {
     await h.close();

@@ -4,3 +4,4 @@ export * from './snippet';
 export * from './bm25';
 export * from './search-total';
 export * from './search-limits';
+export * from './stale-cursor';

@@ -4,7 +4,7 @@ import { writeMigration } from './knowledge-write-migration';
 import { pairMigration } from './knowledge-pair-migration';
 import { changeMigration } from './knowledge-change-migration';
 import { pairBuildMigration } from './knowledge-pair-build-migration';
-import { statisticsMigration } from './knowledge-statistics-migration';
+import { statisticsDeletedMigration, statisticsMigration } from './knowledge-statistics-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -242,4 +242,5 @@ export const knowledgeMigrations: Migration[] = [
   changeMigration,
   pairBuildMigration,
   statisticsMigration,
+  statisticsDeletedMigration,
 ];

@@ -14,13 +14,14 @@ export const MAX_PREFIX_TERMS = 1000;
  * `plan_cache_mode = force_generic_plan` is set on the function only, so no other statement's planning changes.
  * Its output columns carry an `o_` prefix so they never meet the statement's own aliases inside plpgsql.
  */
-export const statisticsMigration: Migration = {
-  module: 'knowledge',
-  version: 12,
-  name: 'knowledge search: the statistics statement as a function planned once per connection (generic plan)',
-  sql: `
+/**
+ * The statistics function's text; `deleted` adds migration 13's column. One template, so migration 12's text stays
+ * byte for byte what databases applied.
+ */
+function statisticsFunction(deleted: boolean): string {
+  return `
     CREATE FUNCTION wg_knowledge_search_statistics(proj text, words text[], prefixes text[], lexemes_of text[], with_levels boolean)
-      RETURNS TABLE (o_w text, o_n text, o_terms json, o_x text, o_v text, o_lex json, o_tsq text[])
+      RETURNS TABLE (o_w text, o_n text, o_terms json, o_x text, o_v text, o_lex json, o_tsq text[]${deleted ? ', o_d text' : ''})
       LANGUAGE plpgsql STABLE SET plan_cache_mode = force_generic_plan AS $$
     BEGIN
       RETURN QUERY SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
@@ -39,7 +40,30 @@ export const statisticsMigration: Migration = {
        (SELECT json_agg((SELECT CASE WHEN count(*) = 1 AND websearch_to_tsquery('english', k.word) = quote_literal(min(u.lexeme))::tsquery
                           THEN min(u.lexeme) END FROM unnest(to_tsvector('english', wg_knowledge_words(k.word))) u) ORDER BY k.i)
         FROM unnest($4::text[]) WITH ORDINALITY k(word, i)) AS lex,
-       ARRAY(SELECT websearch_to_tsquery('english', k.word)::text FROM unnest($4::text[]) WITH ORDINALITY k(word, i) ORDER BY k.i) AS tsq;
+       ARRAY(SELECT websearch_to_tsquery('english', k.word)::text FROM unnest($4::text[]) WITH ORDINALITY k(word, i) ORDER BY k.i) AS tsq${deleted ? `,
+       (SELECT deleted FROM wg_knowledge_projects WHERE project = $1)::text AS d` : ''};
     END $$;
-  `,
+  `;
+}
+
+export const statisticsMigration: Migration = {
+  module: 'knowledge',
+  version: 12,
+  name: 'knowledge search: the statistics statement as a function planned once per connection (generic plan)',
+  sql: statisticsFunction(false),
+};
+
+/**
+ * Knowledge migration 13: the statistics function also answers the project's count of deletion records (`o_d`). A
+ * search cursor carries it with the last change id (`o_x`): a delete or a recalculation logs a change, a restore takes
+ * deletion records out (only a delete, which logs, adds them), so the pair moves on each of them and not on an add.
+ * Read in the statement the search already runs: no round trip more. A new column changes the function's type, so it
+ * is dropped and created again (same generic plan setting).
+ */
+export const statisticsDeletedMigration: Migration = {
+  module: 'knowledge',
+  version: 13,
+  name: 'knowledge search: the statistics function answers the deletion record count (cursor state)',
+  sql: `
+    DROP FUNCTION wg_knowledge_search_statistics(text, text[], text[], text[], boolean);${statisticsFunction(true)}`,
 };

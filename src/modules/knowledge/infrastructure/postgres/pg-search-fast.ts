@@ -10,14 +10,15 @@ import { idfOf } from './pg-search-rank';
 
 /**
  * The page's nodes and, in the same snapshot, what statistics() reads of the project (highest seq, last change id,
- * version): named, prepared once per connection. One row per node found, or one row of nulls beside the state.
+ * version, deletion record count: the last three also go into the cursor): named, prepared once per connection. One row per node found, or one row of nulls beside the state.
  */
 const FAST_PAGE = {
   name: 'wg_knowledge_search_fast_page',
-  text: `SELECT s.w, s.x, s.v, n.seq::text AS seq, n.node FROM (SELECT
+  text: `SELECT s.w, s.x, s.v, s.d, n.seq::text AS seq, n.node FROM (SELECT
       (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
       (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
-      (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v) s
+      (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
+      (SELECT deleted FROM wg_knowledge_projects WHERE project = $1)::text AS d) s
     LEFT JOIN wg_knowledge_nodes n ON n.project = $1 AND n.seq = ANY($2::bigint[])`,
 };
 
@@ -70,7 +71,7 @@ export async function fastFirstPage(
   });
   const more = r.top.length > q.limit;
   const page = more ? r.top.slice(0, q.limit) : r.top;
-  const rows = await sql.query<{ w: string | null; x: string | null; v: string | null; seq: string | null; node: StoredKnowledgeNode | null }>(
+  const rows = await sql.query<{ w: string | null; x: string | null; v: string | null; d: string | null; seq: string | null; node: StoredKnowledgeNode | null }>(
     FAST_PAGE,
     [project, page.map((m) => String(m.seq))],
   );
@@ -81,15 +82,15 @@ export async function fastFirstPage(
   }
   const nodes = new Map<number, StoredKnowledgeNode>();
   for (const row of rows) if (row.seq !== null && row.node) nodes.set(Number(row.seq), row.node);
-  const w = state.maxSeq;
+  const searched = { w: state.maxSeq, x: state.change, d: now?.d ?? '0' };
   const hits = page
     .filter((m) => nodes.has(m.seq))
-    .map((m) => ({ node: nodes.get(m.seq)!, score: m.score, deleted: false, after: encodeCursor({ w, s: String(m.score), o: String(m.seq) }) }));
+    .map((m) => ({ node: nodes.get(m.seq)!, score: m.score, deleted: false, after: encodeCursor(searched, String(m.score), String(m.seq)) }));
   const last = page[page.length - 1];
   cache.counters.fast++;
   return {
     hits,
-    nextCursor: more && last ? encodeCursor({ w, s: String(last.score), o: String(last.seq) }) : null,
+    nextCursor: more && last ? encodeCursor(searched, String(last.score), String(last.seq)) : null,
     // A first page's total as cachedMatches gives it: counted up to the cap.
     ...(r.total <= totalCap ? { total: r.total, totalExact: true } : { total: totalCap, totalExact: false }),
   };

@@ -1,6 +1,6 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
 import type { SearchQuery } from '../../domain/search';
-import type { Cursor } from './pg-search-cursor';
+import { assertSameState, type Cursor } from './pg-search-cursor';
 import type { LevelTerm } from './pg-search-levels';
 import { idfOf, type RankTerm } from './pg-search-rank';
 import type { Seen } from './pg-search-cache';
@@ -27,12 +27,15 @@ function positiveWords(query: SearchQuery): { words: string[]; prefixes: string[
  */
 const STATISTICS = {
   name: 'wg_knowledge_search_statistics_call',
-  text: `SELECT s.o_w AS w, s.o_n AS n, s.o_terms AS terms, s.o_x AS x, s.o_v AS v, s.o_lex AS lex, s.o_tsq AS tsq
+  text: `SELECT s.o_w AS w, s.o_n AS n, s.o_terms AS terms, s.o_x AS x, s.o_v AS v, s.o_lex AS lex, s.o_tsq AS tsq, s.o_d AS d
     FROM wg_knowledge_search_statistics($1::text, $2::text[], $3::text[], $4::text[], $5::boolean) s`,
 };
 
 export interface Statistics {
   w: string;
+  /** The project's last change id and deletion record count now: what a cursor carries (pg-search-cursor.ts). */
+  x: string;
+  d: string;
   /** The live nodes the idf counts (as of the watermark). */
   nodes: number;
   terms: Array<RankTerm & Pick<LevelTerm, 'levels'>>;
@@ -51,7 +54,8 @@ export interface Statistics {
  * (a later page: the nodes added since the first are taken off again, so every page scores alike). The same
  * statement reads what the search cache compares its lists with (highest seq, last change id, version) and, for the
  * words `lexemesOf`, the one lexeme each stands for (to_tsvector of the folded word, checked equal to the tsquery
- * the SQL path matches with). `withLevels` false leaves out the terms' impact levels (the level walk's, which the
+ * the SQL path matches with), and the change id and deletion count a cursor carries: a later page whose project
+ * has others is refused here (the stale-cursor error), before anything else is read. `withLevels` false leaves out the terms' impact levels (the level walk's, which the
  * cache path does not use: a query the cache may answer reads them only if it falls back).
  */
 export async function statistics(
@@ -68,6 +72,7 @@ export async function statistics(
     n: string | null;
     x: string | null;
     v: string | null;
+    d: string | null;
     lex: Array<string | null> | null;
     tsq: string[] | null;
     terms: Array<{ term: string; docs: number; levels: LevelTerm['levels'] | null }> | null;
@@ -75,6 +80,9 @@ export async function statistics(
     STATISTICS,
     [project, words, prefixes, lexemesOf, withLevels],
   );
+  const [x, d] = [row?.x ?? '0', row?.d ?? '0'];
+  // A later page: refused if the project was rewritten since the first (before any more is read for it).
+  if (cursor) assertSameState(cursor, { x, d });
   const w = cursor ? cursor.w : (row?.w ?? '0');
   let nodes = Number(row?.n ?? 0);
   const docs = new Map((row?.terms ?? []).map((t) => [t.term, Number(t.docs)]));
@@ -96,10 +104,12 @@ export async function statistics(
   const levels = new Map((row?.terms ?? []).map((t) => [t.term, t.levels ?? []]));
   return {
     w,
+    x,
+    d,
     withLevels,
     nodes,
     terms: [...docs].map(([term, d]) => ({ term, docs: d, idf: idfOf(nodes, d), levels: levels.get(term) ?? [] })),
-    seen: { maxSeq: Number(row?.w ?? 0), change: row?.x ?? '0', version: row?.v ?? '0' },
+    seen: { maxSeq: Number(row?.w ?? 0), change: x, version: row?.v ?? '0' },
     lexemes: row?.lex ?? [],
     tsqueries: row?.tsq ?? [],
   };

@@ -114,6 +114,8 @@ export async function pgSearch(
   const cached = words ? await cachedMatches(cache!, sql, project, q, stats, words, after, want, totalCap) : undefined;
   if (words && !cached) stats = await statistics(sql, project, q.query, cursor);
   const { w: watermark, terms, nodes: liveNodes } = stats;
+  // The state this page searched: a later page's statistics checked it equal to its cursor's.
+  const searched = { w: watermark, x: stats.x, d: stats.d };
   const params: unknown[] = [project];
   const tsq = tsqueryExpr(q.query, params);
   const p = (v: unknown) => {
@@ -158,7 +160,7 @@ export async function pgSearch(
   const nodes = await pageNodes(sql, project, page);
   const hits = page
     .filter((m) => nodes.has(m.ord))
-    .map((m) => ({ node: nodes.get(m.ord)!, score: m.score, deleted: m.deleted, after: encodeCursor({ w: watermark, s: String(m.score), o: m.ord.toString() }) }));
+    .map((m) => ({ node: nodes.get(m.ord)!, score: m.score, deleted: m.deleted, after: encodeCursor(searched, String(m.score), m.ord.toString()) }));
   const last = page[page.length - 1];
   const { total, totalExact } = cached?.total !== undefined
     ? { total: cached.total, totalExact: cached.totalExact! }
@@ -169,7 +171,7 @@ export async function pgSearch(
         : await countMatches(sql, project, q, terms, { ...matchUpTo, watermark, deletedSql: q.includeDeleted, nodes: liveNodes }, totalCap, deleted.total);
   return {
     hits,
-    nextCursor: more && last ? encodeCursor({ w: watermark, s: String(last.score), o: last.ord.toString() }) : null,
+    nextCursor: more && last ? encodeCursor(searched, String(last.score), last.ord.toString()) : null,
     total,
     totalExact,
   };

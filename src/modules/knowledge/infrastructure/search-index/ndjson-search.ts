@@ -9,7 +9,8 @@ import { parseNode, parseRecord } from '../ndjson-passes';
 import { evaluateQuery, type SearchSegment } from './index-search';
 import { readRange } from './graph-range';
 import { SearchIndexFiles } from './search-index';
-import { decodeSearchCursor, encodeSearchCursor, staleSearchCursorError } from './search-cursor';
+import { decodeSearchCursor, encodeSearchCursor } from './search-cursor';
+import { staleSearchCursorError } from '../../domain/search/stale-cursor';
 import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
 
@@ -79,7 +80,9 @@ async function searchOnce(
     // No graph: nothing to index (and no index folder is made for a project that does not exist).
     const current = graph !== undefined ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], persisted: 0, docs: 0 };
     const m = current.manifest;
-    if (cursor && cursor.g !== m.generation) throw staleSearchCursorError();
+    // A rebuild (delete, recalculation) or a restore since the first page: its ranking cannot be continued.
+    const deletedBytes = sizeOf(paths.deleted);
+    if (cursor && (cursor.g !== m.generation || cursor.d !== deletedBytes)) throw staleSearchCursorError();
     const watermark = cursor ? Math.min(cursor.w, current.docs) : current.docs;
     const segments: SearchSegment[] = [];
     let base = 0;
@@ -121,7 +124,7 @@ async function searchOnce(
     // The page's lines: synchronous reads too (ten lines of the graph the page cache holds).
     const out: KnowledgeSearchHit[] = page.map((h) => {
       const s = segments[h.seg]!;
-      const afterHit = encodeSearchCursor({ g: m.generation, w: watermark, s: h.score, o: h.ord });
+      const afterHit = encodeSearchCursor({ g: m.generation, w: watermark, d: deletedBytes, s: h.score, o: h.ord });
       if (s.base < 0) return { node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit };
       const doc = s.seg.doc(h.local);
       const buf = Buffer.alloc(doc.lineLength);
@@ -133,7 +136,7 @@ async function searchOnce(
     const last = page[page.length - 1];
     return {
       hits: out,
-      nextCursor: more && last ? encodeSearchCursor({ g: m.generation, w: watermark, s: last.score, o: last.ord }) : null,
+      nextCursor: more && last ? encodeSearchCursor({ g: m.generation, w: watermark, d: deletedBytes, s: last.score, o: last.ord }) : null,
       total,
       totalExact,
     };
@@ -146,5 +149,14 @@ async function searchOnce(
         // Nothing was written through it: a failed close loses nothing.
       }
     }
+  }
+}
+
+/** A file's size, 0 when it does not exist (a project that never deleted anything). */
+function sizeOf(file: string): number {
+  try {
+    return fsSync.statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+  } catch (e) {
+    throw toStorageError(e, 'read', file);
   }
 }
