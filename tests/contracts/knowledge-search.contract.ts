@@ -214,6 +214,30 @@ export function knowledgeSearchContract(name: string, make: (opts?: SearchStoreO
       for (const p of pages) expect((await later(p)).hits).toHaveLength(2);
     });
 
+    it('over several projects every page answers the same total, a project finished on an earlier page included', async () => {
+      for (let i = 0; i < 5; i++) await add(node(`d${i}`, `quota check number ${i}`));
+      // Ranked above every demo hit: the other project is finished on the first page.
+      await add(node('o1', 'quota quota quota quota quota', { project: 'other' }));
+      await add(node('t1', 'quota quota quota quota', { project: 'third' }));
+      const seen: string[] = [];
+      const totals: Array<[number, boolean]> = [];
+      let cursor: string | null | undefined;
+      do {
+        const page = await search({ projectContext: undefined, projects: '*', query: 'quota', limit: 2, ...(cursor ? { cursor } : {}) });
+        seen.push(...page.hits.map((h) => `${h.project}/${h.id}`));
+        totals.push([page.total, page.totalExact]);
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen.slice(0, 2)).toEqual(['other/o1', 'third/t1']);
+      expect(sorted(seen)).toEqual(['demo/d0', 'demo/d1', 'demo/d2', 'demo/d3', 'demo/d4', 'other/o1', 'third/t1']);
+      expect(totals).toEqual(Array(4).fill([7, true]));
+      // A damaged several-projects cursor: one line naming `cursor`.
+      await expect(search({ projectContext: undefined, projects: '*', query: 'quota', cursor: 'm2.' + Buffer.from('[{},-1,true]').toString('base64url') })).rejects.toMatchObject({
+        code: ErrorCodes.InvalidArguments,
+        message: expect.stringMatching(/^cursor: '.*' is not a cursor of a search_nodes call over several projects$/),
+      });
+    });
+
     it('total is exact up to the cap; past it either exact or the cap with totalExact false, and paging still reaches every hit', async () => {
       const capped = await make({ searchTotalCap: 3 });
       try {

@@ -3,7 +3,7 @@ import { KnowledgeTokens } from '../knowledge.tokens';
 import type { CallContext } from '../../../../kernel/call-context';
 import type { KnowledgeSearchHit, KnowledgeSearchQuery, KnowledgeStore } from '../ports/knowledge-store';
 import { InvalidArgumentsError } from '../../../../kernel/errors';
-import { makeSnippet, parseSearchQuery, termMatcher, toBrief, type SearchQuery } from '../../domain';
+import { makeSnippet, parseSearchQuery, staleSearchCursorError, termMatcher, toBrief, type SearchQuery } from '../../domain';
 import type { UseCase } from '../../../../kernel/use-case';
 import type { ToolInput, ToolOutput } from '../../../../kernel/tools/tool-schema';
 import type { searchNodesSchemas } from '../knowledge.tool-schemas';
@@ -17,7 +17,6 @@ export type SearchNodesOutput = ToolOutput<typeof searchNodesSchemas>;
 
 export const SEARCH_DEFAULT_LIMIT = 10;
 export const SEARCH_MAX_LIMIT = 100;
-const MULTI_PREFIX = 'm1.';
 
 function timeBound(value: string | undefined, field: string): number | undefined {
   if (value === undefined) return undefined;
@@ -28,7 +27,8 @@ function timeBound(value: string | undefined, field: string): number | undefined
 
 /**
  * `search_nodes`: ranked nodes of one project, or of several (each searched on its own, hits merged by score; a
- * project's cursor moves only past the hits it gave to the page). See docs/knowledge-graph.md, "Search".
+ * project's cursor moves only past the hits it gave to the page; a finished one's total stays in the sum). See
+ * docs/knowledge-graph.md, "Search".
  */
 @injectable()
 export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput> {
@@ -73,37 +73,39 @@ export class SearchNodes implements UseCase<SearchNodesInput, SearchNodesOutput>
       throw new InvalidArgumentsError('projects: give projectContext or projects, not both', 'projects');
     }
     const projects = await this.targets(input.projects, ctx);
-    // Per project: its cursor (undefined: not started, null: done).
-    const state = input.cursor !== undefined ? decodeMulti(input.cursor) : Object.fromEntries(projects.map((p) => [p, undefined]));
+    // Per open project its cursor (undefined: not started); the projects finished on earlier pages only as their sum.
+    const state: MultiCursor = input.cursor !== undefined ? decodeMulti(input.cursor) : { open: Object.fromEntries(projects.map((p) => [p, undefined])), doneTotal: 0, doneExact: true };
     const merged: Array<{ project: string; hit: KnowledgeSearchHit }> = [];
-    const more = new Map<string, boolean>();
-    // The sum of every project's total: exact only if each is (a capped one makes the sum a lower bound too).
-    let total = 0;
-    let totalExact = true;
+    const pages = new Map<string, { more: boolean; total: number; totalExact: boolean }>();
+    // The sum of every project's total: exact only if each is (a capped one makes the sum a lower bound too). A
+    // project finished earlier still counts: the cursor kept its total, so every page answers the same sum.
+    let total = state.doneTotal;
+    let totalExact = state.doneExact;
     for (const project of projects) {
-      if (!(project in state) || state[project] === null) continue;
-      const page = await this.store.reader(project).search({ ...base, limit, cursor: state[project] ?? undefined });
+      if (!(project in state.open)) continue;
+      const page = await this.store.reader(project).search({ ...base, limit, cursor: state.open[project] });
       total += page.total;
       totalExact &&= page.totalExact;
-      more.set(project, page.nextCursor !== null);
+      pages.set(project, { more: page.nextCursor !== null, total: page.total, totalExact: page.totalExact });
       for (const hit of page.hits) merged.push({ project, hit });
     }
     merged.sort((a, b) => b.hit.score - a.hit.score || (a.project < b.project ? -1 : a.project > b.project ? 1 : 0));
     const taken = merged.slice(0, limit);
-    const next: Record<string, string | null> = {};
-    for (const project of more.keys()) {
+    const next: MultiCursor = { open: {}, doneTotal: state.doneTotal, doneExact: state.doneExact };
+    for (const [project, page] of pages) {
       const mine = merged.filter((m) => m.project === project);
       const used = taken.filter((m) => m.project === project);
-      const done = used.length === mine.length && !more.get(project);
-      next[project] = done ? null : used.length ? used[used.length - 1]!.hit.after : (state[project] ?? undefined) ?? '';
+      if (used.length === mine.length && !page.more) {
+        next.doneTotal += page.total;
+        next.doneExact &&= page.totalExact;
+      } else next.open[project] = used.length ? used[used.length - 1]!.hit.after : state.open[project];
     }
-    const open = Object.entries(next).filter(([, c]) => c !== null);
     return {
       project: null,
       hits: taken.map((m) => shape(m.project, m.hit)),
       total,
       totalExact,
-      nextCursor: open.length ? encodeMulti(Object.fromEntries(open)) : null,
+      nextCursor: Object.keys(next.open).length ? encodeMulti(next) : null,
     };
   }
 
@@ -143,20 +145,43 @@ function matcherOf(query: SearchQuery) {
   return termMatcher(exact, prefixes);
 }
 
-// A cursor of several projects: each project's own cursor ('' = from its start), projects done left out.
-function encodeMulti(state: Record<string, string | null>): string {
-  return MULTI_PREFIX + Buffer.from(JSON.stringify(state), 'utf8').toString('base64url');
+/**
+ * A search over several projects between pages: each open project's own cursor (undefined: from its start, on its
+ * first page again) and the finished projects' totals as one sum and its exactness — two numbers however many
+ * finished, so the cursor grows only with the projects still open.
+ */
+interface MultiCursor {
+  open: Record<string, string | undefined>;
+  doneTotal: number;
+  doneExact: boolean;
 }
 
-function decodeMulti(cursor: string): Record<string, string | undefined | null> {
+const MULTI_PREFIX = 'm2.';
+/** The several-projects cursor before finished totals were kept: refused as stale (its project cursors are too). */
+const RETIRED_MULTI_PREFIX = 'm1.';
+
+function encodeMulti(c: MultiCursor): string {
+  const open = Object.fromEntries(Object.entries(c.open).map(([p, cursor]) => [p, cursor ?? '']));
+  return MULTI_PREFIX + Buffer.from(JSON.stringify([open, c.doneTotal, c.doneExact]), 'utf8').toString('base64url');
+}
+
+function decodeMulti(cursor: string): MultiCursor {
   const bad = () => new InvalidArgumentsError(`cursor: '${cursor.slice(0, 40)}' is not a cursor of a search_nodes call over several projects`, 'cursor');
-  if (!cursor.startsWith(MULTI_PREFIX)) throw bad();
+  const prefix = cursor.startsWith(RETIRED_MULTI_PREFIX) ? RETIRED_MULTI_PREFIX : MULTI_PREFIX;
+  if (!cursor.startsWith(prefix)) throw bad();
   let v: unknown;
   try {
-    v = JSON.parse(Buffer.from(cursor.slice(MULTI_PREFIX.length), 'base64url').toString('utf8'));
+    v = JSON.parse(Buffer.from(cursor.slice(prefix.length), 'base64url').toString('utf8'));
   } catch {
     throw bad();
   }
-  if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.values(v).every((c) => typeof c === 'string')) throw bad();
-  return Object.fromEntries(Object.entries(v as Record<string, string>).map(([p, c]) => [p, c === '' ? undefined : c]));
+  const cursors = (o: unknown): o is Record<string, string> => typeof o === 'object' && o !== null && !Array.isArray(o) && Object.values(o).every((c) => typeof c === 'string');
+  if (prefix === RETIRED_MULTI_PREFIX) {
+    if (!cursors(v)) throw bad();
+    throw staleSearchCursorError();
+  }
+  if (!Array.isArray(v) || v.length !== 3) throw bad();
+  const [open, doneTotal, doneExact] = v as unknown[];
+  if (!cursors(open) || !Number.isSafeInteger(doneTotal) || (doneTotal as number) < 0 || typeof doneExact !== 'boolean') throw bad();
+  return { open: Object.fromEntries(Object.entries(open).map(([p, c]) => [p, c === '' ? undefined : c])), doneTotal: doneTotal as number, doneExact };
 }
