@@ -80,9 +80,10 @@ export interface AppendOptions {
    * Called once every byte is written, while the fsync runs (on the thread pool), with the file's length before and
    * after the append: CPU work that follows the append (indexing what was appended) is done in the fsync's time
    * instead of after it. It must not throw; it must not take the append as done (the fsync can still fail, and then
-   * the file is cut back and the append fails).
+   * the file is cut back and the append fails). It may return a promise (more work run in the fsync's time, which
+   * `synced` settles with): the append answers once both are done; it must not reject.
    */
-  whileSyncing?: (written: { before: number; after: number }) => void;
+  whileSyncing?: (written: { before: number; after: number }, synced: Promise<unknown>) => unknown;
 }
 
 /**
@@ -114,8 +115,9 @@ export async function appendFully(file: string, data: string | Uint8Array, opts:
     const syncing = (opts.sync ?? true) ? handle.sync() : undefined;
     // A failed fsync is awaited below (the catch cuts the append back); the callback runs meanwhile.
     syncing?.catch(() => undefined);
-    opts.whileSyncing?.({ before, after: before + written });
+    const meanwhile = opts.whileSyncing?.({ before, after: before + written }, syncing ?? Promise.resolve());
     await syncing;
+    await meanwhile;
     const st = await assertSize(handle, before + written, file);
     await handle.close();
     return { before, after: before + written, ino: st.ino, mtimeMs: st.mtimeMs };

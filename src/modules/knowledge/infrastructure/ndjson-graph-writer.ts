@@ -56,13 +56,17 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     if (nodes.length === 0) return;
     const lines = nodes.map((n) => JSON.stringify(n));
     // The index's CPU work on the new nodes is done while the graph's fsync runs; they join the tail once it is done.
+    // So is a slice of a flush in the background, if one is under way, for as long as the fsync lasts.
     let staged: StagedAppend | undefined;
-    const written = await this.appendLines(this.paths.graph, lines, (w) => {
+    const written = await this.appendLines(this.paths.graph, lines, (w, synced) => {
+      let meanwhile: Promise<void> | undefined;
       try {
         staged = this.view?.tail.stage({ ...w, lines, nodes });
+        meanwhile = this.view?.tail.pending?.job.runWhile(synced);
       } catch {
         staged = undefined;
       }
+      return meanwhile;
     });
     await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines, nodes, staged }));
   }

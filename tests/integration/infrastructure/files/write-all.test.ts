@@ -119,6 +119,22 @@ describe('all-or-nothing writes (short writes never count as success)', () => {
     expect(await fs.readFile(file, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
   });
 
+  it('appendFully awaits the promise whileSyncing returns (work beside the fsync) before it answers, with the fsync settled first', async () => {
+    const file = path.join(dir, 'g.ndjson');
+    const order: string[] = [];
+    const r = await appendFully(file, '{"a":1}\n', {
+      whileSyncing: (_w, synced) =>
+        (async () => {
+          await synced;
+          order.push('synced');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          order.push('work done');
+        })(),
+    }).then((x) => (order.push('answered'), x));
+    expect(order).toEqual(['synced', 'work done', 'answered']);
+    expect(r.after).toBe(8);
+  });
+
   it('appendLines under short writes: the torn-line fix and the append are cut back together', async () => {
     const file = path.join(dir, 'log.ndjson');
     await fs.writeFile(file, '{"a":1}\n{"b":');

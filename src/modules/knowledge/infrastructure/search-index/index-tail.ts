@@ -3,6 +3,8 @@ import { parseNode } from '../ndjson-passes';
 import { mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity } from './index-manifest';
 import { SegmentBuilder } from './segment-builder';
 import { LoadedSegment } from './segment-reader';
+import type { FlushJob } from './flush-job';
+import type { EncodedGroup } from './segment-files';
 
 /** What an append wrote: the graph's size before and after it, its inode and mtime after it, and its lines (without their `\n`). */
 export interface AppendedLines {
@@ -41,6 +43,14 @@ export class IndexTail {
   private frozen: Piece[] = [];
   private open: SegmentBuilder;
   private frozenDocs = 0;
+  // What a flush in the background is writing (search-index.ts): the tail's parts before `cutEnd`, no longer added
+  // to; searches read them first (the open builder among them encoded for searches once, when one asks).
+  private cutParts: TailPart[] = [];
+  private cutPieces?: Piece[];
+  private cutDocs = 0;
+  private cutEnd: number;
+  /** The flush in the background of the parts before {@link cut}, set by the index (search-index.ts). */
+  pending?: PendingFlush;
 
   constructor(
     readonly key: string,
@@ -48,6 +58,7 @@ export class IndexTail {
     public identity: GraphIdentity,
   ) {
     this.open = new SegmentBuilder(start, start);
+    this.cutEnd = start;
   }
 
   /** The graph bytes covered: [start, end). */
@@ -56,11 +67,50 @@ export class IndexTail {
   }
 
   get docs(): number {
-    return this.frozenDocs + this.open.size;
+    return this.cutDocs + this.frozenDocs + this.open.size;
   }
 
   get bytes(): number {
     return this.end - this.start;
+  }
+
+  /** Nodes and graph bytes added since the {@link cut} (all of the tail when there was none). */
+  get docsSinceCut(): number {
+    return this.frozenDocs + this.open.size;
+  }
+
+  get bytesSinceCut(): number {
+    return this.end - this.cutEnd;
+  }
+
+  /**
+   * Everything the tail holds now becomes the parts a flush in the background writes (returned, in graph order); the
+   * nodes added from here on go to a new open builder, so those parts never change. Searches still read them.
+   */
+  cut(): Promise<TailPart[]> {
+    return this.exclusive(async () => {
+      const parts = [...this.cutParts, ...partsOf(this.frozen, this.open, this.cutParts.length === 0)];
+      this.cutParts = parts;
+      this.cutPieces = undefined;
+      this.cutDocs = this.docs;
+      this.cutEnd = this.end;
+      this.frozen = [];
+      this.frozenDocs = 0;
+      this.open = new SegmentBuilder(this.end, this.end);
+      return parts;
+    });
+  }
+
+  /**
+   * Once the parts before the cut are segments a manifest names (covering the graph to the cut): the tail of that
+   * index, `key`, holding what was added since the cut — this tail's builders, handed over (this one is not used again).
+   */
+  afterCut(key: string): IndexTail {
+    const next = new IndexTail(key, this.cutEnd, this.identity);
+    next.frozen = this.frozen;
+    next.frozenDocs = this.frozenDocs;
+    next.open = this.open;
+    return next;
   }
 
   private add(text: string, offset: number, lineLength: number, parsed?: StoredKnowledgeNode): void {
@@ -170,6 +220,8 @@ export class IndexTail {
 
   /** Freezes the open builder (synchronously, so the pieces end at the identity read with them), then merges. */
   private async pieces(): Promise<Piece[]> {
+    this.cutPieces ??= this.cutParts.flatMap((p) => (p.kind === 'piece' ? [p.piece] : p.builder.size > 0 ? [encoded(p.builder)] : []));
+    const cut = this.cutPieces;
     if (this.open.size > 0) this.freeze(this.end);
     let pieces = this.frozen;
     const n = pieces.length;
@@ -178,7 +230,7 @@ export class IndexTail {
     }
     // An add that filled the open builder meanwhile froze a piece after these.
     this.frozen = [...pieces, ...this.frozen.slice(n)];
-    return pieces;
+    return [...cut, ...pieces];
   }
 
   /**
@@ -187,12 +239,21 @@ export class IndexTail {
    * decoding it first); the open builder too when it holds no node but covers trailing lines, or the tail nothing else.
    */
   flushParts(): Promise<TailPart[]> {
-    return this.exclusive(async () => {
-      const parts: TailPart[] = this.frozen.map((piece) => ({ kind: 'piece', piece }));
-      if (this.open.size > 0 || this.open.end > this.open.start || parts.length === 0) parts.push({ kind: 'open', builder: this.open });
-      return parts;
-    });
+    return this.exclusive(async () => [...this.cutParts, ...partsOf(this.frozen, this.open, this.cutParts.length === 0)]);
   }
+}
+
+/** Frozen pieces and the open builder as parts: the builder when it holds nodes, covers trailing lines, or `alone`. */
+function partsOf(frozen: readonly Piece[], open: SegmentBuilder, alone: boolean): TailPart[] {
+  const parts: TailPart[] = frozen.map((piece) => ({ kind: 'piece', piece }));
+  if (open.size > 0 || open.end > open.start || (alone && parts.length === 0)) parts.push({ kind: 'open', builder: open });
+  return parts;
+}
+
+/** A flush in the background: its job (the cut parts' segments, encoded) and the graph's identity at the cut. */
+export interface PendingFlush {
+  job: FlushJob<EncodedGroup[]>;
+  cut: GraphIdentity;
 }
 
 /** A part of the tail a flush writes: a piece encoded in memory, or the open builder. */

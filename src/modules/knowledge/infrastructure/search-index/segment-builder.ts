@@ -2,7 +2,8 @@ import { forEachTerm } from '../../domain/search';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { VarintWriter } from './varint';
 import { BIGRAM_PREFIX, TAG_TERM_PREFIX, type DocEntry } from './segment-format';
-import { encodeSegment } from './segment-encoder';
+import { encodeSegmentSteps } from './segment-encoder';
+import { drain, type Steps } from './steps';
 import { copyTermPostings } from './segment-postings-copy';
 import { DamagedIndexError, type LoadedSegment } from './segment-reader';
 
@@ -113,6 +114,11 @@ export class SegmentBuilder {
    * ordinals shifted past this builder's documents. The segment must be held in memory ({@link LoadedSegment.fromBuffer}).
    */
   async appendSegment(seg: LoadedSegment): Promise<void> {
+    drain(this.appendSegmentSteps(seg));
+  }
+
+  /** {@link appendSegment} in steps (a few terms each), for a flush in the background. */
+  *appendSegmentSteps(seg: LoadedSegment): Steps<void> {
     if (seg.header.start !== this.end) throw new DamagedIndexError(`${seg.file}: starts at byte ${seg.header.start}, the merge is at ${this.end}`);
     const base = this.docs.length;
     for (let i = 0; i < seg.docCount; i++) this.docs.push(seg.doc(i));
@@ -120,6 +126,7 @@ export class SegmentBuilder {
     for (let t = 0; t < terms.length; t++) {
       // Bigrams are derived again when the merged segment is encoded (they depend on which terms are dense in it).
       if (terms[t]!.startsWith(BIGRAM_PREFIX)) continue;
+      if (t % 16 === 15) yield;
       copyTermPostings(seg, t, base, this.termOf(terms[t]!));
     }
     this.end = seg.header.end;
@@ -131,10 +138,17 @@ export class SegmentBuilder {
    * a flush merges the tail's open builder so, without encoding it first).
    */
   appendBuilder(other: SegmentBuilder): void {
+    drain(this.appendBuilderSteps(other));
+  }
+
+  /** {@link appendBuilder} in steps (a few dozen terms each), for a flush in the background. */
+  *appendBuilderSteps(other: SegmentBuilder): Steps<void> {
+    let step = 0;
     if (other.start !== this.end) throw new DamagedIndexError(`(tail ${other.start}-${other.end}): starts at byte ${other.start}, the merge is at ${this.end}`);
     const base = this.docs.length;
     for (const d of other.docs) this.docs.push(d);
     for (const [term, q] of other.postings) {
+      if (++step % 64 === 0) yield;
       const bytes = q.w.bytes();
       // The first varint: the first document's ordinal gap from -1.
       let at = 0;
@@ -155,6 +169,11 @@ export class SegmentBuilder {
 
   /** The segment file's bytes (the layout of segment-format.ts). */
   encode(): Buffer {
-    return encodeSegment(this.start, this.end, this.docs, this.postings);
+    return drain(this.encodeSteps());
+  }
+
+  /** {@link encode} in steps, for a flush in the background. */
+  encodeSteps(): Steps<Buffer> {
+    return encodeSegmentSteps(this.start, this.end, this.docs, this.postings);
   }
 }

@@ -1,6 +1,7 @@
 import * as os from 'node:os';
 import { VarintWriter } from './varint';
 import { bigrams } from './segment-bigrams';
+import { drain, type Steps } from './steps';
 
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 import {
@@ -56,6 +57,15 @@ interface EncodedTerm {
  * bigrams of neighbouring dense terms derived from their positions. `postings` holds no bigram terms.
  */
 export function encodeSegment(start: number, end: number, docs: readonly DocEntry[], postings: ReadonlyMap<string, AccumulatedTerm>): Buffer {
+  return drain(encodeSegmentSteps(start, end, docs, postings));
+}
+
+/** Terms encoded between two steps of {@link encodeSegmentSteps}. */
+const TERMS_PER_STEP = 8;
+
+/** {@link encodeSegment} in steps (a few terms each), for a flush in the background. */
+export function* encodeSegmentSteps(start: number, end: number, docs: readonly DocEntry[], postings: ReadonlyMap<string, AccumulatedTerm>): Steps<Buffer> {
+  let step = 0;
   const encoded = new Map<string, EncodedTerm>();
   const s = new Scratch();
   const out = new VarintWriter(1024);
@@ -85,6 +95,7 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
     return isDense;
   };
   for (const [term, p] of postings) {
+    if (++step % TERMS_PER_STEP === 0) yield;
     decodeTerm(p.w.bytes(), p.df, thoughtEnds, tagsEnds, s);
     if (!encodeOne(term, p.df) || term.startsWith(TAG_TERM_PREFIX)) continue;
     const id = dense.length;
@@ -94,7 +105,9 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
       for (let k = s.posStart[i]!; k < s.posStart[i + 1]!; k++) slots[at + s.pos[k]!] = id;
     }
   }
+  yield;
   for (const [key, ords] of bigrams(slots, wordAt, docs.length, dense.length)) {
+    if (++step % TERMS_PER_STEP === 0) yield;
     const df = ords.length;
     s.fit(df, 0);
     s.ords.set(ords);
@@ -102,6 +115,7 @@ export function encodeSegment(start: number, end: number, docs: readonly DocEntr
     s.posStart.fill(0, 0, df + 1);
     encodeOne(bigramTerm(dense[Math.floor(key / dense.length)]!, dense[key % dense.length]!), df);
   }
+  yield;
   return layOut(start, end, docs, encoded);
 }
 

@@ -32,6 +32,9 @@ export async function writeSegmentBytes(dir: string, s: { start: number; end: nu
   return { file: name, start: s.start, end: s.end, docs: s.docs };
 }
 
+/** What a flush leaves for one group of its plan (tail-flush.ts): a segment on disk kept as it is, or a segment's bytes to write. */
+export type EncodedGroup = { kind: 'kept'; ref: SegmentRef } | { kind: 'bytes'; start: number; end: number; docs: number; bytes: Buffer };
+
 /** A segment file read whole (a merge decodes all of its postings), checked against its manifest entry. */
 export async function readWholeSegment(dir: string, ref: SegmentRef): Promise<LoadedSegment> {
   const file = path.join(dir, ref.file);

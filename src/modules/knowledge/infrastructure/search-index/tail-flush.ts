@@ -1,7 +1,9 @@
 import { mergeStart, SEGMENT_MAX_DOCS, type SegmentRef } from './index-manifest';
 import type { TailPart } from './index-tail';
 import { SegmentBuilder } from './segment-builder';
-import { readWholeSegment, writeSegmentBytes, writeSegmentFile } from './segment-files';
+import { readWholeSegment, writeSegmentBytes, type EncodedGroup } from './segment-files';
+import type { Pause } from './flush-job';
+import type { Steps } from './steps';
 
 /** A part of what a flush leaves, in graph order: a segment the manifest names, or a part of the tail. */
 export type FlushPart = { kind: 'segment'; ref: SegmentRef } | TailPart;
@@ -41,38 +43,59 @@ export function planFlush(segments: readonly SegmentRef[], tail: readonly TailPa
   return groups;
 }
 
+
+/** Runs steps, awaiting `pause` between them when it asks to. */
+async function run<T>(steps: Steps<T>, pause: Pause): Promise<T> {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    const p = pause();
+    if (p) await p;
+  }
+}
+
 /**
- * Writes the plan's segments and returns the list the manifest names: a segment on disk left alone stays as it is, a
- * piece of the tail alone is written as encoded, anything else is one builder fed from its parts (a segment's postings
- * decoded, the open builder's copied) and encoded once. `beforeWrite` runs before each file is written (the lock check).
+ * The plan's segments encoded, nothing written: a segment on disk left alone is kept, a piece of the tail alone is
+ * taken as encoded, anything else is one builder fed from its parts (a segment's postings decoded, the open builder's
+ * copied) and encoded once. `pause` is awaited between steps when it asks to (a flush in the background,
+ * flush-job.ts); segments on disk are only read (they never change once written).
  */
-export async function writeFlush(dir: string, plan: readonly FlushPart[][], generation: number, beforeWrite: () => void): Promise<SegmentRef[]> {
-  const out: SegmentRef[] = [];
+export async function encodeFlush(dir: string, plan: readonly FlushPart[][], pause: Pause = () => undefined): Promise<EncodedGroup[]> {
+  const out: EncodedGroup[] = [];
   for (const group of plan) {
     const only = group.length === 1 ? group[0]! : undefined;
-    if (only?.kind === 'segment') {
-      out.push(only.ref);
-      continue;
-    }
-    let ref: Promise<SegmentRef>;
-    if (only?.kind === 'piece') {
-      beforeWrite();
-      ref = writeSegmentBytes(dir, only.piece, generation);
-    } else if (only?.kind === 'open') {
-      beforeWrite();
-      ref = writeSegmentFile(dir, only.builder, generation);
-    } else {
+    if (only?.kind === 'segment') out.push({ kind: 'kept', ref: only.ref });
+    else if (only?.kind === 'piece') out.push({ kind: 'bytes', ...only.piece });
+    else if (only?.kind === 'open') out.push({ kind: 'bytes', start: only.builder.start, end: only.builder.end, docs: only.builder.size, bytes: await run(only.builder.encodeSteps(), pause) });
+    else {
       const start = startOf(group[0]!);
       const merged = new SegmentBuilder(start, start);
       for (const p of group) {
-        if (p.kind === 'segment') await merged.appendSegment(await readWholeSegment(dir, p.ref));
-        else if (p.kind === 'piece') await merged.appendSegment(p.piece.seg);
-        else merged.appendBuilder(p.builder);
+        if (p.kind === 'segment') await run(merged.appendSegmentSteps(await readWholeSegment(dir, p.ref)), pause);
+        else if (p.kind === 'piece') await run(merged.appendSegmentSteps(p.piece.seg), pause);
+        else await run(merged.appendBuilderSteps(p.builder), pause);
       }
-      beforeWrite();
-      ref = writeSegmentFile(dir, merged, generation);
+      out.push({ kind: 'bytes', start: merged.start, end: merged.end, docs: merged.size, bytes: await run(merged.encodeSteps(), pause) });
     }
-    out.push(await ref);
   }
   return out;
+}
+
+/** Writes the encoded groups' segments; the list the manifest names. `beforeWrite` runs before each file (the lock check). */
+export async function writeEncoded(dir: string, groups: readonly EncodedGroup[], generation: number, beforeWrite: () => void): Promise<SegmentRef[]> {
+  const out: SegmentRef[] = [];
+  for (const g of groups) {
+    if (g.kind === 'kept') {
+      out.push(g.ref);
+      continue;
+    }
+    beforeWrite();
+    out.push(await writeSegmentBytes(dir, g, generation));
+  }
+  return out;
+}
+
+/** Writes the plan's segments ({@link encodeFlush}, then {@link writeEncoded}) and returns the list the manifest names. */
+export async function writeFlush(dir: string, plan: readonly FlushPart[][], generation: number, beforeWrite: () => void): Promise<SegmentRef[]> {
+  return writeEncoded(dir, await encodeFlush(dir, plan), generation, beforeWrite);
 }
