@@ -99,7 +99,7 @@ describe('knowledge search index on files', () => {
     expect(await search('retry OR backoff')).toEqual(after);
   });
 
-  it('an index of format 3 (dense terms without their chunks\' best codes) is detected and rebuilt as format 4, with a log line', async () => {
+  it('an index of format 3 (dense terms without their chunks\' best codes) is detected and rebuilt as format 5, with a log line', async () => {
     const expected = await search('"retry budget" OR backoff');
     const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
     // What a format-3 build left: its manifest and its segments say 3.
@@ -113,10 +113,21 @@ describe('knowledge search index on files', () => {
     segmentCache.clear();
     expect(await search('"retry budget" OR backoff')).toEqual(expected);
     expect(warnings.map((w) => [w.msg, w.fields?.project, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', P, `index format 3, expected ${INDEX_FORMAT}`]]);
-    expect(INDEX_FORMAT).toBe(4);
+    expect(INDEX_FORMAT).toBe(5);
     const rebuilt = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
-    expect(rebuilt.format).toBe(4);
+    expect(rebuilt.format).toBe(5);
+    // The segment layout is still format 4's (format 5 changed the words, not the layout).
     for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(4);
+  });
+
+  it('an index of format 4 (non-ASCII words unstemmed) is rebuilt, and then finds them by their stem as PostgreSQL does', async () => {
+    await store.withLock(P, (g) => g.append([node('n4', 'Øresunds bridges')]));
+    const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
+    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), JSON.stringify({ ...m, format: 4 }));
+    segmentCache.clear();
+    warnings.length = 0;
+    expect((await search('øresund')).map((h) => h[0])).toEqual(['n4']);
+    expect(warnings.map((w) => w.fields?.reason)).toEqual([`index format 4, expected ${INDEX_FORMAT}`]);
   });
 
   it('a damaged manifest loses its generation, yet the rebuilt index never reuses a segment name (processes cache segments by name)', async () => {

@@ -1,6 +1,5 @@
-import { foldWord, forEachTerm } from './search-text';
+import { foldedWords, forEachTerm } from './search-text';
 
-const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 /** No UTF-16 unit folds to more than 33 bytes (U+FDFA, checked over every code point): shorter words are within 2,000. */
 const LONG_WORD_UNITS = 61;
 
@@ -110,8 +109,8 @@ function longestLongWord(text: string): number {
     if (c >= 0x80 || (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57)) continue;
     if (i - start >= LONG_WORD_UNITS) {
       const run = text.slice(start, i);
-      WORD.lastIndex = 0;
-      for (let m = WORD.exec(run); m; m = WORD.exec(run)) if (m[0].length >= LONG_WORD_UNITS) longest = Math.max(longest, utf8Length(foldWord(m[0])));
+      // A folded word of 2,000 bytes has at least 667 UTF-16 units (3 bytes a unit at most).
+      for (const w of foldedWords(run)) if (w.length >= 667) longest = Math.max(longest, utf8Length(w));
     }
     start = i + 1;
   }

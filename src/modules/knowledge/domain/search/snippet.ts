@@ -64,7 +64,9 @@ export function makeSnippet(text: string, matches: TermMatcher): string {
   let at = from;
   for (const [s, e] of spans) {
     if (e > to) break;
-    // A matched word is letters and digits only: nothing in it to escape.
+    // The words of one run whose folding reordered marks all span the run: mark it once.
+    if (s < at) continue;
+    // A matched word is letters, digits and marks only (ASCII punctuation ends a run): nothing in it to escape.
     out += escapeSnippetText(text.slice(at, s)) + MARK_OPEN + text.slice(s, e) + MARK_CLOSE;
     at = e;
   }

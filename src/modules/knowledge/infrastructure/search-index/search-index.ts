@@ -21,8 +21,12 @@ export { TAIL_FILE } from './tail-record';
 /** The index folder beside a project's graph, and its manifest. */
 export const SEARCH_DIR = 'knowledge_graph.search';
 export const MANIFEST_FILE = 'manifest.json';
-/** Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. */
-export const INDEX_FORMAT = 4;
+/**
+ * Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. 5: the
+ * words are PostgreSQL's (non-ASCII words stemmed, marks outside the diacritic blocks kept, per-character lower case,
+ * words of 2,047 bytes skipped without a position; domain/search/search-text.ts).
+ */
+export const INDEX_FORMAT = 5;
 
 /** The index as it stands: the manifest's segments cover the graph's bytes [0, covered), the tail the rest. */
 export interface IndexView {
