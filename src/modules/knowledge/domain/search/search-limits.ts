@@ -69,6 +69,9 @@ export function searchLimitBreach(node: SearchedText): SearchLimitBreach | undef
     const bytes = longestLongWord(text);
     if (bytes > L.wordBytes) return breach('wordBytes', bytes, `a word can be at most ${n(L.wordBytes)} bytes long to be searched (one has ${n(bytes)})`);
   }
+  // n words take at least 2n - 1 characters, so a short node (most are) has too few words to repeat one 251 times,
+  // and then also too few for the word and byte limits: it is not scanned again (the scan cost a files add ~15 %).
+  if (texts.reduce((a, t) => a + t.length, 0) <= 2 * L.repeats - 3) return undefined;
   const terms = new Map<string, number>();
   let words = 0;
   const count = (term: string) => void terms.set(term, (terms.get(term) ?? 0) + 1);
@@ -96,10 +99,10 @@ export function searchLimitBreach(node: SearchedText): SearchLimitBreach | undef
 }
 
 /**
- * The folded UTF-8 length of the longest word of `text` that could pass 2,000 bytes, or 0. A hand scan finds the runs
- * without an ASCII separator that are long enough (a superset of such words: every letter, digit or mark is ASCII
- * alphanumeric or not ASCII); only those are split into words and folded — a regex over every text cost as much as
- * tokenizing it.
+ * The folded UTF-8 length of the longest word of `text` that could pass 2,000 bytes, or 0. A scan of char codes finds
+ * the runs without an ASCII separator that are long enough (a superset of such words: every letter, digit or mark is
+ * ASCII alphanumeric or not ASCII); only those are split into words and folded — the Unicode word regex over every
+ * text, or even a regex of one character class, cost as much as tokenizing it.
  */
 function longestLongWord(text: string): number {
   let longest = 0;
