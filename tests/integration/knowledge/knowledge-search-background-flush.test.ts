@@ -10,6 +10,7 @@ import { MANIFEST_FILE, SEARCH_DIR, TAIL_FILE, type IndexManifest } from '../../
 import { SegmentBuilder } from '../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
 import { segmentCache } from '../../../src/modules/knowledge/infrastructure/search-index/segment-files';
 import { parseNode } from '../../../src/modules/knowledge/infrastructure/ndjson-passes';
+import type { Logger } from '../../../src/kernel/logger';
 
 /**
  * A tail big enough (the policy's `background`) is written in the background: the add that reaches the policy only
@@ -39,9 +40,9 @@ describe('knowledge search index tail written in the background', () => {
       createdAt: new Date((t += 1000)).toISOString(),
     };
   };
-  const logger = () => ({ debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg: string) => void warnings.push(msg) });
+  const logger = (): Logger => ({ debug: () => undefined, info: () => undefined, error: () => undefined, warn: (msg) => void warnings.push(msg), child: () => logger() });
   // Written in the background from one node on (the store's default is 4,096), at 40 nodes.
-  const open = (background = 1) => createNdjsonKnowledgeStore(dir, { logger: logger() as never, clock: new ManualClock(), searchFlush: { nodes: 40, background } });
+  const open = (background = 1) => createNdjsonKnowledgeStore(dir, { logger: logger(), clock: new ManualClock(), searchFlush: { nodes: 40, background } });
   const indexDir = () => path.join(dir, 'projects', P, SEARCH_DIR);
   const graph = () => path.join(dir, 'projects', P, 'knowledge_graph.ndjson');
   const manifest = () => JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
@@ -140,7 +141,7 @@ describe('knowledge search index tail written in the background', () => {
     const a = open();
     for (let i = 0; i < 8; i++) await add(a);
     expect(manifest().docs).toBe(0);
-    await new DeleteNodes(a, new ManualClock(), logger() as never).execute({ projectContext: P, nodeIds: ['b1', 'b2'] });
+    await new DeleteNodes(a, new ManualClock(), logger()).execute({ projectContext: P, nodeIds: ['b1', 'b2'] });
     expect(await all(a)).toEqual(await fresh());
     for (let i = 0; i < 10; i++) await add(a);
     expect(await all(a)).toEqual(await fresh());
