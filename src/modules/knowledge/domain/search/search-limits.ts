@@ -9,14 +9,14 @@ const LONG_WORD_UNITS = 61;
  * The files index has no limit of its own, but PostgreSQL's tsvector has hard ones, and past them it indexes a node
  * differently (or not at all): a lexeme keeps at most 255 positions (the rest are dropped, so a phrase there is not
  * found), positions stop at 16,383 (every later word shares it: a phrase there is not found, or found wrongly), a word
- * of 2,047 bytes or more is dropped without a position (its neighbours become adjacent), and a vector whose lexemes and
- * positions take more than 1,048,575 bytes is an error ("string is too long for tsvector"). An add past any of these
+ * of 2,047 bytes or more is dropped without a position (the files skip it alike: it would be found nowhere), and a
+ * vector whose lexemes and positions take more than 1,048,575 bytes is an error ("string is too long for tsvector"). An add past any of these
  * is refused on both stores, before anything is written: the agent is told which limit and can split the thought,
  * where silently indexing a part of it would lose what it wrote for every later search. The limits are PostgreSQL's
  * rounded down, a margin for the few words the two tokenizers might count differently.
  */
 export const SEARCH_LIMITS = {
-  /** Characters of a thought (the add_nodes schema's maxLength: a 50 MB thought is refused in microseconds). */
+  /** Characters of a thought (the add_nodes schema's maxLength: a 50 MB thought is refused before any word is read). */
   thoughtLength: 200_000,
   /** Words of a node, stopwords counted (thought, tags, artifact names and paths together). PostgreSQL: 16,383 positions. */
   words: 16_000,
