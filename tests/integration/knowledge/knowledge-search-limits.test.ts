@@ -134,11 +134,31 @@ describe("PostgreSQL's own tsvector limits, which the search limits stay under",
   const ids = async (query: string) => (await new SearchNodes(store).execute({ projectContext: P, query })).hits.map((h) => h.id);
 
   it('a vector over 1,048,575 bytes is an error; a word keeps 255 positions; a word of 2,047 bytes loses its place', async () => {
-    await expect(store.withLock(P, (g) => g.append([node('heavy', heavyWords(545))]))).rejects.toThrow(/string is too long for tsvector \(1050760 bytes, max 1048575 bytes\)/);
+    // Written past add_nodes (as db import writes), the error names the node and the size limit it passes (not a
+    // node past only the repeat limit, which PostgreSQL indexes within its own).
+    const err = await store.withLock(P, (g) => g.append([node('fine', 'ok'), node('many', 'cat '.repeat(300)), node('heavy', heavyWords(545))])).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'storage_error', details: { sqlState: '54000', nodes: ['heavy'] } });
+    expect((err as Error).message).toContain(
+      "knowledge node(s) 'heavy' (its words can take at most 1,000,000 bytes in the search index (they take 1,050,760)) past the search limits",
+    );
+    expect((err as Error).message).toContain('string is too long for tsvector (1050760 bytes, max 1048575 bytes)');
     await store.withLock(P, (g) => g.append([node('rep', 'cat '.repeat(300) + 'cat nap'), node('word', `alpha ${'x'.repeat(2047)} bravo`)]));
     expect(await ids('"cat nap"')).toEqual([]);
     expect(await ids('"alpha bravo"')).toEqual(['word']);
     expect(SEARCH_LIMITS.repeats).toBeLessThan(255);
     expect(SEARCH_LIMITS.wordBytes).toBeLessThan(2047);
+  }, 120_000);
+
+  it('a thought too long to index within the statement timeout is named the same way', async () => {
+    const slow = new PgDatabase(await pg.createTestDatabase(), { poolSize: 1, statementTimeoutMs: 200 });
+    try {
+      await migrate(slow, knowledgeMigrations);
+      const s = new PgKnowledgeStore(slow, {});
+      const err = await s.withLock(P, (g) => g.append([node('huge', 'lorem ipsum '.repeat(2_000_000))])).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'storage_error', details: { sqlState: '57014', nodes: ['huge'] } });
+      expect((err as Error).message).toContain("knowledge node(s) 'huge' (at most 200,000 characters (got 24,000,000)) past the search limits");
+    } finally {
+      await slow.close();
+    }
   }, 120_000);
 });

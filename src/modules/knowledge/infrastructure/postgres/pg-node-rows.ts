@@ -1,6 +1,7 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
-import { InvalidArgumentsError } from '../../../../kernel/errors';
+import { InvalidArgumentsError, StorageError, WorkgraphError } from '../../../../kernel/errors';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
+import { searchLimitBreach } from '../../domain/search/search-limits';
 
 /** Rows inserted per statement: big enough for imports, small enough for the 1 GB parameter limit. */
 export const INSERT_BATCH = 2_000;
@@ -29,27 +30,49 @@ export async function insertNodes(tx: SqlRunner, project: string, nodes: readonl
     const batch = nodes.slice(i, i + INSERT_BATCH);
     const json = batch.map((n) => JSON.stringify(n));
     for (const j of json) bytes += Buffer.byteLength(j) + 1;
-    await tx.query(
-      `INSERT INTO wg_knowledge_nodes (project, id, seq, role, tags, parents, mentions, node)
-       SELECT $1, u.id, u.seq, u.role,
-              ARRAY(SELECT json_array_elements_text(u.tags::json)),
-              ARRAY(SELECT json_array_elements_text(u.parents::json)),
-              ARRAY(SELECT json_array_elements_text(u.mentions::json)),
-              u.node::json
-       FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, seq, role, tags, parents, mentions, node)`,
-      [
-        project,
-        batch.map((n) => n.id),
-        seqs.slice(i, i + INSERT_BATCH),
-        batch.map((n) => n.role),
-        batch.map((n) => JSON.stringify(n.tags)),
-        batch.map((n) => JSON.stringify(n.parents)),
-        batch.map((n) => JSON.stringify(mentionsOf(n))),
-        json,
-      ],
-    );
+    try {
+      await tx.query(
+        `INSERT INTO wg_knowledge_nodes (project, id, seq, role, tags, parents, mentions, node)
+         SELECT $1, u.id, u.seq, u.role,
+                ARRAY(SELECT json_array_elements_text(u.tags::json)),
+                ARRAY(SELECT json_array_elements_text(u.parents::json)),
+                ARRAY(SELECT json_array_elements_text(u.mentions::json)),
+                u.node::json
+         FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, seq, role, tags, parents, mentions, node)`,
+        [
+          project,
+          batch.map((n) => n.id),
+          seqs.slice(i, i + INSERT_BATCH),
+          batch.map((n) => n.role),
+          batch.map((n) => JSON.stringify(n.tags)),
+          batch.map((n) => JSON.stringify(n.parents)),
+          batch.map((n) => JSON.stringify(mentionsOf(n))),
+          json,
+        ],
+      );
+    } catch (e) {
+      throw pastSearchLimits(e, batch) ?? e;
+    }
   }
   return bytes;
+}
+
+/**
+ * A write that PostgreSQL refused for its search column — a tsvector over its 1 MB limit (54000), or one too slow to
+ * build (57014, the statement timeout) — names the nodes past the search limits and why, when some are: add_nodes
+ * refuses those before writing, so only a write bypassing it (`db import` of a data dir holding such a node) gets here.
+ */
+function pastSearchLimits(e: unknown, batch: readonly StoredKnowledgeNode[]): StorageError | undefined {
+  const state = e instanceof WorkgraphError ? e.details.sqlState : undefined;
+  if (state !== '54000' && state !== '57014') return undefined;
+  // (Only the limits of size: a node past the word or repeat limits is indexed, within PostgreSQL's limits.)
+  const past = batch.flatMap((n) => {
+    const b = searchLimitBreach(n);
+    return b && (b.limit === 'indexBytes' || b.limit === 'thoughtLength') ? [{ id: n.id, why: b.message.split(';')[0]! }] : [];
+  });
+  if (!past.length) return undefined;
+  const named = past.map((p) => `'${p.id}' (${p.why})`).join(', ');
+  return new StorageError(`knowledge node(s) ${named} past the search limits (docs/knowledge-graph.md "Search limits"): ${(e as Error).message}`, { sqlState: state, nodes: past.map((p) => p.id) }, { cause: e });
 }
 
 /** `n` fresh sequence numbers, ascending (as strings: bigint). */
