@@ -254,12 +254,27 @@ export function forEachTerm(text: string, visit: (term: string, position: number
     do i++;
     while (i < n && isAsciiWordChar((c = text.charCodeAt(i))));
     if (i < n && c >= 0x80) return runTerms(text, start, position, visit);
-    for (const w of runWords(text.slice(start, i))) {
-      if (w.term === null) position++;
-      else visit(w.term, position++);
-    }
+    const t = asciiTerm(text.slice(start, i));
+    if (t === null) position++;
+    else if (t !== false) visit(t, position++);
   }
   return position;
+}
+
+// An ASCII word's term (null: a stopword; false: too long, no word), cached apart from the runs: the index builder's
+// hot path, where a run's array and its iteration cost a fifth more.
+const asciiTerms = new Map<string, string | null | false>();
+
+function asciiTerm(word: string): string | null | false {
+  let t = asciiTerms.get(word);
+  if (t !== undefined) return t;
+  const w = wordOf(word.toLowerCase(), 0, word.length);
+  t = w === undefined ? false : w.term;
+  if (word.length <= RUN_CACHE_MAX_LENGTH) {
+    if (asciiTerms.size >= RUN_CACHE_MAX) asciiTerms.clear();
+    asciiTerms.set(word, t);
+  }
+  return t;
 }
 
 function runTerms(text: string, from: number, position: number, visit: (term: string, position: number) => void): number {
