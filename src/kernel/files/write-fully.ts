@@ -1,4 +1,5 @@
 import * as fs from 'node:fs/promises';
+import { fstatSync } from 'node:fs';
 import { StorageError } from '../errors';
 import { toStorageError } from './storage-errors';
 
@@ -78,12 +79,12 @@ export interface AppendOptions {
   ensureNewline?: boolean;
   /**
    * Called once every byte is written, while the fsync runs (on the thread pool), with the file's length before and
-   * after the append: CPU work that follows the append (indexing what was appended) is done in the fsync's time
+   * after the append, its inode and mtime: CPU work that follows the append (indexing what was appended) is done in the fsync's time
    * instead of after it. It must not throw; it must not take the append as done (the fsync can still fail, and then
    * the file is cut back and the append fails). It may return a promise (more work run in the fsync's time, which
    * `synced` settles with): the append answers once both are done; it must not reject.
    */
-  whileSyncing?: (written: { before: number; after: number }, synced: Promise<unknown>) => unknown;
+  whileSyncing?: (written: { before: number; after: number; ino: number; mtimeMs: number }, synced: Promise<unknown>) => unknown;
 }
 
 /**
@@ -115,7 +116,8 @@ export async function appendFully(file: string, data: string | Uint8Array, opts:
     const syncing = (opts.sync ?? true) ? handle.sync() : undefined;
     // A failed fsync is awaited below (the catch cuts the append back); the callback runs meanwhile.
     syncing?.catch(() => undefined);
-    const meanwhile = opts.whileSyncing?.({ before, after: before + written }, syncing ?? Promise.resolve());
+    // The file's identity as the write left it (an fsync changes neither its inode nor its mtime).
+    const meanwhile = opts.whileSyncing ? opts.whileSyncing({ before, after: before + written, ...identityOf(handle) }, syncing ?? Promise.resolve()) : undefined;
     await syncing;
     await meanwhile;
     const st = await assertSize(handle, before + written, file);
@@ -134,6 +136,12 @@ export async function appendFully(file: string, data: string | Uint8Array, opts:
 }
 
 const NEWLINE = Buffer.from('\n');
+
+/** The inode and mtime of the open file, synchronously (a few µs: no round trip through the thread pool). */
+function identityOf(handle: fs.FileHandle): { ino: number; mtimeMs: number } {
+  const st = fstatSync(handle.fd);
+  return { ino: st.ino, mtimeMs: st.mtimeMs };
+}
 
 /**
  * Appends whole NDJSON lines (`text` must end with `\n`), always starting on a fresh line: when the file's last byte

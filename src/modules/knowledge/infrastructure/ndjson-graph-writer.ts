@@ -15,7 +15,7 @@ import { NdjsonGraphReader } from './ndjson-graph-reader';
 import { parseNode, parseRecord, type PassReport, type RebuildReport, type RebuildTransform } from './ndjson-passes';
 import { KEEP, MALFORMED, rewriteNdjsonFile } from './ndjson-file-rewrite';
 import type { Logger } from '../../../kernel/logger';
-import type { IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
+import type { GraphIdentity, IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
 
 export interface WriterSettings {
   clock: Clock;
@@ -57,18 +57,23 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     const lines = nodes.map((n) => JSON.stringify(n));
     // The index's CPU work on the new nodes is done while the graph's fsync runs; they join the tail once it is done.
     // So is a slice of a flush in the background, if one is under way, for as long as the fsync lasts.
+    // And the tail record's rewrite (recordWhileSyncing).
     let staged: StagedAppend | undefined;
+    let recorded: GraphIdentity | undefined;
     const written = await this.appendLines(this.paths.graph, lines, (w, synced) => {
       let meanwhile: Promise<void> | undefined;
       try {
-        staged = this.view?.tail.stage({ ...w, lines, nodes });
-        meanwhile = this.view?.tail.pending?.job.runWhile(synced);
+        const view = this.view;
+        staged = view?.tail.stage({ ...w, lines, nodes });
+        if (view) recorded = this.index!.recordWhileSyncing(this.lock, view, w);
+        meanwhile = view?.tail.pending?.job.runWhile(synced);
       } catch {
         staged = undefined;
+        recorded = undefined;
       }
       return meanwhile;
     });
-    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines, nodes, staged }));
+    await this.updateIndex((index, before) => index.afterAppend(this.lock, before, { ...written, lines, nodes, staged, recorded }));
   }
 
   /**

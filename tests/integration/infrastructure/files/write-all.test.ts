@@ -103,14 +103,15 @@ describe('all-or-nothing writes (short writes never count as success)', () => {
   it('appendFully calls whileSyncing once, with every byte written and the lengths, before it answers; a short write never calls it', async () => {
     const file = path.join(dir, 'g.ndjson');
     await fs.writeFile(file, '{"a":1}');
-    const seen: Array<{ before: number; after: number; size: number; answered: boolean }> = [];
+    const seen: Array<{ before: number; after: number; size: number; answered: boolean; sameFile: boolean }> = [];
     let answered = false;
-    const done = appendFully(file, '{"b":2}\n', { ensureNewline: true, whileSyncing: (w) => seen.push({ ...w, size: fsSync.statSync(file).size, answered }) }).then((r) => {
+    const done = appendFully(file, '{"b":2}\n', { ensureNewline: true, whileSyncing: (w) => seen.push({ before: w.before, after: w.after, size: fsSync.statSync(file).size, answered, sameFile: w.ino === fsSync.statSync(file).ino && w.mtimeMs === fsSync.statSync(file).mtimeMs }) }).then((r) => {
       answered = true;
       return r;
     });
     const r = await done;
-    expect(seen).toEqual([{ before: 7, after: 16, size: 16, answered: false }]);
+    // The identity it is given is the file's as the write left it (inode, mtime).
+    expect(seen).toEqual([{ before: 7, after: 16, size: 16, answered: false, sameFile: true }]);
     expect([r.before, r.after]).toEqual([7, 16]);
     setWriteImplForTests(shortWrites(3, 5).fn);
     let called = 0;

@@ -17,6 +17,8 @@ export interface AppendedLines {
   nodes?: readonly StoredKnowledgeNode[];
   /** The lines indexed while the append's fsync ran ({@link IndexTail.stage}), when they were. */
   staged?: StagedAppend;
+  /** The graph identity the tail record was rewritten for while the fsync ran (SearchIndexFiles.recordWhileSyncing). */
+  recorded?: GraphIdentity;
 }
 
 /** An append's lines indexed into a builder of their own while its fsync ran: the tail takes them once it is done. */

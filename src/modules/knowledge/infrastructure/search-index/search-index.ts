@@ -221,7 +221,7 @@ export class SearchIndexFiles {
     if (tail.end > appended.before || (tail.identity.ino !== identity.ino && tail.end > 0)) return this.rebuild(lock, 'the graph changed under the lock', manifest.generation);
     if (!tail.addAppended(appended)) tail.addBytes(readGraphRange(this.graph, tail.end, identity.size), identity);
     lock.assertHeld();
-    writeTailRecord(this.tailFile, { built: manifest.built ?? '', generation: manifest.generation, covered: before.covered, graph: identity });
+    if (!appended.recorded || !sameIdentity(appended.recorded, identity)) writeTailRecord(this.tailFile, { built: manifest.built ?? '', generation: manifest.generation, covered: before.covered, graph: identity });
     this.slot.tail = tail;
     const policy = this.flushPolicy;
     const pending = tail.pending;
@@ -238,6 +238,22 @@ export class SearchIndexFiles {
     const plan = planFlush(manifest.segments, parts);
     tail.pending = { job: new FlushJob((pause) => encodeFlush(this.dir, plan, pause)), cut: tail.identity };
     return before;
+  }
+
+  /**
+   * Under the lock, while an append's fsync runs, its bytes written (`written`: the graph's identity they left): the
+   * tail record says the graph is now exactly that, as {@link afterAppend} would say once the fsync is done — written
+   * here, in the fsync's time (the record is not fsynced either way). A failed fsync cuts the graph back: its size and
+   * mtime no longer match the record, which is then stale (rebuilt before the next write), never trusted. Undefined
+   * (nothing written) when the append does not extend `view`'s tail.
+   */
+  recordWhileSyncing(lock: HeldLock, view: IndexView, written: { before: number; after: number; ino: number; mtimeMs: number }): GraphIdentity | undefined {
+    const { manifest, tail } = view;
+    if (written.before !== tail.end || written.ino !== tail.identity.ino || (manifest.graph.ino !== 0 && manifest.graph.ino !== written.ino)) return undefined;
+    lock.assertHeld();
+    const graph = { ino: written.ino, size: written.after, mtimeMs: written.mtimeMs };
+    writeTailRecord(this.tailFile, { built: manifest.built ?? '', generation: manifest.generation, covered: view.covered, graph });
+    return graph;
   }
 
   /**
