@@ -13,7 +13,8 @@
 //     holds only the store and the use cases (what the index itself costs, without the server's modules).
 // Queries and the child's RSS run in a fresh child process, so its RSS is the store's, not the generator's.
 // BENCH_SEARCH_BEFORE_ROOT=<a built checkout>: the same queries also through that build (its own copy of the graph and
-// its own index, built by it), interleaved round by round in the same child: each figure gets `before` and `vsBefore`.
+// its own index, built by it), interleaved round by round in the same child: each figure gets `before` and `vsBefore`;
+// the add figure runs that build's indexed store in the same rounds too (its ratio to (b) as `before`, `vsBefore`).
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
@@ -151,6 +152,15 @@ async function addThroughput() {
   const store = createNdjsonKnowledgeStore(dir, ADD_FLUSH ? { searchFlush: ADD_FLUSH } : {});
   const bareStore = storeWithoutIndex(bareDir);
   await store.withLock(PROJECT, async () => undefined);
+  // With BENCH_SEARCH_BEFORE_ROOT, that build's indexed store too, on its own copy of the seed, in the same rounds.
+  const beforeDir = path.join(dir, 'before');
+  let beforeStore;
+  if (BEFORE_ROOT) {
+    fs.mkdirSync(path.dirname(graphFile(beforeDir)), { recursive: true });
+    fs.copyFileSync(seedFile, graphFile(beforeDir));
+    beforeStore = distOf(BEFORE_ROOT, 'modules/knowledge/infrastructure/ndjson-knowledge-store.js').createNdjsonKnowledgeStore(beforeDir, ADD_FLUSH ? { searchFlush: ADD_FLUSH } : {});
+    await beforeStore.withLock(PROJECT, async () => undefined);
+  }
   let id = 0;
   const batch = () =>
     Array.from({ length: 100 }, () => ({
@@ -159,6 +169,8 @@ async function addThroughput() {
     }));
   const BATCHES = ADD_BATCHES;
   let withIndex = 0;
+  let before = 0;
+  let cpuBefore = 0;
   let noIndex = 0;
   let without = 0;
   let cpuWith = 0;
@@ -170,13 +182,24 @@ async function addThroughput() {
   };
   // The three sides interleaved, batch by batch, so the machine's load falls on all of them alike.
   for (let i = -ADD_WARMUP; i < BATCHES; i++) {
-    if (i === 0) withIndex = noIndex = without = cpuWith = cpuNoIndex = cpuWithout = 0;
-    const a = batch();
-    let c = process.cpuUsage();
-    let t = performance.now();
-    await store.withLock(PROJECT, (g) => g.append(a));
-    withIndex += performance.now() - t;
-    cpuWith += cpuMs(c);
+    if (i === 0) withIndex = before = noIndex = without = cpuWith = cpuBefore = cpuNoIndex = cpuWithout = 0;
+    let c;
+    let t;
+    // This build and the one before alternate which goes first.
+    for (const side of i % 2 && beforeStore ? ['before', 'with'] : ['with', 'before']) {
+      if (side === 'before' && !beforeStore) continue;
+      const a = batch();
+      c = process.cpuUsage();
+      t = performance.now();
+      await (side === 'with' ? store : beforeStore).withLock(PROJECT, (g) => g.append(a));
+      if (side === 'with') {
+        withIndex += performance.now() - t;
+        cpuWith += cpuMs(c);
+      } else {
+        before += performance.now() - t;
+        cpuBefore += cpuMs(c);
+      }
+    }
     const n = batch();
     c = process.cpuUsage();
     t = performance.now();
@@ -191,11 +214,14 @@ async function addThroughput() {
     cpuWithout += cpuMs(c);
   }
   // How many of the added nodes the run wrote as segments (the tail's flushes, their merges included in the figure).
-  const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(seedFile), 'knowledge_graph.search', 'manifest.json'), 'utf8'));
+  const docsOf = (d) => JSON.parse(fs.readFileSync(path.join(path.dirname(graphFile(d)), 'knowledge_graph.search', 'manifest.json'), 'utf8')).docs;
+  const manifest = { docs: docsOf(dir) };
+  const beforeFlushed = beforeStore ? docsOf(beforeDir) - ADD_SEED : undefined;
   fs.rmSync(dir, { recursive: true, force: true });
   const rate = (ms) => (BATCHES * 100) / (ms / 1000);
   return {
     withIndex: rate(withIndex),
+    ...(beforeStore ? { before: rate(before), beforeFlushed, cpuBefore: +(cpuBefore / BATCHES).toFixed(3) } : {}),
     noIndex: rate(noIndex),
     without: rate(without),
     flushedNodes: manifest.docs - ADD_SEED,
@@ -210,7 +236,8 @@ async function main() {
     const add = await addThroughput();
     const load = os.loadavg()[0].toFixed(2);
     // (b) is the bar's baseline: the same store, its index's work skipped. (a): the bare append, as reported before.
-    report('knowledge-search', `add_nodes throughput (${ADD_BATCHES} batches of 100 onto ${ADD_SEED} nodes) with the index vs (b) the same store without its index`, add.withIndex, add.noIndex, 'nodes/s', { flushedNodes: add.flushedNodes, cpuMsPerBatch: add.cpuMsPerBatch, load });
+    const vs = add.before ? { before: Math.round((add.before / add.noIndex) * 1000) / 1000, vsBefore: Math.round((add.withIndex / add.before) * 1000) / 1000, beforeFlushed: add.beforeFlushed, beforeCpuMsPerBatch: add.cpuBefore } : {};
+    report('knowledge-search', `add_nodes throughput (${ADD_BATCHES} batches of 100 onto ${ADD_SEED} nodes) with the index vs (b) the same store without its index`, add.withIndex, add.noIndex, 'nodes/s', { flushedNodes: add.flushedNodes, cpuMsPerBatch: add.cpuMsPerBatch, load, ...vs });
     report('knowledge-search', `add_nodes throughput (${ADD_BATCHES} batches of 100 onto ${ADD_SEED} nodes) with the index vs (a) the bare locked, fsynced append`, add.withIndex, add.without, 'nodes/s', { load });
   }
   if (PARTS.has('search')) await searchFigures();
