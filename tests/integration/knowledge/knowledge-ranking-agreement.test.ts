@@ -27,7 +27,9 @@ const { generateKnowledgeGraph, prng, WORDS, TAGS } = require('../../../bench/fi
  *   candidates differ in length ({@link TOP_BY_LENGTH});
  * - on 3,000 generated nodes (bench/fixtures/knowledge-graph.js: 34 words, so ties and idf matter) and 215 generated
  *   queries (words, two and three words, phrases, prefixes, exclusions, OR, tag, role and time filters): the same
- *   matches — the same exact total, and the same set of ids over every page where there are at most 300.
+ *   matches — the same exact total, and the same set of ids over every page where there are at most 300;
+ * - queries in other scripts (Greek with a final Σ, Devanagari, CJK, Cyrillic, ø, æ, ß, ½): the same nodes found (the
+ *   query's words are folded by the files' code on both stores, so before 40bd068 PostgreSQL missed `ΟΔΟΣ`).
  * What legitimately differs is the order of those matches beyond the contract's cases: the files rank by BM25F
  * (saturating term frequency, normalized by the node's length against the average), PostgreSQL by Σ idf × ts_rank of
  * each term (no length normalization; an impact fixed when the node is written, so no project average can enter it).
@@ -38,7 +40,14 @@ const { generateKnowledgeGraph, prng, WORDS, TAGS } = require('../../../bench/fi
 
 const P = 'demo';
 const C = 'contract';
+const U = 'unicode';
 const COUNT = 3000;
+
+/** Nodes in other scripts: a query folded and stemmed by the files' code must find them on PostgreSQL too. */
+const UNICODE_NODES: StoredKnowledgeNode[] = [
+  'Η ΟΔΟΣ προς την πόλη', 'Øresunds bridges and straße signs', 'हिन्दी भाषा का पाठ', 'Les cafés de Paris', 'Half is ½ of it',
+  '東京タワー の 写真', 'Москва и москвами', 'Ærøskøbing æsthetics and œuvres',
+].map((thought, i) => ({ id: `u${i}`, project: U, projectContext: U, thought, role: 'actor', tags: [], artifacts: [], parents: [], createdAt: new Date(Date.parse('2026-11-30T09:00:00Z') + i * 60_000).toISOString() }));
 
 let pg: TestPostgres;
 let db: PgDatabase;
@@ -81,6 +90,7 @@ beforeAll(async () => {
   for (const store of [files, postgres]) {
     for (let i = 0; i < nodes.length; i += 500) await store.withLock(P, (g) => g.append(nodes.slice(i, i + 500)));
     await store.withLock(C, (g) => g.append(contractNodes()));
+    await store.withLock(U, (g) => g.append(UNICODE_NODES));
   }
 }, 300_000);
 afterAll(async () => {
@@ -172,6 +182,18 @@ it('on the contract suite\u2019s corpus: the same first page and total for every
   }
   expect(differ).toEqual([]);
   expect(topDiffers).toEqual(TOP_BY_LENGTH);
+});
+
+it('a query in another script finds the same nodes on both stores (the files fold and stem it as PostgreSQL does)', async () => {
+  const cases: Array<[string, string[]]> = [
+    ['ΟΔΟΣ', ['u0']], ['οδοσ', ['u0']], ['πόλη', ['u0']], ['øresund', ['u1']], ['Øresunds', ['u1']], ['STRASSE', []], ['straße', ['u1']],
+    ['हिन्दी', ['u2']], ['café', ['u3']], ['"1 2"', ['u4']], ['½', ['u4']], ['東京タワー', ['u5']], ['москва', ['u6']], ['æsthetic', ['u7']], ['œuvre*', ['u7']],
+  ];
+  for (const [query, want] of cases) {
+    const [a, b] = [await page(files, { query }, U), await page(postgres, { query }, U)];
+    expect([query, a.ids, a.total]).toEqual([query, want, want.length]);
+    expect([query, b.ids, b.total]).toEqual([query, want, want.length]);
+  }
 });
 
 it('on 3,000 generated nodes: the same matches for every generated query (exact totals, every hit where at most 300)', async () => {
