@@ -6,6 +6,7 @@ import { parseItemQuery } from '../../../src/modules/knowledge/infrastructure/po
 import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../../src/modules/knowledge/application/ports/knowledge-store';
 import type { KnowledgeRole } from '../../../src/modules/knowledge/domain';
 import { parseSearchQuery } from '../../../src/modules/knowledge/domain';
+import { catchUpPostings } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search-catch-up';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
 import { deleteNodes, freshKnowledgeStore, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
@@ -175,6 +176,8 @@ it('phrase totals from the lists and the newest chunk follow the cap: exact up t
     // Chunks the seqs passed while a writer holds the project's lock: no build (it would wait), counted through GIN.
     await db.query(`SELECT setval('wg_knowledge_seq', 4 * 8192)`);
     await store.withLock(P, (g) => g.append(generate(30, 41, 5000)));
+    // (Their postings first, as any search posts them: migration 14. A search under the lock would wait for it.)
+    await catchUpPostings(db, P);
     const n = await ginCount(db, '"alpha bravo"');
     const during = await store.withLock(P, () => page(db, { query: '"alpha bravo"', limit: 3 }, 'auto'));
     expect([during.total, during.totalExact, (await pairDrift(db)).below]).toEqual([n, true, '2']);

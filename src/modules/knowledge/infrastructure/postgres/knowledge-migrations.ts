@@ -5,6 +5,7 @@ import { pairMigration } from './knowledge-pair-migration';
 import { changeMigration } from './knowledge-change-migration';
 import { pairBuildMigration } from './knowledge-pair-build-migration';
 import { statisticsDeletedMigration, statisticsMigration } from './knowledge-statistics-migration';
+import { postingMigration } from './knowledge-posting-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -243,4 +244,5 @@ export const knowledgeMigrations: Migration[] = [
   pairBuildMigration,
   statisticsMigration,
   statisticsDeletedMigration,
+  postingMigration,
 ];

@@ -2,6 +2,7 @@ import type { PgDatabase, SqlRunner } from '../../../../kernel/postgres/pg-datab
 import type { KnowledgeProjectExport } from '../../application/ports/knowledge-store';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { insertNodes, nextSeqs } from './pg-node-rows';
+import { catchUpPostings } from './pg-search-catch-up';
 
 /** Nodes read per statement when exporting (keyset pages on `seq`). */
 const EXPORT_BATCH = 5_000;
@@ -66,8 +67,13 @@ export async function importPgProject(db: PgDatabase, data: KnowledgeProjectExpo
     return { nodes, deleted: data.deleted.length };
   });
   // A bulk import changes the tables more than autovacuum's analyze notices at once: fresh statistics keep the
-  // planner on the GIN index for searches (a stale estimate chose a sequential scan).
-  if (copied.nodes >= BULK_ANALYZE_NODES) await db.query('ANALYZE wg_knowledge_nodes, wg_knowledge_postings, wg_knowledge_terms');
+  // planner on the GIN index for searches (a stale estimate chose a sequential scan). Its rows are posted first
+  // (migration 14: the catch-up every search makes, in statements of bounded size), so the import pays for its
+  // postings as it did when a trigger wrote them, not the first search after it, and the statistics see them.
+  if (copied.nodes >= BULK_ANALYZE_NODES) {
+    await catchUpPostings(db, project);
+    await db.query('ANALYZE wg_knowledge_nodes, wg_knowledge_postings, wg_knowledge_terms');
+  }
   return copied;
 }
 

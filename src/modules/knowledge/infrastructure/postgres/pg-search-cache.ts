@@ -172,11 +172,12 @@ export class PgSearchCache {
     try {
       const next = await this.db.transaction(async (tx) => {
         const [r] = await tx.query<{ w: string | null; x: string | null; floor: string | null; v: string | null; nodes: string | null; changed: string | null; n: string }>(
-          `SELECT (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
+          `SELECT (SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text AS w,
              (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
              (SELECT floor FROM wg_knowledge_change_floors WHERE project = $1)::text AS floor,
              (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
-             (SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS nodes,
+             (SELECT j.nodes - (SELECT count(*) FROM wg_knowledge_nodes y WHERE y.project = $1 AND y.seq > j.posted_up_to)
+                FROM wg_knowledge_projects j WHERE j.project = $1)::text AS nodes,
              c.changed, c.n::text AS n
            FROM (SELECT string_agg(DISTINCT seq::text, ',') AS changed, count(*) AS n FROM (
                    SELECT seq FROM wg_knowledge_changes WHERE project = $1 AND id > $2::bigint LIMIT ${RELOAD_CHANGES + 1}) s) c`,

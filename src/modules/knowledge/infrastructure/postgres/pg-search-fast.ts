@@ -9,13 +9,16 @@ import type { QueryParse } from './pg-search-parse-memo';
 import { idfOf } from './pg-search-rank';
 
 /**
- * The page's nodes and, in the same snapshot, what statistics() reads of the project (highest seq, last change id,
- * version, deletion record count: the last three also go into the cursor): named, prepared once per connection. One row per node found, or one row of nulls beside the state.
+ * The page's nodes and, in the same snapshot, what statistics() reads of the project (its watermark posted_up_to,
+ * last change id, version, deletion record count: the last three also go into the cursor) and whether rows past the
+ * watermark exist (appended since the catch-up: a write since): named, prepared once per connection. One row per node
+ * found, or one row of nulls beside the state.
  */
 const FAST_PAGE = {
   name: 'wg_knowledge_search_fast_page',
-  text: `SELECT s.w, s.x, s.v, s.d, n.seq::text AS seq, n.node FROM (SELECT
-      (SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w,
+  text: `SELECT s.w, s.u, s.x, s.v, s.d, n.seq::text AS seq, n.node FROM (SELECT
+      (SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text AS w,
+      EXISTS (SELECT 1 FROM wg_knowledge_nodes y, wg_knowledge_projects j WHERE j.project = $1 AND y.project = $1 AND y.seq > j.posted_up_to) AS u,
       (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
       (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
       (SELECT deleted FROM wg_knowledge_projects WHERE project = $1)::text AS d) s
@@ -37,7 +40,7 @@ export function rememberParse(cache: PgSearchCache, q: KnowledgeSearchQuery, wor
  * A first page (no cursor) of a query the cache answers in one statement, or undefined (today's path: statistics,
  * the cache's sync, the page's nodes). Taken only when the query's text was parsed before (the parse memo) and the
  * cache holds every list it needs: the statistics come from the lists — a term's documents are its list's length
- * (the postings of the live nodes up to the highest seq, what wg_knowledge_terms counts), N the live count the sync
+ * (the postings of the live nodes up to the watermark, what wg_knowledge_terms counts), N the live count the sync
  * read — and the intersection runs as cachedMatches runs it, terms in the memoized order. Then one statement reads
  * the page's nodes and the project's state; the answer stands only if that state is the snapshot the lists reflect
  * (any write since, on this host or another, and the page is discarded). Longer phrases (checked on rows) are left
@@ -71,12 +74,13 @@ export async function fastFirstPage(
   });
   const more = r.top.length > q.limit;
   const page = more ? r.top.slice(0, q.limit) : r.top;
-  const rows = await sql.query<{ w: string | null; x: string | null; v: string | null; d: string | null; seq: string | null; node: StoredKnowledgeNode | null }>(
+  const rows = await sql.query<{ w: string | null; u: boolean; x: string | null; v: string | null; d: string | null; seq: string | null; node: StoredKnowledgeNode | null }>(
     FAST_PAGE,
     [project, page.map((m) => String(m.seq))],
   );
   const now = rows[0];
-  if ((now?.w ?? '0') !== state.maxSeq || (now?.x ?? '0') !== state.change || (now?.v ?? '0') !== state.version) {
+  // Rows not posted yet (appended since this search's catch-up) are a write since, as any other.
+  if (!now || now.u || (now.w ?? '0') !== state.maxSeq || (now.x ?? '0') !== state.change || (now.v ?? '0') !== state.version) {
     cache.counters.stale++;
     return undefined;
   }

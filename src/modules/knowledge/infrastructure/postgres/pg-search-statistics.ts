@@ -39,7 +39,7 @@ export interface Statistics {
   /** The live nodes the idf counts (as of the watermark). */
   nodes: number;
   terms: Array<RankTerm & Pick<LevelTerm, 'levels'>>;
-  /** What the statement saw of the project, for the search cache (the highest seq now, not a cursor's). */
+  /** What the statement saw of the project, for the search cache (its posted watermark now, not a cursor's). */
   seen: Seen;
   /** Whether `terms` carry their impact levels (statistics' `withLevels`). */
   withLevels: boolean;
@@ -88,9 +88,10 @@ export async function statistics(
   const docs = new Map((row?.terms ?? []).map((t) => [t.term, Number(t.docs)]));
   if (cursor && docs.size) {
     // Nodes added after the first page's watermark: not searched, so not counted either. Only those the statistics
-    // statement counted (up to the highest seq it saw): this is another statement, and nodes committed between the
-    // two, taken off too, made later pages score with fewer nodes than the first — hits repeated and skipped while a
-    // writer added (knowledge-search-paging-live.test.ts). A project's adds take seqs in order under its lock.
+    // statement counted (up to the watermark it read: since migration 14 posted_up_to, so the counts hold exactly
+    // those rows): this is another statement, and nodes committed between the two, taken off too, made later pages
+    // score with fewer nodes than the first — hits repeated and skipped while a writer added
+    // (knowledge-search-paging-live.test.ts). A project's adds take seqs in order under its lock.
     const [added] = await sql.query<{ n: string; terms: Record<string, number> | null }>(
       `SELECT count(*)::text AS n, (SELECT json_object_agg(c.term, c.n) FROM (
            SELECT u.lexeme AS term, count(*) AS n FROM wg_knowledge_nodes y, unnest(y.search) u

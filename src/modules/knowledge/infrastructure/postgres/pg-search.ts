@@ -10,6 +10,7 @@ import { statistics } from './pg-search-statistics';
 import type { PgSearchCache } from './pg-search-cache';
 import { cachedMatches, cacheWords } from './pg-search-cached';
 import { fastFirstPage, rememberParse } from './pg-search-fast';
+import { catchUpPostings } from './pg-search-catch-up';
 import { walkLevels } from './pg-search-top';
 import { compareMatches, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchSql, type RankedMatch, type RankTerm } from './pg-search-rank';
 
@@ -94,6 +95,8 @@ export async function pgSearch(
   strategy: 'auto' | 'score-every-match' = 'auto',
   cache?: PgSearchCache,
 ): Promise<KnowledgeSearchPage> {
+  // Before any read of the postings, counts, levels or bitmaps: the rows appended since are posted (migration 14).
+  await catchUpPostings(sql, project);
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
   if (!cursor && strategy === 'auto' && isOneWord(q)) {
     const page = await oneWordFirstPage(sql, project, q);
