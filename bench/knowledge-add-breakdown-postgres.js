@@ -2,9 +2,10 @@
 // append onto BENCH_ADD_SEED (20,000) nodes, fsync on, on one database per variant of one server, the variants
 // interleaved batch by batch (the order rotated each round). Each variant takes one part away from the schema as
 // migrated, so its gain over 'full' is that part's cost:
-//   full              the schema as migrated (every trigger part);
+//   full              the schema as migrated: since migration 14 appends post nothing (a search's catch-up does);
+//   posted by writes  migration 7's insert trigger back (every add posts its rows: the schema before migration 14);
 //   before migration 8 migration 3's vector function; 'bitmaps at fillfactor 50' the bitmap and count tables so;
-//   -postings …       the insert trigger without that one part (postings rows, term counts, term levels, level
+//   -postings …       migration 7's insert trigger without that one part (postings rows, term counts, term levels, level
 //                     bitmaps, term bitmaps); 'postings computed' keeps only the computation of the rows' postings;
 //   empty trigger     a statement trigger that returns at once (the transition table alone);
 //   triggers off      the tsvector column and its GIN index, no trigger;
@@ -14,6 +15,9 @@
 // BENCH_ADD_TEXT=varied gives each node its own generator-like thought (more distinct terms per batch) instead of
 // the main bench's one sentence. BENCH_ADD_VARIANTS='a;b;…' runs only those. Needs WORKGRAPH_BENCH_DATABASE_URL or
 // starts its own embedded server; its databases are named wg_pgw_<pid>_<n> and dropped at the end.
+// The catch-up (migration 14): on the 'full' variant, after the batches, BENCH_CATCHUP_NODES ('100,10000') nodes are
+// appended (batches of 100) and the search's catch-up (catchUpPostings) timed alone, BENCH_CATCHUP_ROUNDS ('20,3')
+// times each: what the first search after N adds pays, per node, beside the add's own cost per node.
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -49,7 +53,7 @@ function insertTrigger(parts) {
   return [
     `CREATE FUNCTION wg_bench_ins() RETURNS trigger LANGUAGE plpgsql AS $$ DECLARE k bigint; BEGIN
        WITH ${ctes.join(', ')} SELECT count(*) INTO k FROM p; RETURN NULL; END $$`,
-    'DROP TRIGGER wg_knowledge_postings_ins ON wg_knowledge_nodes',
+    'DROP TRIGGER IF EXISTS wg_knowledge_postings_ins ON wg_knowledge_nodes',
     'CREATE TRIGGER wg_knowledge_postings_ins AFTER INSERT ON wg_knowledge_nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_bench_ins()',
   ];
 }
@@ -69,6 +73,7 @@ const BITS_TABLES = ['wg_knowledge_term_bits', 'wg_knowledge_level_bits', 'wg_kn
 const BITS_FILLFACTOR_50 = BITS_TABLES.flatMap((t) => [`ALTER TABLE ${t} SET (fillfactor = 50)`, `VACUUM FULL ${t}`]);
 const VARIANTS = {
   full: [],
+  'posted by writes': insertTrigger(ALL),
   'before migration 8': [() => migration3Vector()],
   'bitmaps at fillfactor 50': BITS_FILLFACTOR_50,
   '-postings rows': without('postings'),
@@ -79,7 +84,7 @@ const VARIANTS = {
   'postings computed': insertTrigger([]),
   'empty trigger': [
     'CREATE FUNCTION wg_bench_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$',
-    'DROP TRIGGER wg_knowledge_postings_ins ON wg_knowledge_nodes',
+    'DROP TRIGGER IF EXISTS wg_knowledge_postings_ins ON wg_knowledge_nodes',
     'CREATE TRIGGER wg_knowledge_postings_ins AFTER INSERT ON wg_knowledge_nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_bench_ins()',
   ],
   'triggers off': [OFF],
@@ -140,6 +145,31 @@ function batch() {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** Per N of BENCH_CATCHUP_NODES: N nodes appended in batches of 100, then the search's catch-up timed alone. */
+async function measureCatchUps(run) {
+  if (!run) return [];
+  const { catchUpPostings } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'infrastructure', 'postgres', 'pg-search-catch-up.js'));
+  const sizes = (process.env.BENCH_CATCHUP_NODES || '100,10000').split(',').map(Number).filter((n) => n > 0);
+  const rounds = (process.env.BENCH_CATCHUP_ROUNDS || '20,3').split(',').map(Number);
+  await catchUpPostings(run.db, PROJECT); // the batches' rows
+  const out = [];
+  for (const [i, n] of sizes.entries()) {
+    const c = { n, ms: [] };
+    for (let k = 0; k < (rounds[i] ?? rounds[rounds.length - 1] ?? 3); k++) {
+      for (let done = 0; done < n; done += 100) {
+        const nodes = batch().slice(0, Math.min(100, n - done));
+        await run.store.withLock(PROJECT, (g) => g.append(nodes));
+      }
+      const t = performance.now();
+      await catchUpPostings(run.db, PROJECT);
+      c.ms.push(performance.now() - t);
+    }
+    c.median = median(c.ms);
+    out.push(c);
+  }
+  return out;
+}
+
 async function main() {
   const pg = await startPostgres();
   const dataDir = tempDir('wg-bench-pgw-');
@@ -189,6 +219,8 @@ async function main() {
     }
     load.push(os.loadavg()[0]);
     await wal.end();
+    const catchUps = await measureCatchUps(runs.find((r) => r.name === 'full'));
+    load.push(os.loadavg()[0]);
     for (const r of runs) {
       const [h] = await r.db.query(`SELECT coalesce(sum(n_tup_hot_upd), 0)::text AS hot, coalesce(sum(n_tup_upd), 0)::text AS upd FROM pg_stat_user_tables
         WHERE relname IN ('wg_knowledge_term_bits', 'wg_knowledge_level_bits')`);
@@ -202,6 +234,19 @@ async function main() {
     for (const r of runs) {
       const mean = sum(r) / r.ms.length;
       console.log(`| ${r.name} | ${median(r.ms).toFixed(2)} | ${mean.toFixed(2)} | ${Math.round((r.ms.length * 100) / (sum(r) / 1000))} | ${(sum(r) / sum(full)).toFixed(3)} | ${(r.wal / r.ms.length / 1024).toFixed(1)} | ${r.hot} |`);
+    }
+    if (catchUps.length) {
+      // The add's share of a catch-up: full's add per node plus the catch-up per node, beside the old schema's add.
+      const perNode = (r) => median(r.ms) / 100;
+      const writes = runs.find((r) => r.name === 'posted by writes');
+      console.log('');
+      console.log(`| catch-up after N adds | rounds | median ms | ms/node | full add + catch-up, ms/node |${writes ? " 'posted by writes' add, ms/node | ratio |" : ''}`);
+      console.log(`|---|---|---|---|---|${writes ? '---|---|' : ''}`);
+      for (const c of catchUps) {
+        const total = perNode(full) + c.median / c.n;
+        const old = writes ? ` ${perNode(writes).toFixed(4)} | ${(perNode(writes) / total).toFixed(2)}× |` : '';
+        console.log(`| ${c.n} | ${c.ms.length} | ${c.median.toFixed(2)} | ${(c.median / c.n).toFixed(4)} | ${total.toFixed(4)} |${old}`);
+      }
     }
   } finally {
     for (const r of runs) await r.db.close();
