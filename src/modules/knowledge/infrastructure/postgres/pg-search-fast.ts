@@ -14,7 +14,7 @@ import { idfOf } from './pg-search-rank';
  * watermark exist (appended since the catch-up: a write since): named, prepared once per connection. One row per node
  * found, or one row of nulls beside the state.
  */
-const FAST_PAGE = {
+export const FAST_PAGE = {
   name: 'wg_knowledge_search_fast_page',
   text: `SELECT s.w, s.u, s.x, s.v, s.d, n.seq::text AS seq, n.node FROM (SELECT
       (SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text AS w,

@@ -95,21 +95,24 @@ export async function pgSearch(
   strategy: 'auto' | 'score-every-match' = 'auto',
   cache?: PgSearchCache,
 ): Promise<KnowledgeSearchPage> {
-  // Before any read of the postings, counts, levels or bitmaps: the rows appended since are posted (migration 14).
-  await catchUpPostings(sql, project);
   const cursor = q.cursor !== undefined ? decodeCursor(q.cursor) : undefined;
-  if (!cursor && strategy === 'auto' && isOneWord(q)) {
-    const page = await oneWordFirstPage(sql, project, q);
-    if (page) return page;
-  }
   const words = cache && strategy === 'auto' ? cacheWords(q, cache.hasSource('pair')) : undefined;
-  const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
-  const want = q.limit + 1;
-  // A first page the cache holds every list of, its text parsed before: one statement (pg-search-fast.ts).
+  // A first page the cache holds every list of, its text parsed before: one statement (pg-search-fast.ts). It reads
+  // no postings — the cache's lists, then the page's nodes with the project's state — and its answer stands only if
+  // that state is the lists' and every row is posted, so it goes before the catch-up: a search with nothing to post
+  // costs one round trip, not two.
   if (words && !cursor) {
     const fast = await fastFirstPage(cache!, sql, project, q, words, totalCap);
     if (fast) return fast;
   }
+  // Before any read of the postings, counts, levels or bitmaps: the rows appended since are posted (migration 14).
+  await catchUpPostings(sql, project);
+  if (!cursor && strategy === 'auto' && isOneWord(q)) {
+    const page = await oneWordFirstPage(sql, project, q);
+    if (page) return page;
+  }
+  const after = cursor ? { score: Number(cursor.s), ord: BigInt(cursor.o) } : undefined;
+  const want = q.limit + 1;
   // A query the cache may answer reads its statistics without the level rows; from the cache's lists when it answers
   // (pg-search-cache.ts), else the statistics again with them, for the SQL path.
   let stats = await statistics(sql, project, q.query, cursor, words, words === undefined);
