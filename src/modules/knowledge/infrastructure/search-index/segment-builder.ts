@@ -126,7 +126,8 @@ export class SegmentBuilder {
     for (let t = 0; t < terms.length; t++) {
       // Bigrams are derived again when the merged segment is encoded (they depend on which terms are dense in it).
       if (terms[t]!.startsWith(BIGRAM_PREFIX)) continue;
-      if (t % 16 === 15) yield;
+      // A dense term's copy is ~0.1 ms: a step every few terms.
+      if (t % 4 === 3) yield;
       copyTermPostings(seg, t, base, this.termOf(terms[t]!));
     }
     this.end = seg.header.end;

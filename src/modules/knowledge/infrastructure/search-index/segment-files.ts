@@ -37,10 +37,23 @@ export type EncodedGroup = { kind: 'kept'; ref: SegmentRef } | { kind: 'bytes'; 
 
 /** A segment file read whole (a merge decodes all of its postings), checked against its manifest entry. */
 export async function readWholeSegment(dir: string, ref: SegmentRef): Promise<LoadedSegment> {
+  return checkedSegment(dir, ref, await readSegmentBytes(dir, ref));
+}
+
+/** A segment file's bytes (a flush in the background reads them from its start, beside what it encodes first). */
+export function readSegmentBytes(dir: string, ref: SegmentRef): Promise<Buffer> {
+  const file = path.join(dir, ref.file);
+  return fs.readFile(file).catch((e: Error) => {
+    throw new DamagedIndexError(`${file}: ${e.message}`);
+  });
+}
+
+/** A segment file's bytes loaded and checked against its manifest entry. */
+export function checkedSegment(dir: string, ref: SegmentRef, bytes: Buffer): LoadedSegment {
   const file = path.join(dir, ref.file);
   let seg: LoadedSegment;
   try {
-    seg = LoadedSegment.fromBuffer(await fs.readFile(file), file);
+    seg = LoadedSegment.fromBuffer(bytes, file);
   } catch (e) {
     throw e instanceof DamagedIndexError ? e : new DamagedIndexError(`${file}: ${(e as Error).message}`);
   }

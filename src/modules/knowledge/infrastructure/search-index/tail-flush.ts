@@ -1,7 +1,7 @@
 import { mergeStart, SEGMENT_MAX_DOCS, type SegmentRef } from './index-manifest';
 import type { TailPart } from './index-tail';
 import { SegmentBuilder } from './segment-builder';
-import { readWholeSegment, writeSegmentBytes, type EncodedGroup } from './segment-files';
+import { checkedSegment, readSegmentBytes, writeSegmentBytes, type EncodedGroup } from './segment-files';
 import type { Pause } from './flush-job';
 import type { Steps } from './steps';
 
@@ -61,6 +61,12 @@ async function run<T>(steps: Steps<T>, pause: Pause): Promise<T> {
  * flush-job.ts); segments on disk are only read (they never change once written).
  */
 export async function encodeFlush(dir: string, plan: readonly FlushPart[][], pause: Pause = () => undefined): Promise<EncodedGroup[]> {
+  // The segments on disk that merges take, read from the start (on the thread pool) while the first steps encode.
+  const reads = new Map<string, Promise<Buffer>>();
+  for (const group of plan) {
+    if (group.length > 1) for (const p of group) if (p.kind === 'segment') reads.set(p.ref.file, readSegmentBytes(dir, p.ref));
+  }
+  for (const r of reads.values()) r.catch(() => undefined); // awaited below; a failure must not go unhandled meanwhile
   const out: EncodedGroup[] = [];
   for (const group of plan) {
     const only = group.length === 1 ? group[0]! : undefined;
@@ -71,7 +77,13 @@ export async function encodeFlush(dir: string, plan: readonly FlushPart[][], pau
       const start = startOf(group[0]!);
       const merged = new SegmentBuilder(start, start);
       for (const p of group) {
-        if (p.kind === 'segment') await run(merged.appendSegmentSteps(await readWholeSegment(dir, p.ref)), pause);
+        if (p.kind === 'segment') {
+          const bytes = await reads.get(p.ref.file)!;
+          // Loading (the header parsed) is a step of its own.
+          const q = pause();
+          if (q) await q;
+          await run(merged.appendSegmentSteps(checkedSegment(dir, p.ref, bytes)), pause);
+        }
         else if (p.kind === 'piece') await run(merged.appendSegmentSteps(p.piece.seg), pause);
         else await run(merged.appendBuilderSteps(p.builder), pause);
       }
