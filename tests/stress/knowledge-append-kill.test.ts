@@ -101,7 +101,9 @@ describe('SIGKILL during knowledge appends (built server, SDK clients)', () => {
             const id = `r${round}-w${w}-${seq++}`;
             // Big thoughts make each append a write of tens of KiB, so a kill can land inside one.
             const parents = known.length && Math.random() < 0.3 ? [known[Math.floor(Math.random() * known.length)]] : [];
-            return { id, thought: `thought ${id} ${'x'.repeat(2_000 + Math.floor(Math.random() * 4_000))}`, role: 'actor', tags: [`w${w}`], parents };
+            // Words of the search's limits (each at most 2,000 bytes, none repeated 250 times): 2-6 KiB of them.
+            const words = Array.from({ length: 300 + Math.floor(Math.random() * 600) }, (_, k) => `x${k.toString(36)}${seq}`);
+            return { id, thought: `thought ${id} ${words.join(' ')}`, role: 'actor', tags: [`w${w}`], parents };
           });
           try {
             for (const id of await add(conn, nodes)) acknowledged.add(id);

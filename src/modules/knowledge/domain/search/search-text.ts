@@ -1,5 +1,6 @@
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-import porter2 = require('wink-porter2-stemmer');
+type Porter2 = typeof import('wink-porter2-stemmer');
+/** Loaded on the first word stemmed, not at start: a plain serve loads no package but the SDK (tests/e2e/cold-start-modules). */
+let porter2: Porter2 | undefined;
 
 /**
  * How text becomes search terms, the same for every store (docs/knowledge-graph.md, "Search"), and the same as
@@ -112,6 +113,8 @@ function snowballEnglish(word: string): string {
   // (A bare "ied" is step 1a's ie, "eed" and "eedly" step 1b's own rule.)
   const lone = /^(?:([aiou])(?:eds|edlys?)|([aou])ed|([aeiou])(?:ings?|inglys?))$/.exec(word);
   if (lone) return (lone[1] ?? lone[2] ?? lone[3])!;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  porter2 ??= require('wink-porter2-stemmer') as Porter2;
   return porter2(word);
 }
 
