@@ -6,6 +6,7 @@ import { changeMigration } from './knowledge-change-migration';
 import { pairBuildMigration } from './knowledge-pair-build-migration';
 import { statisticsDeletedMigration, statisticsMigration } from './knowledge-statistics-migration';
 import { postingMigration } from './knowledge-posting-migration';
+import { watermarkMigration } from './knowledge-watermark-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -245,4 +246,5 @@ export const knowledgeMigrations: Migration[] = [
   statisticsMigration,
   statisticsDeletedMigration,
   postingMigration,
+  watermarkMigration,
 ];

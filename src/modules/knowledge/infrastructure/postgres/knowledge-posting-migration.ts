@@ -36,18 +36,18 @@ export const postRows = (src: string, cond: string) => `
 /** The search watermark: every live row at or below it is posted (0 without a project row). */
 const POSTED = '(SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text';
 /** The live rows at or below it (the idf's N): the project's count less its rows not posted yet. */
-const POSTED_NODES = `(SELECT j.nodes - (SELECT count(*) FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > j.posted_up_to)
+export const POSTED_NODES = `(SELECT j.nodes - (SELECT count(*) FROM wg_knowledge_nodes x WHERE x.project = $1 AND x.seq > j.posted_up_to)
          FROM wg_knowledge_projects j WHERE j.project = $1)::text`;
 
 /** Migration 13's statistics function with the posted watermark and its node count (the rest unchanged, same type). */
-function statisticsOfPosted(): string {
+export function statisticsOfPosted(postedNodes = POSTED_NODES): string {
   const w = '(SELECT max(seq) FROM wg_knowledge_nodes WHERE project = $1)::text AS w';
   const n = '(SELECT nodes FROM wg_knowledge_projects WHERE project = $1)::text AS n';
   const sql = statisticsDeletedMigration.sql.replace(/^\s*DROP FUNCTION [^;]*;/, '');
   if (!sql.includes(w) || !sql.includes(n) || !sql.includes('CREATE FUNCTION')) {
     throw new Error('knowledge migration 14: migration 13 no longer reads the watermark as it did');
   }
-  return sql.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION').replace(w, `${POSTED} AS w`).replace(n, `${POSTED_NODES} AS n`);
+  return sql.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION').replace(w, `${POSTED} AS w`).replace(n, `${postedNodes} AS n`);
 }
 
 /**

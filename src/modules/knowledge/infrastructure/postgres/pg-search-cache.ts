@@ -5,6 +5,7 @@ import { denseBytes } from './pg-search-dense';
 import { highBytes } from './pg-search-dense-high';
 import { termSource } from './pg-search-term-source';
 import { ParseMemo } from './pg-search-parse-memo';
+import { postedNodes } from './pg-search-watermark';
 
 /** What a query's statistics saw of the project (read in their one statement): the cache must be at least as new. */
 export interface Seen {
@@ -176,8 +177,7 @@ export class PgSearchCache {
              (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
              (SELECT floor FROM wg_knowledge_change_floors WHERE project = $1)::text AS floor,
              (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
-             (SELECT j.nodes - (SELECT count(*) FROM wg_knowledge_nodes y WHERE y.project = $1 AND y.seq > j.posted_up_to)
-                FROM wg_knowledge_projects j WHERE j.project = $1)::text AS nodes,
+             (SELECT ${postedNodes('$1')} FROM wg_knowledge_projects j WHERE j.project = $1)::text AS nodes,
              c.changed, c.n::text AS n
            FROM (SELECT string_agg(DISTINCT seq::text, ',') AS changed, count(*) AS n FROM (
                    SELECT seq FROM wg_knowledge_changes WHERE project = $1 AND id > $2::bigint LIMIT ${RELOAD_CHANGES + 1}) s) c`,

@@ -7,6 +7,7 @@ import { encodeCursor } from './pg-search-cursor';
 import { intersect } from './pg-search-intersect';
 import type { QueryParse } from './pg-search-parse-memo';
 import { idfOf } from './pg-search-rank';
+import { rowsPast } from './pg-search-watermark';
 
 /**
  * The page's nodes and, in the same snapshot, what statistics() reads of the project (its watermark posted_up_to,
@@ -18,7 +19,7 @@ export const FAST_PAGE = {
   name: 'wg_knowledge_search_fast_page',
   text: `SELECT s.w, s.u, s.x, s.v, s.d, n.seq::text AS seq, n.node FROM (SELECT
       (SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text AS w,
-      EXISTS (SELECT 1 FROM wg_knowledge_nodes y, wg_knowledge_projects j WHERE j.project = $1 AND y.project = $1 AND y.seq > j.posted_up_to) AS u,
+      coalesce((SELECT ${rowsPast('$1', 'j.posted_up_to')} FROM wg_knowledge_projects j WHERE j.project = $1), false) AS u,
       (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
       (SELECT version FROM wg_knowledge_projects WHERE project = $1)::text AS v,
       (SELECT deleted FROM wg_knowledge_projects WHERE project = $1)::text AS d) s

@@ -3,12 +3,12 @@ import type { KnowledgeSearchPage, KnowledgeSearchQuery } from '../../applicatio
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
 import { encodeCursor } from './pg-search-cursor';
 import { idfOf, real } from './pg-search-rank';
+import { postedNodes } from './pg-search-watermark';
 
 /** Prepared on each connection (named): its planning was half of a one-word search's time at 1,000,000 nodes. */
 const ONE_WORD_SQL = `WITH t AS (SELECT DISTINCT u.lexeme AS term FROM unnest(to_tsvector('english', wg_knowledge_words($2))) u),
  s AS (SELECT (SELECT posted_up_to FROM wg_knowledge_projects WHERE project = $1)::text AS w,
-     (SELECT j.nodes - (SELECT count(*) FROM wg_knowledge_nodes y WHERE y.project = $1 AND y.seq > j.posted_up_to)
-        FROM wg_knowledge_projects j WHERE j.project = $1)::text AS n,
+     (SELECT ${postedNodes('$1')} FROM wg_knowledge_projects j WHERE j.project = $1)::text AS n,
      (SELECT max(id) FROM wg_knowledge_changes WHERE project = $1)::text AS x,
      (SELECT deleted FROM wg_knowledge_projects WHERE project = $1)::text AS d,
      (SELECT count(*) FROM t)::int AS lexemes, (SELECT min(term) FROM t) COLLATE "C" AS term)
