@@ -77,6 +77,8 @@ describe('search_nodes (built server, files) and workgraph knowledge search', ()
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/2 node\(s\) of every project match/);
     expect(text.stdout).toContain('demo/d1');
+    // Off a terminal the matches are bracketed, the thought's characters as written (no \* escapes).
+    expect(text.stdout).toMatch(/\[[Bb]ackoff\]/);
     const refused = cli(['knowledge', 'search', 'demo', 'the', '--data-dir', dataDir]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^workgraph knowledge search: query: 'the' has no word to look for/);

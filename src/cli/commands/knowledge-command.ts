@@ -5,6 +5,7 @@ import { withStoreOptions } from './common-options';
 import { storePlace } from './store-place';
 import { resolveConfig, type CommonFlags } from '../resolve-config';
 import { lineLogger } from '../line-logger';
+import { snippetText, stdoutTakesColor } from '../snippet-text';
 
 /**
  * `workgraph knowledge search PROJECT QUERY`, `workgraph knowledge backups PROJECT` and `workgraph knowledge
@@ -56,9 +57,10 @@ export function knowledgeCommand(): Command {
             // A total past the store's cap is a lower bound: "10,000+".
             const total = `${out.total.toLocaleString('en-US')}${out.totalExact ? '' : '+'}`;
             console.log(`${total} node(s) of ${out.project ? `project '${where}'` : where} match; best first:`);
+            const color = stdoutTakesColor();
             for (const h of out.hits) {
               console.log(`  ${h.score.toFixed(3)}  ${out.project ? '' : `${h.project}/`}${h.id}  ${h.role}${h.tags.length ? ` [${h.tags.join(', ')}]` : ''}${h.deleted ? ' (deleted)' : ''}  ${h.createdAt}`);
-              console.log(`         ${h.snippet}`);
+              console.log(`         ${snippetText(h.snippet, { color })}`);
             }
             if (out.nextCursor) console.log(`More: the same command with --cursor ${out.nextCursor}`);
           }),

@@ -36,3 +36,7 @@ export const knowledgeMigrations = (): readonly MigrationStep[] =>
 /** Registers the knowledge module (wiring loaded on the first call). */
 export const registerKnowledgeModule: ModuleRegistration = (container, config) =>
   (require('./knowledge.module') as typeof import('./knowledge.module')).knowledgeModule(container, config);
+
+type SnippetRuns = typeof import('./domain/search/snippet').snippetRuns;
+/** A search_nodes snippet read back into runs of text, marked or not (the CLI's text output; loaded on first use). */
+export const snippetRuns: SnippetRuns = (...args) => (require('./domain/search/snippet') as typeof import('./domain/search/snippet')).snippetRuns(...args);

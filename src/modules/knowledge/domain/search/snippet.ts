@@ -73,3 +73,35 @@ export function makeSnippet(text: string, matches: TermMatcher): string {
   out += escapeSnippetText(text.slice(at, to)) + (to < text.length ? '…' : '');
   return out.replace(/\s*\r?\n\s*/g, ' ');
 }
+
+/** A run of a snippet's text as the thought has it, and whether it is a marked match. */
+export interface SnippetRun {
+  text: string;
+  marked: boolean;
+}
+
+/**
+ * A snippet read back: `**` opens or closes a mark, `\x` is the character x ({@link escapeSnippetText}). For
+ * readers that show the marks their own way (the CLI; the dashboard has the same reading in its bundle,
+ * src/dashboard/web/src/snippet-marks.ts).
+ */
+export function snippetRuns(snippet: string): SnippetRun[] {
+  const runs: SnippetRun[] = [];
+  let marked = false;
+  let text = '';
+  const close = () => {
+    if (text) runs.push({ text, marked });
+    text = '';
+  };
+  for (let i = 0; i < snippet.length; i++) {
+    const c = snippet[i];
+    if (c === '\\' && i + 1 < snippet.length) text += snippet[++i];
+    else if (c === '*' && snippet[i + 1] === '*') {
+      close();
+      marked = !marked;
+      i++;
+    } else text += c;
+  }
+  close();
+  return runs;
+}
