@@ -58,3 +58,12 @@ describe('search limits', () => {
     for (const s of ['', 'abc', 'é', '日本', '😀x', '\ud800', 'a\udc00b', ALLAH.normalize('NFKD')]) expect(utf8Length(s)).toBe(Buffer.byteLength(s));
   });
 });
+
+describe("add_nodes' description", () => {
+  it('states every search limit as SEARCH_LIMITS has it', () => {
+    const { knowledgeTools } = require('../../../../src/modules/knowledge/knowledge.tools') as typeof import('../../../../src/modules/knowledge/knowledge.tools');
+    const description = knowledgeTools.find((t) => t.name === 'add_nodes')!.description;
+    const { thoughtLength: _schema, ...stated } = SEARCH_LIMITS;
+    for (const [limit, value] of Object.entries(stated)) expect({ limit, stated: description.includes(value.toLocaleString('en-US')) }).toEqual({ limit, stated: true });
+  });
+});
