@@ -17,9 +17,8 @@ export const knowledgeTools: ToolDefinition[] = [
     description:
       "Appends thoughts (role actor), reviews (critic) or summaries to the project's knowledge graph. Ids are generated when absent. " +
       'Every parent must exist in the project or come earlier in the same call; nothing is added when a check fails. ' +
-      // The search limits (domain/search/search-limits.ts, SEARCH_LIMITS; tests/unit/domain/knowledge/search-limits.test.ts checks these figures).
-      'Each node must fit the search index: at most 16,000 words (thought, tags and artifacts together), no word longer than 2,000 bytes ' +
-      'or used more than 250 times, at most 1,000,000 bytes of index terms; a node past one is refused naming it and the limit (split the thought).',
+      // The search limits (SEARCH_LIMITS; tests/unit/domain/knowledge/search-limits.test.ts checks these figures).
+      'Search limits per node: 16,000 words, a word 2,000 bytes and 250 uses, 1,000,000 index bytes.',
     ...addNodesSchemas,
     annotations: { title: 'Add knowledge nodes', readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     useCase: KnowledgeTokens.AddKnowledgeNodes,
