@@ -9,7 +9,6 @@ import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructu
 import type { KnowledgeStore } from '../../../src/modules/knowledge/application/ports/knowledge-store';
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
 import { SearchNodes, type SearchNodesInput } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
-import { textTerms } from '../../../src/modules/knowledge/domain/search';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { generateKnowledgeGraph, prng, WORDS, TAGS } = require('../../../bench/fixtures/knowledge-graph.js') as {
@@ -21,21 +20,17 @@ const { generateKnowledgeGraph, prng, WORDS, TAGS } = require('../../../bench/fi
 
 /**
  * "The two stores agree" on search (docs/knowledge-graph.md, "Ranking"): the same nodes written into the NDJSON files
- * (a real temp folder, their index) and a real PostgreSQL, then the same queries on both. What must agree and does:
+ * (a real temp folder, their index) and a real PostgreSQL, then the same queries on both. Both rank by PostgreSQL's
+ * score — Σ idf × impact over the query's terms, impact ts_rank's of the term alone (the files compute it from their
+ * per-field counts, domain/search/impact.ts), added in the same order in float64 — and break ties newest first, so:
  * - on the contract suite's corpus (tests/contracts/knowledge-search.contract.ts), every query of the suite: the same
- *   set of ids on the first page and the same total, and the same top hit but on six queries, where the top's two
- *   candidates differ in length ({@link TOP_BY_LENGTH});
+ *   first page in the same order with the same scores, to the bit (so the same top hit), and the same total;
  * - on 3,000 generated nodes (bench/fixtures/knowledge-graph.js: 34 words, so ties and idf matter) and 215 generated
  *   queries (words, two and three words, phrases, prefixes, exclusions, OR, tag, role and time filters): the same
- *   matches — the same exact total, and the same set of ids over every page where there are at most 300;
+ *   first page in order with the same scores and the same exact total for every query, and the same set of ids over
+ *   every page where there are at most 300 (the figures are printed too);
  * - queries in other scripts (Greek with a final Σ, Devanagari, CJK, Cyrillic, ø, æ, ß, ½): the same nodes found (the
  *   query's words are folded by the files' code on both stores, so before 40bd068 PostgreSQL missed `ΟΔΟΣ`).
- * What legitimately differs is the order of those matches beyond the contract's cases: the files rank by BM25F
- * (saturating term frequency, normalized by the node's length against the average), PostgreSQL by Σ idf × ts_rank of
- * each term (no length normalization; an impact fixed when the node is written, so no project average can enter it).
- * Both break exact ties newest first. On nodes of near-equal length the two orders differ inside a run of equal
- * term frequencies: the files put the shorter node first, PostgreSQL the newer. The share of generated queries with
- * the same top hit and the same first page is measured and printed (a figure, not a bar).
  */
 
 const P = 'demo';
@@ -103,7 +98,7 @@ type Query = Partial<SearchNodesInput> & { query: string };
 
 async function page(store: KnowledgeStore, input: Query, project = P) {
   const r = await new SearchNodes(store).execute({ projectContext: project, ...input } as SearchNodesInput);
-  return { ids: r.hits.map((h) => h.id), total: r.total, exact: r.totalExact, next: r.nextCursor };
+  return { ids: r.hits.map((h) => h.id), hits: r.hits.map((h) => [h.id, h.score]), total: r.total, exact: r.totalExact, next: r.nextCursor };
 }
 
 /** Every hit of a query, paging 100 at a time. */
@@ -115,10 +110,9 @@ async function everyHit(store: KnowledgeStore, input: Query): Promise<string[]> 
     seen.push(...r.ids);
     cursor = r.next;
   } while (cursor);
-  return seen.sort();
+  return [...seen].sort();
 }
 
-const sorted = (xs: string[]) => [...xs].sort();
 
 /** Every query of the search contract that looks for something in its corpus. */
 const CONTRACT_QUERIES: Query[] = [
@@ -153,50 +147,35 @@ function generatedQueries(): Query[] {
   return out;
 }
 
-/**
- * The contract queries whose top hits differ, and why: two matches of equal term frequency (or the shorter with
- * fewer occurrences: `pager word`), where BM25F puts the shorter node first and PostgreSQL, without length
- * normalization, the newer (or the one with more occurrences).
- */
-const TOP_BY_LENGTH = ['cach*', 'redis OR memcached', 'sessions redis OR memcached', 'cache OR caching', "sessions') OR 1=1; --", 'pager word'];
-
-/** A node's length as both stores count it: the positions of its thought, tags and artifacts (stopwords counted). */
-function length(n: StoredKnowledgeNode): number {
-  const artifacts = [...n.artifacts.map((a) => a.name ?? ''), ...n.artifacts.map((a) => a.path ?? '')].join(' ');
-  return textTerms(n.thought).length + textTerms(n.tags.join(' ')).length + textTerms(artifacts).length;
-}
-
-it('on the contract suite\u2019s corpus: the same first page and total for every query, the same top hit but where length decides', async () => {
-  const byId = new Map(contractNodes().map((n) => [n.id, n]));
+it('on the contract suite\u2019s corpus: the same first page in order, with the same scores, and the same total for every query', async () => {
   const differ: unknown[] = [];
-  const topDiffers: string[] = [];
   for (const q of CONTRACT_QUERIES) {
     const [a, b] = [await page(files, q, C), await page(postgres, q, C)];
     expect(a.exact && b.exact).toBe(true);
-    if (JSON.stringify(sorted(a.ids)) !== JSON.stringify(sorted(b.ids)) || a.total !== b.total) differ.push({ q, files: a, postgresql: b });
-    if (a.ids[0] !== b.ids[0]) {
-      topDiffers.push(q.query);
-      // The files' top is the shorter node: the difference is BM25F's length normalization, nothing else.
-      expect([q.query, length(byId.get(a.ids[0]!)!) < length(byId.get(b.ids[0]!)!)]).toEqual([q.query, true]);
-    }
+    if (JSON.stringify(a.hits) !== JSON.stringify(b.hits) || a.total !== b.total) differ.push({ q, files: a, postgresql: b });
   }
   expect(differ).toEqual([]);
-  expect(topDiffers).toEqual(TOP_BY_LENGTH);
+  // Where BM25F's length normalization put the shorter node first (before index format 6): equal impacts, the newer.
+  const tops = await Promise.all(['cach*', 'redis OR memcached', 'pager word'].map(async (query) => (await page(files, { query }, C)).ids[0]));
+  expect(tops).toEqual(['a4', 'a7', 'p6']);
 });
 
 it('a query in another script finds the same nodes on both stores (the files fold and stem it as PostgreSQL does)', async () => {
   const cases: Array<[string, string[]]> = [
     ['ΟΔΟΣ', ['u0']], ['οδοσ', ['u0']], ['πόλη', ['u0']], ['øresund', ['u1']], ['Øresunds', ['u1']], ['STRASSE', []], ['straße', ['u1']],
     ['हिन्दी', ['u2']], ['café', ['u3']], ['"1 2"', ['u4']], ['½', ['u4']], ['東京タワー', ['u5']], ['москва', ['u6']], ['æsthetic', ['u7']], ['œuvre*', ['u7']],
+    // Terms of several scripts in one score: added in the same (code point) order on both stores.
+    ['straße øresunds bridges signs', ['u1']], ['москва OR ΟΔΟΣ OR πόλη OR café OR 東京タワー', ['u0', 'u6', 'u5', 'u3']],
   ];
   for (const [query, want] of cases) {
     const [a, b] = [await page(files, { query }, U), await page(postgres, { query }, U)];
     expect([query, a.ids, a.total]).toEqual([query, want, want.length]);
     expect([query, b.ids, b.total]).toEqual([query, want, want.length]);
+    expect([query, a.hits]).toEqual([query, b.hits]);
   }
 });
 
-it('on 3,000 generated nodes: the same matches for every generated query (exact totals, every hit where at most 300)', async () => {
+it('on 3,000 generated nodes: the same first page in order with the same scores, and the same matches, for every generated query', async () => {
   const qs = generatedQueries();
   expect(qs.length).toBe(215);
   const differ: unknown[] = [];
@@ -207,16 +186,17 @@ it('on 3,000 generated nodes: the same matches for every generated query (exact 
     const [a, b] = [await page(files, q), await page(postgres, q)];
     expect(a.exact && b.exact).toBe(true);
     if (a.total !== b.total) differ.push({ q, files: a.total, postgresql: b.total });
+    else if (JSON.stringify(a.hits) !== JSON.stringify(b.hits)) differ.push({ q, files: a.hits, postgresql: b.hits });
     else if (a.total <= 300) {
       compared++;
       const [x, y] = [await everyHit(files, q), await everyHit(postgres, q)];
       if (JSON.stringify(x) !== JSON.stringify(y)) differ.push({ q, onlyFiles: x.filter((id) => !y.includes(id)), onlyPostgresql: y.filter((id) => !x.includes(id)) });
     }
     if (a.ids[0] === b.ids[0]) top++;
-    if (JSON.stringify(sorted(a.ids)) === JSON.stringify(sorted(b.ids))) first++;
+    if (JSON.stringify(a.hits) === JSON.stringify(b.hits)) first++;
   }
+  console.log(`ranking agreement on ${qs.length} generated queries: same top hit ${top} (${((100 * top) / qs.length).toFixed(0)}%), same first page of 10 in order with the same scores ${first} (${((100 * first) / qs.length).toFixed(0)}%)`);
   expect(differ).toEqual([]);
   // Enough queries compared hit for hit (the rest by their exact totals).
   expect(compared).toBeGreaterThan(30);
-  console.log(`ranking agreement on ${qs.length} generated queries: same top hit ${top} (${((100 * top) / qs.length).toFixed(0)}%), same first page of 10 ${first} (${((100 * first) / qs.length).toFixed(0)}%)`);
 }, 600_000);

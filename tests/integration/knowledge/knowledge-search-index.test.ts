@@ -99,7 +99,7 @@ describe('knowledge search index on files', () => {
     expect(await search('retry OR backoff')).toEqual(after);
   });
 
-  it('an index of format 3 (dense terms without their chunks\' best codes) is detected and rebuilt as format 5, with a log line', async () => {
+  it('an index of format 3 (dense terms without their chunks\' best codes) is detected and rebuilt as format 6, with a log line', async () => {
     const expected = await search('"retry budget" OR backoff');
     const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
     // What a format-3 build left: its manifest and its segments say 3.
@@ -113,11 +113,32 @@ describe('knowledge search index on files', () => {
     segmentCache.clear();
     expect(await search('"retry budget" OR backoff')).toEqual(expected);
     expect(warnings.map((w) => [w.msg, w.fields?.project, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', P, `index format 3, expected ${INDEX_FORMAT}`]]);
-    expect(INDEX_FORMAT).toBe(5);
+    expect(INDEX_FORMAT).toBe(6);
     const rebuilt = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
-    expect(rebuilt.format).toBe(5);
-    // The segment layout is still format 4's (format 5 changed the words, not the layout).
-    for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(4);
+    expect(rebuilt.format).toBe(6);
+    // Segment format 5: the chunks' best codes by impact (index format 6).
+    for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(5);
+  });
+
+  it('an index of format 5 (segments of format 4: chunks\' best codes by weighted frequency, BM25F\'s) is never trusted: rebuilt, with a log line, scoring as a fresh index', async () => {
+    // One thought occurrence outranks three tag ones now (impact), not under the weighted frequency (3 × 0.4 > 1).
+    await store.withLock(P, (g) => g.append([node('w1', 'kiwi once'), { ...node('w2', 'nothing here'), tags: ['kiwi', 'kiwi', 'kiwi'] }]));
+    const expected = await search('kiwi');
+    expect(expected.map((h) => h[0])).toEqual(['w1', 'w2']);
+    const m = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
+    fs.writeFileSync(path.join(indexDir(), MANIFEST_FILE), JSON.stringify({ ...m, format: 5 }));
+    for (const s of m.segments) {
+      const file = path.join(indexDir(), s.file);
+      const bytes = fs.readFileSync(file);
+      bytes.writeUInt32LE(4, 4);
+      fs.writeFileSync(file, bytes);
+    }
+    segmentCache.clear();
+    warnings.length = 0;
+    expect(await search('kiwi')).toEqual(expected);
+    expect(warnings.map((w) => [w.msg, w.fields?.reason])).toEqual([['knowledge search index rebuilt from the graph', `index format 5, expected ${INDEX_FORMAT}`]]);
+    const rebuilt = JSON.parse(fs.readFileSync(path.join(indexDir(), MANIFEST_FILE), 'utf8')) as IndexManifest;
+    for (const s of rebuilt.segments) expect(fs.readFileSync(path.join(indexDir(), s.file)).readUInt32LE(4)).toBe(5);
   });
 
   it('an index of format 4 (non-ASCII words unstemmed) is rebuilt, and then finds them by their stem as PostgreSQL does', async () => {

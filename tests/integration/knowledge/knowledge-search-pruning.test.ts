@@ -5,16 +5,16 @@ import { createNdjsonKnowledgeStore, type NdjsonKnowledgeStore } from '../../../
 import { SearchNodes, type SearchNodesInput } from '../../../src/modules/knowledge/application/use-cases/search-nodes';
 import { artifactText } from '../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
 import { LoadedSegment } from '../../../src/modules/knowledge/infrastructure/search-index/segment-reader';
-import { weightedLength, weightedTf } from '../../../src/modules/knowledge/infrastructure/search-index/segment-format';
-import { idf, parseSearchQuery, termScore, textTerms, type SearchQuery } from '../../../src/modules/knowledge/domain/search';
+import { idf, parseSearchQuery, termImpact, textTerms, type SearchQuery } from '../../../src/modules/knowledge/domain/search';
 import type { DeletedNodeRecord, StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
 
 /**
  * The files' search (dense terms as bitmaps and codes, sparse ones as blocks, phrases through bigrams, filters on
- * both) against a search written from the definition: every node tokenized and every match scored BM25F, ranked by
- * score then newest first. Random graphs of a few thousand nodes (added in batches of random sizes, so several
+ * both) against a search written from the definition: every node tokenized and every match scored as PostgreSQL
+ * scores it — Σ idf × ts_rank impact over the positive terms in code point order (a prefix's terms those of the live
+ * nodes), idf over the live nodes — ranked by score then newest first. Random graphs of a few thousand nodes (added in batches of random sizes, so several
  * segments of every size, terms dense in some and sparse in others, some nodes deleted), random queries of every kind
- * with random filters, paged through with cursors: the same hits in the same order with the same scores, the exact total.
+ * with random filters, paged through with cursors: the same hits in the same order with the same scores (to the bit), the exact total.
  */
 const WORDS = (
   'retry backoff cache parser budget queue lock stream index schema latency worker batch review split module fixture ' +
@@ -42,8 +42,6 @@ interface Doc {
   deleted: boolean;
   /** term → [thought, tags, artifacts] counts and positions */
   terms: Map<string, { counts: [number, number, number]; positions: number[] }>;
-  length: number;
-  fields: [number, number, number];
 }
 
 function docOf(node: StoredKnowledgeNode, ord: number, deleted: boolean): Doc {
@@ -59,8 +57,7 @@ function docOf(node: StoredKnowledgeNode, ord: number, deleted: boolean): Doc {
       e.positions.push(part.positions[i]!);
     }),
   );
-  const fields: [number, number, number] = [thought.length, tags.length, arts.length];
-  return { node, ord, deleted, terms, fields, length: weightedLength(fields[0], fields[0] + fields[1], fields[0] + fields[1] + fields[2]) };
+  return { node, ord, deleted, terms };
 }
 
 function itemTerms(item: SearchQuery['groups'][number]['items'][number], vocabulary: readonly string[]): string[] {
@@ -79,10 +76,16 @@ function reference(docs: readonly Doc[], input: { query: string; role?: string; 
   const q = parseSearchQuery(input.query);
   const searched = docs.filter((d) => input.includeDeleted || !d.deleted);
   const vocabulary = [...new Set(searched.flatMap((d) => [...d.terms.keys()]))].sort();
-  const positive = new Set(q.groups.filter((g) => !g.negated).flatMap((g) => g.items.flatMap((it) => itemTerms(it, vocabulary))));
-  const sums = [0, 1, 2].map((f) => searched.reduce((n, d) => n + d.fields[f]!, 0));
-  const avg = weightedTf(sums[0]!, sums[1]!, sums[2]!) / searched.length;
-  const idfs = new Map([...positive].map((t) => [t, idf(searched.length, searched.filter((d) => d.terms.has(t)).length)]));
+  const live = docs.filter((d) => !d.deleted);
+  const liveVocabulary = [...new Set(live.flatMap((d) => [...d.terms.keys()]))].sort();
+  const codePoints = (t: string) => [...t].map((c) => c.codePointAt(0)!);
+  const byCodePoint = (a: string, b: string) => {
+    const [x, y] = [codePoints(a), codePoints(b)];
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+    return x.length - y.length;
+  };
+  const positive = [...new Set(q.groups.filter((g) => !g.negated).flatMap((g) => g.items.flatMap((it) => itemTerms(it, liveVocabulary))))].sort(byCodePoint);
+  const idfs = new Map(positive.map((t) => [t, idf(live.length, live.filter((d) => d.terms.has(t)).length)]));
   const since = input.since ? Date.parse(input.since) : undefined;
   const until = input.until ? Date.parse(input.until) : undefined;
   const hits = searched
@@ -97,7 +100,7 @@ function reference(docs: readonly Doc[], input: { query: string; role?: string; 
       let score = 0;
       for (const t of positive) {
         const e = d.terms.get(t);
-        if (e) score += termScore(idfs.get(t)!, weightedTf(...e.counts), d.length, avg);
+        score += e ? idfs.get(t)! * termImpact(...e.counts) : 0;
       }
       return { id: d.node.id, score, ord: d.ord, deleted: d.deleted };
     });
@@ -219,7 +222,7 @@ describe('knowledge search on files: its pages equal scoring every match from th
           const expected = want.slice(page * input.limit!, (page + 1) * input.limit!);
           const label = `${JSON.stringify(input)} page ${page}`;
           if (got.hits.map((h) => h.id).join() !== expected.map((h) => h.id).join()) mismatches.push(`${label}: ${got.hits.map((h) => h.id).join()} vs ${expected.map((h) => h.id).join()}`);
-          else if (got.hits.some((h, k) => Math.abs(h.score - expected[k]!.score) > 1e-9 || (h.deleted ?? false) !== expected[k]!.deleted)) mismatches.push(`${label}: scores`);
+          else if (got.hits.some((h, k) => h.score !== expected[k]!.score || (h.deleted ?? false) !== expected[k]!.deleted)) mismatches.push(`${label}: scores`);
           if (!got.totalExact || got.total !== want.length) mismatches.push(`${label}: total ${got.total} (${got.totalExact}) vs ${want.length}`);
           compared++;
           if (!got.nextCursor) {

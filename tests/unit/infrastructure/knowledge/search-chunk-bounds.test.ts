@@ -159,7 +159,23 @@ describe('search chunk bounds', () => {
     expect(page.chunks).toEqual({ scored: 1 + 3, counted: 1 + 2 });
   });
 
-  it('a dense term stores, per chunk of 1,024 nodes, the code of highest weighted frequency among its nodes', () => {
+  it('a chunk is bounded by its highest impact, not its highest weighted frequency: one thought occurrence outranks three tag ones', async () => {
+    const b = new SegmentBuilder(0, 0);
+    // Two chunks; in the older one node 5 holds `kiwi` once in its thought (impact 0.6079), every other node three
+    // times in its tags (3 × 0.4 = 1.2 weighted, but impact 0.3310). The newer chunk's nodes fill the page first.
+    for (let i = 0; i < 2 * CHUNK_DOCS; i++) {
+      const thought = i === 5 ? 'kiwi once' : `other ${i}`;
+      b.add({ id: `k${i}`, project: 'p', projectContext: 'p', thought, role: 'actor', tags: i === 5 ? [] : ['kiwi', 'kiwi', 'kiwi'], artifacts: [], parents: [], createdAt: new Date(1_700_000_000_000 + i).toISOString() }, i * 100, 99);
+    }
+    const seg = LoadedSegment.fromBuffer(b.encode(), 'seg-kiwi');
+    const segs: SearchSegment[] = [{ seg, base: 0, limit: seg.docCount }];
+    const pruned = await evaluateQuery(parseSearchQuery('kiwi'), {}, segs, { capacity: 1 });
+    expect(pruned.hits.map((h) => h.ord)).toEqual([5]);
+    expect(pruned.hits).toEqual((await evaluateQuery(parseSearchQuery('kiwi'), {}, segs, { capacity: 1, prune: false })).hits);
+    expect(pruned.chunks).toEqual({ scored: 2, counted: 0 });
+  });
+
+  it('a dense term stores, per chunk of 1,024 nodes, the code of highest impact among its nodes', () => {
     const { segments } = corpus(9);
     let checked = 0;
     for (const { seg } of segments) {
@@ -172,7 +188,7 @@ describe('search chunk bounds', () => {
           let best = 0;
           for (let d = k * CHUNK_DOCS; d < Math.min(seg.docCount, (k + 1) * CHUNK_DOCS); d++) {
             const c = s.codes![d]!;
-            if (c !== 0 && (best === 0 || s.wtf[c]! > s.wtf[best]!)) best = c;
+            if (c !== 0 && (best === 0 || s.impact[c]! > s.impact[best]!)) best = c;
           }
           expect(s.chunkBest![k]).toBe(best);
           checked++;

@@ -1,12 +1,12 @@
 import { SegmentBuilder } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-builder';
 import { LoadedSegment } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-reader';
-import { BLOCK_POSTINGS, DENSE_SHARE, bigramTerm, weightedTf } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-format';
+import { BLOCK_POSTINGS, DENSE_SHARE, bigramTerm } from '../../../../src/modules/knowledge/infrastructure/search-index/segment-format';
 import { VarintReader } from '../../../../src/modules/knowledge/infrastructure/search-index/varint';
-import { textTerms } from '../../../../src/modules/knowledge/domain/search';
+import { termImpact, textTerms } from '../../../../src/modules/knowledge/domain/search';
 import type { StoredKnowledgeNode } from '../../../../src/modules/knowledge/domain';
 
 /**
- * The segment layout of format 4: dense terms (a bitmap and a code per document; their chunks' best codes are tested
+ * The segment layout of format 5 (4's, its chunks' best codes by impact): dense terms (a bitmap and a code per document; their chunks' best codes are tested
  * in search-chunk-bounds.test.ts) and sparse ones (postings in blocks, decoded without positions) decode to what was
  * added; bigram terms are exactly the neighbouring words.
  */
@@ -80,15 +80,15 @@ describe('search segment format', () => {
     expect(multiBlock).toBeGreaterThan(5);
   });
 
-  it('decodes a sparse block alone (no positions) to its ordinals and weighted term frequencies', async () => {
+  it('decodes a sparse block alone (no positions) to its ordinals and the impacts of its per-field counts', async () => {
     const term = seg.header.terms.find((t) => !t.startsWith('\u0000') && !seg.isDense(seg.termIndex(t)) && seg.blockTo(seg.termIndex(t)) - seg.blockFrom(seg.termIndex(t)) > 2)!;
     const idx = seg.termIndex(term);
     const whole = await seg.postings(undefined, idx);
     const b1 = seg.blockFrom(idx) + 1;
     const [from, to] = seg.docRange(idx, b1, b1 + 1);
     const ords = new Int32Array(BLOCK_POSTINGS);
-    const wtfs = new Float64Array(BLOCK_POSTINGS);
-    const n = seg.decodeDocs(idx, b1, new VarintReader(await seg.read(undefined, from, to)), ords, wtfs, 0);
+    const impacts = new Float64Array(BLOCK_POSTINGS);
+    const n = seg.decodeDocs(idx, b1, new VarintReader(await seg.read(undefined, from, to)), ords, impacts, 0);
     expect(n).toBe(BLOCK_POSTINGS);
     expect([...ords]).toEqual([...whole.ords.subarray(BLOCK_POSTINGS, 2 * BLOCK_POSTINGS)]);
     for (let k = 0; k < n; k++) {
@@ -96,7 +96,7 @@ describe('search segment format', () => {
       const ps = [...whole.pos.subarray(whole.posStart[BLOCK_POSTINGS + k]!, whole.posStart[BLOCK_POSTINGS + k + 1]!)];
       const t = ps.filter((p) => p < seg.thoughtEndAt(o)).length;
       const g = ps.filter((p) => p >= seg.thoughtEndAt(o) && p < seg.tagsEndAt(o)).length;
-      expect(wtfs[k]).toBe(weightedTf(t, g, ps.length - t - g));
+      expect(impacts[k]).toBe(termImpact(t, g, ps.length - t - g));
     }
   });
 

@@ -1,5 +1,6 @@
 import type { SqlRunner } from '../../../../kernel/postgres/pg-database';
 import type { StoredKnowledgeNode } from '../../domain/knowledge-node';
+import { idf } from '../../domain/search/idf';
 
 /**
  * The ranking of search_nodes in PostgreSQL: a node's score is Σ idf(t) × impact(t, node) over the query's positive
@@ -38,9 +39,9 @@ export interface MatchSql {
   params: unknown[];
 }
 
+/** The term's idf over the live nodes (domain/search/idf.ts, the files' own: the two stores' scores are equal to the bit). */
 export function idfOf(nodes: number, docs: number): number {
-  const n = Math.max(nodes, docs);
-  return Math.log(1 + (n - docs + 0.5) / (docs + 0.5));
+  return idf(Math.max(nodes, docs), docs);
 }
 
 /** A float4 as PostgreSQL printed it, as the exact value float8 arithmetic sees. */

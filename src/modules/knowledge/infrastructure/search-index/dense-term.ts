@@ -49,42 +49,6 @@ export function denseDict(bytes: Uint8Array, n: number): Uint8Array {
   return dict;
 }
 
-/**
- * Documents' weighted lengths as classes: `classOf[i]` indexes `lengths` (the distinct values in first-seen order),
- * so a search computes BM25's length normalization once per distinct length, not once per document.
- */
-export function lengthClasses(docs: number, lengthOf: (i: number) => number): { classOf: Uint16Array; lengths: Float64Array } {
-  const classOf = new Uint16Array(docs);
-  const index = new Map<number, number>();
-  const lengths: number[] = [];
-  for (let i = 0; i < docs; i++) {
-    const l = lengthOf(i);
-    let c = index.get(l);
-    if (c === undefined) {
-      index.set(l, (c = lengths.length));
-      lengths.push(l);
-    }
-    // At most one class per document, and a segment holds at most 65,536 documents.
-    classOf[i] = c;
-  }
-  return { classOf, lengths: Float64Array.from(lengths) };
-}
-
-/**
- * Per chunk of {@link CHUNK_DOCS} documents, the class (an index into `lengths`) of its shortest document: no
- * document of the chunk has a smaller BM25 length normalization, whatever the average length.
- */
-export function chunkShortest(classOf: Uint16Array, lengths: Float64Array): Uint16Array {
-  const out = new Uint16Array(Math.ceil(classOf.length / CHUNK_DOCS));
-  for (let k = 0; k < out.length; k++) {
-    let best = classOf[k * CHUNK_DOCS]!;
-    const end = Math.min(classOf.length, (k + 1) * CHUNK_DOCS);
-    for (let i = k * CHUNK_DOCS + 1; i < end; i++) if (lengths[classOf[i]!]! < lengths[best]!) best = classOf[i]!;
-    out[k] = best;
-  }
-  return out;
-}
-
 /** A dense term's postings decoded whole from its bytes (a merge reads them so): ordinals and positions. */
 export function decodeDenseWhole(file: string, docs: number, df: number, termIdx: number, bytes: Buffer): Postings {
   const n = bytes.readUInt32LE(0);

@@ -35,11 +35,12 @@ const YIELD_MS = 20;
 
 /**
  * Evaluates a parsed query over segments: the documents matching every positive group and no negated one, passing
- * the filters, each scored BM25F over the positive terms (statistics over every document searched), keeping only the
+ * the filters, each scored Σ idf × impact over the positive terms (PostgreSQL's score to the bit: idf over the live
+ * documents searched, impact ts_rank's, domain/search/impact.ts), keeping only the
  * best `capacity`. Per segment, word-at-a-time over bitmaps (32 documents per operation): the candidates are the AND
  * of the groups' bitmaps (a group the OR of its items'), the tags' and the negated groups' complements; a phrase's
  * positions are checked only where its bigrams already meet; then every candidate is counted and scored from its
- * terms' codes and its length class in one loop. Every match is counted, so `total` is exact.
+ * terms' codes in one loop. Every match is counted, so `total` is exact.
  */
 export async function evaluateQuery(query: SearchQuery, filters: SearchFilters, segments: readonly SearchSegment[], opts: EvaluateOptions): Promise<EvaluateResult> {
   const plan = planQuery(query, filters, segments);
@@ -74,7 +75,7 @@ class SegmentRun {
     top: TopHits,
     opts: EvaluateOptions,
   ) {
-    this.scorer = new SegmentScorer(plan.avgLength, filters, top, opts.prune !== false);
+    this.scorer = new SegmentScorer(filters, top, opts.prune !== false);
   }
 
   private fit(words: number): void {

@@ -24,9 +24,11 @@ export const MANIFEST_FILE = 'manifest.json';
 /**
  * Bumped whenever the segment layout or the words indexed change: an index of another format is rebuilt. 5: the
  * words are PostgreSQL's (non-ASCII words stemmed, marks outside the diacritic blocks kept, per-character lower case,
- * words of 2,047 bytes skipped without a position; domain/search/search-text.ts).
+ * words of 2,047 bytes skipped without a position; domain/search/search-text.ts). 6: the ranking is PostgreSQL's
+ * (Σ idf × ts_rank impact, no length normalization), so a dense term's best code per chunk is the one of highest
+ * impact (segment format 5): format 5's chunks named the one of highest weighted frequency, which would not bound.
  */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 
 /** The index as it stands: the manifest's segments cover the graph's bytes [0, covered), the tail the rest. */
 export interface IndexView {

@@ -1,8 +1,8 @@
 import type { SearchQuery } from '../../domain/search';
-import { idf } from '../../domain/search/bm25';
+import { idf } from '../../domain/search/idf';
 import type { KnowledgeRole } from '../../domain/knowledge-node';
 import type { LoadedSegment } from './segment-reader';
-import { TAG_TERM_PREFIX, bigramTerm, weightedTf } from './segment-format';
+import { TAG_TERM_PREFIX, bigramTerm } from './segment-format';
 import { VarintReader } from './varint';
 import { countBelow } from './dense-term';
 import { SlotData } from './slot-data';
@@ -62,12 +62,12 @@ export interface SegmentPlan {
   required: PlanGroup[];
   negated: PlanGroup[];
   tagSlots: number[];
+  /** The scored slots in the order their contributions are added: their terms' code point order (see planSegment). */
   positiveSlots: number[];
 }
 
 export interface QueryPlan {
   segments: SegmentPlan[];
-  avgLength: number;
 }
 
 /** Documents of term `idx` with an ordinal below `limit` (a dense term's bitmap counted, a sparse block cut by it decoded). */
@@ -96,21 +96,23 @@ export function planQuery(query: SearchQuery, filters: SearchFilters, segments: 
   // 1. Which index terms each item means, per segment (prefixes expand).
   const termsOf = (seg: LoadedSegment, item: SearchQuery['groups'][number]['items'][number]): string[] =>
     item.kind === 'prefix' ? seg.termsWithPrefix(item.term, MAX_PREFIX_TERMS) : item.kind === 'word' ? [item.term] : item.terms;
-  // 2. Statistics over the documents searched.
+  // 2. Statistics over the live documents searched (as PostgreSQL's: a search with includeDeleted scores the deleted
+  // nodes with the live nodes' idfs; base < 0 is the deleted nodes' segment).
   let docs = 0;
-  const words = { thought: 0, tags: 0, artifacts: 0 };
-  for (const s of segments) {
-    docs += s.limit;
-    const w = s.limit === s.seg.docCount ? s.seg.words : s.seg.wordsBelow(s.limit);
-    words.thought += w.thought;
-    words.tags += w.tags;
-    words.artifacts += w.artifacts;
-  }
-  const avgLength = docs ? weightedTf(words.thought, words.tags, words.artifacts) / docs : 0;
+  for (const s of segments) if (s.base >= 0) docs += s.limit;
+  // The scored terms: a word's (and a phrase's) whether found or not, a prefix's those of the live documents — the
+  // terms PostgreSQL's statistics list (a term only deleted nodes hold adds nothing to their scores there either).
   const positive = new Set<string>();
-  for (const g of query.groups) if (!g.negated) for (const item of g.items) for (const s of segments) for (const t of termsOf(s.seg, item)) positive.add(t);
+  for (const g of query.groups) {
+    if (g.negated) continue;
+    for (const item of g.items) {
+      if (item.kind !== 'prefix') for (const t of item.kind === 'word' ? [item.term] : item.terms) positive.add(t);
+      else for (const s of segments) if (s.base >= 0) for (const t of termsOf(s.seg, item)) positive.add(t);
+    }
+  }
   const df = new Map<string, number>();
   for (let si = 0; si < segments.length; si++) {
+    if (segments[si]!.base < 0) continue;
     for (const t of positive) {
       const idx = segments[si]!.seg.termIndex(t);
       if (idx >= 0) df.set(t, (df.get(t) ?? 0) + dfBelow(segments[si]!, idx));
@@ -123,7 +125,7 @@ export function planQuery(query: SearchQuery, filters: SearchFilters, segments: 
     const plan = planSegment(si, segments[si]!, query, filters, termsOf, idfs);
     if (plan) plans.push(plan);
   }
-  return { segments: plans, avgLength };
+  return { segments: plans };
 }
 
 function planSegment(
@@ -195,6 +197,24 @@ function planSegment(
     if (k === undefined) return undefined;
     tagSlots.push(k);
   }
-  const positiveSlots = slots.flatMap((sl, k) => (sl.positive ? [k] : []));
+  // PostgreSQL adds a node's Σ idf × impact in its statistics' term order (ORDER BY term, COLLATE "C": UTF-8 byte
+  // order, which is code point order) from 0, in float8: so do these, and the two stores' scores are equal to the bit.
+  const terms = seg.header.terms;
+  const positiveSlots = slots.flatMap((sl, k) => (sl.positive ? [k] : [])).sort((a, b) => codePointOrder(terms[slots[a]!.idx]!, terms[slots[b]!.idx]!));
   return { si, s, slots, required, negated, tagSlots, positiveSlots };
+}
+
+/** Strings in code point order (UTF-8 byte order; JavaScript's < compares UTF-16 units, which differs past U+D7FF). */
+export function codePointOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // A surrogate (a code point past U+FFFF) sorts after every other unit; else units compare as code points.
+    const sx = x >= 0xd800 && x <= 0xdfff;
+    const sy = y >= 0xd800 && y <= 0xdfff;
+    return sx === sy ? x - y : sx ? 1 : -1;
+  }
+  return a.length - b.length;
 }

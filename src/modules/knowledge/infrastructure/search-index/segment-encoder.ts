@@ -2,6 +2,7 @@ import * as os from 'node:os';
 import { VarintWriter } from './varint';
 import { bigramsSteps } from './segment-bigrams';
 import { drain, type Steps } from './steps';
+import { termImpact } from '../../domain/search/impact';
 
 const LITTLE_ENDIAN = os.endianness() === 'LE';
 import {
@@ -16,7 +17,6 @@ import {
   TAG_TERM_PREFIX,
   bigramTerm,
   denseDictBytes,
-  weightedTf,
   writeDoc,
   type DocEntry,
 } from './segment-format';
@@ -262,14 +262,14 @@ function encodeDense(df: number, docs: number, s: Scratch, out: VarintWriter): b
   for (let i = 0; i < df; i++) words[s.ords[i]! >>> 5]! |= 1 << (s.ords[i]! & 31);
   const bitmap = littleEndianBytes(words);
   out.append(bitmap);
-  // Each chunk's code of highest weighted frequency (the reader computes the same floats from the same counts).
-  const wtf = new Float64Array(n + 1);
-  for (let c = 1; c <= n; c++) wtf[c] = weightedTf(dict[3 * c - 3]!, dict[3 * c - 2]!, dict[3 * c - 1]!);
+  // Each chunk's code of highest impact (the reader computes the same floats from the same counts).
+  const impact = new Float64Array(n + 1);
+  for (let c = 1; c <= n; c++) impact[c] = termImpact(dict[3 * c - 3]!, dict[3 * c - 2]!, dict[3 * c - 1]!);
   const best = new Uint8Array(Math.ceil(docs / CHUNK_DOCS));
   for (let i = 0; i < df; i++) {
     const k = Math.floor(s.ords[i]! / CHUNK_DOCS);
     const c = codes[s.ords[i]!]!;
-    if (best[k] === 0 || wtf[c]! > wtf[best[k]!]!) best[k] = c;
+    if (best[k] === 0 || impact[c]! > impact[best[k]!]!) best[k] = c;
   }
   out.append(best);
   out.append(codes);

@@ -1,5 +1,4 @@
 import { KNOWLEDGE_ROLES, type KnowledgeRole } from '../../domain/knowledge-node';
-import { FIELD_WEIGHTS } from '../../domain/search/bm25';
 
 /**
  * One segment of a project's search index: the index of the graph file's bytes [start, end) (docs/knowledge-graph.md,
@@ -20,14 +19,16 @@ import { FIELD_WEIGHTS } from '../../domain/search/bm25';
  * counts fit a byte code, below); it then has no blocks, and its postings are:
  *   u32 LE n; n × 3 u8, padded to 4 bytes   the code dictionary: code c (1..n) means (thought, tag, artifact) counts
  *   W × u32 LE                              a bitmap of the documents holding it (W = ⌈docs / 32⌉; bit d % 32 of word d / 32)
- *   ⌈docs / 1024⌉ × u8                      per chunk of {@link CHUNK_DOCS} documents, the code of highest weighted
- *                                           frequency among them (the first of equals; 0: none holds the term)
+ *   ⌈docs / 1024⌉ × u8                      per chunk of {@link CHUNK_DOCS} documents, the code of highest impact
+ *                                           among them (domain/search/impact.ts; the first of equals; 0: none holds the term)
  *   docs × u8                               each document's code (0: absent)
  *   (⌈df / 128⌉ + 1) × u32 LE               where the positions of the documents of rank 128k, 128k + 1, … start (the last: the end)
  *   positions                               per document holding it, in order: its position count, then its positions as gaps
- * so a search ANDs, ORs and counts documents 32 at a time, scores them from the code and the document's length, and
- * bounds a chunk's best score from its best code and its shortest document (a chunk that cannot enter the page is
- * only counted).
+ * so a search ANDs, ORs and counts documents 32 at a time, scores them from the code alone (a score has no length
+ * normalization), and bounds a chunk's best score from its best code (a chunk that cannot enter the page is only
+ * counted). Format 5: the chunk's best code is the one of highest impact (ts_rank's, which the search ranks by); format
+ * 4's was the one of highest weighted frequency, which is not the same order (one thought occurrence has a higher
+ * impact than three tag ones), so its bounds would not hold.
  *
  * A **sparse** term's postings are cut into blocks of {@link BLOCK_POSTINGS} documents. A block's document stream: per
  * document a varint ordinal gap (from the previous block's last ordinal; the first block's from -1) and a varint field
@@ -43,7 +44,7 @@ import { FIELD_WEIGHTS } from '../../domain/search/bm25';
  * where the phrase of the two is (a longer phrase is looked for in the documents holding all of its bigrams).
  */
 export const SEGMENT_MAGIC = 0x49534757; // "WGSI" little-endian
-export const SEGMENT_FORMAT = 4;
+export const SEGMENT_FORMAT = 5;
 export const DOC_BYTES = 40;
 /** Documents per postings block of a sparse term. */
 export const BLOCK_POSTINGS = 128;
@@ -118,14 +119,4 @@ export function writeDoc(view: DataView, at: number, d: DocEntry): void {
   view.setUint32(at + 24, d.tagsEnd, true);
   view.setUint32(at + 28, d.end, true);
   view.setUint8(at + 32, roleCode(d.role));
-}
-
-/** A term's weighted frequency in a document from its counts per field (the one formula builder and reader use). */
-export function weightedTf(thought: number, tags: number, artifacts: number): number {
-  return thought * FIELD_WEIGHTS.thought + tags * FIELD_WEIGHTS.tags + artifacts * FIELD_WEIGHTS.artifacts;
-}
-
-/** A document's weighted length from the doc table's word ends: thought words × 1 + tag words × 0.4 + artifact words × 0.2. */
-export function weightedLength(thoughtEnd: number, tagsEnd: number, end: number): number {
-  return weightedTf(thoughtEnd, tagsEnd - thoughtEnd, end - tagsEnd);
 }

@@ -2,8 +2,9 @@ import * as fs from 'node:fs/promises';
 import * as fsSync from 'node:fs';
 import { VarintReader } from './varint';
 import { DamagedIndexError, checkHead, directoryLength, parseHeader } from './segment-header';
-import { DOC_BYTES, roleOf, weightedLength, weightedTf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
-import { chunkShortest, decodeDenseWhole, denseLayout, lengthClasses, type DenseLayout } from './dense-term';
+import { DOC_BYTES, roleOf, type DocEntry, type Postings, type SegmentHeader } from './segment-format';
+import { decodeDenseWhole, denseLayout, type DenseLayout } from './dense-term';
+import { termImpact } from '../../domain/search/impact';
 import { parseDirectory, SegmentDirectory, type DirectoryParts } from './segment-directory';
 
 export { DamagedIndexError } from './segment-header';
@@ -14,17 +15,6 @@ export { type Postings } from './segment-format';
  * postings stay on disk and are read per query, one positioned read per term.
  */
 export class LoadedSegment extends SegmentDirectory {
-  /**
-   * Words of every document by field (thought, tags, artifacts), as integers: BM25's average length is weighted once
-   * from their sums, so a graph scores the same however its index is cut into segments.
-   */
-  readonly words: { thought: number; tags: number; artifacts: number };
-  /** Each document's weighted length as an index into {@link classLengths} (its distinct values, at most one per document). */
-  readonly lengthClass: Uint16Array;
-  readonly classLengths: Float64Array;
-  /** Per chunk of CHUNK_DOCS documents, the class of its shortest document (a score's bound there). */
-  readonly chunkShortest: Uint16Array;
-
   private constructor(
     file: string,
     header: SegmentHeader,
@@ -33,27 +23,6 @@ export class LoadedSegment extends SegmentDirectory {
     private readonly postingsAt: number,
   ) {
     super(file, header, parts);
-    this.words = this.wordsBelow(header.docs);
-    const c = lengthClasses(header.docs, (i) => this.weightedLengthOf(i));
-    this.lengthClass = c.classOf;
-    this.classLengths = c.lengths;
-    this.chunkShortest = chunkShortest(c.classOf, c.lengths);
-  }
-
-  /** Words by field of documents [0, n). */
-  wordsBelow(n: number): { thought: number; tags: number; artifacts: number } {
-    let thought = 0;
-    let tags = 0;
-    let artifacts = 0;
-    for (let i = 0; i < n; i++) {
-      const at = i * DOC_BYTES;
-      const t = this.docs.getUint32(at + 20, true);
-      const g = this.docs.getUint32(at + 24, true);
-      thought += t;
-      tags += g - t;
-      artifacts += this.docs.getUint32(at + 28, true) - g;
-    }
-    return { thought, tags, artifacts };
   }
 
   static async load(file: string, expect: { start: number; end: number; docs: number }): Promise<LoadedSegment> {
@@ -140,12 +109,6 @@ export class LoadedSegment extends SegmentDirectory {
     return this.docs.getUint32(i * DOC_BYTES + 24, true);
   }
 
-  /** Thought words × 1 + tag words × 0.4 + artifact words × 0.2. */
-  weightedLengthOf(i: number): number {
-    const at = i * DOC_BYTES;
-    return weightedLength(this.docs.getUint32(at + 20, true), this.docs.getUint32(at + 24, true), this.docs.getUint32(at + 28, true));
-  }
-
   /** Where a dense term's parts are in its postings (its dictionary's size read first: one small read). */
   denseLayout(fd: number | undefined, termIdx: number): DenseLayout {
     const base = this.termOffsets[termIdx]!;
@@ -205,10 +168,10 @@ export class LoadedSegment extends SegmentDirectory {
   }
 
   /**
-   * Decodes block `b`'s document stream from `r` (at the block's start) into `ords`/`wtfs` from index `at`; returns
+   * Decodes block `b`'s document stream from `r` (at the block's start) into `ords`/`impacts` from index `at`; returns
    * the index after the last. `counts` (optional) gets each document's number of positions.
    */
-  decodeDocs(termIdx: number, b: number, r: VarintReader, ords: Int32Array, wtfs: Float64Array, at: number, counts?: Int32Array): number {
+  decodeDocs(termIdx: number, b: number, r: VarintReader, ords: Int32Array, impacts: Float64Array, at: number, counts?: Int32Array): number {
     const n = this.blockSize(termIdx, b);
     let ord = b === this.blockStart[termIdx]! ? -1 : this.blockLast(b - 1);
     try {
@@ -219,7 +182,7 @@ export class LoadedSegment extends SegmentDirectory {
         const ng = code & 1 ? r.read() : 0;
         const na = code & 2 ? r.read() : 0;
         ords[at + i] = ord;
-        wtfs[at + i] = weightedTf(nt, ng, na);
+        impacts[at + i] = termImpact(nt, ng, na);
         if (counts) counts[at + i] = nt + ng + na;
       }
     } catch (e) {
@@ -242,11 +205,11 @@ export class LoadedSegment extends SegmentDirectory {
     const buf = await this.read(handle, d0, p1);
     const n = this.dfs[termIdx]!;
     const ords = new Int32Array(n);
-    const wtfs = new Float64Array(n);
+    const impacts = new Float64Array(n);
     const counts = new Int32Array(n);
     const r = new VarintReader(buf.subarray(0, d1 - d0));
     let at = 0;
-    for (let b = from; b < to; b++) at = this.decodeDocs(termIdx, b, r, ords, wtfs, at, counts);
+    for (let b = from; b < to; b++) at = this.decodeDocs(termIdx, b, r, ords, impacts, at, counts);
     const posStart = new Int32Array(n + 1);
     // Positions never outnumber the bytes that encode them.
     const positions = new Int32Array(p1 - p0);

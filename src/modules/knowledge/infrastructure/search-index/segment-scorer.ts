@@ -1,5 +1,4 @@
-import { bm25Norm } from '../../domain/search/bm25';
-import { ChunkBounds, contribution } from './chunk-bounds';
+import { ChunkBounds } from './chunk-bounds';
 import { popcount } from './dense-term';
 import { CHUNK_DOCS, roleCode } from './segment-format';
 import type { LoadedSegment } from './segment-reader';
@@ -13,12 +12,12 @@ const WORDS_PER_CHUNK = CHUNK_DOCS / 32;
 /**
  * Counts and scores one segment's matches (a bitmap of candidates) into the search's top hits: the role and time
  * filters first (per document), then the matches newest first, chunk by chunk, a chunk whose bound (chunk-bounds.ts)
- * cannot beat the page's worst hit — or only ties it while older — only counted. A dense term's contribution is a
- * function of (its code, the node's length class): a score table computes each pair met once (termScore's
- * arithmetic exactly, so rankings are bit for bit the definition's) and looks it up after.
+ * cannot beat the page's worst hit — or only ties it while older — only counted. A score is Σ idf × impact over the
+ * query's positive terms, added from 0 in the plan's order (PostgreSQL's: search-plan.ts), in float64 as PostgreSQL's
+ * float8 sum: the two stores' scores are equal to the bit. A dense term's contribution is a function of its code
+ * alone (no length normalization): a table of at most 256 products per term and segment, looked up per document.
  */
 export class SegmentScorer {
-  private norms = new Float64Array(0);
   private readonly tables: Float64Array[] = [];
   private readonly bounds = new ChunkBounds();
   private readonly role: number;
@@ -28,7 +27,6 @@ export class SegmentScorer {
   counted = 0;
 
   constructor(
-    private readonly avgLength: number,
     private readonly filters: SearchFilters,
     private readonly top: TopHits,
     private readonly prune: boolean,
@@ -42,11 +40,6 @@ export class SegmentScorer {
     const seg = p.s.seg;
     const count = this.filter(seg, C, W);
     if (count === 0) return 0;
-    const lengths = seg.classLengths;
-    const nc = lengths.length;
-    if (this.norms.length < nc) this.norms = new Float64Array(nc);
-    const norms = this.norms;
-    for (let c = 0; c < nc; c++) norms[c] = bm25Norm(lengths[c]!, this.avgLength);
     const terms = p.positiveSlots.map((k) => data[k]!);
     const idfs = Float64Array.from(p.positiveSlots, (k) => p.slots[k]!.idf);
     const top = this.top;
@@ -55,9 +48,8 @@ export class SegmentScorer {
     // older than it, so it is turned away without touching the heap. Not so for deleted nodes (base < 0), whose
     // ordinals grow as d falls: the heap decides.
     const tiesOlder = base >= 0;
-    const bounds = this.prune ? this.bounds.compute(seg, terms, idfs, norms, p.s.limit) : undefined;
-    // A table when it is small beside the segment (else, many codes × many lengths, the arithmetic per node).
-    const tables = terms.map((s, i) => (s.codes !== undefined && (s.wtf.length * nc <= 4 * p.s.limit || s.wtf.length * nc <= 4096) ? this.table(i, s.wtf.length * nc) : undefined));
+    const tables = terms.map((s, i) => (s.codes !== undefined ? this.table(i, s.impact, idfs[i]!) : undefined));
+    const bounds = this.prune ? this.bounds.compute(terms, idfs, tables, p.s.limit) : undefined;
     const allTables = tables.every((t) => t !== undefined);
     for (const s of terms) s.p = s.ords.length - 1;
     for (let k = Math.ceil(W / WORDS_PER_CHUNK) - 1; k >= 0; k--) {
@@ -72,17 +64,20 @@ export class SegmentScorer {
       const from = k * WORDS_PER_CHUNK;
       const to = Math.min(W, from + WORDS_PER_CHUNK);
       this.scored++;
-      if (allTables) this.chunkDense(p, C, from, to, terms, tables as Float64Array[], idfs, tiesOlder);
+      if (allTables) this.chunkDense(p, C, from, to, terms, tables as Float64Array[], tiesOlder);
       else this.chunkAny(p, C, from, to, terms, tables, idfs, tiesOlder);
     }
     return count;
   }
 
-  /** Positive term i's score table of `size` entries, none computed yet (NaN); its storage reused from segment to segment. */
-  private table(i: number, size: number): Float64Array {
+  /** Dense positive term i's contributions per code, idf × impact (code 0, absent: 0); its storage reused from segment to segment. */
+  private table(i: number, impact: Float64Array, idf: number): Float64Array {
     let t = this.tables[i];
-    if (t === undefined || t.length < size) this.tables[i] = t = new Float64Array(Math.max(size, 2 * (t?.length ?? 0)));
-    return t.subarray(0, size).fill(NaN);
+    if (t === undefined || t.length < impact.length) this.tables[i] = t = new Float64Array(256);
+    const out = t.subarray(0, impact.length);
+    out[0] = 0;
+    for (let c = 1; c < impact.length; c++) out[c] = idf * impact[c]!;
+    return out;
   }
 
   /** Clears from C the candidates the role and time filters turn away (per document); returns those left. */
@@ -116,13 +111,10 @@ export class SegmentScorer {
     return count;
   }
 
-  /** Words [from, to) of C, every positive term dense with a table: code lookups and table lookups only. */
-  private chunkDense(p: SegmentPlan, C: Uint32Array, from: number, to: number, terms: readonly SlotData[], tables: readonly Float64Array[], idfs: Float64Array, tiesOlder: boolean): void {
+  /** Words [from, to) of C, every positive term dense: code lookups and table lookups only. */
+  private chunkDense(p: SegmentPlan, C: Uint32Array, from: number, to: number, terms: readonly SlotData[], tables: readonly Float64Array[], tiesOlder: boolean): void {
     const top = this.top;
     const base = p.s.base;
-    const cls = p.s.seg.lengthClass;
-    const nc = p.s.seg.classLengths.length;
-    const norms = this.norms;
     const n = terms.length;
     const codes = terms.map((s) => s.codes!);
     let threshold = top.threshold;
@@ -132,18 +124,8 @@ export class SegmentScorer {
         const bit = 31 - Math.clz32(x);
         x ^= 1 << bit;
         const d = (w << 5) + bit;
-        const cl = cls[d]!;
         let score = 0;
-        for (let i = 0; i < n; i++) {
-          const c = codes[i]![d]!;
-          if (c === 0) continue;
-          const t = tables[i]!;
-          const at = c * nc + cl;
-          let v = t[at]!;
-          // NaN: not computed yet for this pair.
-          if (v !== v) v = t[at] = contribution(idfs[i]!, terms[i]!.wtf[c]!, norms[cl]!);
-          score += v;
-        }
+        for (let i = 0; i < n; i++) score += tables[i]![codes[i]![d]!]!;
         if (score < threshold || (score === threshold && tiesOlder && top.full)) continue;
         top.offer(score, base >= 0 ? base + d : base - d, p.si, d);
         threshold = top.threshold;
@@ -151,13 +133,10 @@ export class SegmentScorer {
     }
   }
 
-  /** Words [from, to) of C, any terms: dense ones from their codes (a table or the arithmetic), sparse ones walked. */
+  /** Words [from, to) of C, any terms: dense ones from their tables, sparse ones walked. */
   private chunkAny(p: SegmentPlan, C: Uint32Array, from: number, to: number, terms: readonly SlotData[], tables: ReadonlyArray<Float64Array | undefined>, idfs: Float64Array, tiesOlder: boolean): void {
     const top = this.top;
     const base = p.s.base;
-    const cls = p.s.seg.lengthClass;
-    const nc = p.s.seg.classLengths.length;
-    const norms = this.norms;
     const n = terms.length;
     let threshold = top.threshold;
     for (let w = to - 1; w >= from; w--) {
@@ -166,34 +145,21 @@ export class SegmentScorer {
         const bit = 31 - Math.clz32(x);
         x ^= 1 << bit;
         const d = (w << 5) + bit;
-        const cl = cls[d]!;
         let score = 0;
         for (let i = 0; i < n; i++) {
           const s = terms[i]!;
-          let tf: number;
-          const codes = s.codes;
-          if (codes !== undefined) {
-            const c = codes[d]!;
-            if (c === 0) continue;
-            const t = tables[i];
-            if (t !== undefined) {
-              const at = c * nc + cl;
-              let v = t[at]!;
-              if (v !== v) v = t[at] = contribution(idfs[i]!, s.wtf[c]!, norms[cl]!);
-              score += v;
-              continue;
-            }
-            tf = s.wtf[c]!;
-          } else {
-            // Sparse: its postings walked down with the candidates (ordinals descending).
-            const ords = s.ords;
-            let q = s.p;
-            while (q >= 0 && ords[q]! > d) q--;
-            s.p = q;
-            if (q < 0 || ords[q] !== d) continue;
-            tf = s.wtfs[q]!;
+          const t = tables[i];
+          if (t !== undefined) {
+            score += t[s.codes![d]!]!;
+            continue;
           }
-          score += contribution(idfs[i]!, tf, norms[cl]!);
+          // Sparse: its postings walked down with the candidates (ordinals descending).
+          const ords = s.ords;
+          let q = s.p;
+          while (q >= 0 && ords[q]! > d) q--;
+          s.p = q;
+          if (q < 0 || ords[q] !== d) continue;
+          score += idfs[i]! * s.impacts[q]!;
         }
         if (score < threshold || (score === threshold && tiesOlder && top.full)) continue;
         top.offer(score, base >= 0 ? base + d : base - d, p.si, d);

@@ -1,5 +1,6 @@
 import * as os from 'node:os';
-import { DENSE_POSITION_BLOCK, weightedTf } from './segment-format';
+import { DENSE_POSITION_BLOCK } from './segment-format';
+import { termImpact } from '../../domain/search/impact';
 import { DamagedIndexError, type LoadedSegment } from './segment-reader';
 import { denseDict, denseLayout, popcount } from './dense-term';
 import { VarintReader } from './varint';
@@ -8,7 +9,7 @@ const LITTLE_ENDIAN = os.endianness() === 'LE';
 const NO_POSITIONS = new Int32Array(0);
 
 /**
- * One term of a search in one segment: the bitmap of its documents and, per document, its weighted frequency — from
+ * One term of a search in one segment: the bitmap of its documents and, per document, its impact (ts_rank's) — from
  * the code column (dense) or the decoded postings (sparse, walked in ascending order by `p`) — and its positions on
  * demand (a phrase's check). Dense terms are read with one positioned read into the search's own buffer (no copy).
  */
@@ -16,14 +17,14 @@ export class SlotData {
   bm: Uint32Array = new Uint32Array(0);
   /** Stored dense (a bitmap and codes) in this segment. */
   dense = false;
-  /** Dense and loaded to be scored: each document's code (0: absent), and each code's weighted frequency. */
+  /** Dense and loaded to be scored: each document's code (0: absent), and each code's impact (code 0's: 0). */
   codes: Uint8Array | undefined;
-  wtf: Float64Array = new Float64Array(0);
-  /** Dense: per chunk of the segment, the code of highest weighted frequency (0: none). */
+  impact: Float64Array = new Float64Array(0);
+  /** Dense: per chunk of the segment, the code of highest impact (0: none). */
   chunkBest: Uint8Array | undefined;
-  /** Sparse: ordinals ascending, their weighted frequencies and position counts, and the walk's index. */
+  /** Sparse: ordinals ascending, their impacts and position counts, and the walk's index. */
   ords: Int32Array = new Int32Array(0);
-  wtfs: Float64Array = new Float64Array(0);
+  impacts: Float64Array = new Float64Array(0);
   p = 0;
   private counts: Int32Array | undefined;
   private seg!: LoadedSegment;
@@ -64,8 +65,8 @@ export class SlotData {
       seg.readInto(fd, base, base + want, buf);
       const L = seg.denseLayoutOf(idx, buf[0]! | (buf[1]! << 8) | (buf[2]! << 16) | (buf[3]! << 24));
       const dict = denseDict(buf, L.n);
-      this.wtf = new Float64Array(L.n + 1);
-      for (let c = 1; c <= L.n; c++) this.wtf[c] = weightedTf(dict[3 * c]!, dict[3 * c + 1]!, dict[3 * c + 2]!);
+      this.impact = new Float64Array(L.n + 1);
+      for (let c = 1; c <= L.n; c++) this.impact[c] = termImpact(dict[3 * c]!, dict[3 * c + 1]!, dict[3 * c + 2]!);
       if (LITTLE_ENDIAN) this.bm = new Uint32Array(buf.buffer, buf.byteOffset + L.bitmapAt, words);
       else {
         const v = new DataView(buf.buffer, buf.byteOffset + L.bitmapAt, words * 4);
@@ -83,11 +84,11 @@ export class SlotData {
     const to = seg.blockTo(idx);
     const [d0, d1] = seg.docRange(idx, from, to);
     this.ords = new Int32Array(df);
-    this.wtfs = new Float64Array(df);
+    this.impacts = new Float64Array(df);
     this.counts = new Int32Array(df);
     const r = new VarintReader(seg.readSync(fd, d0, d1));
     let at = 0;
-    for (let b = from; b < to; b++) at = seg.decodeDocs(idx, b, r, this.ords, this.wtfs, at, this.counts);
+    for (let b = from; b < to; b++) at = seg.decodeDocs(idx, b, r, this.ords, this.impacts, at, this.counts);
     if (this.bits.length < words) this.bits = new Uint32Array(Math.max(words, this.bits.length * 2));
     const bm = (this.bm = this.bits.subarray(0, words));
     bm.fill(0);
