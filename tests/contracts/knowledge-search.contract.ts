@@ -12,8 +12,8 @@ import { noopCallContext } from '../../src/kernel/call-context';
 /**
  * The search contract (search_nodes and get_node's neighbours through their use cases) that every KnowledgeStore
  * adapter must keep: the same query language, the same matches and — on these cases — the same set of hits on the
- * first page, whichever store ranks them. The order within a page may differ where the stores' formulas do (BM25F's
- * length normalization: knowledge-ranking-agreement.test.ts compares the two stores query for query).
+ * first page, whichever store ranks them. Both rank by the same score (Σ idf × ts_rank impact, equal to the bit):
+ * knowledge-ranking-agreement.test.ts compares the two stores query for query, order and scores included.
  */
 /** What a case may ask of the store it makes: `searchTotalCap` lowers the cap on counting matches (SEARCH_TOTAL_CAP). */
 export interface SearchStoreOptions {

@@ -135,7 +135,7 @@ export const searchNodesSchemas = toolSchemas({
           properties: {
             ...briefOut.properties,
             project: { type: 'string' },
-            score: { type: 'number', description: 'Relevance, higher first; comparable within one project' },
+            score: { type: 'number', description: 'Relevance, higher first; comparable within one project: Σ idf × ts_rank of each query term (thought 1, tags 0.4, artifacts 0.2; no length normalization), the same on every store' },
             snippet: {
               type: 'string',
               // Output-schema prose is not served in tools/list (tests/e2e/tools-list-size.test.ts): it is for spec/mcp-api.md.

@@ -164,7 +164,8 @@ export interface KnowledgePage {
 
 /**
  * A ranked search of one project (docs/knowledge-graph.md, "Search"). The query comes parsed (the same parse for every
- * store); a store ranks with what it has — the files BM25F over their index, PostgreSQL ts_rank over a tsvector.
+ * store); every store ranks by the same score, Σ idf × ts_rank impact per term (domain/search/impact.ts; the files
+ * from their index's counts, PostgreSQL from its stored impacts), equal to the bit.
  * `ranking` leaves room for another ranker (a vector or hybrid one) behind the same tool: only 'text' exists now.
  */
 export interface KnowledgeSearchQuery {

@@ -18,8 +18,8 @@ import { compareMatches, scoreDeleted, scoreEveryMatch, walkOneTerm, type MatchS
  * search_nodes in PostgreSQL: the parsed query (domain/search/search-query.ts, the files' parse) becomes a tsquery —
  * each word and phrase through websearch_to_tsquery('english', …), each prefix through to_tsquery('english', 'w:*')
  * (websearch syntax has none) — matched against the generated `search` column (GIN index). Ranking: pg-search-rank.ts
- * (Σ idf × ts_rank per term, default weights thought A 1.0, tags B 0.4, artifacts C 0.2 as the files' FIELD_WEIGHTS,
- * no length normalization: more occurrences rank higher, as BM25 does on short texts). Pages: score then seq, newest
+ * (Σ idf × ts_rank per term, default weights thought A 1.0, tags B 0.4, artifacts C 0.2, no length normalization:
+ * more occurrences rank higher; the files compute the same impacts, domain/search/impact.ts, and the same sum). Pages: score then seq, newest
  * first on ties; the cursor keeps the first page's highest seq, so later pages leave out nodes added since and score
  * with the statistics of the nodes up to it.
  */
