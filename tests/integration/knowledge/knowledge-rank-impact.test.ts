@@ -2,6 +2,7 @@ import { PgDatabase } from '../../../src/kernel/postgres/pg-database';
 import { migrate } from '../../../src/kernel/postgres/migrations';
 import { knowledgeMigrations } from '../../../src/modules/knowledge/infrastructure/postgres/knowledge-migrations';
 import { termImpact } from '../../../src/modules/knowledge/domain/search';
+import { codePointOrder } from '../../../src/modules/knowledge/infrastructure/search-index/search-plan';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 
 /**
@@ -83,3 +84,33 @@ it('past position 16,383 PostgreSQL keeps one position of a term (the files coun
   expect(got).toBe(termImpact(1, 0, 0));
   expect(got).not.toBe(termImpact(3, 0, 0));
 });
+
+it('PostgreSQL lists a query\u2019s terms in code point order (the order both stores add a score in), in a C.UTF-8 database and an ICU one', async () => {
+  // A database whose default collation is linguistic (ICU's root locale: ø sorts as o, ß as ss).
+  const admin = new PgDatabase(pg.adminUrl, { poolSize: 1 });
+  const name = `wg_rank_icu_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${name} TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'und' LOCALE 'C.UTF-8'`);
+  const url = new URL(pg.adminUrl);
+  url.pathname = `/${name}`;
+  const icu = new PgDatabase(url.toString(), { poolSize: 1 });
+  try {
+    await migrate(icu, knowledgeMigrations);
+    const [collation] = await icu.query<{ p: string }>(`SELECT datlocprovider::text AS p FROM pg_database WHERE datname = current_database()`);
+    expect(collation!.p).toBe('i');
+    for (const d of [db, icu]) {
+      const rows = await d.query<{ terms: Array<{ term: string }> | null }>(
+        `SELECT s.o_terms AS terms FROM wg_knowledge_search_statistics('p', $1::text[], ARRAY[]::text[], ARRAY[]::text[], false) s`,
+        [['pear', 'øresund', 'straße', 'strasz', 'ωmega', 'alpha', 'Zulu', 'москва']],
+      );
+      const terms = rows[0]!.terms!.map((t) => t.term);
+      expect(terms.length).toBe(8);
+      // 'ø' after 'p' and 'ß' after 'z', where a linguistic collation sorts them as o and ss.
+      expect(terms).toEqual([...terms].sort(codePointOrder));
+      expect(terms.indexOf('øresund')).toBeGreaterThan(terms.indexOf('pear'));
+    }
+  } finally {
+    await icu.close();
+    await admin.query(`DROP DATABASE ${name}`);
+    await admin.close();
+  }
+}, 60_000);
