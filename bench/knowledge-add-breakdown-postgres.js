@@ -2,22 +2,26 @@
 // append onto BENCH_ADD_SEED (20,000) nodes, fsync on, on one database per variant of one server, the variants
 // interleaved batch by batch (the order rotated each round). Each variant takes one part away from the schema as
 // migrated, so its gain over 'full' is that part's cost:
-//   full              the schema as migrated: since migration 14 appends post nothing (a search's catch-up does);
-//   posted by writes  migration 7's insert trigger back (every add posts its rows: the schema before migration 14);
+//   full              the schema as migrated: since migration 14 appends post nothing, since migration 16 they leave
+//                     the vector NULL (a search's catch-up computes and posts it);
+//   vector by the insert  the generated column back (migration 3's, with migration 15's catch-up): before migration 16;
+//   posted by writes  that and migration 7's insert trigger back (every add posts its rows: before migration 14);
 //   before migration 8 migration 3's vector function; 'bitmaps at fillfactor 50' the bitmap and count tables so;
 //   -postings …       migration 7's insert trigger without that one part (postings rows, term counts, term levels, level
 //                     bitmaps, term bitmaps); 'postings computed' keeps only the computation of the rows' postings;
 //   empty trigger     a statement trigger that returns at once (the transition table alone);
-//   triggers off      the tsvector column and its GIN index, no trigger;
+//   triggers off      the generated tsvector column and its GIN index, no trigger (every variant below but
+//                     'NULL vector …' and 'no search' has the generated column back, as before migration 16);
 //   no GIN            the tsvector column without its index;
 //   no search         neither (the bare append: issue 23's 'without');
 //   … async commit    the same with synchronous_commit off, measurement only: the commit's fsync share.
 // BENCH_ADD_TEXT=varied gives each node its own generator-like thought (more distinct terms per batch) instead of
 // the main bench's one sentence. BENCH_ADD_VARIANTS='a;b;…' runs only those. Needs WORKGRAPH_BENCH_DATABASE_URL or
 // starts its own embedded server; its databases are named wg_pgw_<pid>_<n> and dropped at the end.
-// The catch-up (migration 14): on the 'full' variant, after the batches, BENCH_CATCHUP_NODES ('100,10000') nodes are
-// appended (batches of 100) and the search's catch-up (catchUpPostings) timed alone, BENCH_CATCHUP_ROUNDS ('20,3')
-// times each: what the first search after N adds pays, per node, beside the add's own cost per node.
+// The catch-up (migration 14): on the 'full' and 'vector by the insert' variants, after the batches,
+// BENCH_CATCHUP_NODES ('100,10000') nodes are appended (batches of 100) and the search's catch-up (catchUpPostings)
+// timed alone, BENCH_CATCHUP_ROUNDS ('20,3') times each: what the first search after N adds pays, per node, beside
+// the add's own cost per node.
 const path = require('node:path');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -59,7 +63,20 @@ function insertTrigger(parts) {
 }
 
 const ALL = ['postings', 'counts', 'levels', 'level bits', 'term bits'];
-const without = (part) => insertTrigger(ALL.filter((p) => p !== part));
+/** The schema before migration 16: the generated vector column (its GIN index) and migration 15's catch-up. */
+function generated() {
+  const { catchUpByNewestRow } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'infrastructure', 'postgres', 'knowledge-watermark-migration.js'));
+  return [
+    'DROP TRIGGER wg_knowledge_vector_large ON wg_knowledge_nodes',
+    'DROP TRIGGER wg_knowledge_vector_upd ON wg_knowledge_nodes',
+    'ALTER TABLE wg_knowledge_nodes DROP COLUMN search',
+    'ALTER TABLE wg_knowledge_nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (wg_knowledge_vector(node)) STORED',
+    'CREATE INDEX wg_knowledge_nodes_search ON wg_knowledge_nodes USING gin (search)',
+    catchUpByNewestRow(),
+  ];
+}
+const before15 = (...ddl) => [() => generated(), ...ddl];
+const without = (part) => before15(...insertTrigger(ALL.filter((p) => p !== part)));
 const OFF = 'ALTER TABLE wg_knowledge_nodes DISABLE TRIGGER USER';
 const ASYNC = (db) => `ALTER DATABASE ${db} SET synchronous_commit = off`;
 /** Migration 3's vector function (the one migration 8 replaces), as it was created. */
@@ -73,25 +90,44 @@ const BITS_TABLES = ['wg_knowledge_term_bits', 'wg_knowledge_level_bits', 'wg_kn
 const BITS_FILLFACTOR_50 = BITS_TABLES.flatMap((t) => [`ALTER TABLE ${t} SET (fillfactor = 50)`, `VACUUM FULL ${t}`]);
 const VARIANTS = {
   full: [],
-  'posted by writes': insertTrigger(ALL),
-  'before migration 8': [() => migration3Vector()],
-  'bitmaps at fillfactor 50': BITS_FILLFACTOR_50,
+  'vector by the insert': before15(),
+  'posted by writes': before15(...insertTrigger(ALL)),
+  'before migration 8': before15(() => migration3Vector()),
+  'bitmaps at fillfactor 50': before15(...BITS_FILLFACTOR_50),
   '-postings rows': without('postings'),
   '-term counts': without('counts'),
   '-term levels': without('levels'),
   '-level bits': without('level bits'),
   '-term bits': without('term bits'),
-  'postings computed': insertTrigger([]),
-  'empty trigger': [
+  'postings computed': before15(...insertTrigger([])),
+  'empty trigger': before15(
     'CREATE FUNCTION wg_bench_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NULL; END $$',
     'DROP TRIGGER IF EXISTS wg_knowledge_postings_ins ON wg_knowledge_nodes',
     'CREATE TRIGGER wg_knowledge_postings_ins AFTER INSERT ON wg_knowledge_nodes REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION wg_bench_ins()',
+  ),
+  'triggers off': before15(OFF),
+  'triggers off, before migration 8': before15(OFF, () => migration3Vector()),
+  'no GIN': before15(OFF, 'DROP INDEX wg_knowledge_nodes_search'),
+  // Where triggers off's cost is (issue 23, before migration 16): the GIN index's pending list, the vector's CPU
+  // without its bytes, and a plain column the insert leaves NULL (with the GIN index, or a partial one skipping NULLs).
+  'GIN fastupdate off': before15(OFF, 'ALTER INDEX wg_knowledge_nodes_search SET (fastupdate = off)'),
+  'GIN pending list 64 MB': before15(OFF, 'ALTER INDEX wg_knowledge_nodes_search SET (gin_pending_list_limit = 65536)'),
+  'vector computed, not stored': [
+    OFF,
+    'DROP TRIGGER wg_knowledge_vector_large ON wg_knowledge_nodes',
+    'ALTER TABLE wg_knowledge_nodes DROP COLUMN search',
+    "ALTER TABLE wg_knowledge_nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (CASE WHEN wg_knowledge_vector(node) IS NULL THEN ''::tsvector END) STORED",
   ],
-  'triggers off': [OFF],
-  'triggers off, before migration 8': [OFF, () => migration3Vector()],
-  'no GIN': [OFF, 'DROP INDEX wg_knowledge_nodes_search'],
+  // (What migration 16 made of the insert: 'full' without its triggers.)
+  'NULL vector + GIN': [OFF],
+  'NULL vector, partial GIN': [
+    OFF,
+    'DROP INDEX wg_knowledge_nodes_search',
+    'CREATE INDEX wg_knowledge_nodes_search ON wg_knowledge_nodes USING gin (search) WHERE search IS NOT NULL',
+  ],
   'no search': [OFF, 'ALTER TABLE wg_knowledge_nodes DROP COLUMN search'],
   'full, async commit': [ASYNC],
+  'vector by the insert, async commit': before15(ASYNC),
   'no search, async commit': [OFF, 'ALTER TABLE wg_knowledge_nodes DROP COLUMN search', ASYNC],
 };
 
@@ -145,27 +181,31 @@ function batch() {
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-/** Per N of BENCH_CATCHUP_NODES: N nodes appended in batches of 100, then the search's catch-up timed alone. */
-async function measureCatchUps(run) {
-  if (!run) return [];
+/**
+ * Per N of BENCH_CATCHUP_NODES: on each of `runs` (interleaved round by round), N nodes appended in batches of 100,
+ * then the search's catch-up timed alone.
+ */
+async function measureCatchUps(runs) {
+  if (!runs.length) return [];
   const { catchUpPostings } = require(path.join(ROOT, 'dist', 'modules', 'knowledge', 'infrastructure', 'postgres', 'pg-search-catch-up.js'));
   const sizes = (process.env.BENCH_CATCHUP_NODES || '100,10000').split(',').map(Number).filter((n) => n > 0);
   const rounds = (process.env.BENCH_CATCHUP_ROUNDS || '20,3').split(',').map(Number);
-  await catchUpPostings(run.db, PROJECT); // the batches' rows
+  for (const run of runs) await catchUpPostings(run.db, PROJECT); // the batches' rows
   const out = [];
   for (const [i, n] of sizes.entries()) {
-    const c = { n, ms: [] };
+    const cs = runs.map((run) => ({ run, n, ms: [] }));
     for (let k = 0; k < (rounds[i] ?? rounds[rounds.length - 1] ?? 3); k++) {
-      for (let done = 0; done < n; done += 100) {
-        const nodes = batch().slice(0, Math.min(100, n - done));
-        await run.store.withLock(PROJECT, (g) => g.append(nodes));
+      for (const c of cs) {
+        for (let done = 0; done < n; done += 100) {
+          const nodes = batch().slice(0, Math.min(100, n - done));
+          await c.run.store.withLock(PROJECT, (g) => g.append(nodes));
+        }
+        const t = performance.now();
+        await catchUpPostings(c.run.db, PROJECT);
+        c.ms.push(performance.now() - t);
       }
-      const t = performance.now();
-      await catchUpPostings(run.db, PROJECT);
-      c.ms.push(performance.now() - t);
     }
-    c.median = median(c.ms);
-    out.push(c);
+    for (const c of cs) out.push({ ...c, median: median(c.ms) });
   }
   return out;
 }
@@ -193,7 +233,7 @@ async function main() {
       const db = `${PREFIX}${k}`;
       names.push(db);
       await admin(pg.url, [`CREATE DATABASE ${db} TEMPLATE ${seedDb}`]);
-      await admin(dbUrl(pg.url, db), [...ddl.map((s) => (typeof s === 'function' ? s(db) : s)), 'VACUUM ANALYZE']);
+      await admin(dbUrl(pg.url, db), [...ddl.flatMap((s) => (typeof s === 'function' ? s(db) : [s])), 'VACUUM ANALYZE']);
       const c = container({ dataDir: path.join(dataDir, 'unused'), database: { url: dbUrl(pg.url, db), poolSize: 2 } });
       runs.push({ name, store: c.c.resolve(c.KnowledgeTokens.KnowledgeStore), db: c.c.resolve(Symbol.for('workgraph.Database')), ms: [] });
     }
@@ -219,7 +259,7 @@ async function main() {
     }
     load.push(os.loadavg()[0]);
     await wal.end();
-    const catchUps = await measureCatchUps(runs.find((r) => r.name === 'full'));
+    const catchUps = await measureCatchUps(runs.filter((x) => x.name === 'full' || x.name === 'vector by the insert'));
     load.push(os.loadavg()[0]);
     for (const r of runs) {
       const [h] = await r.db.query(`SELECT coalesce(sum(n_tup_hot_upd), 0)::text AS hot, coalesce(sum(n_tup_upd), 0)::text AS upd FROM pg_stat_user_tables
@@ -240,12 +280,12 @@ async function main() {
       const perNode = (r) => median(r.ms) / 100;
       const writes = runs.find((r) => r.name === 'posted by writes');
       console.log('');
-      console.log(`| catch-up after N adds | rounds | median ms | ms/node | full add + catch-up, ms/node |${writes ? " 'posted by writes' add, ms/node | ratio |" : ''}`);
-      console.log(`|---|---|---|---|---|${writes ? '---|---|' : ''}`);
+      console.log(`| variant | catch-up after N adds | rounds | median ms | ms/node | add + catch-up, ms/node |${writes ? " 'posted by writes' add, ms/node | ratio |" : ''}`);
+      console.log(`|---|---|---|---|---|---|${writes ? '---|---|' : ''}`);
       for (const c of catchUps) {
-        const total = perNode(full) + c.median / c.n;
+        const total = perNode(c.run) + c.median / c.n;
         const old = writes ? ` ${perNode(writes).toFixed(4)} | ${(perNode(writes) / total).toFixed(2)}× |` : '';
-        console.log(`| ${c.n} | ${c.ms.length} | ${c.median.toFixed(2)} | ${(c.median / c.n).toFixed(4)} | ${total.toFixed(4)} |${old}`);
+        console.log(`| ${c.run.name} | ${c.n} | ${c.ms.length} | ${c.median.toFixed(2)} | ${(c.median / c.n).toFixed(4)} | ${total.toFixed(4)} |${old}`);
       }
     }
   } finally {

@@ -13,7 +13,8 @@ import { generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
 
 /**
  * Knowledge migration 14: appends post nothing; every search posts the rows past the project's posted_up_to before it
- * reads a posting, count, level or bitmap (pg-search-catch-up.ts). Each search path — the one-word statement, the
+ * reads a posting, count, level or bitmap (pg-search-catch-up.ts) — and since migration 16 computes their vectors
+ * first (an append leaves it NULL; postgres-search-lazy-vector.test.ts). Each search path — the one-word statement, the
  * level walk, a phrase, the cache's load, its refresh, its fast path — is run right after an append and must find
  * the new rows (counted through GIN, which needs no postings), and the catch-up must come before every statement but
  * the fast path's (which reads no postings and answers only when every row is posted: it goes first, so a search with
@@ -176,8 +177,16 @@ it("the fast path's own check sees rows past the watermark as a write since, wha
     const stale = cache.counters.stale;
     expect(await fastFirstPage(cache, db, P, q, words, 10_000)).toBeUndefined();
     expect(cache.counters.stale).toBe(stale + 1);
+    // (Since migration 16 those rows have no vector yet either: only a catch-up computes it.)
+    const unvectored = async () =>
+      (await db.query<{ n: string }>(
+        `SELECT count(*)::text AS n FROM wg_knowledge_nodes n JOIN wg_knowledge_projects j ON j.project = n.project WHERE n.project = $1 AND n.seq > j.posted_up_to AND n.search IS NULL`,
+        [P],
+      ))[0]!.n;
+    expect(await unvectored()).toBe('20');
     // Posted by the next search (its catch-up) and refreshed: the fast path answers again.
     await cached.reader(P).search(q);
+    expect(await unvectored()).toBe('0');
     expect((await fastFirstPage(cache, db, P, q, words, 10_000))?.total).toBe(await ginCount(db, P, 'alpha bravo'));
   } finally {
     await db.close();

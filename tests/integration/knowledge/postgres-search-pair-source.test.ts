@@ -4,6 +4,7 @@ import { PairListSource } from '../../../src/modules/knowledge/infrastructure/po
 import { phrasePlanOf, planPhrases, takeHolding } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search-phrase-plan';
 import { startTestPostgres, type TestPostgres } from '../../helpers/postgres';
 import { prng } from '../../helpers/prng';
+import { catchUpPostings } from '../../../src/modules/knowledge/infrastructure/postgres/pg-search-catch-up';
 import { deleteNodes, freshKnowledgeStore, generateNodes, type NodeText } from '../../helpers/pg-search-fixture';
 
 /**
@@ -34,7 +35,11 @@ async function populate(store: Awaited<ReturnType<typeof freshKnowledgeStore>>['
   await store.withLock(P, (g) => g.append(generate(500, seed + 1, 500)));
   await db.query(`SELECT setval('wg_knowledge_seq', 2 * 8192 - 250)`);
   await store.withLock(P, (g) => g.append(generate(600, seed + 2, 1000)));
+  await settle(db);
 }
+
+/** What a search does before it reads: the rows' vectors and postings (migrations 14, 15: appends leave them). */
+const settle = (db: PgDatabase) => catchUpPostings(db, P);
 
 /** What `search @@ tsquery` matches up to upTo, ascending (the reference). */
 async function reference(db: SqlRunner, tsquery: string, upTo: number): Promise<number[]> {
@@ -119,11 +124,13 @@ it('a pair source equals search @@ a <-> b: unbuilt, built and newest chunks, wa
     await store.withLock(P, (g) => g.restore([gone[0]!, gone[3]!]));
     await store.withLock(P, (g) => g.updateNodes(new Set(['n20', 'n600', 'n1100']), (n) => ({ ...n, thought: 'alpha bravo alpha bravo the charlie delta' })));
     await store.withLock(P, (g) => g.updateNodes(new Set(['n21', 'n601']), (n) => ({ ...n, thought: 'golf', tags: [] })));
+    await settle(db);
     await expectSourceExact(db, pairs, [8191, 2 * 8192 - 1, await maxSeq(db)]);
 
     // The seqs pass chunk 2's end: the next read lists chunk 2 and still answers exactly.
     await db.query(`SELECT setval('wg_knowledge_seq', 3 * 8192 + 5)`);
     await store.withLock(P, (g) => g.append(generate(40, 9, 2000)));
+    await settle(db);
     await expectSourceExact(db, pairs, [3 * 8192 - 1, await maxSeq(db)]);
     expect(Number((await db.query<{ b: string }>(`SELECT below::text AS b FROM wg_knowledge_pair_chunks WHERE project = $1`, [P]))[0]!.b)).toBe(3);
   } finally {
@@ -137,6 +144,7 @@ it('many chunks not listed (a writer holding the lock): read through GIN, equal 
     await populate(store, db, 51);
     await db.query(`SELECT setval('wg_knowledge_seq', 5 * 8192 + 10)`);
     await store.withLock(P, (g) => g.append(generate(80, 52, 3000)));
+    await settle(db);
     const pairs = await allPairs(db);
     const top = await maxSeq(db);
     await store.withLock(P, () => expectSourceExact(db, pairs, [3 * 8192 + 1, top]));
@@ -166,6 +174,7 @@ it('a refresh (changed seqs, seqs above the old watermark) brings an old list to
       await store.withLock(P, (g) => g.updateNodes(new Set(upds.map((r) => r.id)), (n) => ({ ...n, thought: thought() })));
       if (round === 2) await db.query(`SELECT setval('wg_knowledge_seq', 3 * 8192 + 1)`);
       await store.withLock(P, (g) => g.append(generate(60, 100 + round, 3000 + round * 100)));
+      await settle(db);
       const changed = ids.map((r) => Number(r.seq));
       const upTo = await maxSeq(db);
       const refreshed = await pairRefresh(db, P, pairs, changed, w, upTo);
@@ -289,6 +298,7 @@ it('the cache\'s pair source in a REPEATABLE READ sync: chunks due a build read 
     await deleteNodes(store, P, ids.slice(0, 20).map((r) => r.id));
     await store.withLock(P, (g) => g.updateNodes(new Set(ids.slice(20).map((r) => r.id)), (n) => ({ ...n, thought: 'bravo alpha charlie alpha bravo' })));
     await store.withLock(P, (g) => g.append(generate(30, 78, 4100)));
+    await settle(db);
     const changed = Int32Array.from(ids.map((r) => Number(r.seq))).sort();
     const after = upTo;
     upTo = await maxSeq(db);

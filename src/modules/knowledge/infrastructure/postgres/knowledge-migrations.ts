@@ -7,6 +7,7 @@ import { pairBuildMigration } from './knowledge-pair-build-migration';
 import { statisticsDeletedMigration, statisticsMigration } from './knowledge-statistics-migration';
 import { postingMigration } from './knowledge-posting-migration';
 import { watermarkMigration } from './knowledge-watermark-migration';
+import { vectorMigration } from './knowledge-vector-migration';
 
 /**
  * The knowledge module's PostgreSQL schema. A node is kept as `json` (not `jsonb`) so it reads back byte for byte in
@@ -247,4 +248,5 @@ export const knowledgeMigrations: Migration[] = [
   statisticsDeletedMigration,
   postingMigration,
   watermarkMigration,
+  vectorMigration,
 ];

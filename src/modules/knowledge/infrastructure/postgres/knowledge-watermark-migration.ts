@@ -6,8 +6,8 @@ import { newestSeq, postedNodes } from './pg-search-watermark';
 const RANGE_TEST = 'NOT EXISTS (SELECT 1 FROM wg_knowledge_nodes WHERE project = proj AND seq > upto)';
 const NEWEST_TEST = `${newestSeq('proj')} <= upto`;
 
-/** Migration 14's catch-up function, its test of rows past the watermark asked of the newest row. */
-function catchUpByNewestRow(): string {
+/** Migration 14's catch-up function, its test of rows past the watermark asked of the newest row (migration 16 builds on it). */
+export function catchUpByNewestRow(): string {
   const m = /CREATE FUNCTION wg_knowledge_postings_catch_up\(proj text\)[\s\S]*?END \$\$;/.exec(postingMigration.sql);
   if (!m || !m[0].includes(RANGE_TEST)) throw new Error('knowledge migration 15: migration 14 no longer tests for rows past the watermark as it did');
   return m[0].replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION').replace(RANGE_TEST, NEWEST_TEST);
