@@ -5,15 +5,19 @@
 //   full              the schema as migrated: since migration 14 appends post nothing, since migration 16 they leave
 //                     the vector NULL (a search's catch-up computes and posts it);
 //   vector by the insert  the generated column back (migration 3's, with migration 15's catch-up): before migration 16;
-//   posted by writes  that and migration 7's insert trigger back (every add posts its rows: before migration 14);
+// The variants from here to 'GIN pending list 64 MB' are on that schema before migration 16 (the generated column):
+//   posted by writes  migration 7's insert trigger back (every add posts its rows: before migration 14);
 //   before migration 8 migration 3's vector function; 'bitmaps at fillfactor 50' the bitmap and count tables so;
 //   -postings …       migration 7's insert trigger without that one part (postings rows, term counts, term levels, level
 //                     bitmaps, term bitmaps); 'postings computed' keeps only the computation of the rows' postings;
 //   empty trigger     a statement trigger that returns at once (the transition table alone);
-//   triggers off      the generated tsvector column and its GIN index, no trigger (every variant below but
-//                     'NULL vector …' and 'no search' has the generated column back, as before migration 16);
-//   no GIN            the tsvector column without its index;
-//   no search         neither (the bare append: issue 23's 'without');
+//   triggers off      the generated tsvector column and its GIN index, no trigger;
+//   no GIN            the tsvector column without its index; 'GIN fastupdate off', 'GIN pending list 64 MB' so;
+// and on the schema as migrated, triggers off:
+//   vector computed, not stored  a generated column that computes the vector and stores NULL (no index);
+//   NULL vector + GIN            what an insert does since migration 16; '…, partial GIN' the index WHERE NOT NULL;
+//   no large-node trigger        'full' without the BEFORE INSERT trigger of nodes over 64 KiB (triggers on);
+//   no search         no search column (the bare append: issue 23's 'without');
 //   … async commit    the same with synchronous_commit off, measurement only: the commit's fsync share.
 // BENCH_ADD_TEXT=varied gives each node its own generator-like thought (more distinct terms per batch) instead of
 // the main bench's one sentence. BENCH_ADD_VARIANTS='a;b;…' runs only those. Needs WORKGRAPH_BENCH_DATABASE_URL or
@@ -118,7 +122,8 @@ const VARIANTS = {
     'ALTER TABLE wg_knowledge_nodes DROP COLUMN search',
     "ALTER TABLE wg_knowledge_nodes ADD COLUMN search tsvector GENERATED ALWAYS AS (CASE WHEN wg_knowledge_vector(node) IS NULL THEN ''::tsvector END) STORED",
   ],
-  // (What migration 16 made of the insert: 'full' without its triggers.)
+  // (What migration 16 made of the insert: 'full' without its triggers; without only the large node's vector trigger.)
+  'no large-node trigger': ['DROP TRIGGER wg_knowledge_vector_large ON wg_knowledge_nodes'],
   'NULL vector + GIN': [OFF],
   'NULL vector, partial GIN': [
     OFF,

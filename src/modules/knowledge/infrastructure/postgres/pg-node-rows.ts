@@ -61,6 +61,8 @@ export async function insertNodes(tx: SqlRunner, project: string, nodes: readonl
  * A write that PostgreSQL refused for its search column — a tsvector over its 1 MB limit (54000), or one too slow to
  * build (57014, the statement timeout) — names the nodes past the search limits and why, when some are: add_nodes
  * refuses those before writing, so only a write bypassing it (`db import` of a data dir holding such a node) gets here.
+ * (Since knowledge migration 16 an insert leaves the vector to the search's catch-up, but computes it for a node past
+ * EAGER_VECTOR_BYTES, the only size at which it can fail: so it fails here, never in a later search.)
  */
 function pastSearchLimits(e: unknown, batch: readonly StoredKnowledgeNode[]): StorageError | undefined {
   const state = e instanceof WorkgraphError ? e.details.sqlState : undefined;
