@@ -198,3 +198,31 @@ it("rows a pair-list build listed before their vectors were computed get their p
     await db.close();
   }
 }, 120_000);
+
+it('catch-ups with rows to fill never scan the nodes table, past the generic plans (30,000 nodes)', async () => {
+  const url = await pg.createTestDatabase();
+  const db = new PgDatabase(url, { poolSize: 1 });
+  const P = 'plans';
+  const scans = async () => {
+    await db.query('SELECT pg_stat_clear_snapshot()');
+    await db.query('SELECT pg_stat_force_next_flush()');
+    return Number((await db.query<{ n: string }>(`SELECT seq_scan::text AS n FROM pg_stat_user_tables WHERE relname = 'wg_knowledge_nodes'`))[0]!.n);
+  };
+  try {
+    await migrate(db, knowledgeMigrations);
+    const store = new PgKnowledgeStore(db);
+    for (let from = 0; from < 30_000; from += 5_000) await store.withLock(P, (g) => g.append(generateNodes(text(P), 5_000, 21 + from, from)));
+    await catchUpPostings(db, P);
+    await db.query('ANALYZE');
+    const before = await scans();
+    // On one connection (the function's plans cached past the five custom ones): append, then the catch-up fills.
+    for (let round = 0; round < 10; round++) {
+      await store.withLock(P, (g) => g.append(generateNodes(text(P), 50, 99 + round, 30_000 + round * 50)));
+      await catchUpPostings(db, P);
+    }
+    expect({ seqScansOfTheNodesTable: (await scans()) - before }).toEqual({ seqScansOfTheNodesTable: 0 });
+    expect(await vectors(db, P)).toEqual({ empty: 0, wrong: 0 });
+  } finally {
+    await db.close();
+  }
+}, 180_000);
