@@ -146,6 +146,22 @@ it('an unposted node updated, deleted and restored is found as it is now; the fi
   }
 }, 120_000);
 
+it('an import writes its rows with their vectors: the catch-up after it updates no row', async () => {
+  const { db, plain } = await setup();
+  try {
+    await plain.withLock('from', (g) => g.append(generateNodes(text('from'), 40, 13)));
+    const data = (await plain.exportProject('from'))!;
+    await plain.importProject({ ...data, project: 'to' });
+    expect(await vectors(db, 'to')).toEqual({ empty: 0, wrong: 0 });
+    const updates = async () => Number((await db.query<{ n: string }>(`SELECT n_tup_upd::text AS n FROM pg_stat_xact_user_tables WHERE relname = 'wg_knowledge_nodes'`))[0]!.n);
+    const [, filled] = await db.transaction(async (tx) => [await tx.query(`SELECT wg_knowledge_postings_catch_up('to')`), await updates()] as const);
+    expect(filled).toBe(0);
+    expect(ids(await plain.reader('to').search({ query: parseSearchQuery('alpha'), limit: 50 })).length).toBeGreaterThan(5);
+  } finally {
+    await db.close();
+  }
+}, 120_000);
+
 it('migration 16 keeps the vectors of rows posted and not posted, and later appends are lazy', async () => {
   const { db, plain } = await setup(knowledgeMigrations.filter((m) => m.version <= 15));
   const P = 'migrated';

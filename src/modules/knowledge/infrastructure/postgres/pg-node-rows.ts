@@ -22,9 +22,11 @@ export function mentionsOf(node: StoredKnowledgeNode): string[] {
 
 /**
  * Inserts nodes with the given sequence numbers (one statement per batch: the columns travel as parallel arrays, the
- * node itself as its JSON text so it reads back exactly). Returns the bytes of JSON written.
+ * node itself as its JSON text so it reads back exactly). Returns the bytes of JSON written. The search vector is left
+ * to the search's catch-up (knowledge migration 16) unless `vectors`: a bulk import computes it here, so its rows are
+ * written once, not inserted and then updated by the catch-up that follows it.
  */
-export async function insertNodes(tx: SqlRunner, project: string, nodes: readonly StoredKnowledgeNode[], seqs: readonly string[]): Promise<number> {
+export async function insertNodes(tx: SqlRunner, project: string, nodes: readonly StoredKnowledgeNode[], seqs: readonly string[], vectors = false): Promise<number> {
   let bytes = 0;
   for (let i = 0; i < nodes.length; i += INSERT_BATCH) {
     const batch = nodes.slice(i, i + INSERT_BATCH);
@@ -32,12 +34,12 @@ export async function insertNodes(tx: SqlRunner, project: string, nodes: readonl
     for (const j of json) bytes += Buffer.byteLength(j) + 1;
     try {
       await tx.query(
-        `INSERT INTO wg_knowledge_nodes (project, id, seq, role, tags, parents, mentions, node)
+        `INSERT INTO wg_knowledge_nodes (project, id, seq, role, tags, parents, mentions, node${vectors ? ', search' : ''})
          SELECT $1, u.id, u.seq, u.role,
                 ARRAY(SELECT json_array_elements_text(u.tags::json)),
                 ARRAY(SELECT json_array_elements_text(u.parents::json)),
                 ARRAY(SELECT json_array_elements_text(u.mentions::json)),
-                u.node::json
+                u.node::json${vectors ? ', wg_knowledge_vector(u.node::json)' : ''}
          FROM unnest($2::text[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[]) AS u(id, seq, role, tags, parents, mentions, node)`,
         [
           project,

@@ -50,7 +50,10 @@ export async function importPgProject(db: PgDatabase, data: KnowledgeProjectExpo
     let bytes = 0;
     await data.forEachBatch(async (batch) => {
       nodes += batch.length;
-      bytes += await insertNodes(tx, project, batch, await nextSeqs(tx, batch.length));
+      // With their search vectors (the catch-up after the import, or the next search's, then only posts them): each
+      // row written once, not inserted and then updated by the catch-up — at 20,000 nodes the table 24.9 MB instead
+      // of 38.9 (20,000 dead rows) and 26 MB less WAL, in the same time (three alternating runs each, load 2.5).
+      bytes += await insertNodes(tx, project, batch, await nextSeqs(tx, batch.length), true);
     });
     const json = data.deleted.map((r) => JSON.stringify(r));
     await tx.query(
