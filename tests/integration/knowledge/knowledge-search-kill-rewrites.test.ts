@@ -34,13 +34,18 @@ const POINTS = {
   'tail record written': 'new', // restore's tail record
   'deleted records rewritten': 'new', // restore's rewrite of the deleted file (rename done), marker not removed
   'marker removed': 'new', // endTwoFileChange
+  // The index following a rewrite (SearchIndexFiles.afterRewrite) instead of rebuilding it:
+  'rewrite followed: segment indexed again': 'new', // a segment holding a rewritten line, indexed from the new file
+  'rewrite followed: manifest written': 'new', // the manifest with the segments' marks, the tail not indexed yet
+  'rewrite followed: tail record written': 'new', // the tail record after it (only with a tail: a flush policy of 8)
 } as const;
 type Point = keyof typeof POINTS;
 
 const CHILD_JS = `
 require('reflect-metadata');
 const fs = require('node:fs');
-const [srcDir, dataDir, point, nth, cycles, log] = process.argv.slice(2);
+const [srcDir, dataDir, point, nth, cycles, log, flush] = process.argv.slice(2);
+const from = (fn) => () => new Error().stack.includes(fn);
 let armed = false;
 let calls = 0;
 const hit = () => armed && ++calls === Number(nth) && process.kill(process.pid, 'SIGKILL');
@@ -76,6 +81,10 @@ if (point === 'restored nodes appended') wrap(wf, 'appendFully', (a) => graphFil
 if (point === 'tail record written') wrap(aw, 'writeRecordInPlace', any);
 if (point === 'deleted records rewritten') wrap(aw, 'commitTempFile', (a) => deletedFile(a[1]));
 if (point === 'marker removed') wrap(W, 'endTwoFileChange', any);
+const tr = require(srcDir + '/modules/knowledge/infrastructure/search-index/tail-record');
+if (point === 'rewrite followed: segment indexed again') wrap(aw, 'writeUnpublishedFile', from('followRewrite'));
+if (point === 'rewrite followed: manifest written') wrap(im, 'writeManifestFile', from('afterRewrite'));
+if (point === 'rewrite followed: tail record written') wrap(tr, 'writeTailRecord', from('afterRewrite'));
 // Each graph-changing write is logged before it starts (synchronously: the kill loses nothing), with what it changes.
 let depth = 0;
 const note = (rec) => fs.appendFileSync(log, JSON.stringify(rec) + '\\n');
@@ -99,8 +108,9 @@ const { DeleteNodes } = require(srcDir + '/modules/knowledge/application/use-cas
 const { RestoreNodes } = require(srcDir + '/modules/knowledge/application/use-cases/restore-nodes');
 const { silentLogger } = require(srcDir + '/kernel/logger');
 const { systemClock } = require(srcDir + '/kernel/clock');
-// A flush at every append: a restore's append writes segments and a manifest too (after its tail record).
-const store = createNdjsonKnowledgeStore(dataDir, { lock: { staleMs: 2000, waitMs: 20000 }, searchFlush: { nodes: 1 } });
+// A flush at every append (a restore's append writes segments and a manifest too, after its tail record), or every 8
+// nodes (a rewrite then finds a tail to index again, and segments to mark).
+const store = createNdjsonKnowledgeStore(dataDir, { lock: { staleMs: 2000, waitMs: 20000 }, searchFlush: { nodes: Number(flush) } });
 const del = new DeleteNodes(store, systemClock, silentLogger);
 const restore = new RestoreNodes(store, silentLogger);
 const words = ['retry', 'backoff', 'cache', 'budget', 'parser', 'queue'];
@@ -182,7 +192,7 @@ function whichGraph(w: Begun, nodes: Map<string, { thought: string }>): 'old' | 
   return same.every(Boolean) ? 'old' : !same.some(Boolean) ? 'new' : 'mix';
 }
 
-describe('search after a writer is SIGKILLed at each step of a delete, a restore and a summary rewrite', () => {
+describe.each([1, 8])('search after a writer is SIGKILLed at each step of a delete, a restore and a summary rewrite (flush every %i nodes)', (flush) => {
   let tmp: string;
   let srcDir: string;
   let script: string;
@@ -248,15 +258,19 @@ describe('search after a writer is SIGKILLed at each step of a delete, a restore
     'tail record written': [1, 2],
     'deleted records rewritten': [1, 2],
     'marker removed': [1, 2],
+    'rewrite followed: segment indexed again': [1, 2, 3],
+    'rewrite followed: manifest written': [1, 2, 3],
+    'rewrite followed: tail record written': [1, 2],
   };
+  const points = (Object.keys(POINTS) as Point[]).filter((p) => flush > 1 || p !== 'rewrite followed: tail record written');
 
-  it.each(Object.keys(POINTS) as Point[])('killed right after "%s": the graph is old or new as the step says, search equals a fresh index, and writes go on', async (point) => {
-    const dataDir = path.join(tmp, point.replace(/[^a-z]+/g, '-'));
-    const log = path.join(tmp, `${point.replace(/[^a-z]+/g, '-')}.log`);
+  it.each(points)('killed right after "%s": the graph is old or new as the step says, search equals a fresh index, and writes go on', async (point) => {
+    const dataDir = path.join(tmp, `${flush}-${point.replace(/[^a-z]+/g, '-')}`);
+    const log = path.join(tmp, `${flush}-${point.replace(/[^a-z]+/g, '-')}.log`);
     fs.writeFileSync(log, '');
     const kept = openStore(dataDir);
     for (const nth of NTH[point]) {
-      expect(await runChild(script, [srcDir, dataDir, point, String(nth), '50', log])).toBe('killed');
+      expect(await runChild(script, [srcDir, dataDir, point, String(nth), '50', log, String(flush)])).toBe('killed');
       const w = inProgress(log);
       expect([point, nth, w && w.op, w && whichGraph(w, graphNodes(dataDir))]).toEqual([point, nth, w?.op, POINTS[point]]);
       staleLock(dataDir);
@@ -268,7 +282,7 @@ describe('search after a writer is SIGKILLed at each step of a delete, a restore
       expect(expected[0]!.length).toBeGreaterThan(0);
     }
     // A clean writer goes on from the last kill (one full cycle), and the index still agrees.
-    expect(await runChild(script, [srcDir, dataDir, 'none', '0', '1', log])).toBe('done');
+    expect(await runChild(script, [srcDir, dataDir, 'none', '0', '1', log, String(flush)])).toBe('done');
     expect(inProgress(log)).toBeUndefined();
     // No node is both in the graph and deleted once a writer has been through (an interrupted delete or restore settled).
     const live = graphNodes(dataDir);

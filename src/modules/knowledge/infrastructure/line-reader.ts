@@ -23,6 +23,8 @@ export interface ForwardOptions {
   signal?: AbortSignal;
   /** Byte offset to start at (a line start); offsets passed to `onLine` stay the file's. Default 0. */
   start?: number;
+  /** Byte offset to stop at (a line start or the file's end): nothing at or past it is read. Default: the file's end. */
+  end?: number;
   chunkSize?: number;
   afterChunk?: () => Promise<void>;
   /** Seam for tests and benchmarks: told the size of every copy made to join a line's pieces. */
@@ -69,7 +71,9 @@ export async function forEachLine(
       if (opts.signal?.aborted) throw new CancelledError();
       const chunk = spare ?? Buffer.allocUnsafe(chunkSize);
       spare = undefined;
-      const { bytesRead } = await handle.read(chunk, 0, chunkSize, filePos);
+      const want = opts.end === undefined ? chunkSize : Math.min(chunkSize, opts.end - filePos);
+      if (want <= 0) break;
+      const { bytesRead } = await handle.read(chunk, 0, want, filePos);
       if (bytesRead === 0) break;
       const data = chunk.subarray(0, bytesRead);
       const dataStart = filePos;

@@ -5,6 +5,8 @@ import type { HeldLock } from '../../../kernel/files/file-lock';
 import { toStorageError } from '../../../kernel/files/storage-errors';
 import { forEachLine } from './line-reader';
 import { MalformedCollector, type RebuildReport } from './ndjson-passes';
+import type { RewriteTrack } from './search-index/rewrite-map';
+import { graphIdentity } from './search-index/index-manifest';
 
 /** Markers of {@link rewriteNdjsonFile}'s map: keep the line's bytes as they are (and report it). */
 export const KEEP = Symbol('keep');
@@ -25,9 +27,20 @@ export async function rewriteNdjsonFile(
   map: (text: string) => string | null | typeof KEEP | typeof MALFORMED,
   changed: () => boolean,
   signal?: AbortSignal,
+  track?: RewriteTrack,
 ): Promise<RebuildReport> {
   lock.assertHeld();
   await removeLeftoverTemps(path.dirname(file), path.basename(file));
+  // What the rewrite does to each line's place, for the search index to follow (rewrite-map.ts).
+  if (track) track.source = graphIdentity(file);
+  let delta = 0;
+  const at = (offset: number) => {
+    const d = written + pendingLen - offset;
+    if (d !== delta) {
+      track!.moves.push(offset, d);
+      delta = d;
+    }
+  };
   const tmp = tempPathFor(file);
   let out: fs.FileHandle;
   try {
@@ -45,11 +58,16 @@ export async function rewriteNdjsonFile(
     pendingLen += b.length + 1;
   };
   try {
-    const { lines } = await forEachLine(
+    const { lines, bytes } = await forEachLine(
       file,
       (text, offset, lineNo, _terminated, raw) => {
+        if (track) at(offset);
         if (text === '') return;
         const mapped = map(text);
+        if (track && typeof mapped !== 'symbol') {
+          track.removed.push(offset);
+          if (mapped !== null) track.replaced.push(offset);
+        }
         if (mapped === MALFORMED) {
           malformed.add(lineNo, offset, text);
           push(raw);
@@ -68,6 +86,10 @@ export async function rewriteNdjsonFile(
       },
     );
     const report = malformed.report(lines);
+    if (track) {
+      at(bytes);
+      track.read = bytes;
+    }
     if (!changed()) {
       await out.close();
       closed = true;
@@ -80,6 +102,7 @@ export async function rewriteNdjsonFile(
     closed = true;
     lock.assertHeld();
     await commitTempFile(tmp, file);
+    if (track) track.result = graphIdentity(file);
     return { ...report, dropped: 0, rewritten: 0, committed: true };
   } catch (e) {
     if (!closed) await out.close().catch(() => undefined);

@@ -16,6 +16,7 @@ import { parseNode, parseRecord, type PassReport, type RebuildReport, type Rebui
 import { KEEP, MALFORMED, rewriteNdjsonFile } from './ndjson-file-rewrite';
 import type { Logger } from '../../../kernel/logger';
 import type { GraphIdentity, IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
+import { newRewriteTrack } from './search-index/rewrite-map';
 
 export interface WriterSettings {
   clock: Clock;
@@ -47,9 +48,13 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     });
   }
 
-  /** Under the lock, before any write: the search index is made the graph's (rebuilt when stale), so writes extend it. */
-  async openIndex(): Promise<void> {
-    this.view = await this.index!.ensureFresh(this.lock);
+  /**
+   * Under the lock, before any write: the search index is made the graph's (rebuilt when stale), so writes extend it.
+   * Its segments are not loaded for that (a write checks what it reads of them): a delete in a process of its own
+   * holds only its streaming rewrite and one segment's doc offsets at a time. `load`: they are (a search's repair).
+   */
+  async openIndex(load = false): Promise<void> {
+    this.view = await this.index!.ensureFresh(this.lock, load);
   }
 
   async append(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
@@ -175,6 +180,7 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
   async rebuild(transform: RebuildTransform, signal?: AbortSignal): Promise<RebuildReport> {
     let dropped = 0;
     let rewritten = 0;
+    const track = newRewriteTrack();
     const result = await rewriteNdjsonFile(
       this.lock,
       this.paths.graph,
@@ -192,9 +198,10 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
       },
       () => dropped + rewritten > 0,
       signal,
+      track,
     );
-    // Every line after the first one changed has moved: the index is built again from the new file.
-    if (result.committed) await this.updateIndex((index, before) => index.rebuild(this.lock, 'graph rewritten', before.manifest.generation));
+    // The index follows what the rewrite did (lines dropped, rewritten, moved) instead of being built again.
+    if (result.committed) await this.updateIndex((index, before) => index.afterRewrite(this.lock, before, track));
     return { ...result, dropped, rewritten };
   }
 

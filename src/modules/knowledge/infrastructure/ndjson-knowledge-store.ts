@@ -217,7 +217,8 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
   reader(project: string): KnowledgeReader {
     const paths = knowledgePaths(this.layout, project);
     // A stale index found by a lock-free search is repaired under the lock (by whoever holds it next, if not us).
-    return new NdjsonGraphReader(paths, this.searchIndex(project, paths), () => this.withLock(project, async () => undefined));
+    // Its segments loaded and checked too (a writer's openIndex checks only the manifest against the graph).
+    return new NdjsonGraphReader(paths, this.searchIndex(project, paths), () => this.withLock(project, (g) => g.openIndex(true)));
   }
 
   /** Each project's search index tail held in memory by this store (another process, or another store, has its own). */

@@ -7,10 +7,10 @@ import { writeSegmentFile } from './segment-files';
 import { SegmentBuilder } from './segment-builder';
 
 /**
- * Indexes the graph file from byte `start` to its end into segment files in `dir` of at most SEGMENT_MAX_DOCS nodes
+ * Indexes the graph file from byte `start` to `end` (a line start; default its end) into segment files in `dir` of at most SEGMENT_MAX_DOCS nodes
  * each, written as they fill (under the lock, checked before each write); returns them in graph order.
  */
-export async function indexGraph(graph: string, dir: string, lock: HeldLock, start: number, generation: number): Promise<SegmentRef[]> {
+export async function indexGraph(graph: string, dir: string, lock: HeldLock, start: number, generation: number, end?: number): Promise<SegmentRef[]> {
   await makeDir(dir);
   const refs: SegmentRef[] = [];
   let builder = new SegmentBuilder(start, start);
@@ -33,6 +33,7 @@ export async function indexGraph(graph: string, dir: string, lock: HeldLock, sta
     },
     {
       start,
+      ...(end !== undefined ? { end } : {}),
       afterChunk: async () => {
         for (const b of full.splice(0)) await write(b);
       },

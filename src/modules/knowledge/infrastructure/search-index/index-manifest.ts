@@ -16,9 +16,20 @@ export interface GraphIdentity {
 
 export interface SegmentRef {
   file: string;
+  /** The graph bytes the segment indexes now (a rewrite since it was written may have moved them). */
   start: number;
   end: number;
+  /** Documents in the segment file, deleted ones included. */
   docs: number;
+  /**
+   * What rewrites of the graph since the segment was written did to it (search-index.ts, afterRewrite; absent: nothing):
+   * `deleted`, its documents whose lines a rewrite removed (local ordinals, ascending) — never found, never counted;
+   * `shift`, where its live documents' lines are now (rewrite-map.ts, shiftedOffset); `header`, the bytes the file
+   * itself says it indexes ([start, end) when it was written, checked on load).
+   */
+  deleted?: number[];
+  shift?: number[];
+  header?: [number, number];
 }
 
 /** What the index covers: the graph file as it was (inode, size, mtime) and the segments, in graph order. */

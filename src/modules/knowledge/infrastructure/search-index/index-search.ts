@@ -103,6 +103,8 @@ class SegmentRun {
     const C = this.cand;
     C.fill(0xffffffff, 0, W);
     if (limit & 31) C[W - 1] = (1 << (limit & 31)) - 1;
+    // Documents a rewrite of the graph removed match nothing.
+    if (p.s.overlay?.any) andNot(C, p.s.overlay.deleted, W);
     // 1. Groups needing no positions, the tags, the negated words; 2. then the phrases to check, on what is left.
     for (const g of p.required) if (!g.items.some((it) => it.verify)) this.andGroup(g.items, W, data);
     for (const k of p.tagSlots) and(C, data[k]!.bm, W);

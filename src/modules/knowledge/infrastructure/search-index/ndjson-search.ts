@@ -13,6 +13,7 @@ import { decodeSearchCursor, encodeSearchCursor } from './search-cursor';
 import { staleSearchCursorError } from '../../domain/search/stale-cursor';
 import { SegmentBuilder } from './segment-builder';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
+import { overlayOf } from './segment-overlay';
 
 /** Brings the index up to date under the project lock (rebuilding only what is still stale once the lock is held). */
 export type RepairIndex = () => Promise<void>;
@@ -55,7 +56,8 @@ async function currentIndex(index: SearchIndexFiles, graph: number) {
       const { manifest, tail } = state.view;
       const loaded = await index.load(manifest);
       const t = await tail.snapshot();
-      return { manifest, segments: [...loaded, ...t.segments], persisted: loaded.length, docs: manifest.docs + t.docs };
+      const overlays = loaded.map((seg, i) => overlayOf(manifest.segments[i]!, seg));
+      return { manifest, segments: [...loaded, ...t.segments], overlays, persisted: loaded.length, docs: manifest.docs + t.docs };
     }
     const again = fsSync.fstatSync(graph);
     if (attempt >= 2 || (again.size === st.size && again.mtimeMs === st.mtimeMs)) throw new StaleIndex(state.reason);
@@ -78,7 +80,7 @@ async function searchOnce(
   const fds: number[] = [];
   try {
     // No graph: nothing to index (and no index folder is made for a project that does not exist).
-    const current = graph !== undefined ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], persisted: 0, docs: 0 };
+    const current = graph !== undefined ? await currentIndex(index, graph) : { manifest: { generation: 0 }, segments: [], overlays: [], persisted: 0, docs: 0 };
     const m = current.manifest;
     // A rebuild (delete, recalculation) or a restore since the first page: its ranking cannot be continued.
     const deletedBytes = sizeOf(paths.deleted);
@@ -100,7 +102,8 @@ async function searchOnce(
         }
         return fd;
       };
-      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), ...(i < current.persisted ? { open } : {}) });
+      const overlay = current.overlays[i];
+      segments.push({ seg, base, limit: Math.max(0, Math.min(seg.docCount, watermark - base)), ...(i < current.persisted ? { open } : {}), ...(overlay ? { overlay } : {}) });
       base += seg.docCount;
     }
     const deletedNodes: StoredKnowledgeNode[] = [];
@@ -127,10 +130,11 @@ async function searchOnce(
       const afterHit = encodeSearchCursor({ g: m.generation, w: watermark, d: deletedBytes, s: h.score, o: h.ord });
       if (s.base < 0) return { node: deletedNodes[h.local]!, score: h.score, deleted: true, after: afterHit };
       const doc = s.seg.doc(h.local);
+      const offset = s.overlay ? s.overlay.offsetOf(doc.offset) : doc.offset;
       const buf = Buffer.alloc(doc.lineLength);
-      const bytesRead = fsSync.readSync(graph!, buf, 0, doc.lineLength, doc.offset);
+      const bytesRead = fsSync.readSync(graph!, buf, 0, doc.lineLength, offset);
       const node = bytesRead === doc.lineLength ? parseNode(buf.toString('utf8').replace(/\r$/, '')) : undefined;
-      if (!node) throw new DamagedIndexError(`${s.seg.file}: names a line at byte ${doc.offset} that is not a node`);
+      if (!node) throw new DamagedIndexError(`${s.seg.file}: names a line at byte ${offset} that is not a node`);
       return { node, score: h.score, deleted: false, after: afterHit };
     });
     const last = page[page.length - 1];

@@ -2,8 +2,8 @@ import { decodeCursorFields, encodeCursorFields } from '../search-cursor-envelop
 import { staleSearchCursorError } from '../../domain/search/stale-cursor';
 
 /**
- * search_nodes cursors: the index generation (`g`: a full rebuild — a delete, a summary recalculation — makes a new
- * one), the watermark (`w`, how many nodes the first page saw: later ones are left out, so the ranking and its
+ * search_nodes cursors: the index generation (`g`: a rewrite of the graph — a delete, a summary recalculation — or a
+ * rebuild makes a new one), the watermark (`w`, how many nodes the first page saw: later ones are left out, so the ranking and its
  * statistics stay those of the first page), the deletion records' size in bytes (`d`: a restore takes records out, so
  * it shrinks; only a delete, which also makes a new generation, grows it) and the last hit's score and ordinal.
  */

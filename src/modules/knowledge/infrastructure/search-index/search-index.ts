@@ -13,6 +13,9 @@ import { encodeFlush, planFlush, writeEncoded, writeFlush } from './tail-flush';
 import { FlushJob } from './flush-job';
 import { DamagedIndexError, LoadedSegment } from './segment-reader';
 import { readTailRecord, TAIL_FILE, writeTailRecord } from './tail-record';
+import { movedOffset, type RewriteTrack } from './rewrite-map';
+import { followRewrite } from './follow-rewrite';
+import { overlayOf } from './segment-overlay';
 
 export { graphIdentity, mergeStart, SEGMENT_MAX_DOCS, type GraphIdentity, type IndexManifest, type SegmentRef } from './index-manifest';
 export type { AppendedLines, StagedAppend } from './index-tail';
@@ -69,8 +72,8 @@ const SEGMENT_NAME = /^seg-(\d+)-\d+-\d+\.bin$/;
  * tail record (tail-record.ts): the graph's identity after the last append since. The newest nodes — the bytes past
  * the segments — are indexed in memory (IndexTail) and written as segments only once they fill one or 8 MiB: the graph
  * is the log. Writers change the index under the project lock right after the graph (append → the tail grows, the
- * record is rewritten, the tail flushed when big; any rewrite of the graph → a full rebuild); readers take no lock
- * and trust the index only while the graph is exactly the manifest's or the tail record's, and every segment loads
+ * record is rewritten, the tail flushed when big; a rewrite of the graph → the segments marked, {@link afterRewrite});
+ * readers take no lock and trust the index only while the graph is exactly the manifest's or the tail record's, and every segment loads
  * and agrees with it; a process that did not write the tail indexes it from the graph's bytes. Anything else — no
  * index, an older format, a crash between the graph write and the record, a hand edit — is a stale index: rebuilt
  * from the graph under the lock, with a log line.
@@ -145,9 +148,11 @@ export class SearchIndexFiles {
       const file = path.join(this.dir, ref.file);
       let seg = segmentCache.get(file);
       if (!seg) {
-        seg = await LoadedSegment.load(file, ref);
+        seg = await LoadedSegment.load(file, ref.header ? { start: ref.header[0], end: ref.header[1], docs: ref.docs } : ref);
         segmentCache.set(file, seg);
       }
+      // A rewrite's marks that do not fit the segment: damaged (rebuilt), found here rather than by a search.
+      overlayOf(ref, seg);
       out.push(seg);
     }
     return out;
@@ -158,11 +163,16 @@ export class SearchIndexFiles {
     for (const file of segmentCache.keys()) if (path.dirname(file) === this.dir && !keep.has(path.basename(file))) segmentCache.delete(file);
   }
 
-  /** Under the lock: the index as it stands (rebuilt when stale, logging why), so an append can extend it. */
-  async ensureFresh(lock: HeldLock): Promise<IndexView> {
+  /**
+   * Under the lock: the index as it stands (rebuilt when stale, logging why), so an append can extend it. `load`
+   * false: its segments are not loaded (a writer's view before a write: what the write reads of a segment — a
+   * flush's merge, a rewrite's doc offsets — is checked as it is read, and a damaged one rebuilds the index then).
+   */
+  async ensureFresh(lock: HeldLock, load = true): Promise<IndexView> {
     const now = graphIdentity(this.graph);
     const st = await this.state(now, (from, to) => readGraphRange(this.graph, from, to));
     if (st.fresh) {
+      if (!load) return st.view;
       try {
         await this.load(st.view.manifest);
         return st.view;
@@ -183,11 +193,7 @@ export class SearchIndexFiles {
    */
   async rebuild(lock: HeldLock, reason: string, previousGeneration?: number): Promise<IndexView> {
     const started = Date.now();
-    let generation = (previousGeneration ?? (await this.readManifest())?.generation ?? 0) + 1;
-    for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
-      const m = SEGMENT_NAME.exec(name);
-      if (m) generation = Math.max(generation, Number(m[1]) + 1);
-    }
+    const generation = await this.nextGeneration(previousGeneration);
     this.slot.tail = undefined;
     const identity = graphIdentity(this.graph);
     const segments = identity.size === 0 ? [] : await indexGraph(this.graph, this.dir, lock, 0, generation);
@@ -197,6 +203,70 @@ export class SearchIndexFiles {
       this.logger?.warn('knowledge search index rebuilt from the graph', { graph: this.graph, reason, nodes: manifest.docs, ms: Date.now() - started });
     }
     return this.emptyTail(manifest);
+  }
+
+  /** A generation above the manifest's and every segment's left in the folder: a segment's name is never used twice. */
+  private async nextGeneration(previousGeneration?: number): Promise<number> {
+    let generation = (previousGeneration ?? (await this.readManifest())?.generation ?? 0) + 1;
+    for (const name of await fs.readdir(this.dir).catch(() => [] as string[])) {
+      const m = SEGMENT_NAME.exec(name);
+      if (m) generation = Math.max(generation, Number(m[1]) + 1);
+    }
+    return generation;
+  }
+
+  /**
+   * Under the lock, right after a streaming rewrite of the graph (a delete, a summary recalculation) renamed its new
+   * file in — `rw` says what it did to the old file's lines (rewrite-map.ts) — and `before` is the index of the old
+   * file exactly: the index follows it instead of being built again. Each segment stays as it is written; its entry
+   * in the manifest marks the documents whose lines were dropped as deleted (searches leave them out of matches and
+   * statistics) and maps its live documents' offsets to the new file (SegmentRef.deleted, .shift, .header). A segment
+   * holding a rewritten line — or left with half of its documents deleted — is indexed again from the new file's
+   * bytes of its range (at most a segment's worth of nodes tokenized). The tail (the bytes past the segments) is
+   * indexed again from the new file (at most a flush policy's worth). Then a new generation's manifest (search
+   * cursors of the old one are stale), the tail record when there is a tail. Killed anywhere before the manifest,
+   * the manifest is the old graph's (another inode): stale, rebuilt; between the manifest and the tail record, the
+   * two disagree: stale, rebuilt. Anything that does not add up is a full rebuild.
+   */
+  async afterRewrite(lock: HeldLock, before: IndexView, rw: RewriteTrack): Promise<IndexView> {
+    const { manifest, tail } = before;
+    const result = rw.result;
+    // The index already holds the new file (a view taken after the rename: a rebuild read it).
+    if (result && sameIdentity(tail.identity, result)) return before;
+    const previous = manifest.generation;
+    const source = rw.source;
+    if (!source || !result || rw.read !== source.size || !sameIdentity(tail.identity, source) || (manifest.graph.ino !== 0 && manifest.graph.ino !== source.ino)) {
+      return this.rebuild(lock, 'graph rewritten', previous);
+    }
+    tail.pending = undefined;
+    this.slot.tail = undefined;
+    const generation = await this.nextGeneration(previous);
+    let segments: SegmentRef[];
+    try {
+      // Each segment's doc offsets: from the segment loaded in this process, else read alone (not kept).
+      const docsOf = (ref: SegmentRef) => {
+        const file = path.join(this.dir, ref.file);
+        const [start, end] = ref.header ?? [ref.start, ref.end];
+        return Promise.resolve(segmentCache.get(file) ?? LoadedSegment.loadDocOffsets(file, { start, end, docs: ref.docs }));
+      };
+      segments = await followRewrite(this.graph, this.dir, lock, manifest.segments, docsOf, rw, generation);
+    } catch (e) {
+      if (!(e instanceof DamagedIndexError)) throw e;
+      return this.rebuild(lock, e.message, previous);
+    }
+    const covered = movedOffset(rw.moves, before.covered);
+    if ((segments.length ? segments[segments.length - 1]!.end : 0) !== covered || covered > result.size) return this.rebuild(lock, 'the rewrite does not add up', previous);
+    const graph = covered === result.size ? result : { ino: result.ino, size: covered, mtimeMs: 0 };
+    const next = await this.commit(lock, { format: INDEX_FORMAT, generation, built: manifest.built ?? randomBytes(6).toString('hex'), graph, segments, docs: segments.reduce((n, s) => n + s.docs, 0) });
+    if (covered === result.size) return this.emptyTail(next);
+    const rest = new IndexTail(`${next.built ?? ''}/${generation}/${covered}`, covered, graph);
+    const bytes = readGraphRange(this.graph, covered, result.size);
+    if (bytes.length !== result.size - covered) return this.rebuild(lock, 'the graph changed while it was read', generation);
+    rest.addBytes(bytes, result);
+    lock.assertHeld();
+    writeTailRecord(this.tailFile, { built: next.built ?? '', generation, covered, graph: result });
+    this.slot.tail = rest;
+    return { manifest: next, covered, tail: rest };
   }
 
   private emptyTail(manifest: IndexManifest): IndexView {

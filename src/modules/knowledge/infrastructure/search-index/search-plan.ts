@@ -6,6 +6,7 @@ import { TAG_TERM_PREFIX, bigramTerm } from './segment-format';
 import { VarintReader } from './varint';
 import { countBelow } from './dense-term';
 import { SlotData } from './slot-data';
+import type { SegmentOverlay } from './segment-overlay';
 
 /** A prefix matches at most this many terms per segment (the first in order); docs/knowledge-graph.md, "Search", says so. */
 export const MAX_PREFIX_TERMS = 1000;
@@ -25,6 +26,8 @@ export interface SearchSegment {
   limit: number;
   /** The segment file's descriptor, opened on first use (none for a segment held in memory). */
   open?: () => number;
+  /** What rewrites of the graph did to it (documents deleted, lines moved): deleted documents are in no statistic and no match. */
+  overlay?: SegmentOverlay;
 }
 
 /** A term a search reads in one segment. */
@@ -73,11 +76,24 @@ export interface QueryPlan {
 /** Documents of term `idx` with an ordinal below `limit` (a dense term's bitmap counted, a sparse block cut by it decoded). */
 function dfBelow(s: SearchSegment, idx: number): number {
   const seg = s.seg;
-  if (s.limit >= seg.docCount) return seg.df(idx);
-  if (seg.isDense(idx)) return countBelow(new SlotData().load(seg, s.open?.(), idx, false).bm, s.limit);
+  const o = s.overlay?.any ? s.overlay : undefined;
+  if (s.limit >= seg.docCount && !o) return seg.df(idx);
+  if (seg.isDense(idx)) {
+    const bm = new SlotData().load(seg, s.open?.(), idx, false).bm;
+    return countBelow(bm, s.limit) - (o ? o.deletedIn(bm, s.limit) : 0);
+  }
+  // Sparse: whole blocks below the limit counted, a block decoded only when the limit cuts it or it may hold a
+  // deleted document (the deleted ordinals walked beside the blocks).
+  const del = o?.deletedOrds;
+  let k = 0;
   let n = 0;
   for (let b = seg.blockFrom(idx); b < seg.blockTo(idx); b++) {
-    if (seg.blockLast(b) < s.limit) {
+    const last = seg.blockLast(b);
+    const cut = last >= s.limit;
+    const first = b === seg.blockFrom(idx) ? -1 : seg.blockLast(b - 1);
+    while (del && k < del.length && del[k]! <= first) k++;
+    const holds = del !== undefined && k < del.length && del[k]! <= last;
+    if (!cut && !holds) {
       n += seg.blockSize(idx, b);
       continue;
     }
@@ -85,21 +101,41 @@ function dfBelow(s: SearchSegment, idx: number): number {
     const size = seg.blockSize(idx, b);
     const ords = new Int32Array(size);
     seg.decodeDocs(idx, b, new VarintReader(seg.readSync(s.open?.(), from, to)), ords, new Float64Array(size), 0);
-    for (const o of ords) if (o < s.limit) n++;
-    break;
+    for (const d of ords) if (d < s.limit && !(o && o.isDeleted(d))) n++;
+    if (cut) break;
   }
   return n;
+}
+
+/**
+ * A prefix's terms in a segment, the first MAX_PREFIX_TERMS in order — of its live documents: a term only documents a
+ * rewrite deleted hold is not in the segment a fresh index builds (it would be scored for deleted nodes, and count
+ * against the cap).
+ */
+function prefixTerms(s: SearchSegment, prefix: string): string[] {
+  const seg = s.seg;
+  const o = s.overlay?.any ? s.overlay : undefined;
+  if (!o) return seg.termsWithPrefix(prefix, MAX_PREFIX_TERMS);
+  const whole = { ...s, limit: seg.docCount };
+  const out: string[] = [];
+  for (const t of seg.termsWithPrefix(prefix, Infinity)) {
+    if (out.length >= MAX_PREFIX_TERMS) break;
+    const idx = seg.termIndex(t);
+    if (seg.df(idx) > o.deletedOrds.length || dfBelow(whole, idx) > 0) out.push(t);
+  }
+  return out;
 }
 
 /** Resolves a query over the segments: terms and statistics over every document searched. */
 export function planQuery(query: SearchQuery, filters: SearchFilters, segments: readonly SearchSegment[]): QueryPlan {
   // 1. Which index terms each item means, per segment (prefixes expand).
-  const termsOf = (seg: LoadedSegment, item: SearchQuery['groups'][number]['items'][number]): string[] =>
-    item.kind === 'prefix' ? seg.termsWithPrefix(item.term, MAX_PREFIX_TERMS) : item.kind === 'word' ? [item.term] : item.terms;
+  const termsOf = (s: SearchSegment, item: SearchQuery['groups'][number]['items'][number]): string[] =>
+    item.kind === 'prefix' ? prefixTerms(s, item.term) : item.kind === 'word' ? [item.term] : item.terms;
   // 2. Statistics over the live documents searched (as PostgreSQL's: a search with includeDeleted scores the deleted
   // nodes with the live nodes' idfs; base < 0 is the deleted nodes' segment).
   let docs = 0;
-  for (const s of segments) if (s.base >= 0) docs += s.limit;
+  // Deleted by a rewrite (a segment's marks): as if never indexed.
+  for (const s of segments) if (s.base >= 0) docs += s.limit - (s.overlay?.any ? s.overlay.deletedBelow(s.limit) : 0);
   // The scored terms: a word's (and a phrase's) whether found or not, a prefix's those of the live documents — the
   // terms PostgreSQL's statistics list (a term only deleted nodes hold adds nothing to their scores there either).
   const positive = new Set<string>();
@@ -107,7 +143,7 @@ export function planQuery(query: SearchQuery, filters: SearchFilters, segments: 
     if (g.negated) continue;
     for (const item of g.items) {
       if (item.kind !== 'prefix') for (const t of item.kind === 'word' ? [item.term] : item.terms) positive.add(t);
-      else for (const s of segments) if (s.base >= 0) for (const t of termsOf(s.seg, item)) positive.add(t);
+      else for (const s of segments) if (s.base >= 0) for (const t of termsOf(s, item)) positive.add(t);
     }
   }
   const df = new Map<string, number>();
@@ -133,7 +169,7 @@ function planSegment(
   s: SearchSegment,
   query: SearchQuery,
   filters: SearchFilters,
-  termsOf: (seg: LoadedSegment, item: SearchQuery['groups'][number]['items'][number]) => string[],
+  termsOf: (s: SearchSegment, item: SearchQuery['groups'][number]['items'][number]) => string[],
   idfs: Map<string, number>,
 ): SegmentPlan | undefined {
   const seg = s.seg;
@@ -158,7 +194,7 @@ function planSegment(
   for (const g of query.groups) {
     const items: PlanItem[] = [];
     for (const item of g.items) {
-      const terms = termsOf(seg, item);
+      const terms = termsOf(s, item);
       if (item.kind !== 'phrase') {
         // A word or prefix needs one of its terms.
         const present = terms.map((t) => slot(t, !g.negated, false)).filter((k): k is number => k !== undefined);

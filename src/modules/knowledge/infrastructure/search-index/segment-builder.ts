@@ -6,6 +6,14 @@ import { encodeSegmentSteps } from './segment-encoder';
 import { drain, type Steps } from './steps';
 import { copyTermPostings } from './segment-postings-copy';
 import { DamagedIndexError, type LoadedSegment } from './segment-reader';
+import type { SegmentOverlay } from './segment-overlay';
+
+/** A segment's rewrite marks as a merge takes them: its overlay (if any) and the graph bytes it covers now. */
+export interface RewriteMarks {
+  overlay?: SegmentOverlay;
+  start: number;
+  end: number;
+}
 
 /** The words of a node's artifacts as indexed: every name, then every path (PostgreSQL's column does the same). */
 export function artifactText(node: StoredKnowledgeNode): string {
@@ -44,6 +52,8 @@ export class SegmentBuilder {
   private readonly touched: TermPostings[] = [];
   private ord = 0;
   private base = 0;
+  /** Documents merged in that rewrites had deleted (ordinals ascending): the written segment's manifest entry marks them. */
+  readonly deleted: number[] = [];
 
   constructor(
     readonly start: number,
@@ -113,15 +123,27 @@ export class SegmentBuilder {
    * Appends a whole segment (the next bytes of the graph after this builder's): its doc table and its postings, the
    * ordinals shifted past this builder's documents. The segment must be held in memory ({@link LoadedSegment.fromBuffer}).
    */
-  async appendSegment(seg: LoadedSegment): Promise<void> {
-    drain(this.appendSegmentSteps(seg));
+  async appendSegment(seg: LoadedSegment, marks?: RewriteMarks): Promise<void> {
+    drain(this.appendSegmentSteps(seg, marks));
   }
 
-  /** {@link appendSegment} in steps (a few terms each), for a flush in the background. */
-  *appendSegmentSteps(seg: LoadedSegment): Steps<void> {
-    if (seg.header.start !== this.end) throw new DamagedIndexError(`${seg.file}: starts at byte ${seg.header.start}, the merge is at ${this.end}`);
+  /**
+   * {@link appendSegment} in steps (a few terms each), for a flush in the background. `marks`: what rewrites of the
+   * graph did to the segment (its manifest entry's overlay and the bytes it covers now) — its documents' offsets are
+   * mapped to the graph's now and its deleted documents stay, marked in {@link deleted} (ordinals unchanged, so a
+   * search cursor goes on across the merge; a later rewrite indexes a segment half deleted again).
+   */
+  *appendSegmentSteps(seg: LoadedSegment, marks?: RewriteMarks): Steps<void> {
+    const start = marks?.start ?? seg.header.start;
+    if (start !== this.end) throw new DamagedIndexError(`${seg.file}: starts at byte ${start}, the merge is at ${this.end}`);
     const base = this.docs.length;
-    for (let i = 0; i < seg.docCount; i++) this.docs.push(seg.doc(i));
+    const o = marks?.overlay;
+    for (let i = 0; i < seg.docCount; i++) {
+      const d = seg.doc(i);
+      if (o) d.offset = o.offsetOf(d.offset);
+      this.docs.push(d);
+    }
+    if (o) for (const d of o.deletedOrds) this.deleted.push(base + d);
     const terms = seg.header.terms;
     for (let t = 0; t < terms.length; t++) {
       // Bigrams are derived again when the merged segment is encoded (they depend on which terms are dense in it).
@@ -130,7 +152,7 @@ export class SegmentBuilder {
       if (t % 4 === 3) yield;
       copyTermPostings(seg, t, base, this.termOf(terms[t]!));
     }
-    this.end = seg.header.end;
+    this.end = marks?.end ?? seg.header.end;
   }
 
   /**

@@ -23,17 +23,17 @@ export async function writeSegmentFile(dir: string, b: SegmentBuilder, generatio
 }
 
 /** {@link writeSegmentFile} of a segment already encoded (a flushed piece of the tail). */
-export async function writeSegmentBytes(dir: string, s: { start: number; end: number; docs: number; bytes: Buffer }, generation: number): Promise<SegmentRef> {
+export async function writeSegmentBytes(dir: string, s: { start: number; end: number; docs: number; bytes: Buffer; deleted?: readonly number[] }, generation: number): Promise<SegmentRef> {
   const name = `seg-${generation}-${s.start}-${s.end}.bin`;
   const file = path.join(dir, name);
   segmentCache.delete(file);
   await writeUnpublishedFile(file, s.bytes);
   if (s.bytes.length <= CACHE_WRITTEN_MAX_BYTES) segmentCache.set(file, LoadedSegment.fromBuffer(s.bytes, file));
-  return { file: name, start: s.start, end: s.end, docs: s.docs };
+  return { file: name, start: s.start, end: s.end, docs: s.docs, ...(s.deleted?.length ? { deleted: [...s.deleted] } : {}) };
 }
 
 /** What a flush leaves for one group of its plan (tail-flush.ts): a segment on disk kept as it is, or a segment's bytes to write. */
-export type EncodedGroup = { kind: 'kept'; ref: SegmentRef } | { kind: 'bytes'; start: number; end: number; docs: number; bytes: Buffer };
+export type EncodedGroup = { kind: 'kept'; ref: SegmentRef } | { kind: 'bytes'; start: number; end: number; docs: number; bytes: Buffer; deleted?: number[] };
 
 /** A segment file read whole (a merge decodes all of its postings), checked against its manifest entry. */
 export async function readWholeSegment(dir: string, ref: SegmentRef): Promise<LoadedSegment> {
@@ -58,8 +58,10 @@ export function checkedSegment(dir: string, ref: SegmentRef, bytes: Buffer): Loa
     throw e instanceof DamagedIndexError ? e : new DamagedIndexError(`${file}: ${(e as Error).message}`);
   }
   const h = seg.header;
-  if (h.start !== ref.start || h.end !== ref.end || h.docs !== ref.docs) {
-    throw new DamagedIndexError(`${file}: covers bytes ${h.start}-${h.end} (${h.docs} nodes), the manifest says ${ref.start}-${ref.end} (${ref.docs})`);
+  // A rewrite since it was written moved its bytes: the file still says the ones it was written for (SegmentRef.header).
+  const [start, end] = ref.header ?? [ref.start, ref.end];
+  if (h.start !== start || h.end !== end || h.docs !== ref.docs) {
+    throw new DamagedIndexError(`${file}: covers bytes ${h.start}-${h.end} (${h.docs} nodes), the manifest says ${start}-${end} (${ref.docs})`);
   }
   return seg;
 }

@@ -8,6 +8,13 @@ import { termImpact } from '../../domain/search/impact';
 import { parseDirectory, SegmentDirectory, type DirectoryParts } from './segment-directory';
 
 export { DamagedIndexError } from './segment-header';
+
+/** A segment's documents as far as where their lines are: its file, how many, each one's stored offset. */
+export interface DocOffsets {
+  readonly file: string;
+  readonly docCount: number;
+  offsetAt(i: number): number;
+}
 export { type Postings } from './segment-format';
 
 /**
@@ -53,6 +60,38 @@ export class LoadedSegment extends SegmentDirectory {
     }
   }
 
+  /**
+   * Only the stored offsets of a segment file's documents (its header and doc table read, nothing else kept): what a
+   * rewrite of the graph needs of a segment this process has not loaded (search-index.ts, afterRewrite), one segment
+   * at a time, so a delete's memory stays that of its streaming rewrite.
+   */
+  static async loadDocOffsets(file: string, expect: { start: number; end: number; docs: number }): Promise<DocOffsets> {
+    try {
+      const handle = await fs.open(file, 'r');
+      try {
+        const head = Buffer.alloc(12);
+        await handle.read(head, 0, 12, 0);
+        const headerLen = checkHead(head, file);
+        const headerBuf = Buffer.alloc(headerLen);
+        await handle.read(headerBuf, 0, headerLen, 12);
+        const header = parseHeader(headerBuf, file);
+        if (header.start !== expect.start || header.end !== expect.end || header.docs !== expect.docs) {
+          throw new DamagedIndexError(`${file}: covers bytes ${header.start}-${header.end} (${header.docs} nodes), the manifest says ${expect.start}-${expect.end} (${expect.docs})`);
+        }
+        const table = Buffer.alloc(header.docs * DOC_BYTES);
+        const { bytesRead } = await handle.read(table, 0, table.length, 12 + headerLen);
+        if (bytesRead !== table.length) throw new DamagedIndexError(`${file}: cut short`);
+        const view = new DataView(table.buffer, table.byteOffset, table.length);
+        return { file, docCount: header.docs, offsetAt: (i) => view.getFloat64(i * DOC_BYTES, true) };
+      } finally {
+        await handle.close();
+      }
+    } catch (e) {
+      if (e instanceof DamagedIndexError) throw e;
+      throw new DamagedIndexError(`${file}: ${(e as Error).message}`);
+    }
+  }
+
   /** A segment held in memory whole (the deleted nodes a search with includeDeleted looks at). */
   static fromBuffer(buf: Buffer, name: string): LoadedSegment {
     const headerLen = checkHead(buf, name);
@@ -86,6 +125,11 @@ export class LoadedSegment extends SegmentDirectory {
       end: v.getUint32(at + 28, true),
       role: roleOf(v.getUint8(at + 32)),
     };
+  }
+
+  /** The stored offset of document i's line (a rewrite since may have moved it: SegmentOverlay.offsetOf). */
+  offsetAt(i: number): number {
+    return this.docs.getFloat64(i * DOC_BYTES, true);
   }
 
   createdAt(i: number): number {

@@ -4,6 +4,7 @@ import { SegmentBuilder } from './segment-builder';
 import { checkedSegment, readSegmentBytes, writeSegmentBytes, type EncodedGroup } from './segment-files';
 import type { Pause } from './flush-job';
 import type { Steps } from './steps';
+import { overlayOf } from './segment-overlay';
 
 /** A part of what a flush leaves, in graph order: a segment the manifest names, or a part of the tail. */
 export type FlushPart = { kind: 'segment'; ref: SegmentRef } | TailPart;
@@ -82,12 +83,14 @@ export async function encodeFlush(dir: string, plan: readonly FlushPart[][], pau
           // Loading (the header parsed) is a step of its own.
           const q = pause();
           if (q) await q;
-          await run(merged.appendSegmentSteps(checkedSegment(dir, p.ref, bytes)), pause);
+          // A segment a rewrite marked: its offsets mapped, its deleted documents carried as marks (segment-builder.ts).
+          const seg = checkedSegment(dir, p.ref, bytes);
+          await run(merged.appendSegmentSteps(seg, { overlay: overlayOf(p.ref, seg), start: p.ref.start, end: p.ref.end }), pause);
         }
         else if (p.kind === 'piece') await run(merged.appendSegmentSteps(p.piece.seg), pause);
         else await run(merged.appendBuilderSteps(p.builder), pause);
       }
-      out.push({ kind: 'bytes', start: merged.start, end: merged.end, docs: merged.size, bytes: await run(merged.encodeSteps(), pause) });
+      out.push({ kind: 'bytes', start: merged.start, end: merged.end, docs: merged.size, bytes: await run(merged.encodeSteps(), pause), ...(merged.deleted.length ? { deleted: merged.deleted } : {}) });
     }
   }
   return out;
