@@ -3,9 +3,10 @@
 // file measured in the same run. Goals (DESIGN.md §4): time within 2x of the plain pass; peak RSS under 150 MB at
 // 1,000,000 nodes. Each delete and each baseline runs in a fresh child process, which reports its time and its peak RSS
 // (process.resourceUsage().maxRSS). Also: the first page of list_nodes at each size beside the same at 1,000 nodes.
-// The project has its search index, as a served project has (a delete rewrites the graph, so it rebuilds the index
-// too): before each delete a child builds the index afresh, timed — the delete's share that is the index's (figure
-// `indexRebuildMs`), and the delete never pays for an index missing before it. BENCH_PROFILE_DIR: the delete children
+// The project has its search index, as a served project has (a delete rewrites the graph and the index follows the
+// rewrite: search-index.ts afterRewrite): before each delete a child builds the index afresh, timed (figure
+// `indexRebuildMs`: what a delete paid before the index followed rewrites), so the delete never pays for an index
+// missing before it. BENCH_PROFILE_DIR: the delete children
 // write V8 CPU profiles there.
 const fs = require('node:fs');
 const os = require('node:os');
