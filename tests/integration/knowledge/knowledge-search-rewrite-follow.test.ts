@@ -10,6 +10,7 @@ import { ManualClock } from './support/knowledge-env';
 import { silentLogger } from '../../../src/kernel/logger';
 import type { StoredKnowledgeNode } from '../../../src/modules/knowledge/domain';
 import { MANIFEST_FILE, SEARCH_DIR, type IndexManifest } from '../../../src/modules/knowledge/infrastructure/search-index/search-index';
+import { segmentCache } from '../../../src/modules/knowledge/infrastructure/search-index/segment-files';
 
 /**
  * A rewrite of the graph (delete_nodes, a summary recalculation, restore_nodes' summaries brought back, a delete
@@ -135,6 +136,30 @@ describe('knowledge search index after rewrites: followed, equal to a fresh inde
       expect([i, await answers(open())]).toEqual([i, expected]);
     }
     expect(warnings.filter((w) => w.includes('rebuilt'))).toEqual([]);
+  });
+
+  it.each([
+    ['a deleted ordinal past the segment', (r: IndexManifest['segments'][number]) => (r.deleted = [...(r.deleted ?? []), r.docs + 5])],
+    ['deleted ordinals out of order', (r: IndexManifest['segments'][number]) => (r.deleted = [3, 1])],
+    ['an offset map of odd length', (r: IndexManifest['segments'][number]) => (r.shift = [...(r.shift ?? []), 7])],
+    ['a header range the file does not have', (r: IndexManifest['segments'][number]) => (r.header = [r.start + 1, r.end])],
+  ])('a manifest whose marks do not fit its segment (%s) is rebuilt, never trusted', async (_what, damage) => {
+    seed = 99;
+    const a = open(dir, 1_000_000);
+    await a.withLock(P, (g) => g.append(Array.from({ length: 60 }, () => node())));
+    await a.flushSearchIndexes();
+    await new DeleteNodes(a, new ManualClock(), silentLogger).execute({ projectContext: P, nodeIds: ['n4', 'n30'], reason: 'test' });
+    const m = manifest();
+    expect(m.segments[0]!.deleted).toEqual([4, 30]);
+    damage(m.segments[0]!);
+    fs.writeFileSync(path.join(projectDir(), SEARCH_DIR, MANIFEST_FILE), JSON.stringify(m) + '\n');
+    warnings = [];
+    // Another process: the manifest read again (its file's identity changed), the segments loaded from their files.
+    segmentCache.clear();
+    const expected = await fresh();
+    expect(await answers(open())).toEqual(expected);
+    expect(warnings.filter((w) => w.includes('rebuilt')).length).toBe(1);
+    expect(manifest().segments.some((x) => x.deleted)).toBe(false);
   });
 
   it.each([1, 2, 3])('seed %i: random adds, deletes, restores and rewrites search as a fresh index does', async (s0) => {
