@@ -174,11 +174,23 @@ function inProgress(log: string): Begun | undefined {
 }
 
 /** The graph file's nodes by id (each line parsed; the graph is never torn by these writes). */
-function graphNodes(dataDir: string): Map<string, { thought: string }> {
+type GraphNode = { thought: string; role?: string; summaryHistory?: Array<{ deletedNodeIds: string[] }> };
+function graphNodes(dataDir: string): Map<string, GraphNode> {
   const text = fs.readFileSync(path.join(dataDir, 'projects', P, 'knowledge_graph.ndjson'), 'utf8');
-  const out = new Map<string, { thought: string }>();
-  for (const line of text.split('\n')) if (line) out.set((JSON.parse(line) as { id: string }).id, JSON.parse(line) as { thought: string });
+  const out = new Map<string, GraphNode>();
+  for (const line of text.split('\n')) if (line) out.set((JSON.parse(line) as { id: string }).id, JSON.parse(line) as GraphNode);
   return out;
+}
+
+/**
+ * Summaries still waiting for nodes that are all back — a restore interrupted between its append and the summaries'
+ * old text, not finished by the next writer: the newest version's deleted nodes all present (restoredSummary pops
+ * versions newest first).
+ */
+function waitingSummaries(live: Map<string, GraphNode>): Array<{ id: string; thought: string }> {
+  return [...live.entries()]
+    .filter(([, n]) => n.role === 'summary' && n.summaryHistory?.length && n.summaryHistory[n.summaryHistory.length - 1]!.deletedNodeIds.every((id) => live.has(id)))
+    .map(([id, n]) => ({ id, thought: n.thought }));
 }
 
 /** Is the graph the one before the write in progress, the one after, or a mix? */
@@ -280,6 +292,9 @@ describe.each([1, 8])('search after a writer is SIGKILLed at each step of a dele
       expect([point, nth, got]).toEqual([point, nth, expected]);
       expect([point, nth, again]).toEqual([point, nth, expected]);
       expect(expected[0]!.length).toBeGreaterThan(0);
+      // The next write settles what the kill left: no summary then waits for nodes that are all back.
+      await kept.withLock(P, async () => undefined);
+      expect([point, nth, waitingSummaries(graphNodes(dataDir))]).toEqual([point, nth, []]);
     }
     // A clean writer goes on from the last kill (one full cycle), and the index still agrees.
     expect(await runChild(script, [srcDir, dataDir, 'none', '0', '1', log, String(flush)])).toBe('done');
@@ -289,6 +304,7 @@ describe.each([1, 8])('search after a writer is SIGKILLed at each step of a dele
     const deletedFile = path.join(dataDir, 'projects', P, 'knowledge_graph.deleted.ndjson');
     const records = fs.existsSync(deletedFile) ? fs.readFileSync(deletedFile, 'utf8').split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { nodeId: string }).nodeId) : [];
     expect(records.filter((id) => live.has(id))).toEqual([]);
+    expect([point, waitingSummaries(live)]).toEqual([point, []]);
     const expected = await fresh(dataDir);
     expect(await searchAll(kept)).toEqual(expected);
     expect(await searchAll(openStore(dataDir))).toEqual(expected);

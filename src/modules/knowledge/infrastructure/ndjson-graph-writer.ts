@@ -17,6 +17,7 @@ import { KEEP, MALFORMED, rewriteNdjsonFile } from './ndjson-file-rewrite';
 import type { Logger } from '../../../kernel/logger';
 import type { GraphIdentity, IndexView, SearchIndexFiles, StagedAppend } from './search-index/search-index';
 import { newRewriteTrack } from './search-index/rewrite-map';
+import { restoreSummaries } from '../application/services/restore-into-graph';
 
 export interface WriterSettings {
   clock: Clock;
@@ -36,6 +37,8 @@ export const PENDING_FILE = 'knowledge_graph.pending.json';
  */
 export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWriter {
   private view: IndexView | undefined;
+  /** A restore of this locked call has left its marker (endRestore drops it). */
+  private restoring = false;
 
   constructor(
     paths: KnowledgePaths,
@@ -128,12 +131,23 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     return { backupPath: backup.path, pruned: backup.pruned.length, summaries, malformedCount: report.malformedCount, malformed: report.malformed };
   }
 
-  /** Marker, graph append, records removed, marker removed: interrupted after the append, the next write removes the records. */
+  /**
+   * Marker, graph append, records removed — and the marker stays until the locked call that restored ends
+   * ({@link endRestore}, after restoreIntoGraph gave the summaries waiting for these nodes their old text back).
+   * Interrupted anywhere before, the next write removes the leftover records and brings the summaries back.
+   */
   async restore(nodes: readonly StoredKnowledgeNode[]): Promise<void> {
     const ids = nodes.map((n) => n.id);
     await this.beginTwoFileChange('restore', ids);
+    this.restoring = true;
     await this.append(nodes);
     await this.removeDeleted(new Set(ids));
+  }
+
+  /** The locked call ended without an error: a restore of it is complete (summaries included), its marker dropped. */
+  async endRestore(): Promise<void> {
+    if (!this.restoring) return;
+    this.restoring = false;
     await this.endTwoFileChange();
   }
 
@@ -275,8 +289,10 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
       throw toStorageError(e, 'read', this.pendingFile);
     }
     let ids: Set<string> | undefined;
+    let op: unknown;
     try {
-      const marker = JSON.parse(text) as { nodeIds?: unknown };
+      const marker = JSON.parse(text) as { op?: unknown; nodeIds?: unknown };
+      op = marker.op;
       if (Array.isArray(marker.nodeIds)) ids = new Set(marker.nodeIds.filter((x): x is string => typeof x === 'string'));
     } catch {
       ids = undefined;
@@ -290,6 +306,9 @@ export class NdjsonGraphWriter extends NdjsonGraphReader implements KnowledgeWri
     const orphans = new Set<string>();
     if (present.size) await this.scanDeleted((r) => present.has(r.nodeId) && orphans.add(r.nodeId));
     if (orphans.size) await this.removeDeleted(orphans);
+    // A restore (or a marker that cannot say what it was) stopped before its summaries got their old text back:
+    // those waiting for nodes now all in the graph get it here.
+    if (op !== 'delete' && present.size) await restoreSummaries(this, new Set(present.keys()));
     await this.endTwoFileChange();
     return [...orphans];
   }

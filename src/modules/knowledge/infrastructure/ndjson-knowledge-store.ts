@@ -269,6 +269,7 @@ export class NdjsonKnowledgeStore implements KnowledgeStore {
           await writer.repairInterrupted();
           await writer.openIndex();
           const out = await fn(writer);
+          await writer.endRestore();
           this.options.changes?.publish({ kind: 'knowledge', project, id: project, at: new Date(this.clock.now()).toISOString() });
           return out;
         },

@@ -38,9 +38,10 @@ export async function restoreIntoGraph(graph: KnowledgeWriter, nodes: readonly S
 
 /**
  * Summaries recalculated when these nodes were deleted get their previous text and segment back once every node
- * that deletion removed from them exists again (see restoredSummary).
+ * that deletion removed from them exists again (see restoredSummary). Also run by the files store's next writer when
+ * a restore was interrupted before it (NdjsonGraphWriter.repairInterrupted): the restore's marker stays until then.
  */
-async function restoreSummaries(graph: KnowledgeWriter, restored: ReadonlySet<string>, signal?: AbortSignal): Promise<string[]> {
+export async function restoreSummaries(graph: Pick<KnowledgeWriter, 'findSummariesMentioning' | 'findByIds' | 'updateNodes'>, restored: ReadonlySet<string>, signal?: AbortSignal): Promise<string[]> {
   const waiting = (await graph.findSummariesMentioning(restored, signal)).filter((node) => summaryAwaits(node, restored));
   if (!waiting.length) return [];
   const needed = new Set<string>();
