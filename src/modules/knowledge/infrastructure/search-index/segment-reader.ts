@@ -17,6 +17,24 @@ export interface DocOffsets {
 }
 export { type Postings } from './segment-format';
 
+/** A segment file's head and header, read and checked against what the manifest says the segment covers. */
+async function readCheckedHeader(
+  handle: fs.FileHandle,
+  file: string,
+  expect: { start: number; end: number; docs: number },
+): Promise<{ header: SegmentHeader; headerLen: number }> {
+  const head = Buffer.alloc(12);
+  await handle.read(head, 0, 12, 0);
+  const headerLen = checkHead(head, file);
+  const headerBuf = Buffer.alloc(headerLen);
+  await handle.read(headerBuf, 0, headerLen, 12);
+  const header = parseHeader(headerBuf, file);
+  if (header.start !== expect.start || header.end !== expect.end || header.docs !== expect.docs) {
+    throw new DamagedIndexError(`${file}: covers bytes ${header.start}-${header.end} (${header.docs} nodes), the manifest says ${expect.start}-${expect.end} (${expect.docs})`);
+  }
+  return { header, headerLen };
+}
+
 /**
  * A segment's header, doc table and term directory (segment-directory.ts), kept in memory (about 40 bytes a document plus its vocabulary);
  * postings stay on disk and are read per query, one positioned read per term.
@@ -36,15 +54,7 @@ export class LoadedSegment extends SegmentDirectory {
     try {
       const handle = await fs.open(file, 'r');
       try {
-        const head = Buffer.alloc(12);
-        await handle.read(head, 0, 12, 0);
-        const headerLen = checkHead(head, file);
-        const headerBuf = Buffer.alloc(headerLen);
-        await handle.read(headerBuf, 0, headerLen, 12);
-        const header = parseHeader(headerBuf, file);
-        if (header.start !== expect.start || header.end !== expect.end || header.docs !== expect.docs) {
-          throw new DamagedIndexError(`${file}: covers bytes ${header.start}-${header.end} (${header.docs} nodes), the manifest says ${expect.start}-${expect.end} (${expect.docs})`);
-        }
+        const { header, headerLen } = await readCheckedHeader(handle, file, expect);
         const dirLen = directoryLength(header);
         const dir = Buffer.alloc(dirLen);
         const { bytesRead } = await handle.read(dir, 0, dirLen, 12 + headerLen);
@@ -69,15 +79,7 @@ export class LoadedSegment extends SegmentDirectory {
     try {
       const handle = await fs.open(file, 'r');
       try {
-        const head = Buffer.alloc(12);
-        await handle.read(head, 0, 12, 0);
-        const headerLen = checkHead(head, file);
-        const headerBuf = Buffer.alloc(headerLen);
-        await handle.read(headerBuf, 0, headerLen, 12);
-        const header = parseHeader(headerBuf, file);
-        if (header.start !== expect.start || header.end !== expect.end || header.docs !== expect.docs) {
-          throw new DamagedIndexError(`${file}: covers bytes ${header.start}-${header.end} (${header.docs} nodes), the manifest says ${expect.start}-${expect.end} (${expect.docs})`);
-        }
+        const { header, headerLen } = await readCheckedHeader(handle, file, expect);
         const table = Buffer.alloc(header.docs * DOC_BYTES);
         const { bytesRead } = await handle.read(table, 0, table.length, 12 + headerLen);
         if (bytesRead !== table.length) throw new DamagedIndexError(`${file}: cut short`);
